@@ -1,0 +1,117 @@
+"""Command line: ``tinkernomics validate | schema | new | chart | ...`` (the pipeline's entry).
+
+Each sub-command is a small function; ``main`` only parses arguments. Commands that other
+modules add register themselves in ``COMMANDS`` via ``add_command``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from tinkernomics.catalog import KINDS, load_catalog
+from tinkernomics.schema import stale_schemas, write_schemas
+
+DEFAULT_CATALOG = Path("catalog")
+DEFAULT_DOCS = Path("docs")
+
+Setup = Callable[[argparse._SubParsersAction], None]
+COMMANDS: list[Setup] = []
+
+
+def add_command(setup: Setup) -> Setup:
+    """Register a function that adds a sub-parser (with ``func`` set) to the CLI."""
+    COMMANDS.append(setup)
+    return setup
+
+
+def _docs_dir_for(catalog_dir: Path, explicit: Path | None) -> Path | None:
+    if explicit is not None:
+        return explicit
+    guess = catalog_dir.resolve().parent / DEFAULT_DOCS
+    return guess if (guess / "algorithms").is_dir() else None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate the catalog; print every problem, then a summary."""
+    catalog_dir = Path(args.catalog)
+    catalog, problems = load_catalog(catalog_dir, docs_dir=_docs_dir_for(catalog_dir, args.docs))
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    for problem in problems:
+        print(problem.format())
+        if in_actions:
+            print(problem.github())
+    if problems:
+        files = len({p.path for p in problems})
+        print(f"{len(problems)} problem(s) in {files} file(s)", file=sys.stderr)
+        return 1
+    counts = Counter({k.name: len(catalog.entries.get(k.name, {})) for k in KINDS})
+    summary = ", ".join(f"{n} {name}" for name, n in counts.items())
+    print(f"catalog OK: {sum(counts.values())} entries checked ({summary})")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Write JSON Schemas (or, with --check, fail when the committed ones are stale)."""
+    directory = Path(args.catalog) / "schema"
+    if args.check:
+        stale = stale_schemas(directory)
+        for name in stale:
+            print(f"{directory / name}:1:1: (file): schema is stale",
+                  "(hint: run `tinkernomics schema`)")
+        return 1 if stale else 0
+    for path in write_schemas(directory):
+        print(f"wrote {path}")
+    return 0
+
+
+@add_command
+def _validate_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check every catalog file and cross-entry rule")
+    p.add_argument("catalog", nargs="?", default=str(DEFAULT_CATALOG),
+                   help="catalog folder (default: catalog)")
+    p.add_argument("--docs", type=Path, default=None,
+                   help="docs folder whose algorithm pages to check (default: ../docs if present)")
+    p.set_defaults(func=cmd_validate)
+
+
+@add_command
+def _schema_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("schema", help="write JSON Schemas for editors into CATALOG/schema/")
+    p.add_argument("catalog", nargs="?", default=str(DEFAULT_CATALOG))
+    p.add_argument("--check", action="store_true", help="only check they are up to date")
+    p.set_defaults(func=cmd_schema)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    _load_plugins()
+    parser = argparse.ArgumentParser(prog="tinkernomics", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for setup in COMMANDS:
+        setup(sub)
+    return parser
+
+
+def _load_plugins() -> None:
+    """Import modules that register more sub-commands (kept optional while they are built)."""
+    import importlib
+
+    for name in ("tinkernomics.scaffold", "tinkernomics.export"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

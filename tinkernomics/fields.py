@@ -1,0 +1,150 @@
+"""Shared field types for the authoring models (pipeline step 2: pydantic validation).
+
+Every constrained string the catalog uses (ids, URLs, prose) is an ``Annotated`` type here, so a
+bad value is reported by pydantic at the exact field that holds it, and the same constraint
+reaches the generated JSON Schema.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
+"""Entry ids: lower case, digits, ``_ . -``; equal to the file name for one-file entries."""
+
+Id = Annotated[
+    str,
+    StringConstraints(pattern=ID_PATTERN, max_length=80),
+    Field(description="Lower-case id: letters, digits, '_', '.', '-'.", examples=["grpo"]),
+]
+
+_HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?\s*>")
+_SCRIPT_URL = re.compile(r"\]\(\s*(javascript|data|vbscript):", re.IGNORECASE)
+_HTML_COMMENT = re.compile(r"<!--")
+
+
+def _no_html(text: str) -> str:
+    """Prose is markdown: raw HTML tags, comments and script URLs are refused."""
+    if _HTML_TAG.search(text) or _HTML_COMMENT.search(text):
+        raise ValueError(
+            "raw HTML is not allowed in prose; use markdown (links as [text](https://...))"
+        )
+    if _SCRIPT_URL.search(text):
+        raise ValueError("links must be http(s); script and data URLs are not allowed")
+    return text
+
+
+Prose = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=4000, strip_whitespace=True),
+    AfterValidator(_no_html),
+    Field(description="Markdown text. No raw HTML or script."),
+]
+
+ShortText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=300, strip_whitespace=True),
+    AfterValidator(_no_html),
+]
+
+_URL = re.compile(r"^https?://[^\s/$.?#][^\s<>\"]*$")
+
+
+def _http_url(url: str) -> str:
+    """URLs are absolute http(s) links."""
+    if not _URL.match(url):
+        raise ValueError("must be an absolute http:// or https:// URL")
+    return url
+
+
+Url = Annotated[
+    str,
+    AfterValidator(_http_url),
+    Field(description="Absolute http(s) URL.", examples=["https://arxiv.org/abs/2402.03300"]),
+]
+
+
+class Status(StrEnum):
+    """How much a figure can be trusted."""
+
+    reported = "reported"
+    derived = "derived"
+    unverified = "unverified"
+
+
+STATUS_MEANINGS: dict[Status, str] = {
+    Status.reported: "stated in the cited source",
+    Status.derived: "computed here from cited inputs",
+    Status.unverified: "as given by the original site; no source found that confirms it",
+}
+
+
+class Unit(StrEnum):
+    """Units a figure may carry. Add one here (and to UNIT_LABELS) when a new kind is needed."""
+
+    percent = "percent"
+    fraction = "fraction"
+    ratio = "ratio"
+    dimensionless = "dimensionless"
+    multiplier = "multiplier"
+    count = "count"
+    parameters = "parameters"
+    billion_parameters = "billion_parameters"
+    tokens = "tokens"
+    tokens_per_second = "tokens_per_second"
+    gb200_hours = "gb200_hours"
+    gpu_hours = "gpu_hours"
+    hours = "hours"
+    days = "days"
+    weeks = "weeks"
+    steps = "steps"
+    gpus = "gpus"
+    tflops = "tflops"
+    flops = "flops"
+    bytes = "bytes"
+    gb = "gb"
+    mb = "mb"
+    tb_per_second = "tb_per_second"
+    watts = "watts"
+    usd = "usd"
+    usd_per_hour = "usd_per_hour"
+    usd_per_gpu_hour = "usd_per_gpu_hour"
+    usd_per_million_tokens = "usd_per_million_tokens"
+    usd_per_gb_month = "usd_per_gb_month"
+
+
+UNIT_LABELS: dict[Unit, str] = {
+    Unit.percent: "%",
+    Unit.fraction: "",
+    Unit.ratio: "×",
+    Unit.dimensionless: "",
+    Unit.multiplier: "×",
+    Unit.count: "",
+    Unit.parameters: "parameters",
+    Unit.billion_parameters: "B parameters",
+    Unit.tokens: "tokens",
+    Unit.tokens_per_second: "tokens/s",
+    Unit.gb200_hours: "GB200-hours",
+    Unit.gpu_hours: "GPU-hours",
+    Unit.hours: "h",
+    Unit.days: "days",
+    Unit.weeks: "weeks",
+    Unit.steps: "steps",
+    Unit.gpus: "GPUs",
+    Unit.tflops: "TFLOP/s",
+    Unit.flops: "FLOP",
+    Unit.bytes: "bytes",
+    Unit.gb: "GB",
+    Unit.mb: "MB",
+    Unit.tb_per_second: "TB/s",
+    Unit.watts: "W",
+    Unit.usd: "USD",
+    Unit.usd_per_hour: "USD/h",
+    Unit.usd_per_gpu_hour: "USD/GPU-hour",
+    Unit.usd_per_million_tokens: "USD per 1M tokens",
+    Unit.usd_per_gb_month: "USD per GB-month",
+}
