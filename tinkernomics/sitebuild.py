@@ -1,0 +1,75 @@
+"""The site build's seam (pipeline step 6): one context, feature modules, output writers.
+
+``macros/__init__.py`` (the mkdocs-macros adapter) creates one ``SiteContext`` per build, asks
+every feature module in ``FEATURES`` for its macros, and after the build lets each write its
+extra files (chart embeds, JSON API, ...) into the site folder. A feature module exposes:
+
+- ``macros(ctx) -> dict[str, Callable[..., str]]``  macros it adds to pages, and optionally
+- ``write_outputs(ctx, site_dir: Path) -> None``    files it writes after MkDocs has built.
+
+Feature modules never import mkdocs; they receive plain values.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from tinkernomics.catalog import Catalog, load_valid_catalog
+
+FEATURES: tuple[str, ...] = (
+    "tinkernomics.pages",
+)
+"""Feature modules, in registration order. Add yours here."""
+
+Macro = Callable[..., str]
+
+
+@dataclass
+class SiteContext:
+    """Everything a feature needs: the validated catalog, the project root, the site URL."""
+
+    root: Path
+    catalog: Catalog
+    site_url: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, root: Path, site_url: str = "") -> SiteContext:
+        """Load and validate the catalog once; raise CatalogError listing every problem."""
+        catalog = load_valid_catalog(root / "catalog", docs_dir=root / "docs")
+        return cls(root=root, catalog=catalog, site_url=site_url)
+
+    @cached_property
+    def factor(self) -> Any:
+        from tinkernomics.derive import conversion_factor
+
+        return conversion_factor(self.catalog)
+
+
+def feature_modules() -> list[ModuleType]:
+    return [importlib.import_module(name) for name in FEATURES]
+
+
+def all_macros(ctx: SiteContext) -> dict[str, Macro]:
+    """Macros of every feature; a name defined twice is an error."""
+    found: dict[str, Macro] = {}
+    for module in feature_modules():
+        for name, fn in module.macros(ctx).items():
+            if name in found:
+                raise ValueError(f"macro {name!r} defined twice (again in {module.__name__})")
+            found[name] = fn
+    return found
+
+
+def write_all_outputs(ctx: SiteContext, site_dir: Path) -> None:
+    """Let every feature write its extra files into the built site."""
+    for module in feature_modules():
+        writer = getattr(module, "write_outputs", None)
+        if writer is not None:
+            writer(ctx, site_dir)
