@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import types
+from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -79,6 +80,25 @@ def _missing_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
     return "required field is missing", hint
 
 
+def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> str | None:
+    """The field's description when ``loc`` is a required field left empty (``name:``), else None.
+
+    The scaffold (``tinkernomics new``) writes required fields as empty placeholders; this turns
+    pydantic's "Input should be a valid string" on them into "required field is empty".
+    """
+    if error.get("input", ...) is not None or not loc or not isinstance(loc[-1], str):
+        return None
+    owner = model_at(model, loc)
+    info = owner.model_fields.get(loc[-1]) if owner else None
+    if info is None or not info.is_required():
+        return None
+    hint = info.description or ""
+    leaf = _unwrap(info.annotation)
+    if isinstance(leaf, type) and issubclass(leaf, Enum):
+        hint += f" One of: {', '.join(str(v.value) for v in leaf)}."
+    return hint.strip()
+
+
 def _value_hint(error: dict[str, Any]) -> str | None:
     value = error.get("input")
     kind = error["type"]
@@ -103,6 +123,9 @@ def problems_from_validation(
         elif error["type"] == "missing":
             message, hint = _missing_field(model, loc)
             line, col = doc.where(full[:-1])
+        elif (empty := _empty_required(model, loc, error)) is not None:
+            message, hint = "required field is empty", empty or None
+            line, col = doc.where(full)
         else:
             message, hint = error["msg"].removeprefix("Value error, "), _value_hint(error)
             line, col = doc.where(full)
