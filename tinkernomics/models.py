@@ -54,7 +54,8 @@ class Figure(StrictModel):
             "`unverified`: as given by the original site, no source confirms it."
         )
     )
-    source: Id = Field(description="Id of the reference (catalog/references/) that backs it.")
+    source: Id = Field(description="Id of the reference (catalog/references/) that backs it.",
+                       examples=["grpo_deepseekmath"])
     note: Prose | None = Field(default=None, description="Context shown beside the figure.")
     reported_instead: Prose | None = Field(
         default=None,
@@ -73,7 +74,8 @@ class FigureList(StrictModel):
     )
     unit: Unit = Field(default=Unit.count, description="Unit of the values.")
     status: Status = Field(description="Provenance status; see Figure.status.")
-    source: Id = Field(description="Reference id backing the values.")
+    source: Id = Field(description="Reference id backing the values.",
+                       examples=["grpo_deepseekmath"])
     note: Prose | None = Field(default=None, description="Context shown beside the values.")
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources report instead."
@@ -85,7 +87,8 @@ class Claim(StrictModel):
 
     text: Prose = Field(description="The claim, in markdown, figures included.")
     status: Status = Field(description="Provenance status; see Figure.status.")
-    source: Id = Field(description="Reference id backing the claim.")
+    source: Id = Field(description="Reference id backing the claim.",
+                       examples=["grpo_deepseekmath"])
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources report instead."
     )
@@ -176,9 +179,11 @@ class Algorithm(StrictModel):
                                  examples=["Group Relative Policy Optimization"])
     attribution: ShortText = Field(description="Who introduced it, as shown under the name.",
                                    examples=["Shao et al., DeepSeekMath"])
-    year: int = Field(ge=1950, le=2100, description="Year of the original paper.")
+    year: int = Field(ge=1950, le=2100, description="Year of the original paper.",
+                      examples=[2024])
     models_in_memory: list[ModelRole] = Field(
-        min_length=1, description="Models held in memory while training."
+        min_length=1, description="Models held in memory while training.",
+        examples=[["policy", "reference"]],
     )
     needs_critic: bool = Field(description="True if a value model (critic) is trained.")
     needs_reward_model: bool = Field(description="True if a learned reward model scores rollouts.")
@@ -192,6 +197,7 @@ class Algorithm(StrictModel):
     tinker_losses: list[Id] = Field(
         default_factory=list,
         description="Tinker loss ids (catalog/tinker/losses/) it maps to, primary first.",
+        examples=[["importance_sampling"]],
     )
     tinker_mapping: Prose | None = Field(
         default=None, description="How the algorithm is run on Tinker, if not a plain mapping."
@@ -199,7 +205,8 @@ class Algorithm(StrictModel):
     scalerl: ScaleRLFit | None = Field(default=None, description="ScaleRL sigmoid fit, if any.")
     notes: Prose = Field(description="What sets it apart, in a few sentences of markdown.")
     claims: list[Claim] = Field(default_factory=list, description="Headline results with sources.")
-    references: list[Id] = Field(min_length=1, description="Reference ids it rests on.")
+    references: list[Id] = Field(min_length=1, description="Reference ids it rests on.",
+                                 examples=[["grpo_deepseekmath", "2_grpo"]])
 
 
 # --------------------------------------------------------------------------- formulas
@@ -239,7 +246,7 @@ class Formula(StrictModel):
     variables: list[Variable] = Field(min_length=1, description="Every variable it uses.")
     description: Prose = Field(description="What it counts and what it leaves out.")
     status: Status = Field(description="Provenance status of the formula.")
-    source: Id = Field(description="Reference id backing it.")
+    source: Id = Field(description="Reference id backing it.", examples=["transformer_math"])
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources give instead."
     )
@@ -339,7 +346,8 @@ class PriceList(StrictModel):
     )
     title: ShortText = Field(description="Short description of the snapshot.")
     status: Status = Field(description="Default status of every price in the list.")
-    source: Id = Field(description="Default source of every price in the list.")
+    source: Id = Field(description="Default source of every price in the list.",
+                       examples=["tinker_pricing_2026_07"])
     reported_instead: Prose | None = Field(
         default=None, description="Required when the list is unverified."
     )
@@ -405,7 +413,7 @@ class Primitive(StrictModel):
     description: Prose = Field(description="What it does.")
     core: bool = Field(default=False, description="True for the four core primitives.")
     phase: Phase | None = Field(default=None, description="RL phase it serves.")
-    source: Id = Field(description="Reference id.")
+    source: Id = Field(description="Reference id.", examples=["tinker_docs"])
 
 
 class TokenType(StrictModel):
