@@ -232,13 +232,13 @@ def rule_unique_within_lists(catalog: Catalog) -> Iterator[Problem]:
         ("loss", "inputs", lambda e: e.inputs, lambda i: i.name),
         ("loss", "hyperparameters", lambda e: e.hyperparameters, lambda h: h.name),
     ]
-    for kind, field, items, key in checks:
-        for key, model in catalog.of(kind).items():
+    for kind, field, items, key_of in checks:
+        for entry_id, model in catalog.of(kind).items():
             seen: set[Any] = set()
             for i, item in enumerate(items(model)):
-                k = key(item)
+                k = key_of(item)
                 if k in seen:
-                    yield catalog.problem(kind, key, (field, i),
+                    yield catalog.problem(kind, entry_id, (field, i),
                                           f"duplicate {field[:-1].replace('_', ' ')} {k!r}")
                 seen.add(k)
 
