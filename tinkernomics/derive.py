@@ -103,6 +103,11 @@ def h100_equivalent_hours(gb200_hours: float, factor: Factor) -> float:
     return gb200_hours * factor.value
 
 
+def legacy_h100_equivalent_hours(gb200_hours: float, factor: Factor) -> float | None:
+    """The same hours under the conversion's legacy factor (None if it has none), for comparison."""
+    return None if factor.legacy is None else gb200_hours * factor.legacy.value
+
+
 # --------------------------------------------------------------------------- ScaleRL
 
 
@@ -178,3 +183,16 @@ def evaluate_formula(formula: m.Formula, values: dict[str, float]) -> float:
 def active_params_billion(model: m.LanguageModel) -> float:
     """Active parameters in billions (the total for dense models)."""
     return (model.active_params or model.total_params).value
+
+
+# --------------------------------------------------------------------------- self-hosting
+
+
+def setup_cost_usd(setup: m.SetupCost) -> tuple[float, float | None]:
+    """Engineering cost of a self-hosted stack: weeks x hours per week x hourly rate.
+
+    Returns (low, high); high is None unless the duration is a range.
+    """
+    per_week = setup.hours_per_week.value * setup.hourly_rate.value
+    high = None if setup.duration.high is None else setup.duration.high * per_week
+    return setup.duration.value * per_week, high
