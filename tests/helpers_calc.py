@@ -1,0 +1,68 @@
+"""Test helpers for the calculator: the real catalog plus a toy model, price list and GPU.
+
+The toy entries have round numbers (a 1B dense model, $1/$2/$3 per million tokens, a
+1,000 TFLOP/s GPU at $2 an hour) so a unit test can show its arithmetic in plain sight, while the
+formulas, algorithms and conversions stay the real catalog's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from tinkernomics import models as m
+from tinkernomics.catalog import KINDS_BY_NAME, Catalog, Entry, load_valid_catalog
+from tinkernomics.yamlread import YamlDoc
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+TOY_MODEL = "toy-1b"
+TOY_PRICES = "toy-prices"
+TOY_GPU = "toy-gpu"
+
+
+def real_catalog() -> Catalog:
+    return load_valid_catalog(REPO_ROOT / "catalog")
+
+
+def _fig(value: float, unit: str, **extra: Any) -> dict[str, Any]:
+    return {"value": value, "unit": unit, "status": "reported", "source": "transformer_math",
+            **extra}
+
+
+TOY_ENTRIES: dict[str, dict[str, Any]] = {
+    "model": {
+        "id": TOY_MODEL, "name": "Toy-1B", "family": "Toy", "architecture": "dense",
+        "total_params": _fig(1, "billion_parameters"), "d_model": _fig(1000, "count"),
+    },
+    "price_list": {
+        "id": TOY_PRICES, "effective": "2000-01-01", "title": "Toy prices", "status": "reported",
+        "source": "transformer_math",
+        "storage_usd_per_gb_month": _fig(0.1, "usd_per_gb_month"),
+        "cached_prefill_discount": _fig(50, "percent"),
+        "rows": [{"model": TOY_MODEL, "prefill": 1.0, "sample": 2.0, "train": 3.0}],
+    },
+    "hardware": {
+        "id": TOY_GPU, "name": "Toy GPU", "bf16_dense_tflops": _fig(1000, "tflops"),
+        "memory_gb": _fig(10, "gb"), "bandwidth_tb_s": _fig(1, "tb_per_second"),
+        "rental_prices": [{"provider": "Toy cloud", "date": "2000-01",
+                           "price": _fig(2, "usd_per_gpu_hour")}],
+    },
+}
+
+_MODELS: dict[str, type[m.StrictModel]] = {
+    "model": m.LanguageModel, "price_list": m.PriceList, "hardware": m.Hardware,
+}
+
+
+def with_toys(catalog: Catalog) -> Catalog:
+    """A copy of ``catalog`` with the toy model, price list and GPU added."""
+    toy = Catalog(root=catalog.root, entries=copy.copy(catalog.entries))
+    for kind, data in TOY_ENTRIES.items():
+        model = _MODELS[kind].model_validate_json(json.dumps(data))
+        toy.entries[kind] = {**toy.entries.get(kind, {}),
+                             data["id"]: Entry(KINDS_BY_NAME[kind], data["id"], model,
+                                               YamlDoc(path=f"toy/{data['id']}"))}
+    return toy

@@ -1,0 +1,98 @@
+"""Multi-turn episodes: the Fireworks default episode at the Tinker rates Fireworks states.
+
+Fireworks' "Price comparison vs Tinker" (reference fireworks_cost_comparison; facts.md §3c):
+1,000 episodes, T = 8 turns, C0 = 8,000-token initial context, Δ = 12,000 tokens added per turn,
+2,000 tokens decoded per turn; Tinker for Kimi K2.6 (128K) at $5.15 prefill and $12.81 sample per
+1M tokens. Their prefill formula with re-prefill every turn is T·C0 + Δ·T(T−1)/2 per episode.
+
+Assumption (as Fireworks defines it): Δ is everything added to the context per turn, the model's
+reply included, so the 2,000 decoded tokens reach the next turn's context through Δ and are not
+added a second time.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers_calc import real_catalog
+
+from tinkernomics import calc
+from tinkernomics.catalog import Catalog
+
+FIREWORKS_EPISODE = {
+    # steps × prompts × G = 1 × 1,000 × 1 = 1,000 episodes
+    "steps": "1", "n": "1000", "G": "1", "K": "1",
+    "T": "8", "in": "8000", "d": "12000", "out": "2000",
+    "m": "kimi-k2.6", "v": ":peft:131072", "p": "2026-07-17", "a": "grpo", "ref": "0",
+}
+FIREWORKS_TINKER_PREFILL = 5.15
+"""USD per 1M prefill tokens Fireworks states for Tinker's Kimi K2.6 (128K)."""
+FIREWORKS_TINKER_SAMPLE = 12.81
+"""USD per 1M sampled tokens Fireworks states for Tinker's Kimi K2.6 (128K)."""
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return real_catalog()
+
+
+def fireworks(catalog: Catalog, **extra: str) -> calc.Result:
+    query = {**FIREWORKS_EPISODE, **extra}
+    return calc.calculate(catalog, calc.inputs_from_query(catalog, query))
+
+
+def test_catalog_row_is_the_fireworks_rate(catalog: Catalog) -> None:
+    row = calc.price_row(catalog.price_lists["2026-07-17"], "kimi-k2.6", ":peft:131072")
+    assert row is not None
+    assert (row.prefill, row.sample) == (FIREWORKS_TINKER_PREFILL, FIREWORKS_TINKER_SAMPLE)
+
+
+def test_fireworks_episode_tokens(catalog: Catalog) -> None:
+    t = fireworks(catalog).tokens
+    # per episode: T·C0 + Δ·T(T−1)/2 = 8 × 8,000 + 12,000 × 8 × 7 / 2 = 64,000 + 336,000
+    assert t.prefill_per_episode == 8 * 8_000 + 12_000 * 8 * 7 / 2 == 400_000
+    # decoded: T × 2,000 = 16,000 per episode
+    assert t.sample_per_episode == 8 * 2_000 == 16_000
+    # × 1,000 episodes
+    assert t.episodes == 1_000
+    assert t.prefill == 400_000_000
+    assert t.sample == 16_000_000
+
+
+def test_fireworks_episode_tinker_bill(catalog: Catalog) -> None:
+    usd = {line.key: line.usd for line in fireworks(catalog).tinker.lines}
+    # 400M prefill tokens × $5.15 / 1M = $2,060; 16M sampled × $12.81 / 1M = $204.96
+    assert usd["prefill"] == pytest.approx(400 * 5.15) == 2_060
+    assert usd["sample"] == pytest.approx(16 * 12.81) == 204.96
+    assert usd["prefill"] + usd["sample"] == pytest.approx(2_264.96)
+    assert usd["prefill_cached"] == 0  # re-prefill every turn: nothing is cached
+
+
+def test_prefill_is_quadratic_in_turns(catalog: Catalog) -> None:
+    per_episode = [fireworks(catalog, T=str(t)).tokens.prefill_per_episode for t in (1, 2, 4, 8)]
+    # 8,000; 2·8,000 + 12,000; 4·8,000 + 6·12,000; 8·8,000 + 28·12,000
+    assert per_episode == [8_000, 28_000, 104_000, 400_000]
+
+
+def test_prefix_cache_serves_the_old_context(catalog: Catalog) -> None:
+    t = fireworks(catalog, cache="1").tokens
+    # each turn t ≥ 1 finds the previous context cached: Σ_{t=1..7} (C0 + Δ(t−1))
+    #   = 7 × 8,000 + 12,000 × 7 × 6 / 2 = 56,000 + 252,000 = 308,000 per episode
+    assert t.cached_per_episode == 308_000
+    # only C0 + Δ(T−1) = 8,000 + 84,000 = 92,000 tokens per episode are new
+    assert t.prefill_per_episode - t.cached_per_episode == 8_000 + 7 * 12_000
+    # 308,000 / 400,000 = 77%: the cache-hit rate Fireworks quotes for 8 turns
+    assert t.cached_per_episode / t.prefill_per_episode == pytest.approx(0.77)
+
+
+def test_prefix_cache_discount_on_tinker(catalog: Catalog) -> None:
+    usd = {line.key: line.usd for line in fireworks(catalog, cache="1").tinker.lines}
+    discount = catalog.price_lists["2026-07-17"].cached_prefill_discount.value  # 80%
+    # uncached 92M × $5.15 / 1M; cached 308M × $5.15 × (1 − 0.8) / 1M
+    assert usd["prefill"] == pytest.approx(92 * 5.15)
+    assert usd["prefill_cached"] == pytest.approx(308 * 5.15 * (1 - discount / 100))
+
+
+def test_trajectory_length(catalog: Catalog) -> None:
+    t = fireworks(catalog).tokens
+    # the finished trajectory: C0 + Δ(T−1) + last reply = 8,000 + 84,000 + 2,000
+    assert t.sequence_per_episode == 94_000

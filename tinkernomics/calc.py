@@ -1,0 +1,1012 @@
+"""RL-run cost and memory calculator: the Python reference (pipeline step 5, derived numbers).
+
+For one RL post-training run this module computes, from catalog values only:
+
+1. tokens by kind (prefill, sample, train) from the run shape, single- or multi-turn;
+2. the Tinker bill from a dated price list (cached-prefill discount and storage included);
+3. FLOPs per phase from the catalog's FLOP formulas, and the self-hosted GPU-hours and dollars
+   for a chosen GPU at an assumed utilisation (MFU) per phase;
+4. memory from the catalog's VRAM formulas and the minimum number of GPUs that hold it;
+5. the compute at which an algorithm's ScaleRL fit reaches a fraction of its asymptote;
+6. the break-even between the two bills.
+
+The calculator page (``calculator.js``) repeats this arithmetic in the browser, operation for
+operation, on the same catalog data and the same formula expressions (``expr.to_js``), and a
+browser test checks that both give identical numbers. Keep the two in step: every float
+operation here has a twin there, in the same order (no ``sum()``, whose float algorithm changed in
+Python 3.12; no integer arithmetic, which JavaScript does not have).
+
+Sources: every factor names the reference id (``catalog/references/``) it comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from tinkernomics import derive
+from tinkernomics import models as m
+from tinkernomics.catalog import Catalog
+from tinkernomics.fields import Status, Unit
+
+# --------------------------------------------------------------------------- constants
+
+TOKENS_PER_MILLION = 1e6
+"""Tinker prices are USD per million tokens (tinker_pricing_2026_07)."""
+PARAMS_PER_BILLION = 1e9
+FLOPS_PER_TFLOP = 1e12
+BYTES_PER_GB = 1e9
+"""Decimal gigabytes, as GPU memory is quoted (glennklockwood_h100: 80 GB)."""
+BYTES_PER_TB = 1e12
+SECONDS_PER_HOUR = 3600.0
+PERCENT = 100.0
+
+# Formula ids and variable names in catalog/formulas/ that the calculator evaluates.
+FLOPS_ROLLOUT = "flops_rollout"
+FLOPS_REFERENCE = "flops_ref_logprobs"
+FLOPS_FULL = "flops_training"
+FLOPS_LORA = "flops_lora_training"
+VRAM_LORA = "vram_grpo_lora"
+VRAM_FULL = "vram_ppo_full"
+VAR_ACTIVE = "P_active"
+VAR_RANK = "R"
+VAR_DMODEL = "D"
+VAR_LORA_STATE = "lora_overhead"
+"""Adapter weights and optimiser state; also the size of one Tinker checkpoint here."""
+
+ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
+    # Which parameter variable of each VRAM formula holds a model of each role. Frozen models
+    # (reference, teacher, reward model) go where the formula keeps frozen bf16 weights; under
+    # LoRA a critic is another frozen base with its own adapter, so it joins P_total.
+    VRAM_LORA: {
+        m.ModelRole.policy: "P_total", m.ModelRole.critic: "P_total",
+        m.ModelRole.reference: "P_ref", m.ModelRole.teacher: "P_ref",
+        m.ModelRole.reward_model: "P_ref",
+    },
+    VRAM_FULL: {
+        m.ModelRole.policy: "P_total", m.ModelRole.critic: "P_critic",
+        m.ModelRole.reference: "P_ref", m.ModelRole.teacher: "P_ref",
+        m.ModelRole.reward_model: "P_RM",
+    },
+}
+
+BF16_BYTES_PER_PARAM = 2.0
+"""Weights read per parameter per decode step in bf16 (zero_rajbhandari: 2 bytes/param)."""
+
+# DeepSeek-V3 (deepseek_v3, reported): the calibration point for training utilisation.
+DEEPSEEK_V3_ACTIVE_PARAMS = 37e9
+"""deepseek_v3: 37B active parameters of 671B."""
+DEEPSEEK_V3_TOKENS = 14.8e12
+"""deepseek_v3: 14.8T training tokens."""
+DEEPSEEK_V3_GPU_HOURS = 2.788e6
+"""deepseek_v3: 2.788M H800 GPU-hours for the whole run."""
+H800_PEAK_HARDWARE = "h100"
+"""The H800 is the H100 die with cut interconnect: same dense BF16 peak (facts §8 uses 989)."""
+DECODE_SEQUENCES_PER_GPU = 32.0
+"""Sequences decoded at once per GPU in the decode roofline; an assumption (no source)."""
+
+DEFAULT_MODEL = "qwen3-8b"
+DEFAULT_ALGORITHM = "grpo"
+DEFAULT_HARDWARE = "h100"
+DEFAULT_TARGET_PERCENT = 90.0
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+@dataclass(frozen=True)
+class InputFigure:
+    """A catalog value (or calculator assumption) a result rests on, with its provenance."""
+
+    key: str
+    label: str
+    text: str
+    status: Status
+    source: str
+    reported_instead: str | None = None
+
+    @property
+    def unverified(self) -> bool:
+        return self.status == Status.unverified
+
+
+def _figure(key: str, label: str, fig: m.Figure) -> InputFigure:
+    return InputFigure(key, label, derive.format_figure(fig), fig.status, fig.source,
+                       fig.reported_instead)
+
+
+def _worst(statuses: Iterable[Status]) -> Status:
+    """``unverified`` if any input is, else ``derived``."""
+    return Status.unverified if Status.unverified in set(statuses) else Status.derived
+
+
+# --------------------------------------------------------------------------- assumptions
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A calculator default that is not a catalog figure: value, derivation and provenance."""
+
+    key: str
+    label: str
+    value: float
+    unit: Unit
+    status: Status
+    source: str
+    derivation: str
+    reported_instead: str | None = None
+
+
+def training_mfu(catalog: Catalog) -> Assumption:
+    """Effective utilisation of DeepSeek-V3's run: 6·N·D FLOPs over its GPU-hours at peak.
+
+    6 N D = flops_training(P_active = 37e9) × 14.8e12 tokens (transformer_math, deepseek_v3);
+    divided by 2.788e6 H800-hours × 3600 s × 989.4e12 FLOP/s (deepseek_v3, glennklockwood_h100).
+    The hours cover the whole run (pre-training, context extension, post-training), so the
+    figure leans low; V3 trained in FP8, so this is utilisation of the BF16 peak.
+    """
+    per_token = derive.evaluate_formula(catalog.formulas[FLOPS_FULL],
+                                        {VAR_ACTIVE: DEEPSEEK_V3_ACTIVE_PARAMS})
+    flops = per_token * DEEPSEEK_V3_TOKENS
+    peak = catalog.hardware[H800_PEAK_HARDWARE].bf16_dense_tflops.value * FLOPS_PER_TFLOP
+    value = flops / (DEEPSEEK_V3_GPU_HOURS * SECONDS_PER_HOUR * peak)
+    return Assumption(
+        "mfu_train", "Training utilisation (MFU)", value, Unit.fraction, Status.derived,
+        "deepseek_v3",
+        f"6 × 37B active × 14.8T tokens ÷ (2.788M H800-hours × 3,600 s × "
+        f"{derive.format_number(peak / FLOPS_PER_TFLOP, digits=4)} TFLOP/s) ≈ "
+        f"{derive.format_number(value * PERCENT)}%",
+    )
+
+
+def prefill_mfu(train: Assumption) -> Assumption:
+    """Prefill and forward-only scoring reuse the training figure: both are compute-bound."""
+    return Assumption(
+        "mfu_prefill", "Prefill and scoring utilisation (MFU)", train.value, Unit.fraction,
+        Status.unverified, train.source,
+        "the training utilisation, reused: prompt processing and log-prob scoring are large "
+        "compute-bound matrix products like the training forward pass",
+        reported_instead=(
+            "No catalog source measures prefill or forward-only utilisation; DeepSeek-V3's "
+            "training utilisation is the nearest measured figure."
+        ),
+    )
+
+
+def decode_sequences() -> Assumption:
+    return Assumption(
+        "decode_sequences", "Sequences decoded at once per GPU", DECODE_SEQUENCES_PER_GPU,
+        Unit.count, Status.unverified, "transformer_math",
+        "a typical continuous-batching decode batch; with more sequences decoding becomes "
+        "compute-bound sooner, with long contexts the KV-cache reads lower it",
+        reported_instead=(
+            "No catalog source gives a decode batch or a decode utilisation for RL rollouts. "
+            "Fireworks' dedicated-deployment defaults imply far lower utilisation for long "
+            "multi-turn episodes on large MoE models."
+        ),
+    )
+
+
+def decode_mfu(catalog: Catalog, hw: m.Hardware) -> Assumption:
+    """Decode roofline: each step reads every weight once and does 2 FLOPs/param/sequence.
+
+    MFU = min(1, b × flops_rollout(P=1) ÷ 2 bytes/param × bandwidth ÷ peak) with b sequences at
+    once (transformer_math: 2 FLOPs per parameter per token; bf16 weights; hardware specs).
+    """
+    seq = decode_sequences()
+    if hw.bandwidth_tb_s is None:
+        return replace(prefill_mfu(training_mfu(catalog)), key="mfu_decode",
+                       label="Decode utilisation (MFU)")
+    per_param = derive.evaluate_formula(catalog.formulas[FLOPS_ROLLOUT], {VAR_ACTIVE: 1.0})
+    bandwidth = hw.bandwidth_tb_s.value * BYTES_PER_TB
+    peak = hw.bf16_dense_tflops.value * FLOPS_PER_TFLOP
+    value = min(1.0, seq.value * per_param / BF16_BYTES_PER_PARAM * bandwidth / peak)
+    return Assumption(
+        "mfu_decode", "Decode utilisation (MFU)", value, Unit.fraction, Status.unverified,
+        hw.bandwidth_tb_s.source,
+        f"decode roofline on {hw.name}: {derive.format_number(seq.value)} sequences × "
+        f"{derive.format_number(per_param)} FLOP/param ÷ 2 bytes/param × "
+        f"{derive.format_number(hw.bandwidth_tb_s.value)} TB/s ÷ "
+        f"{derive.format_number(hw.bf16_dense_tflops.value, digits=4)} TFLOP/s ≈ "
+        f"{derive.format_number(value * PERCENT)}%",
+        reported_instead=seq.reported_instead,
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class RunShape:
+    """What the run does. One episode = one rollout; single-turn runs have ``turns`` = 1.
+
+    ``prompt_tokens`` is the initial context C0; ``context_growth`` is Δ, everything added to
+    the context between turns (the model's reply and the tool or user message, as Fireworks
+    defines it: fireworks_cost_comparison), so decoded tokens reach the context through Δ.
+    """
+
+    steps: float
+    prompts_per_step: float
+    group_size: float
+    passes: float
+    prompt_tokens: float
+    completion_tokens: float
+    turns: float = 1.0
+    context_growth: float = 0.0
+    prefix_cache: bool = False
+
+
+@dataclass(frozen=True)
+class CalcInputs:
+    """Every choice the calculator needs; ``None`` means "the catalog default"."""
+
+    model: str
+    algorithm: str
+    price_list: str
+    hardware: str
+    shape: RunShape
+    variant: str = ""
+    lora: bool = True
+    lora_rank: float | None = None
+    d_model: float | None = None
+    score_reference: bool | None = None
+    teacher: str | None = None
+    mfu_train: float | None = None
+    mfu_prefill: float | None = None
+    mfu_decode: float | None = None
+    gpu_price: float | None = None
+    target_percent: float = DEFAULT_TARGET_PERCENT
+    checkpoints: float = 1.0
+    storage_months: float = 1.0
+    vram_gb: Mapping[str, float] = field(default_factory=dict)
+    """Overrides, in GB, of the VRAM formulas' byte-valued variables (kv_cache, ...)."""
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token counts of the whole run (all floats, as in the browser)."""
+
+    episodes: float
+    prefill_per_episode: float
+    cached_per_episode: float
+    sample_per_episode: float
+    sequence_per_episode: float
+    prefill: float
+    prefill_cached: float
+    prefill_uncached: float
+    sample: float
+    sequence: float
+    """Tokens of the finished trajectories: what one training pass or one scoring pass reads."""
+    train: float
+    """``sequence`` × K passes: what ``forward_backward`` processes."""
+
+
+def episode_prefill(shape: RunShape) -> float:
+    """Prefill tokens per episode with re-prefill every turn: T·C0 + Δ·T(T−1)/2.
+
+    Turn t (0-based) re-sends the context C0 + Δ·t; summing over t = 0..T−1 gives the closed
+    form (fireworks_cost_comparison). For T = 1 it is just the prompt.
+    """
+    t, c0, delta = shape.turns, shape.prompt_tokens, shape.context_growth
+    return t * c0 + delta * t * (t - 1) / 2
+
+
+def episode_cached(shape: RunShape) -> float:
+    """Prefill tokens per episode a prefix cache serves: every turn's context but the new part.
+
+    Turn t ≥ 1 finds the previous turn's context (C0 + Δ·(t−1)) cached:
+    Σ = (T−1)·C0 + Δ·(T−1)(T−2)/2, so only C0 + Δ·(T−1) tokens per episode are new.
+    """
+    if not shape.prefix_cache:
+        return 0.0
+    t, c0, delta = shape.turns, shape.prompt_tokens, shape.context_growth
+    return (t - 1) * c0 + delta * (t - 1) * (t - 2) / 2
+
+
+def episode_sequence(shape: RunShape) -> float:
+    """Length of a finished trajectory: C0 + Δ·(T−1) + the last turn's reply."""
+    return shape.prompt_tokens + shape.context_growth * (shape.turns - 1) + shape.completion_tokens
+
+
+def count_tokens(shape: RunShape, online: bool) -> Tokens:
+    """Run totals: episodes = steps × prompts × G; offline methods sample nothing."""
+    episodes = shape.steps * shape.prompts_per_step * shape.group_size
+    prefill = episode_prefill(shape) if online else 0.0
+    cached = episode_cached(shape) if online else 0.0
+    sample = shape.turns * shape.completion_tokens if online else 0.0
+    sequence = episode_sequence(shape)
+    return Tokens(
+        episodes=episodes, prefill_per_episode=prefill, cached_per_episode=cached,
+        sample_per_episode=sample, sequence_per_episode=sequence,
+        prefill=episodes * prefill, prefill_cached=episodes * cached,
+        prefill_uncached=episodes * prefill - episodes * cached,
+        sample=episodes * sample, sequence=episodes * sequence,
+        train=episodes * sequence * shape.passes,
+    )
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Inputs with every default filled in from the catalog."""
+
+    inputs: CalcInputs
+    model: m.LanguageModel
+    algorithm: m.Algorithm
+    price_list: m.PriceList
+    hardware: m.Hardware
+    teacher: m.LanguageModel | None
+    row: m.PriceRow | None
+    teacher_row: m.PriceRow | None
+    roles: tuple[m.ModelRole, ...]
+    lora_rank: float
+    d_model: float
+    mfu_train: float
+    mfu_prefill: float
+    mfu_decode: float
+    gpu_price: float
+    assumptions: tuple[Assumption, ...]
+
+
+def middle(values: list[int]) -> float:
+    """The default of a typical-values list: its middle entry (upper middle when even)."""
+    return float(values[len(values) // 2])
+
+
+def default_group_size(algo: m.Algorithm) -> float:
+    return middle(algo.typical_g.values) if algo.typical_g is not None else 1.0
+
+
+def default_passes(algo: m.Algorithm) -> float:
+    return middle(algo.typical_k.values)
+
+
+def latest_price_list(catalog: Catalog) -> str:
+    return max(catalog.price_lists.values(), key=lambda p: (p.effective, p.id)).id
+
+
+def price_row(plist: m.PriceList, model: str, variant: str) -> m.PriceRow | None:
+    """The row for ``model`` and ``variant``; the plain row, else the first, when absent."""
+    rows = [r for r in plist.rows if r.model == model]
+    for wanted in (variant, ""):
+        for row in rows:
+            if (row.variant or "") == wanted:
+                return row
+    return rows[0] if rows else None
+
+
+def formula_example(catalog: Catalog, formula_id: str, name: str) -> float:
+    """The worked-example value of a formula variable (a catalog value, used as a default)."""
+    return next(v.example for v in catalog.formulas[formula_id].variables if v.name == name)
+
+
+def params(model: m.LanguageModel) -> float:
+    """Total parameters (count)."""
+    return model.total_params.value * PARAMS_PER_BILLION
+
+
+def active_params(model: m.LanguageModel) -> float:
+    """Parameters used per token (count): the active ones for MoE (transformer_math)."""
+    return derive.active_params_billion(model) * PARAMS_PER_BILLION
+
+
+def roles_in_use(algo: m.Algorithm, score_reference: bool) -> tuple[m.ModelRole, ...]:
+    """The algorithm's models in memory, without the reference when it is not scored."""
+    return tuple(r for r in algo.models_in_memory
+                 if score_reference or r != m.ModelRole.reference)
+
+
+def resolve(catalog: Catalog, inputs: CalcInputs) -> Resolved:
+    """Fill every ``None`` from the catalog (typical G and K stay in ``inputs.shape``)."""
+    model = catalog.models[inputs.model]
+    algo = catalog.algorithms[inputs.algorithm]
+    plist = catalog.price_lists[inputs.price_list]
+    hw = catalog.hardware[inputs.hardware]
+    score_ref = (m.ModelRole.reference in algo.models_in_memory
+                 if inputs.score_reference is None else inputs.score_reference)
+    roles = roles_in_use(algo, score_ref)
+    teacher = None
+    if m.ModelRole.teacher in roles:
+        teacher = catalog.models[inputs.teacher or inputs.model]
+    train = training_mfu(catalog)
+    pre = prefill_mfu(train)
+    dec = decode_mfu(catalog, hw)
+    d_model = inputs.d_model
+    if d_model is None:
+        d_model = (model.d_model.value if model.d_model is not None
+                   else formula_example(catalog, FLOPS_LORA, VAR_DMODEL))
+    rank = inputs.lora_rank
+    if rank is None:
+        rank = formula_example(catalog, FLOPS_LORA, VAR_RANK)
+    return Resolved(
+        inputs=replace(inputs, score_reference=score_ref), model=model, algorithm=algo,
+        price_list=plist, hardware=hw, teacher=teacher,
+        row=price_row(plist, model.id, inputs.variant),
+        teacher_row=price_row(plist, teacher.id, "") if teacher is not None else None,
+        roles=roles, lora_rank=rank, d_model=d_model,
+        mfu_train=train.value if inputs.mfu_train is None else inputs.mfu_train,
+        mfu_prefill=pre.value if inputs.mfu_prefill is None else inputs.mfu_prefill,
+        mfu_decode=dec.value if inputs.mfu_decode is None else inputs.mfu_decode,
+        gpu_price=(default_gpu_price(hw) if inputs.gpu_price is None else inputs.gpu_price),
+        assumptions=(train, pre, decode_sequences(), dec),
+    )
+
+
+def default_gpu_price(hw: m.Hardware) -> float:
+    """The first rental price of the hardware entry (the catalog's stated default)."""
+    if not hw.rental_prices:
+        raise ValueError(f"hardware {hw.id} has no rental price")
+    return hw.rental_prices[0].price.value
+
+
+# --------------------------------------------------------------------------- Tinker bill
+
+
+@dataclass(frozen=True)
+class BillLine:
+    """One priced quantity: tokens × USD per 1M tokens (or GB-months × USD per GB-month)."""
+
+    key: str
+    label: str
+    phase: str
+    quantity: float
+    rate: float
+    usd: float
+    inputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TinkerBill:
+    lines: tuple[BillLine, ...]
+    total: float
+    available: bool
+    """False when the model has no row in the chosen price list."""
+    not_covered: tuple[str, ...]
+    """Models the algorithm needs that Tinker does not run (critic, reward model)."""
+
+
+def _per_million(tokens: float, usd_per_million: float) -> float:
+    return tokens * usd_per_million / TOKENS_PER_MILLION
+
+
+def cached_price(r: Resolved) -> float:
+    """Prefill price of a cached token: prefill × (1 − discount) (tinker_pricing_2026_07)."""
+    assert r.row is not None
+    discount = r.price_list.cached_prefill_discount
+    if discount is None:
+        return r.row.prefill
+    return r.row.prefill * (1 - discount.value / PERCENT)
+
+
+def checkpoint_gb(catalog: Catalog) -> float:
+    """One checkpoint = adapter plus optimiser state: the LoRA formula's lora_overhead term."""
+    return formula_example(catalog, VRAM_LORA, VAR_LORA_STATE) / BYTES_PER_GB
+
+
+def tinker_bill(catalog: Catalog, r: Resolved, tokens: Tokens) -> TinkerBill:
+    """Prefill, cached prefill, sample and train tokens at the list's prices, plus storage.
+
+    Scoring with a reference or teacher uses ``compute_logprobs`` on a sampling client
+    (tinker_cookbook), billed here as prefill of the finished trajectories. Tinker runs no
+    critic and no reward model (tinker_docs), so those are listed as not covered.
+    """
+    not_covered = tuple(role.value for role in r.roles
+                        if role in (m.ModelRole.critic, m.ModelRole.reward_model))
+    if r.row is None:
+        return TinkerBill((), 0.0, False, not_covered)
+    row = r.row
+    lines = [
+        BillLine("prefill", "Prefill", "rollout", tokens.prefill_uncached, row.prefill,
+                 _per_million(tokens.prefill_uncached, row.prefill), ("price.prefill",)),
+        BillLine("prefill_cached", "Cached prefill", "rollout", tokens.prefill_cached,
+                 cached_price(r), _per_million(tokens.prefill_cached, cached_price(r)),
+                 ("price.prefill", "price.cache")),
+        BillLine("sample", "Sample", "rollout", tokens.sample, row.sample,
+                 _per_million(tokens.sample, row.sample), ("price.sample",)),
+    ]
+    if m.ModelRole.reference in r.roles:
+        lines.append(BillLine("reference", "Reference log-probs (as prefill)", "reference",
+                              tokens.sequence, row.prefill,
+                              _per_million(tokens.sequence, row.prefill), ("price.prefill",)))
+    if r.teacher_row is not None:
+        lines.append(BillLine("teacher", "Teacher log-probs (as prefill)", "reference",
+                              tokens.sequence, r.teacher_row.prefill,
+                              _per_million(tokens.sequence, r.teacher_row.prefill),
+                              ("teacher_price.prefill",)))
+    lines.append(BillLine("train", "Train", "training", tokens.train, row.train,
+                          _per_million(tokens.train, row.train), ("price.train",)))
+    storage = r.price_list.storage_usd_per_gb_month
+    if storage is not None:
+        gb_months = r.inputs.checkpoints * checkpoint_gb(catalog) * r.inputs.storage_months
+        lines.append(BillLine("storage", "Checkpoint storage", "storage", gb_months,
+                              storage.value, gb_months * storage.value,
+                              ("price.storage", "vram.lora_overhead")))
+    return TinkerBill(tuple(lines), _add(line.usd for line in lines), True, not_covered)
+
+
+def _add(values: Iterable[float]) -> float:
+    """Left-to-right float sum, as the browser's loop does it."""
+    total = 0.0
+    for value in values:
+        total = total + value
+    return total
+
+
+# --------------------------------------------------------------------------- self-hosted
+
+
+@dataclass(frozen=True)
+class ComputeLine:
+    """One phase on rented GPUs: tokens × FLOPs/token, at an MFU, priced per GPU-hour."""
+
+    key: str
+    label: str
+    phase: str
+    formula: str
+    tokens: float
+    flops_per_token: float
+    flops: float
+    mfu: float
+    gpu_hours: float
+    usd: float
+
+
+@dataclass(frozen=True)
+class SelfHosted:
+    lines: tuple[ComputeLine, ...]
+    flops: float
+    gpu_hours: float
+    total: float
+
+
+def gpu_hours(flops: float, tflops: float, mfu: float) -> float:
+    """FLOPs ÷ (peak × MFU) in seconds, then hours."""
+    return flops / (tflops * FLOPS_PER_TFLOP * mfu) / SECONDS_PER_HOUR
+
+
+def flops_per_token(catalog: Catalog, formula_id: str, values: dict[str, float]) -> float:
+    """A catalog FLOP formula evaluated with the given variables (never re-typed here)."""
+    return derive.evaluate_formula(catalog.formulas[formula_id], values)
+
+
+def training_formula(r: Resolved) -> tuple[str, dict[str, float]]:
+    """Full fine-tuning (6·P) or LoRA (the catalog's LoRA expression with R and D)."""
+    p = active_params(r.model)
+    if r.inputs.lora:
+        return FLOPS_LORA, {VAR_ACTIVE: p, VAR_RANK: r.lora_rank, VAR_DMODEL: r.d_model}
+    return FLOPS_FULL, {VAR_ACTIVE: p}
+
+
+def _compute_line(catalog: Catalog, r: Resolved, key: str, label: str, phase: str,
+                  formula_id: str, values: dict[str, float], tokens: float,
+                  mfu: float) -> ComputeLine:
+    per_token = flops_per_token(catalog, formula_id, values)
+    flops = tokens * per_token
+    hours = gpu_hours(flops, r.hardware.bf16_dense_tflops.value, mfu)
+    return ComputeLine(key, label, phase, formula_id, tokens, per_token, flops, mfu, hours,
+                       hours * r.gpu_price)
+
+
+def self_hosted(catalog: Catalog, r: Resolved, tokens: Tokens) -> SelfHosted:
+    """Every phase's FLOPs from the catalog formulas, turned into GPU-hours and dollars.
+
+    Rollout: uncached prefill at the prefill MFU, sampled tokens at the decode MFU
+    (flops_rollout). Scoring: one forward pass over the trajectories per model kept for it
+    (flops_ref_logprobs; the reward model and critic are assumed as large as the policy).
+    Training: K passes of the training formula for the policy, and for the critic if any.
+    """
+    p = active_params(r.model)
+    act = {VAR_ACTIVE: p}
+    lines = [
+        _compute_line(catalog, r, "prefill", "Rollout prefill", "rollout", FLOPS_ROLLOUT, act,
+                      tokens.prefill_uncached, r.mfu_prefill),
+        _compute_line(catalog, r, "decode", "Rollout decode", "rollout", FLOPS_ROLLOUT, act,
+                      tokens.sample, r.mfu_decode),
+    ]
+    if m.ModelRole.reference in r.roles:
+        lines.append(_compute_line(catalog, r, "reference", "Reference log-probs", "reference",
+                                   FLOPS_REFERENCE, act, tokens.sequence, r.mfu_prefill))
+    if r.teacher is not None:
+        lines.append(_compute_line(catalog, r, "teacher", "Teacher log-probs", "reference",
+                                   FLOPS_REFERENCE, {VAR_ACTIVE: active_params(r.teacher)},
+                                   tokens.sequence, r.mfu_prefill))
+    if m.ModelRole.reward_model in r.roles:
+        lines.append(_compute_line(catalog, r, "reward_model", "Reward model", "reference",
+                                   FLOPS_REFERENCE, act, tokens.sequence, r.mfu_prefill))
+    formula_id, values = training_formula(r)
+    lines.append(_compute_line(catalog, r, "train", "Policy training", "training", formula_id,
+                               values, tokens.train, r.mfu_train))
+    if m.ModelRole.critic in r.roles:
+        lines.append(_compute_line(catalog, r, "critic", "Critic training", "training",
+                                   formula_id, values, tokens.train, r.mfu_train))
+    return SelfHosted(tuple(lines), _add(x.flops for x in lines),
+                      _add(x.gpu_hours for x in lines), _add(x.usd for x in lines))
+
+
+# --------------------------------------------------------------------------- memory
+
+
+@dataclass(frozen=True)
+class MemoryTerm:
+    variable: str
+    label: str
+    value: float
+    """The variable's value (parameters or bytes)."""
+    bytes: float
+
+
+@dataclass(frozen=True)
+class Memory:
+    formula: str
+    terms: tuple[MemoryTerm, ...]
+    total_bytes: float
+    gpu_memory_gb: float
+    min_gpus: float
+
+
+def vram_formula_id(lora: bool) -> str:
+    return VRAM_LORA if lora else VRAM_FULL
+
+
+def role_params(r: Resolved, role: m.ModelRole) -> float:
+    """Parameters held for a role: the teacher's own size, the policy's for every other."""
+    if role == m.ModelRole.teacher and r.teacher is not None:
+        return params(r.teacher)
+    return params(r.model)
+
+
+def vram_values(catalog: Catalog, r: Resolved) -> dict[str, float]:
+    """The VRAM formula's variables: summed parameters per role, bytes from the examples."""
+    formula = catalog.formulas[vram_formula_id(r.inputs.lora)]
+    mapping = ROLE_VARIABLES[formula.id]
+    values: dict[str, float] = {}
+    for var in formula.variables:
+        if var.unit == Unit.parameters:
+            total = 0.0
+            for role in r.roles:
+                if mapping[role] == var.name:
+                    total = total + role_params(r, role)
+            values[var.name] = total
+        elif var.name in r.inputs.vram_gb:
+            values[var.name] = r.inputs.vram_gb[var.name] * BYTES_PER_GB
+        else:
+            values[var.name] = var.example
+    return values
+
+
+def memory(catalog: Catalog, r: Resolved) -> Memory:
+    """Total from the catalog expression; each term is f(that variable alone) − f(all zero)."""
+    formula = catalog.formulas[vram_formula_id(r.inputs.lora)]
+    values = vram_values(catalog, r)
+    zeros = {name: 0.0 for name in values}
+    base = derive.evaluate_formula(formula, zeros)
+    terms = tuple(
+        MemoryTerm(v.name, v.meaning, values[v.name],
+                   derive.evaluate_formula(formula, {**zeros, v.name: values[v.name]}) - base)
+        for v in formula.variables
+    )
+    total = derive.evaluate_formula(formula, values)
+    per_gpu = r.hardware.memory_gb.value
+    return Memory(formula.id, terms, total, per_gpu,
+                  float(math.ceil(total / (per_gpu * BYTES_PER_GB))))
+
+
+# --------------------------------------------------------------------------- convergence
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """Compute at which the ScaleRL fit reaches ``fraction`` of its gain, and its price."""
+
+    fraction: float
+    gb200_hours: float
+    h100_hours: float
+    reward: float
+    chosen_hours: float
+    usd: float
+    gb200_usd: float
+
+
+def convergence(catalog: Catalog, r: Resolved) -> Convergence | None:
+    """C = C_mid / (1/f − 1)^(1/B) (derive.compute_to_reach), in GB200-hours and dollars.
+
+    H100-equivalent via derive.conversion_factor; hours on the chosen GPU by the same peak
+    dense BF16 ratio; dollars at the chosen GPU's price and at GB200's default price.
+    """
+    fit = r.algorithm.scalerl
+    if fit is None:
+        return None
+    fraction = r.inputs.target_percent / PERCENT
+    p = derive.sigmoid_params(fit)
+    gb200_hours = derive.compute_to_reach(p, fraction)
+    factor = derive.conversion_factor(catalog)
+    gb200 = catalog.hardware[factor.from_id]
+    chosen_hours = (gb200_hours * gb200.bf16_dense_tflops.value
+                    / r.hardware.bf16_dense_tflops.value)
+    return Convergence(
+        fraction=fraction, gb200_hours=gb200_hours,
+        h100_hours=derive.h100_equivalent_hours(gb200_hours, factor),
+        reward=derive.scalerl_reward(p, gb200_hours), chosen_hours=chosen_hours,
+        usd=chosen_hours * r.gpu_price, gb200_usd=gb200_hours * default_gpu_price(gb200),
+    )
+
+
+# --------------------------------------------------------------------------- break-even
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where the two bills meet."""
+
+    gpu_price: float | None
+    """USD per GPU-hour at which the self-hosted compute costs what Tinker charges."""
+    ratio: float | None
+    """Tinker bill ÷ self-hosted bill."""
+    setup_usd: float
+    runs_to_repay_setup: float | None
+    """Runs whose savings pay for building the stack; None when self-hosting saves nothing."""
+
+
+def break_even(catalog: Catalog, tinker: TinkerBill, own: SelfHosted) -> BreakEven:
+    setup = catalog.platform.setup_cost.total.value if catalog.platform else 0.0
+    if not tinker.available or own.gpu_hours <= 0:
+        return BreakEven(None, None, setup, None)
+    saving = tinker.total - own.total
+    return BreakEven(
+        gpu_price=tinker.total / own.gpu_hours,
+        ratio=tinker.total / own.total if own.total > 0 else None,
+        setup_usd=setup,
+        runs_to_repay_setup=setup / saving if saving > 0 else None,
+    )
+
+
+# --------------------------------------------------------------------------- the whole run
+
+
+@dataclass(frozen=True)
+class Result:
+    resolved: Resolved
+    tokens: Tokens
+    tinker: TinkerBill
+    self_hosted: SelfHosted
+    memory: Memory
+    convergence: Convergence | None
+    break_even: BreakEven
+    wall_clock_hours: float
+    """Self-hosted GPU-hours spread over the minimum number of GPUs that hold the models."""
+    figures: tuple[InputFigure, ...]
+
+
+def calculate(catalog: Catalog, inputs: CalcInputs) -> Result:
+    """The whole estimate for one run."""
+    r = resolve(catalog, inputs)
+    tokens = count_tokens(inputs.shape, r.algorithm.online)
+    tinker = tinker_bill(catalog, r, tokens)
+    own = self_hosted(catalog, r, tokens)
+    mem = memory(catalog, r)
+    return Result(
+        resolved=r, tokens=tokens, tinker=tinker, self_hosted=own, memory=mem,
+        convergence=convergence(catalog, r), break_even=break_even(catalog, tinker, own),
+        wall_clock_hours=own.gpu_hours / mem.min_gpus, figures=input_figures(catalog, r),
+    )
+
+
+def input_figures(catalog: Catalog, r: Resolved) -> tuple[InputFigure, ...]:
+    """Every catalog figure and assumption the estimate used, with its status."""
+    out = [_figure("model.total_params", f"{r.model.name}: total parameters",
+                   r.model.total_params)]
+    if r.model.active_params is not None:
+        out.append(_figure("model.active_params", f"{r.model.name}: active parameters",
+                           r.model.active_params))
+    if r.inputs.lora and r.inputs.d_model is None and r.model.d_model is not None:
+        out.append(_figure("model.d_model", f"{r.model.name}: hidden size", r.model.d_model))
+    if r.teacher is not None and r.teacher.id != r.model.id:
+        out.append(_figure("teacher.total_params", f"Teacher {r.teacher.name}: parameters",
+                           r.teacher.total_params))
+    out.extend(_price_figures(r))
+    hw = r.hardware
+    out.append(_figure("hardware.tflops", f"{hw.name}: dense BF16", hw.bf16_dense_tflops))
+    out.append(_figure("hardware.memory", f"{hw.name}: memory", hw.memory_gb))
+    if hw.bandwidth_tb_s is not None:
+        out.append(_figure("hardware.bandwidth", f"{hw.name}: bandwidth", hw.bandwidth_tb_s))
+    if r.inputs.gpu_price is None:
+        rent = hw.rental_prices[0]
+        out.append(_figure("hardware.price", f"{hw.name}: rental ({rent.provider}, {rent.date})",
+                           rent.price))
+    out.extend(_algorithm_figures(r))
+    for formula_id in _formulas_used(r):
+        f = catalog.formulas[formula_id]
+        out.append(InputFigure(f"formula.{f.id}", f"Formula: {f.name}", f.expression, f.status,
+                               f.source, f.reported_instead))
+    for a in r.assumptions:
+        out.append(InputFigure(f"assumption.{a.key}", a.label,
+                               derive.format_number(a.value * PERCENT) + "%"
+                               if a.unit == Unit.fraction else derive.format_number(a.value),
+                               a.status, a.source, a.reported_instead))
+    if catalog.platform is not None:
+        out.append(_figure("setup.total", "Cost of building the stack",
+                           catalog.platform.setup_cost.total))
+    return tuple(out)
+
+
+def _price_figures(r: Resolved) -> list[InputFigure]:
+    plist = r.price_list
+    out = []
+    if r.row is not None:
+        status = r.row.status or plist.status
+        source = r.row.source or plist.source
+        text = (f"{r.row.model}{r.row.variant or ''}: ${r.row.prefill} / ${r.row.sample} / "
+                f"${r.row.train} per 1M prefill / sample / train")
+        out.append(InputFigure("price.row", f"Tinker prices {plist.id}", text, status, source,
+                               r.row.reported_instead or plist.reported_instead))
+    if plist.cached_prefill_discount is not None:
+        out.append(_figure("price.cache", "Cached-prefill discount", plist.cached_prefill_discount))
+    if plist.storage_usd_per_gb_month is not None:
+        out.append(_figure("price.storage", "Storage", plist.storage_usd_per_gb_month))
+    return out
+
+
+def _algorithm_figures(r: Resolved) -> list[InputFigure]:
+    algo, out = r.algorithm, []
+    k = algo.typical_k
+    out.append(InputFigure("algorithm.typical_k", f"{algo.name}: typical K",
+                           ", ".join(map(str, k.values)), k.status, k.source, k.reported_instead))
+    if algo.typical_g is not None:
+        g = algo.typical_g
+        out.append(InputFigure("algorithm.typical_g", f"{algo.name}: typical G",
+                               ", ".join(map(str, g.values)), g.status, g.source,
+                               g.reported_instead))
+    if algo.scalerl is not None:
+        for name in ("A", "B", "C_mid"):
+            out.append(_figure(f"scalerl.{name}", f"{algo.name} ScaleRL {name}",
+                               getattr(algo.scalerl, name)))
+    return out
+
+
+def _formulas_used(r: Resolved) -> list[str]:
+    used = [FLOPS_ROLLOUT]
+    if any(role in r.roles for role in (m.ModelRole.reference, m.ModelRole.teacher,
+                                        m.ModelRole.reward_model)):
+        used.append(FLOPS_REFERENCE)
+    used.append(training_formula(r)[0])
+    used.append(vram_formula_id(r.inputs.lora))
+    return used
+
+
+# --------------------------------------------------------------------------- flat numbers
+
+
+def numbers(result: Result) -> dict[str, float | None]:
+    """Every number of the estimate under a stable key; the browser builds the same dict."""
+    t, out = result.tokens, {}
+    for name in ("episodes", "prefill", "prefill_cached", "prefill_uncached", "sample",
+                 "sequence", "train"):
+        out[f"tokens.{name}"] = getattr(t, name)
+    for line in result.tinker.lines:
+        out[f"tinker.{line.key}"] = line.usd
+    out["tinker.total"] = result.tinker.total if result.tinker.available else None
+    for c in result.self_hosted.lines:
+        out[f"self.{c.key}.flops"] = c.flops
+        out[f"self.{c.key}.gpu_hours"] = c.gpu_hours
+        out[f"self.{c.key}.usd"] = c.usd
+    out["self.flops"] = result.self_hosted.flops
+    out["self.gpu_hours"] = result.self_hosted.gpu_hours
+    out["self.total"] = result.self_hosted.total
+    out["mfu.train"] = result.resolved.mfu_train
+    out["mfu.prefill"] = result.resolved.mfu_prefill
+    out["mfu.decode"] = result.resolved.mfu_decode
+    out["gpu_price"] = result.resolved.gpu_price
+    for term in result.memory.terms:
+        out[f"vram.{term.variable}"] = term.bytes
+    out["vram.total"] = result.memory.total_bytes
+    out["vram.min_gpus"] = result.memory.min_gpus
+    out["wall_clock_hours"] = result.wall_clock_hours
+    conv = result.convergence
+    for name in ("gb200_hours", "h100_hours", "reward", "chosen_hours", "usd", "gb200_usd"):
+        out[f"scalerl.{name}"] = getattr(conv, name) if conv is not None else None
+    be = result.break_even
+    out["breakeven.gpu_price"] = be.gpu_price
+    out["breakeven.ratio"] = be.ratio
+    out["breakeven.runs"] = be.runs_to_repay_setup
+    return out
+
+
+# --------------------------------------------------------------------------- URL state
+
+INT_RE = re.compile(r"^\d{1,12}$")
+NUM_RE = re.compile(r"^\d{1,12}(\.\d{1,12})?$")
+
+SHAPE_KEYS: dict[str, tuple[str, float, float]] = {
+    # query key: (RunShape field, lowest, highest) — out-of-range values are clamped.
+    "steps": ("steps", 0, 1e7),
+    "n": ("prompts_per_step", 0, 1e7),
+    "G": ("group_size", 1, 1e5),
+    "K": ("passes", 1, 1e3),
+    "in": ("prompt_tokens", 0, 1e8),
+    "out": ("completion_tokens", 0, 1e8),
+    "T": ("turns", 1, 1e4),
+    "d": ("context_growth", 0, 1e8),
+}
+DEFAULT_SHAPE: dict[str, float] = {
+    "steps": 100.0, "n": 64.0, "in": 512.0, "out": 2048.0, "T": 1.0, "d": 0.0,
+}
+"""Run-shape defaults (the default preset); G and K default from the algorithm."""
+PERCENT_KEYS = {"mt": "mfu_train", "mp": "mfu_prefill", "md": "mfu_decode"}
+
+
+def _num(query: Mapping[str, str], key: str, lo: float, hi: float) -> float | None:
+    """A non-negative decimal from the query, clamped to [lo, hi]; None if absent or invalid."""
+    raw = query.get(key)
+    if raw is None or not NUM_RE.match(raw):
+        return None
+    return min(max(float(raw), lo), hi)
+
+
+def _int(query: Mapping[str, str], key: str, lo: float, hi: float) -> float | None:
+    raw = query.get(key)
+    if raw is None or not INT_RE.match(raw):
+        return None
+    return min(max(float(raw), lo), hi)
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def _choice(query: Mapping[str, str], key: str, allowed: Iterable[str], default: str) -> str:
+    value = query.get(key)
+    return value if value is not None and value in set(allowed) else default
+
+
+def _flag(query: Mapping[str, str], key: str) -> bool | None:
+    value = query.get(key)
+    return {"1": True, "0": False}.get(value) if value is not None else None
+
+
+def inputs_from_query(catalog: Catalog, query: Mapping[str, str]) -> CalcInputs:
+    """Calculator inputs from URL query parameters; anything missing or invalid -> default.
+
+    ``calculator.js`` parses the same keys with the same rules (see ``parseQuery`` there).
+    """
+    model = _choice(query, "m", catalog.models, DEFAULT_MODEL)
+    algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
+    algo = catalog.algorithms[algo_id]
+    shape_values = {}
+    for key, (name, lo, hi) in SHAPE_KEYS.items():
+        value = _int(query, key, lo, hi)
+        if value is None:
+            value = {"G": default_group_size(algo), "K": default_passes(algo)}.get(
+                key, DEFAULT_SHAPE.get(key))
+        shape_values[name] = value
+    percents = {name: _num(query, key, 0.01, 100) for key, name in PERCENT_KEYS.items()}
+    vram = {}
+    for formula_id in (VRAM_LORA, VRAM_FULL):
+        for var in catalog.formulas[formula_id].variables:
+            value = _num(query, var.name, 0, 1e6) if var.unit == Unit.bytes else None
+            if value is not None:
+                vram[var.name] = value
+    target = _num(query, "tf", 1, 99)
+    return CalcInputs(
+        model=model, algorithm=algo_id,
+        price_list=_choice(query, "p", catalog.price_lists, latest_price_list(catalog)),
+        hardware=_choice(query, "hw", catalog.hardware, DEFAULT_HARDWARE),
+        shape=RunShape(**shape_values, prefix_cache=_flag(query, "cache") is True),
+        variant=query.get("v", ""),
+        lora=query.get("ft") != "full",
+        lora_rank=_int(query, "r", 1, 1e5), d_model=_int(query, "D", 1, 1e6),
+        score_reference=_flag(query, "ref"),
+        teacher=_choice(query, "tm", catalog.models, model),
+        **{name: (None if v is None else v / PERCENT) for name, v in percents.items()},
+        gpu_price=_num(query, "gp", 0, 1e4),
+        target_percent=_or(target, DEFAULT_TARGET_PERCENT),
+        checkpoints=_or(_int(query, "ck", 0, 1e6), 1.0),
+        storage_months=_or(_num(query, "mo", 0, 1e3), 1.0),
+        vram_gb=vram,
+    )
