@@ -24,6 +24,7 @@ from tinkernomics.catalog import Catalog, load_valid_catalog
 
 FEATURES: tuple[str, ...] = (
     "tinkernomics.pages",
+    "tinkernomics.contributing",
 )
 """Feature modules, in registration order. Add yours here."""
 
