@@ -6,7 +6,7 @@ is read off the models (``fieldsdoc``), so nothing here repeats a field's docume
 Required fields are written as empty placeholders (``name:``): the validator reports each one
 as "required field is empty" with its description until the contributor fills it in. Optional
 fields are written commented out, ready to uncomment. For an algorithm the scaffold also
-writes its page stub ``docs/algorithms/<id>.md`` (text from ``pages.algorithm_page_stub``).
+writes its page stub ``docs/algorithms/<id>.md`` (text from ``pages.algorithm_stub``).
 """
 
 from __future__ import annotations
@@ -195,9 +195,9 @@ def page_path(docs_dir: Path, entry_id: str) -> Path:
 
 def page_stub(entry_id: str) -> str:
     """The algorithm page stub; its text belongs to the site's pages module."""
-    from tinkernomics.pages import algorithm_page_stub
+    from tinkernomics.pages import algorithm_stub
 
-    return algorithm_page_stub(entry_id)
+    return algorithm_stub(entry_id)
 
 
 def plan(kind: Kind, entry_id: str, catalog_dir: Path, docs_dir: Path,

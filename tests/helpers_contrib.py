@@ -1,0 +1,48 @@
+"""Helpers for the contributor tests: the scaffold's placeholders, running the installed CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from tinkernomics.fieldsdoc import field_docs
+
+BIN = Path(sys.executable).parent
+"""The virtualenv's bin folder: the installed `tinkernomics` and `mkdocs` live here."""
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the installed `tinkernomics` in ``cwd``, as a contributor would."""
+    return subprocess.run([str(BIN / "tinkernomics"), *args], cwd=cwd, capture_output=True,
+                          text=True, check=False, timeout=300)
+
+
+def required_placeholders(model: type[BaseModel], prefix: str = "",
+                          units: tuple[str, ...] = ()) -> set[str]:
+    """Field paths the scaffold must leave empty, from the model: required leaves, except the
+    prefilled id and a figure unit its slot fixes."""
+    found: set[str] = set()
+    for doc in field_docs(model):
+        if not doc.required or doc.name == "id" or (doc.name == "unit" and len(units) == 1):
+            continue
+        path = f"{prefix}{doc.name}"
+        if doc.model is not None:
+            inner = f"{path}[0]." if doc.many else f"{path}."
+            found |= required_placeholders(doc.model, inner, doc.units)
+        else:
+            found.add(path)
+    return found
+
+
+def null_leaves(data: Any, prefix: str = "") -> set[str]:
+    """Field paths whose value is empty in parsed YAML (what the scaffold left to fill in)."""
+    if isinstance(data, dict):
+        return {p for k, v in data.items()
+                for p in null_leaves(v, f"{prefix}.{k}" if prefix else str(k))}
+    if isinstance(data, list):
+        return {p for i, v in enumerate(data) for p in null_leaves(v, f"{prefix}[{i}]")}
+    return {prefix} if data is None else set()
