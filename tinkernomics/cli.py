@@ -100,7 +100,7 @@ def _load_plugins() -> None:
     """Import modules that register more sub-commands (kept optional while they are built)."""
     import importlib
 
-    for name in ("tinkernomics.scaffold", "tinkernomics.export"):
+    for name in ("tinkernomics.scaffold", "tinkernomics.export", "tinkernomics.apisite"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as err:

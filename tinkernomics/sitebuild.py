@@ -24,7 +24,9 @@ from tinkernomics.catalog import Catalog, load_valid_catalog
 
 FEATURES: tuple[str, ...] = (
     "tinkernomics.pages",
+    "tinkernomics.apisite",
     "tinkernomics.contributing",
+    "tinkernomics.chartsite",
 )
 """Feature modules, in registration order. Add yours here."""
 
