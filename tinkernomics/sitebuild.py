@@ -26,7 +26,6 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.pages",
     "tinkernomics.apisite",
     "tinkernomics.contributing",
-    "tinkernomics.chartsite",
 )
 """Feature modules, in registration order. Add yours here."""
 
