@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from helpers_calc import real_catalog
 
-from tinkernomics import calc
+from tinkernomics import calc, calcinputs
 from tinkernomics.catalog import Catalog
 
 FIREWORKS_EPISODE = {
@@ -37,7 +37,7 @@ def catalog() -> Catalog:
 
 def fireworks(catalog: Catalog, **extra: str) -> calc.Result:
     query = {**FIREWORKS_EPISODE, **extra}
-    return calc.calculate(catalog, calc.inputs_from_query(catalog, query))
+    return calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
 
 
 def test_catalog_row_is_the_fireworks_rate(catalog: Catalog) -> None:

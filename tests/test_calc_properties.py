@@ -7,7 +7,7 @@ from helpers_calc import real_catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinkernomics import calc, derive
+from tinkernomics import calc, calcinputs, derive
 from tinkernomics.catalog import Catalog
 
 CATALOG: Catalog = real_catalog()
@@ -29,7 +29,7 @@ queries = st.fixed_dictionaries({
 
 
 def estimate(query: dict[str, str]) -> calc.Result:
-    return calc.calculate(CATALOG, calc.inputs_from_query(CATALOG, query))
+    return calc.calculate(CATALOG, calcinputs.inputs_from_query(CATALOG, query))
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ import math
 import pytest
 from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, real_catalog, with_toys
 
-from tinkernomics import calc
+from tinkernomics import calc, calcinputs
 from tinkernomics.catalog import Catalog
 
 
@@ -39,7 +39,7 @@ def toy_query(**extra: str) -> dict[str, str]:
 
 
 def run(catalog: Catalog, **extra: str) -> calc.Result:
-    return calc.calculate(catalog, calc.inputs_from_query(catalog, toy_query(**extra)))
+    return calc.calculate(catalog, calcinputs.inputs_from_query(catalog, toy_query(**extra)))
 
 
 def test_tokens_single_turn(toy: Catalog) -> None:
@@ -143,7 +143,7 @@ def test_reference_can_be_switched_off(toy: Catalog) -> None:
 
 def test_teacher_uses_its_own_size_and_price(catalog: Catalog) -> None:
     query = {"a": "opd", "m": "qwen3-8b", "tm": "qwen3-32b", "p": "2026-01-05", "G": "4"}
-    result = calc.calculate(catalog, calc.inputs_from_query(catalog, query))
+    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
     teacher = {line.key: line for line in result.self_hosted.lines}["teacher"]
     assert teacher.flops_per_token == 2 * 32e9  # forward pass of the 32B teacher
     bill = {line.key: line for line in result.tinker.lines}["teacher"]
@@ -175,7 +175,7 @@ def test_default_decode_mfu_is_the_roofline(catalog: Catalog) -> None:
 def test_convergence_matches_derive(catalog: Catalog) -> None:
     from tinkernomics import derive
 
-    result = calc.calculate(catalog, calc.inputs_from_query(catalog, {"a": "grpo", "tf": "50"}))
+    result = calcinputs.estimate(catalog, {"a": "grpo", "tf": "50"})
     conv = result.convergence
     assert conv is not None
     # at half the gain, C = C_mid (GRPO's fit: 4,000 GB200-hours)
@@ -188,12 +188,12 @@ def test_convergence_matches_derive(catalog: Catalog) -> None:
 
 
 def test_no_convergence_without_fit(catalog: Catalog) -> None:
-    result = calc.calculate(catalog, calc.inputs_from_query(catalog, {"a": "ppo"}))
+    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, {"a": "ppo"}))
     assert result.convergence is None
 
 
 def test_defaults_come_from_the_catalog(catalog: Catalog) -> None:
-    inputs = calc.inputs_from_query(catalog, {"a": "ppo"})
+    inputs = calcinputs.inputs_from_query(catalog, {"a": "ppo"})
     ppo = catalog.algorithms["ppo"]
     assert inputs.shape.group_size == ppo.typical_g.values[len(ppo.typical_g.values) // 2]
     assert inputs.shape.passes == ppo.typical_k.values[len(ppo.typical_k.values) // 2]
@@ -203,13 +203,25 @@ def test_defaults_come_from_the_catalog(catalog: Catalog) -> None:
 
 
 def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
-    result = calc.calculate(catalog, calc.inputs_from_query(catalog, {}))
-    flagged = {f.key for f in result.figures if f.unverified}
+    result = calcinputs.estimate(catalog, {})
+    figures = calcinputs.input_figures(catalog, result.resolved)
+    flagged = {f.key for f in figures if f.unverified}
     # the LoRA FLOP formula and GRPO's ScaleRL parameters are unverified in the catalog
-    assert "formula.flops_lora_training" in flagged
-    assert "scalerl.C_mid" in flagged
-    assert "assumption.mfu_decode" in flagged
-    assert "hardware.tflops" not in flagged
+    assert "formula:flops_lora_training" in flagged
+    assert "algorithm:grpo:C_mid" in flagged
+    assert "assumption:mfu_decode:h100" in flagged
+    assert "hardware:h100:tflops" in {f.key for f in figures} - flagged
+    # every key the estimate names exists in the registry
+    assert len(figures) == len(calcinputs.figure_keys(result.resolved))
+
+
+def test_overridden_assumptions_are_not_listed(catalog: Catalog) -> None:
+    result = calcinputs.estimate(catalog, {"mt": "40", "md": "5", "gp": "3"})
+    keys = calcinputs.figure_keys(result.resolved)
+    assert "assumption:mfu_train" not in keys
+    assert "assumption:mfu_decode:h100" not in keys
+    assert "hardware:h100:price" not in keys
+    assert "assumption:mfu_prefill" in keys
 
 
 @pytest.mark.parametrize(("query", "field", "expected"), [
@@ -222,19 +234,19 @@ def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
 ])
 def test_query_parsing(catalog: Catalog, query: dict[str, str], field: str,
                        expected: float) -> None:
-    shape = calc.inputs_from_query(catalog, query).shape
+    shape = calcinputs.inputs_from_query(catalog, query).shape
     assert getattr(shape, field) == expected
 
 
 def test_query_unknown_ids_fall_back(catalog: Catalog) -> None:
-    inputs = calc.inputs_from_query(catalog, {"m": "nope", "a": "nope", "hw": "nope"})
+    inputs = calcinputs.inputs_from_query(catalog, {"m": "nope", "a": "nope", "hw": "nope"})
     assert (inputs.model, inputs.algorithm, inputs.hardware) == ("qwen3-8b", "grpo", "h100")
 
 
 def test_model_without_price_row(catalog: Catalog) -> None:
     # Llama-3.1-8B is in the 2026-01-05 list only
     query = {"m": "llama-3.1-8b", "p": "2026-07-17"}
-    result = calc.calculate(catalog, calc.inputs_from_query(catalog, query))
+    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
     assert not result.tinker.available
     assert calc.numbers(result)["tinker.total"] is None
     assert result.break_even.gpu_price is None

@@ -22,7 +22,6 @@ Sources: every factor names the reference id (``catalog/references/``) it comes 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -87,39 +86,8 @@ H800_PEAK_HARDWARE = "h100"
 DECODE_SEQUENCES_PER_GPU = 32.0
 """Sequences decoded at once per GPU in the decode roofline; an assumption (no source)."""
 
-DEFAULT_MODEL = "qwen3-8b"
-DEFAULT_ALGORITHM = "grpo"
-DEFAULT_HARDWARE = "h100"
 DEFAULT_TARGET_PERCENT = 90.0
-
-
-# --------------------------------------------------------------------------- provenance
-
-
-@dataclass(frozen=True)
-class InputFigure:
-    """A catalog value (or calculator assumption) a result rests on, with its provenance."""
-
-    key: str
-    label: str
-    text: str
-    status: Status
-    source: str
-    reported_instead: str | None = None
-
-    @property
-    def unverified(self) -> bool:
-        return self.status == Status.unverified
-
-
-def _figure(key: str, label: str, fig: m.Figure) -> InputFigure:
-    return InputFigure(key, label, derive.format_figure(fig), fig.status, fig.source,
-                       fig.reported_instead)
-
-
-def _worst(statuses: Iterable[Status]) -> Status:
-    """``unverified`` if any input is, else ``derived``."""
-    return Status.unverified if Status.unverified in set(statuses) else Status.derived
+"""Default target: the compute at which the ScaleRL fit has made 90% of its gain."""
 
 
 # --------------------------------------------------------------------------- assumptions
@@ -781,7 +749,6 @@ class Result:
     break_even: BreakEven
     wall_clock_hours: float
     """Self-hosted GPU-hours spread over the minimum number of GPUs that hold the models."""
-    figures: tuple[InputFigure, ...]
 
 
 def calculate(catalog: Catalog, inputs: CalcInputs) -> Result:
@@ -794,90 +761,8 @@ def calculate(catalog: Catalog, inputs: CalcInputs) -> Result:
     return Result(
         resolved=r, tokens=tokens, tinker=tinker, self_hosted=own, memory=mem,
         convergence=convergence(catalog, r), break_even=break_even(catalog, tinker, own),
-        wall_clock_hours=own.gpu_hours / mem.min_gpus, figures=input_figures(catalog, r),
+        wall_clock_hours=own.gpu_hours / mem.min_gpus,
     )
-
-
-def input_figures(catalog: Catalog, r: Resolved) -> tuple[InputFigure, ...]:
-    """Every catalog figure and assumption the estimate used, with its status."""
-    out = [_figure("model.total_params", f"{r.model.name}: total parameters",
-                   r.model.total_params)]
-    if r.model.active_params is not None:
-        out.append(_figure("model.active_params", f"{r.model.name}: active parameters",
-                           r.model.active_params))
-    if r.inputs.lora and r.inputs.d_model is None and r.model.d_model is not None:
-        out.append(_figure("model.d_model", f"{r.model.name}: hidden size", r.model.d_model))
-    if r.teacher is not None and r.teacher.id != r.model.id:
-        out.append(_figure("teacher.total_params", f"Teacher {r.teacher.name}: parameters",
-                           r.teacher.total_params))
-    out.extend(_price_figures(r))
-    hw = r.hardware
-    out.append(_figure("hardware.tflops", f"{hw.name}: dense BF16", hw.bf16_dense_tflops))
-    out.append(_figure("hardware.memory", f"{hw.name}: memory", hw.memory_gb))
-    if hw.bandwidth_tb_s is not None:
-        out.append(_figure("hardware.bandwidth", f"{hw.name}: bandwidth", hw.bandwidth_tb_s))
-    if r.inputs.gpu_price is None:
-        rent = hw.rental_prices[0]
-        out.append(_figure("hardware.price", f"{hw.name}: rental ({rent.provider}, {rent.date})",
-                           rent.price))
-    out.extend(_algorithm_figures(r))
-    for formula_id in _formulas_used(r):
-        f = catalog.formulas[formula_id]
-        out.append(InputFigure(f"formula.{f.id}", f"Formula: {f.name}", f.expression, f.status,
-                               f.source, f.reported_instead))
-    for a in r.assumptions:
-        out.append(InputFigure(f"assumption.{a.key}", a.label,
-                               derive.format_number(a.value * PERCENT) + "%"
-                               if a.unit == Unit.fraction else derive.format_number(a.value),
-                               a.status, a.source, a.reported_instead))
-    if catalog.platform is not None:
-        out.append(_figure("setup.total", "Cost of building the stack",
-                           catalog.platform.setup_cost.total))
-    return tuple(out)
-
-
-def _price_figures(r: Resolved) -> list[InputFigure]:
-    plist = r.price_list
-    out = []
-    if r.row is not None:
-        status = r.row.status or plist.status
-        source = r.row.source or plist.source
-        text = (f"{r.row.model}{r.row.variant or ''}: ${r.row.prefill} / ${r.row.sample} / "
-                f"${r.row.train} per 1M prefill / sample / train")
-        out.append(InputFigure("price.row", f"Tinker prices {plist.id}", text, status, source,
-                               r.row.reported_instead or plist.reported_instead))
-    if plist.cached_prefill_discount is not None:
-        out.append(_figure("price.cache", "Cached-prefill discount", plist.cached_prefill_discount))
-    if plist.storage_usd_per_gb_month is not None:
-        out.append(_figure("price.storage", "Storage", plist.storage_usd_per_gb_month))
-    return out
-
-
-def _algorithm_figures(r: Resolved) -> list[InputFigure]:
-    algo, out = r.algorithm, []
-    k = algo.typical_k
-    out.append(InputFigure("algorithm.typical_k", f"{algo.name}: typical K",
-                           ", ".join(map(str, k.values)), k.status, k.source, k.reported_instead))
-    if algo.typical_g is not None:
-        g = algo.typical_g
-        out.append(InputFigure("algorithm.typical_g", f"{algo.name}: typical G",
-                               ", ".join(map(str, g.values)), g.status, g.source,
-                               g.reported_instead))
-    if algo.scalerl is not None:
-        for name in ("A", "B", "C_mid"):
-            out.append(_figure(f"scalerl.{name}", f"{algo.name} ScaleRL {name}",
-                               getattr(algo.scalerl, name)))
-    return out
-
-
-def _formulas_used(r: Resolved) -> list[str]:
-    used = [FLOPS_ROLLOUT]
-    if any(role in r.roles for role in (m.ModelRole.reference, m.ModelRole.teacher,
-                                        m.ModelRole.reward_model)):
-        used.append(FLOPS_REFERENCE)
-    used.append(training_formula(r)[0])
-    used.append(vram_formula_id(r.inputs.lora))
-    return used
 
 
 # --------------------------------------------------------------------------- flat numbers
@@ -916,97 +801,3 @@ def numbers(result: Result) -> dict[str, float | None]:
     out["breakeven.ratio"] = be.ratio
     out["breakeven.runs"] = be.runs_to_repay_setup
     return out
-
-
-# --------------------------------------------------------------------------- URL state
-
-INT_RE = re.compile(r"^\d{1,12}$")
-NUM_RE = re.compile(r"^\d{1,12}(\.\d{1,12})?$")
-
-SHAPE_KEYS: dict[str, tuple[str, float, float]] = {
-    # query key: (RunShape field, lowest, highest) — out-of-range values are clamped.
-    "steps": ("steps", 0, 1e7),
-    "n": ("prompts_per_step", 0, 1e7),
-    "G": ("group_size", 1, 1e5),
-    "K": ("passes", 1, 1e3),
-    "in": ("prompt_tokens", 0, 1e8),
-    "out": ("completion_tokens", 0, 1e8),
-    "T": ("turns", 1, 1e4),
-    "d": ("context_growth", 0, 1e8),
-}
-DEFAULT_SHAPE: dict[str, float] = {
-    "steps": 100.0, "n": 64.0, "in": 512.0, "out": 2048.0, "T": 1.0, "d": 0.0,
-}
-"""Run-shape defaults (the default preset); G and K default from the algorithm."""
-PERCENT_KEYS = {"mt": "mfu_train", "mp": "mfu_prefill", "md": "mfu_decode"}
-
-
-def _num(query: Mapping[str, str], key: str, lo: float, hi: float) -> float | None:
-    """A non-negative decimal from the query, clamped to [lo, hi]; None if absent or invalid."""
-    raw = query.get(key)
-    if raw is None or not NUM_RE.match(raw):
-        return None
-    return min(max(float(raw), lo), hi)
-
-
-def _int(query: Mapping[str, str], key: str, lo: float, hi: float) -> float | None:
-    raw = query.get(key)
-    if raw is None or not INT_RE.match(raw):
-        return None
-    return min(max(float(raw), lo), hi)
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
-
-
-def _choice(query: Mapping[str, str], key: str, allowed: Iterable[str], default: str) -> str:
-    value = query.get(key)
-    return value if value is not None and value in set(allowed) else default
-
-
-def _flag(query: Mapping[str, str], key: str) -> bool | None:
-    value = query.get(key)
-    return {"1": True, "0": False}.get(value) if value is not None else None
-
-
-def inputs_from_query(catalog: Catalog, query: Mapping[str, str]) -> CalcInputs:
-    """Calculator inputs from URL query parameters; anything missing or invalid -> default.
-
-    ``calculator.js`` parses the same keys with the same rules (see ``parseQuery`` there).
-    """
-    model = _choice(query, "m", catalog.models, DEFAULT_MODEL)
-    algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
-    algo = catalog.algorithms[algo_id]
-    shape_values = {}
-    for key, (name, lo, hi) in SHAPE_KEYS.items():
-        value = _int(query, key, lo, hi)
-        if value is None:
-            value = {"G": default_group_size(algo), "K": default_passes(algo)}.get(
-                key, DEFAULT_SHAPE.get(key))
-        shape_values[name] = value
-    percents = {name: _num(query, key, 0.01, 100) for key, name in PERCENT_KEYS.items()}
-    vram = {}
-    for formula_id in (VRAM_LORA, VRAM_FULL):
-        for var in catalog.formulas[formula_id].variables:
-            value = _num(query, var.name, 0, 1e6) if var.unit == Unit.bytes else None
-            if value is not None:
-                vram[var.name] = value
-    target = _num(query, "tf", 1, 99)
-    return CalcInputs(
-        model=model, algorithm=algo_id,
-        price_list=_choice(query, "p", catalog.price_lists, latest_price_list(catalog)),
-        hardware=_choice(query, "hw", catalog.hardware, DEFAULT_HARDWARE),
-        shape=RunShape(**shape_values, prefix_cache=_flag(query, "cache") is True),
-        variant=query.get("v", ""),
-        lora=query.get("ft") != "full",
-        lora_rank=_int(query, "r", 1, 1e5), d_model=_int(query, "D", 1, 1e6),
-        score_reference=_flag(query, "ref"),
-        teacher=_choice(query, "tm", catalog.models, model),
-        **{name: (None if v is None else v / PERCENT) for name, v in percents.items()},
-        gpu_price=_num(query, "gp", 0, 1e4),
-        target_percent=_or(target, DEFAULT_TARGET_PERCENT),
-        checkpoints=_or(_int(query, "ck", 0, 1e6), 1.0),
-        storage_months=_or(_num(query, "mo", 0, 1e3), 1.0),
-        vram_gb=vram,
-    )
