@@ -13,6 +13,7 @@ Feature modules never import mkdocs; they receive plain values.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,6 +30,9 @@ FEATURES: tuple[str, ...] = (
 )
 """Feature modules, in registration order. Add yours here."""
 
+CATALOG_ENV = "TINKERNOMICS_CATALOG"
+"""Environment variable: build the site from another catalog folder (tests, scratch copies)."""
+
 Macro = Callable[..., str]
 
 
@@ -44,7 +48,8 @@ class SiteContext:
     @classmethod
     def load(cls, root: Path, site_url: str = "") -> SiteContext:
         """Load and validate the catalog once; raise CatalogError listing every problem."""
-        catalog = load_valid_catalog(root / "catalog", docs_dir=root / "docs")
+        catalog_dir = Path(os.environ.get(CATALOG_ENV) or root / "catalog")
+        catalog = load_valid_catalog(catalog_dir, docs_dir=root / "docs")
         return cls(root=root, catalog=catalog, site_url=site_url)
 
     @cached_property
