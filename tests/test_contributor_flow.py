@@ -31,6 +31,7 @@ from helpers_contrib import BIN, null_leaves, required_placeholders, run_cli
 
 from tinkernomics.charts import COMPARISON_ID, algorithm_chart_id
 from tinkernomics.chartsite import EMBED_DIR
+from tinkernomics.fieldsdoc import field_docs
 from tinkernomics.models import Algorithm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,6 +208,18 @@ def test_new_algorithm_has_its_curve_in_the_comparison_chart(built: Built) -> No
     curves = [t for t in spec["data"] if t.get("legendgroup") == NEW_ID and t.get("mode") == "lines"
               and NEW_NAME in t.get("name", "")]
     assert curves, [t.get("name") for t in spec["data"]]
+
+
+@pytest.mark.build
+def test_contributing_pages_show_the_guide_and_every_field(built: Built) -> None:
+    guide = html.unescape(_page(built, "contributing/index.html"))
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    title = contributing.splitlines()[0].removeprefix("# ")
+    assert re.search(rf"<h1[^>]*>{re.escape(title)}", guide)
+    assert "# yaml-language-server: $schema=../schema/algorithm.schema.json" in guide
+    fields = html.unescape(_page(built, "contributing/fields/index.html"))
+    for doc in field_docs(Algorithm):
+        assert re.search(rf"<tr>\s*<td><code>{doc.name}</code></td>", fields), doc.name
 
 
 # --------------------------------------------------------------------------- under a sub-path
