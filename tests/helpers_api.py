@@ -66,4 +66,4 @@ FIGURE_KEYS = {"value", "unit", "status", "source", "derivation"}
 
 def is_figure(value: Any) -> bool:
     """A public Figure (a derivation's input has no `derivation` key)."""
-    return isinstance(value, dict) and FIGURE_KEYS <= value.keys()
+    return isinstance(value, dict) and value.keys() >= FIGURE_KEYS

@@ -45,6 +45,8 @@ PLACEHOLDER_SITE = "https://tinker-nomics.example/"
 SCHEMA_FILE = Path(__file__).with_name("api_schema.json")
 """The committed copy of the public schema; tests compare it with the generated one."""
 CHANGELOG = "CHANGELOG_API.md"
+OPEN_DEFS = ("Figure", "Derivation")
+"""Schema definitions shown unfolded on the API page (the rest are collapsed)."""
 _FILES_KEY = "api_files"
 
 
@@ -113,19 +115,19 @@ def base_url(ctx: SiteContext) -> str:
 
 def endpoints(ctx: SiteContext, files: dict[str, bytes]) -> list[Endpoint]:
     index = json.loads(files[INDEX])["result"]
-    found = [Endpoint(f"/{API_DIR}/{INDEX}", _href(INDEX), "What exists, the API version, when "
+    found = [Endpoint(INDEX, _href(INDEX), "What exists, the API version, when "
                       "the data last changed, checksums.", None),
-             Endpoint(f"/{API_DIR}/{SCHEMA}", _href(SCHEMA), "JSON Schema of every document.",
+             Endpoint(SCHEMA, _href(SCHEMA), "JSON Schema of every document.",
                       None)]
     for c in index["collections"]:
         example = c["ids"][0] if c["ids"] else "ID"
-        found.append(Endpoint(f"/{API_DIR}/{c['path']}", _href(c["path"]),
+        found.append(Endpoint(c["path"], _href(c["path"]),
                               f"{c['title']}: {c['description']}", c["count"]))
-        found.append(Endpoint(f"/{API_DIR}/{c['item_path']}",
+        found.append(Endpoint(c["item_path"],
                               _href(c["item_path"].replace("{id}", example)),
                               f"One of them, e.g. `{example}`.", None))
     if index["platform"]:
-        found.append(Endpoint(f"/{API_DIR}/{index['platform']}", _href(index["platform"]),
+        found.append(Endpoint(index["platform"], _href(index["platform"]),
                               "Tinker as a platform: primitives, token types, setup cost.", None))
     return found
 
@@ -141,6 +143,8 @@ def _type_of(prop: dict[str, Any]) -> str:
         return prop["$ref"].rsplit("/", 1)[-1]
     if "anyOf" in prop:
         return " or ".join(_type_of(p) for p in prop["anyOf"])
+    if "enum" in prop:
+        return " or ".join(f"`{v}`" for v in prop["enum"])
     if "const" in prop:
         return f"`{prop['const']}`"
     if prop.get("type") == "array":
@@ -198,14 +202,15 @@ def macros(ctx: SiteContext) -> dict[str, Macro]:
                       index_href=_href(INDEX), schema_href=_href(SCHEMA))
 
     def api_endpoints() -> str:
-        return render("endpoints.md.j2", endpoints=endpoints(ctx, site_files(ctx)))
+        return render("endpoints.md.j2", endpoints=endpoints(ctx, site_files(ctx)),
+                      root=f"{API_DIR}/")
 
     def api_examples() -> str:
         return render("examples.md.j2", base=base_url(ctx), **example_values(ctx.catalog))
 
     def api_schema_reference() -> str:
         return render("schema.md.j2", defs=schema_defs(api_schema()),
-                      schema_href=_href(SCHEMA))
+                      schema_href=_href(SCHEMA), open=OPEN_DEFS)
 
     def api_changelog() -> str:
         return changelog_body(changelog)

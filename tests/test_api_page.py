@@ -1,0 +1,85 @@
+"""The API page's macros: endpoints, downloads, schema reference and changelog come from the
+generated files, and the Python example on the page runs against the written API."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers_api import REPO_ROOT, catalog, files
+
+from tinkernomics import apisite
+from tinkernomics.api import API_VERSION, COLLECTIONS, RESPONSES, api_schema
+from tinkernomics.api_files import write_api
+from tinkernomics.sitebuild import SiteContext
+
+
+@pytest.fixture
+def ctx() -> SiteContext:
+    context = SiteContext(root=REPO_ROOT, catalog=catalog("fixture"),
+                          site_url="https://example.org/tn/")
+    context.extra[apisite._FILES_KEY] = files("fixture")
+    return context
+
+
+def hrefs(markdown: str) -> list[str]:
+    return re.findall(r'href="([^"]+)"', markdown)
+
+
+def test_endpoints_list_every_collection_and_link_relative_to_the_page(ctx: SiteContext) -> None:
+    text = apisite.macros(ctx)["api_endpoints"]()
+    for c in COLLECTIONS:
+        assert f"<code>{c.path}.json</code>" in text
+        assert f"<code>{c.path}/{{id}}.json</code>" in text
+    links = hrefs(text)
+    assert links and all(h.startswith("v1/") for h in links)
+    for link in links:  # each link names a file the build writes
+        assert link.removeprefix("v1/") in files("fixture")
+
+
+def test_overview_shows_version_date_licence_and_download_sizes(ctx: SiteContext) -> None:
+    text = apisite.macros(ctx)["api_overview"]()
+    assert f"**{API_VERSION}**" in text and "**2026-07-17**" in text and "CC BY 4.0" in text
+    zip_size = len(files("fixture")["tinkernomics-data.zip"])
+    assert f"{zip_size / 1024:.1f} KiB" in text
+    assert "v1/tinkernomics-data.zip" in hrefs(text)
+
+
+def test_schema_reference_has_a_table_for_every_definition(ctx: SiteContext) -> None:
+    text = apisite.macros(ctx)["api_schema_reference"]()
+    schema = api_schema()
+    for name, definition in schema["$defs"].items():
+        assert f'"{name}"' in text
+        for field in definition.get("properties", {}):
+            assert f"`{field}`" in text
+    assert all(f'"{r.__name__}"' in text for r in RESPONSES.values())
+
+
+def test_changelog_is_on_the_page_under_the_page_title(ctx: SiteContext) -> None:
+    text = apisite.macros(ctx)["api_changelog"]()
+    assert re.search(rf"^### {re.escape(API_VERSION)}\b", text, re.MULTILINE)
+    assert not re.search(r"^#{1,2} ", text, re.MULTILINE)
+
+
+def test_examples_use_the_site_url(ctx: SiteContext) -> None:
+    text = apisite.macros(ctx)["api_examples"]()
+    assert "curl -s https://example.org/tn/api/v1/index.json" in text
+    assert 'BASE = "https://example.org/tn/api/v1/"' in text
+
+
+def test_the_python_example_runs_against_the_written_api(tmp_path: Path) -> None:
+    out = tmp_path / "api" / "v1"
+    write_api(files("real"), out)
+    code = apisite.example_python(out.as_uri() + "/", catalog("real"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    lines = done.stdout.splitlines()
+    fits = {k: a.scalerl for k, a in catalog("real").algorithms.items() if a.scalerl}
+    assert len(lines) == len(fits) + 1
+    for line, (algo_id, fit) in zip(lines, sorted(fits.items()), strict=False):
+        assert line.split()[:4] == [algo_id, str(fit.C_mid.value), "gb200_hours",
+                                    fit.C_mid.status.value]
+    assert lines[-1].split()[1] == "derived" and "'C_mid'," in lines[-1]
