@@ -15,10 +15,11 @@ BIN = Path(sys.executable).parent
 """The virtualenv's bin folder: the installed `tinkernomics` and `mkdocs` live here."""
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: Path,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the installed `tinkernomics` in ``cwd``, as a contributor would."""
     return subprocess.run([str(BIN / "tinkernomics"), *args], cwd=cwd, capture_output=True,
-                          text=True, check=False, timeout=300)
+                          text=True, check=False, timeout=300, env=env)
 
 
 def required_placeholders(model: type[BaseModel], prefix: str = "",

@@ -4,6 +4,7 @@ optional blocks uncomment into placeholders, nothing is overwritten, CONTRIBUTIN
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -75,6 +76,21 @@ def test_new_entry_fails_naming_exactly_its_empty_required_fields(
         line = path.read_text(encoding="utf-8").splitlines()[problem.line - 1]
         name = problem.field.rsplit(".", 1)[-1]
         assert line.strip().removeprefix("- ") == f"{name}:", (problem, line)  # on its line
+
+
+def test_in_github_actions_each_empty_field_is_an_annotation_on_its_line(refs_only: Path) -> None:
+    assert run("new", "algorithm", "x1", cwd=refs_only).returncode == 0
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    result = run_cli("validate", cwd=refs_only, env=env)
+    assert result.returncode == 1
+    text = (refs_only / "catalog" / "algorithms" / "x1.yaml").read_text(encoding="utf-8")
+    annotations = re.findall(r"^::error file=([^,]+),line=(\d+),col=\d+::([\w.\[\]]+): (.*)$",
+                             result.stdout, re.MULTILINE)
+    assert {a[2] for a in annotations} == required_placeholders(KINDS_BY_NAME["algorithm"].model)
+    for path, line, field, message in annotations:
+        assert path == "catalog/algorithms/x1.yaml"  # relative to the checkout, as GitHub wants
+        assert text.splitlines()[int(line) - 1].strip() == field.rsplit(".", 1)[-1] + ":"
+        assert message.startswith("required field is empty")
 
 
 def _uncomment_block(text: str, field: str) -> str:
