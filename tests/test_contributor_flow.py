@@ -147,7 +147,8 @@ def built(contributor: Contributor) -> Built:
     port = _free_port()
     base = f"http://127.0.0.1:{port}{SUB_PATH}"
     env = {**os.environ, "SITE_URL": base}
-    env.pop("GITHUB_ACTIONS", None)
+    for name in ("GITHUB_ACTIONS", "TINKERNOMICS_CATALOG"):
+        env.pop(name, None)
     done = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=contributor.repo,
                           env=env, capture_output=True, text=True, check=False, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
