@@ -161,7 +161,7 @@ class Origin:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
+    return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-")
 
 
 def entry_anchor(kind: str, key: str) -> str | None:
@@ -185,9 +185,9 @@ def entry_page(kind: str, key: str) -> str:
 
 
 def value_anchor(origin: Origin) -> str:
-    """Element id of a value on its entry's page; the entry's own anchor for entry-level values."""
-    if not origin.loc:
-        return entry_anchor(origin.kind, origin.key) or "top"
+    """Element id of an unverified value where it is shown (a reference: its own entry)."""
+    if origin.kind == "reference" and not origin.loc:
+        return origin.key
     parts = [origin.kind, origin.key, *(str(p) for p in origin.loc)]
     return "uv-" + _slug("-".join(parts))
 
@@ -231,8 +231,9 @@ class SiteIndex:
 
     def shown(self, text: Markup | str, status: Status, sources: Iterable[str], links: Links,
               *, note: str | None = None, reported_instead: str | None = None,
-              origin: Origin | None = None) -> Shown:
-        """A value with provenance. ``origin`` marks the value's home (gives unverified an id)."""
+              origin: Origin | None = None, anchor: bool = True) -> Shown:
+        """A value with provenance. ``origin`` marks the value's home: an unverified value gets
+        an element id there (unless ``anchor`` is False) and a link to its Data quality entry."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
         meaning = STATUS_MEANINGS[status]
         hover = [f"{status.value.capitalize()}: {meaning}."]
@@ -247,7 +248,7 @@ class SiteIndex:
             hover=" ".join(hover),
             note=prose_inline(note) if note else None,
             reported_instead=prose_inline(reported_instead) if reported_instead else None,
-            anchor=value_anchor(origin) if origin and unverified and origin.loc else None,
+            anchor=value_anchor(origin) if origin and unverified and anchor else None,
             quality_href=(links.to(DATA_QUALITY, quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
@@ -635,7 +636,8 @@ def conversion_view(index: SiteIndex, links: Links) -> ConversionView:
 
 @dataclass(frozen=True)
 class PrimitiveView:
-    call: str
+    name: str
+    client: str
     signature: str
     phase: str
     description: Markup
@@ -678,6 +680,7 @@ class ModelView:
     vision: str
     total: Shown
     active: Shown | None
+    d_model: Shown | None
     notes: Markup | None
 
 
@@ -737,7 +740,7 @@ class TinkerView:
 
 
 def _primitive(index: SiteIndex, p: m.Primitive, links: Links) -> PrimitiveView:
-    return PrimitiveView(f"{p.client}.{p.name}", p.signature,
+    return PrimitiveView(p.name, p.client, p.signature,
                          p.phase.value if p.phase else "—", prose_inline(p.description),
                          index.cite(p.source, links))
 
@@ -791,6 +794,7 @@ def model_views(index: SiteIndex, links: Links) -> list[ModelView]:
             yes_no(lm.vision), index.figure(lm.total_params, links, at("total_params")),
             index.figure(lm.active_params, links, at("active_params"))
             if lm.active_params else None,
+            index.figure(lm.d_model, links, at("d_model")) if lm.d_model else None,
             prose_inline(lm.notes) if lm.notes else None))
     return views
 
@@ -902,7 +906,7 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
         if ref.status == Status.unverified:
             provenance = index.shown(ref.status.value, ref.status, [ref_id], links,
                                      reported_instead=ref.reported_instead,
-                                     origin=Origin("reference", ref_id))
+                                     origin=Origin("reference", ref_id), anchor=False)
         cited_by = [(b.label, b.kind_title, links.to(b.page, b.anchor))
                     for b in index.backlinks.get(ref_id, [])]
         views.append(ReferenceView(

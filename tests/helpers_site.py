@@ -1,0 +1,105 @@
+"""Test helpers for the built site: a tiny HTML tree (stdlib only) and page lookups.
+
+``parse(html)`` returns a ``Node`` tree good enough for tests: find elements by id, class or
+tag, read visible text (without scripts, styles and code), collect links and resource URLs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+HIDDEN_TEXT = {"script", "style", "code", "pre", "template", "noscript"}
+
+PAGES = ("", "algorithms/", "formulas/", "hardware/", "tinker/", "references/",
+         "further-reading/", "data-quality/")
+"""Pages rendered by tinkernomics.pages (besides one page per algorithm)."""
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str] = field(default_factory=dict)
+    children: list[Node | str] = field(default_factory=list)
+
+    def iter(self) -> Iterator[Node]:
+        yield self
+        for child in self.children:
+            if isinstance(child, Node):
+                yield from child.iter()
+
+    def text(self, *, visible_only: bool = False) -> str:
+        parts: list[str] = []
+        for child in self.children:
+            if isinstance(child, str):
+                parts.append(child)
+            elif not (visible_only and child.tag in HIDDEN_TEXT):
+                parts.append(child.text(visible_only=visible_only))
+        return "".join(parts)
+
+    def classes(self) -> list[str]:
+        return self.attrs.get("class", "").split()
+
+    def by_id(self, element_id: str) -> Node | None:
+        return next((n for n in self.iter() if n.attrs.get("id") == element_id), None)
+
+    def by_class(self, name: str) -> list[Node]:
+        return [n for n in self.iter() if name in n.classes()]
+
+    def by_tag(self, tag: str) -> list[Node]:
+        return [n for n in self.iter() if n.tag == tag]
+
+    def ids(self) -> list[str]:
+        return [n.attrs["id"] for n in self.iter() if "id" in n.attrs]
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document")
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth].tag == tag:
+                del self.stack[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse(html: str) -> Node:
+    builder = _TreeBuilder()
+    builder.feed(html)
+    builder.close()
+    return builder.root
+
+
+def page_file(site: Path, path: str) -> Path:
+    """The HTML file of a site-relative directory path (``algorithms/grpo/``)."""
+    return site / path / "index.html"
+
+
+def load_page(site: Path, path: str) -> Node:
+    return parse(page_file(site, path).read_text(encoding="utf-8"))
+
+
+def article(page: Node) -> Node:
+    """The page's main content (Material's ``article.md-content__inner``)."""
+    found = [n for n in page.by_tag("article") if "md-content__inner" in n.classes()]
+    assert found, "no Material article in page"
+    return found[0]
