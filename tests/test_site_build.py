@@ -203,7 +203,8 @@ def unverified_values(catalog: Catalog) -> Iterator[tuple[str, str, object]]:
 
 def resolve(site: Path, page: str, href: str) -> tuple[Path, str]:
     """The file and fragment an internal href of ``page`` points at."""
-    path, fragment = urldefrag(href)
+    parts = urlsplit(href)
+    path, fragment = parts.path, parts.fragment
     target = (site / page / path).resolve() if path else (site / page).resolve()
     if target.is_dir() or not target.suffix:
         target = target / "index.html"
