@@ -1,0 +1,37 @@
+"""Shared pytest fixtures (keep small and generic; feature helpers live in tests/helpers_*.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).parent
+REPO_ROOT = TESTS_DIR.parent
+
+if str(TESTS_DIR) not in sys.path:  # lets tests `import helpers_catalog` under any import mode
+    sys.path.insert(0, str(TESTS_DIR))
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository root (holds catalog/, docs/, mkdocs.yml)."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def valid_catalog_dir() -> Path:
+    """The committed valid fixture catalog (read-only: copy it before changing anything)."""
+    return TESTS_DIR / "fixtures" / "valid"
+
+
+@pytest.fixture
+def catalog_copy(tmp_path: Path) -> Path:
+    """A fresh copy of the valid fixture catalog at ``tmp_path/catalog``."""
+    from helpers_catalog import copy_valid
+
+    return copy_valid(tmp_path)
+
+
+from conftest_site import built_site  # noqa: E402,F401 - the real site, built once per session
