@@ -8,8 +8,8 @@ them, the site build raises ``CatalogError``.
 
 from __future__ import annotations
 
+import difflib
 import json
-import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -73,6 +73,10 @@ class Catalog:
 
     root: Path
     entries: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    invalid: dict[str, set[str]] = field(default_factory=dict)
+    """Ids (file names) of entries whose file exists but did not validate, by kind."""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Traversals computed once per loaded catalog (see ``rules._nested``); read-only after load."""
 
     def of(self, kind: str) -> dict[str, Any]:
         """Models of one kind, by id (file name), in id order."""
@@ -80,6 +84,11 @@ class Catalog:
 
     def ids(self, kind: str) -> set[str]:
         return set(self.entries.get(kind, {}))
+
+    def known_ids(self, kind: str) -> set[str]:
+        """Ids of valid entries plus those of files that exist but failed validation: a link to
+        a broken file is not reported a second time as an unknown id."""
+        return self.ids(kind) | self.invalid.get(kind, set())
 
     def entry(self, kind: str, entry_id: str) -> Entry:
         return self.entries[kind][entry_id]
@@ -162,16 +171,14 @@ def catalog_files(root: Path) -> list[Path]:
     return files
 
 
-def _non_finite(data: Any, doc: YamlDoc, loc: Loc) -> list[Problem]:
-    """`.inf` and `.nan` are valid YAML but never a catalog figure."""
-    if isinstance(data, float) and not math.isfinite(data):
-        line, col = doc.where(loc)
-        return [Problem(doc.path, line, col, format_loc(loc), "numbers must be finite")]
-    if isinstance(data, dict):
-        return [p for k, v in data.items() for p in _non_finite(v, doc, (*loc, k))]
-    if isinstance(data, list):
-        return [p for i, v in enumerate(data) for p in _non_finite(v, doc, (*loc, i))]
-    return []
+def _not_a_folder(shown: str, rel: Path) -> Problem:
+    folder = rel.parent.as_posix()
+    known = [k.folder for k in KINDS]
+    close = difflib.get_close_matches(folder, known, n=1, cutoff=0.6)
+    hint = (f"did you mean {close[0]}/?" if close
+            else "entries live in " + ", ".join(f + "/" for f in known))
+    where = "the catalog root" if folder == "." else f"{folder}/"
+    return Problem(shown, 1, 1, FILE_FIELD, f"{where} is not a catalog folder", hint)
 
 
 def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, list[Problem]]:
@@ -182,16 +189,10 @@ def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, 
         return None, [Problem(shown, 1, 1, FILE_FIELD, "catalog files end in .yaml",
                               f"rename to {path.stem}.yaml")]
     if kind is None:
-        folders = ", ".join(k.folder + "/" for k in KINDS)
-        return None, [Problem(shown, 1, 1, FILE_FIELD,
-                              f"{rel.parent.as_posix()}/ is not a catalog folder",
-                              f"entries live in {folders}")]
+        return None, [_not_a_folder(shown, rel)]
     doc, problems = read_yaml(path.read_bytes(), shown)
     if doc is None:
         return None, problems
-    non_finite = _non_finite(doc.data, doc, ())
-    if non_finite:
-        return None, [*problems, *non_finite]
     try:
         # Lesson: strict *Python* validation refuses "low" for an enum and "2026-01-05" for a
         # date; strict JSON validation takes both and still refuses "4000" for a number.
@@ -217,6 +218,8 @@ def load_catalog(root: Path, *, cwd: Path | None = None,
         problems.extend(found)
         if entry is not None:
             catalog.entries.setdefault(entry.kind.name, {})[entry.key] = entry
+        elif path.suffix == ".yaml" and (kind := _kind_for(path.relative_to(root))):
+            catalog.invalid.setdefault(kind.name, set()).add(path.stem)
     problems.extend(run_rules(catalog, docs_dir=docs_dir))
     return catalog, sorted(set(problems))
 

@@ -106,6 +106,8 @@ def _value_hint(error: dict[str, Any]) -> str | None:
         return f"write true or false; {value!r} is read as text (YAML 1.2)"
     if isinstance(value, str) and kind in ("float_type", "int_type") and "," in value:
         return "write numbers without thousands separators, e.g. 4000"
+    if kind == "list_type":
+        return "write a list: [a, b] or one `- item` per line"
     return None
 
 
@@ -117,6 +119,8 @@ def problems_from_validation(
     for error in err.errors(include_url=False):
         loc: Loc = tuple(error["loc"])
         full = (*prefix, *loc)
+        if doc.is_broken(full):  # the reader already reported this value (alias, tag, .inf)
+            continue
         if error["type"] == "extra_forbidden":
             message, hint = _unknown_field(model, loc)
             line, col = doc.where(full, key=True)

@@ -48,11 +48,21 @@ EXPECTED_UNITS: dict[tuple[type[BaseModel], str], set[Unit]] = {
 UPPER_BOUNDS: dict[Unit, float] = {Unit.percent: 100.0, Unit.fraction: 1.0}
 
 
+_FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # Lesson: `model_fields` goes through a descriptor; cache it per class.
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
+    return names
+
+
 def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
                                                            str | None]]:
     """Every nested model with its loc, its parent model and the parent's field name."""
     yield loc, model, None, None
-    for name in type(model).model_fields:
+    for name in _field_names(type(model)):
         value = getattr(model, name)
         items = enumerate(value) if isinstance(value, list) else [(None, value)]
         for index, item in items:
@@ -62,10 +72,19 @@ def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, Base
                     yield sub_loc, sub, parent or model, field or name
 
 
-def _nested(catalog: Catalog) -> Iterator[tuple[Entry, Loc, Any, BaseModel | None, str | None]]:
-    for entry in catalog.iter_entries():
-        for loc, obj, parent, field in walk(entry.model):
-            yield entry, loc, obj, parent, field
+Nested = tuple[Entry, Loc, Any, BaseModel | None, str | None]
+
+
+def _nested(catalog: Catalog) -> list[Nested]:
+    """Every nested model of every entry; walked once per catalog, shared by the rules."""
+    nested = catalog.memo.get("nested")
+    if nested is None:
+        nested = catalog.memo["nested"] = [
+            (entry, loc, obj, parent, field)
+            for entry in catalog.iter_entries()
+            for loc, obj, parent, field in walk(entry.model)
+        ]
+    return nested
 
 
 def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str,
@@ -90,7 +109,7 @@ def rule_id_matches_file(catalog: Catalog) -> Iterator[Problem]:
 
 def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
     """Every `source` and `references` entry names an existing reference."""
-    refs = catalog.ids("reference")
+    refs = catalog.known_ids("reference")
     for entry, loc, obj, _, _ in _nested(catalog):
         source = getattr(obj, "source", None)
         if isinstance(source, str) and source not in refs:
@@ -106,20 +125,20 @@ def rule_links_exist(catalog: Catalog) -> Iterator[Problem]:
     for key, algo in catalog.algorithms.items():
         entry = catalog.entry("algorithm", key)
         for i, loss in enumerate(algo.tinker_losses):
-            if loss not in catalog.ids("loss"):
+            if loss not in catalog.known_ids("loss"):
                 yield _unknown_id(catalog, entry, ("tinker_losses", i), loss, "loss",
                                   "Tinker loss")
     for key, plist in catalog.price_lists.items():
         entry = catalog.entry("price_list", key)
         for i, row in enumerate(plist.rows):
-            if row.model not in catalog.ids("model"):
+            if row.model not in catalog.known_ids("model"):
                 yield _unknown_id(catalog, entry, ("rows", i, "model"), row.model, "model",
                                   "model")
     for key, conv in catalog.conversions.items():
         entry = catalog.entry("conversion", key)
         for name in ("from_hardware", "to_hardware"):
             wanted = getattr(conv, name)
-            if wanted not in catalog.ids("hardware"):
+            if wanted not in catalog.known_ids("hardware"):
                 yield _unknown_id(catalog, entry, (name,), wanted, "hardware", "hardware")
 
 
@@ -174,7 +193,7 @@ def rule_scalerl_sane(catalog: Catalog) -> Iterator[Problem]:
         if fit is None:
             continue
         for name in ("B", "C_mid"):
-            if getattr(fit, name).value <= 0:
+            if getattr(fit, name).value == 0:  # negatives: rule_figure_ranges says so already
                 yield catalog.problem("algorithm", key, ("scalerl", name, "value"),
                                       f"{name} must be greater than 0")
         if fit.R0 is not None and fit.R0.value >= fit.A.value:
@@ -212,11 +231,11 @@ def rule_algorithm_consistent(catalog: Catalog) -> Iterator[Problem]:
     pairs = (("needs_critic", m.ModelRole.critic), ("needs_reward_model", m.ModelRole.reward_model))
     for key, algo in catalog.algorithms.items():
         for flag, role in pairs:
-            if getattr(algo, flag) != (role in algo.models_in_memory):
+            flagged = getattr(algo, flag)
+            if flagged != (role in algo.models_in_memory):
                 yield catalog.problem("algorithm", key, (flag,),
-                                      f"{flag} is {str(getattr(algo, flag)).lower()} but "
-                                      f"models_in_memory {'lacks' if getattr(algo, flag) else 'has'}"
-                                      f" {role.value}")
+                                      f"{flag} is {str(flagged).lower()} but models_in_memory "
+                                      f"{'lacks' if flagged else 'has'} {role.value}")
         if not algo.online and algo.typical_g is not None:
             yield catalog.problem("algorithm", key, ("typical_g",),
                                   "an offline algorithm (online: false) has no group size",
