@@ -1,0 +1,54 @@
+"""Test helpers for charts: a catalog with several ScaleRL fits, and the formula written out.
+
+``fitted_catalog(tmp_path)`` copies the valid fixture (one fit: GRPO, unverified) and adds two
+algorithms derived from its file: ``cispo`` (reported parameters, with R0) and ``dapo``
+(unverified). The formula below is typed here again on purpose: tests check the package's
+curve points against it, computed from the catalog's own values.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from helpers_catalog import copy_valid, write_file
+
+from tinkernomics import models as m
+from tinkernomics.catalog import Catalog, load_valid_catalog
+
+
+def reward(fit: m.ScaleRLFit, compute: float) -> float:
+    """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B), percentages as fractions, R0 = 0 if absent."""
+    a = fit.A.value / 100
+    r0 = fit.R0.value / 100 if fit.R0 is not None else 0.0
+    return r0 + (a - r0) / (1 + (fit.C_mid.value / compute) ** fit.B.value)
+
+
+def _variant(grpo: str, algo_id: str, name: str, a: str, b: str, c_mid: str, *,
+             reported: bool, r0: str | None = None) -> str:
+    text = grpo.replace("id: grpo", f"id: {algo_id}").replace("name: GRPO", f"name: {name}")
+    text = text.replace("    value: 50\n", f"    value: {a}\n", 1)
+    text = text.replace("    value: 1.8\n", f"    value: {b}\n", 1)
+    text = text.replace("    value: 4000\n", f"    value: {c_mid}\n", 1)
+    if reported:
+        text = text.replace("status: unverified\n    source: original_site",
+                            "status: reported\n    source: scalerl_khatri")
+        text = re.sub(r"\n    reported_instead: [^\n]*", "", text)
+    if r0 is not None:
+        text = text.replace("notes: >-", "  R0:\n    value: " + r0 + "\n    unit: percent\n"
+                            "    status: reported\n    source: scalerl_khatri\nnotes: >-", 1)
+    return text
+
+
+def fitted_catalog_dir(tmp_path: Path) -> Path:
+    root = copy_valid(tmp_path)
+    grpo = (root / "algorithms" / "grpo.yaml").read_text(encoding="utf-8")
+    write_file(root, "algorithms/cispo.yaml",
+               _variant(grpo, "cispo", "CISPO", "61", "1.97", "2500", reported=True, r0="12"))
+    write_file(root, "algorithms/dapo.yaml",
+               _variant(grpo, "dapo", "DAPO", "52", "2", "3500", reported=False))
+    return root
+
+
+def fitted_catalog(tmp_path: Path) -> Catalog:
+    return load_valid_catalog(fitted_catalog_dir(tmp_path))

@@ -1,0 +1,286 @@
+"""ScaleRL charts: curve values against the formula, the Plotly spec, the static SVG, data files,
+the page/embed HTML and the files written into the site."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from helpers_charts import fitted_catalog, reward
+
+from tinkernomics import charts, chartsite, chartsvg
+from tinkernomics.catalog import Catalog
+from tinkernomics.sitebuild import SiteContext
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    return fitted_catalog(tmp_path_factory.mktemp("charts"))
+
+
+@pytest.fixture(scope="module")
+def comparison(catalog: Catalog) -> charts.Chart:
+    return charts.build_chart(catalog, charts.COMPARISON_ID)
+
+
+def factor_from_catalog(catalog: Catalog) -> float:
+    """GB200 -> H100 factor from the two hardware entries, computed here independently."""
+    return catalog.hardware["gb200"].bf16_dense_tflops.value / \
+        catalog.hardware["h100"].bf16_dense_tflops.value
+
+
+def spec_traces(spec: dict, suffix: str) -> dict[str, dict]:
+    """Traces of one kind (' C_mid', ' asymptote A') by algorithm name."""
+    return {t["name"].removesuffix(suffix): t for t in spec["data"]
+            if t["name"].endswith(suffix)}
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def test_chart_ids_are_the_comparison_then_one_per_fitted_algorithm(catalog: Catalog) -> None:
+    fitted = sorted(a.id for a in catalog.algorithms.values() if a.scalerl is not None)
+    assert fitted == ["cispo", "dapo", "grpo"]
+    assert "ppo" in catalog.algorithms  # an algorithm without a fit gets no chart
+    assert charts.chart_ids(catalog) == ["scalerl-comparison"] + [f"scalerl-{a}" for a in fitted]
+
+
+def test_unknown_chart_id_names_the_known_ones(catalog: Catalog) -> None:
+    with pytest.raises(charts.UnknownChartError) as err:
+        charts.build_chart(catalog, "scalerl-ppo")
+    assert "scalerl-ppo" in str(err.value) and "scalerl-comparison, scalerl-cispo" in str(err.value)
+
+
+# --------------------------------------------------------------------------- curve values
+
+
+def test_reward_at_c_mid_is_half_way_between_r0_and_a(comparison: charts.Chart,
+                                                      catalog: Catalog) -> None:
+    spec = charts.plotly_figure(comparison)
+    markers = spec_traces(spec, " C_mid")
+    for s in comparison.series:
+        fit = catalog.algorithms[s.algorithm_id].scalerl
+        assert fit is not None
+        r0 = fit.R0.value / 100 if fit.R0 else 0.0
+        half_way = (r0 + fit.A.value / 100) / 2
+        assert reward(fit, fit.C_mid.value) == pytest.approx(half_way)
+        assert s.midpoint_reward == pytest.approx(half_way, abs=1e-12)
+        marker = markers[s.name]
+        assert marker["x"] == [fit.C_mid.value]
+        assert marker["y"][0] == pytest.approx(half_way, abs=1e-6)
+    assert {s.algorithm_id: s.params.R0 for s in comparison.series}["cispo"] == 0.12
+
+
+def test_curve_ends_match_the_formula_at_both_axis_ends(comparison: charts.Chart,
+                                                        catalog: Catalog) -> None:
+    spec = charts.plotly_figure(comparison)
+    curves = {t["legendgroup"]: t for t in spec["data"] if t.get("showlegend", True)
+              and t.get("mode") == "lines"}
+    for s in comparison.series:
+        fit = catalog.algorithms[s.algorithm_id].scalerl
+        assert fit is not None
+        (c0, r_first), (c1, r_last) = s.points[0], s.points[-1]
+        assert (c0, c1) == pytest.approx((comparison.x_low, comparison.x_high))
+        assert r_first == pytest.approx(reward(fit, comparison.x_low), rel=1e-12)
+        assert r_last == pytest.approx(reward(fit, comparison.x_high), rel=1e-12)
+        trace = curves[s.algorithm_id]
+        assert trace["y"][0] == pytest.approx(reward(fit, comparison.x_low), abs=1e-6)
+        assert trace["y"][-1] == pytest.approx(reward(fit, comparison.x_high), abs=1e-6)
+        # the axis shows the whole rise: under 5% of the gain at the left, over 95% at the right
+        r0 = fit.R0.value / 100 if fit.R0 else 0.0
+        gain = fit.A.value / 100 - r0
+        assert r_first - r0 < 0.05 * gain and r_last - r0 > 0.95 * gain
+
+
+def test_points_are_log_spaced_and_rise_monotonically(comparison: charts.Chart) -> None:
+    for s in comparison.series:
+        xs = [math.log10(c) for c, _ in s.points]
+        steps = {round(b - a, 9) for a, b in itertools.pairwise(xs)}
+        assert len(s.points) == charts.CURVE_POINTS and len(steps) == 1
+        rewards = [r for _, r in s.points]
+        assert rewards == sorted(rewards)
+
+
+def test_h100_equivalent_hours_use_the_hardware_factor(comparison: charts.Chart,
+                                                       catalog: Catalog) -> None:
+    factor = factor_from_catalog(catalog)
+    spec = charts.plotly_figure(comparison)
+    for s in comparison.series:
+        for (c, _), h in zip(s.points, s.h100_hours, strict=True):
+            assert h == pytest.approx(c * factor)
+    curve = spec["data"][0]
+    assert curve["customdata"][0] == pytest.approx(curve["x"][0] * factor, rel=1e-5)
+    top = spec["layout"]["xaxis2"]["range"]
+    assert top == pytest.approx([math.log10(comparison.x_low * factor),
+                                 math.log10(comparison.x_high * factor)])
+
+
+# --------------------------------------------------------------------------- Plotly spec
+
+
+def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
+    spec = charts.plotly_figure(comparison)
+    go.Figure(data=spec["data"], layout=spec["layout"])  # raises on any unknown property
+    go.Figure(data=spec["data"], layout=spec["image"]["layout"])
+    for theme in spec["themes"].values():
+        go.Figure(data=spec["data"], layout=spec["layout"]).update_layout(theme)
+
+
+def test_spec_marks_c_mid_and_asymptote_and_flags_unverified_fits(comparison: charts.Chart,
+                                                                  catalog: Catalog) -> None:
+    spec = charts.plotly_figure(comparison)
+    legend = [t["name"] for t in spec["data"] if t.get("showlegend", True)]
+    assert legend == ["CISPO", "DAPO (unverified)", "GRPO (unverified)"]
+    asymptotes = spec_traces(spec, " asymptote A")
+    for s in comparison.series:
+        fit = catalog.algorithms[s.algorithm_id].scalerl
+        assert fit is not None
+        assert asymptotes[s.name]["y"] == [fit.A.value / 100] * 2
+        assert asymptotes[s.name]["line"]["dash"] == "dash"
+        marker = spec_traces(spec, " C_mid")[s.name]
+        assert ("unverified" in marker["hovertemplate"]) is s.unverified
+    hover = spec["data"][0]["hovertemplate"]
+    assert "GB200-h" in hover and "H100-eq h" in hover and "%{y:.1%}" in hover
+
+
+def test_spec_axes_and_themes(comparison: charts.Chart) -> None:
+    layout = charts.plotly_figure(comparison)["layout"]
+    assert layout["xaxis"]["type"] == "log" and layout["xaxis2"]["overlaying"] == "x"
+    assert layout["xaxis"]["ticktext"][:2] == ["100", "1k"]
+    assert layout["yaxis"]["range"][1] >= max(s.params.A for s in comparison.series)
+    light, dark = charts.THEMES["light"], charts.THEMES["dark"]
+    assert light.keys() == dark.keys()
+    assert light["paper_bgcolor"] != dark["paper_bgcolor"]
+    assert light["font.color"] != dark["font.color"]
+
+
+def test_single_algorithm_chart_labels_c_mid_and_a(catalog: Catalog) -> None:
+    chart = charts.build_chart(catalog, "scalerl-grpo")
+    assert [s.algorithm_id for s in chart.series] == ["grpo"]
+    texts = [a["text"] for a in charts.plotly_figure(chart)["layout"]["annotations"]]
+    assert texts == ["asymptote A = 50%", "C_mid = 4,000 GB200-h"]
+
+
+def test_an_algorithm_keeps_its_colour_on_every_chart(catalog: Catalog,
+                                                      comparison: charts.Chart) -> None:
+    colours = {s.algorithm_id: s.color for s in comparison.series}
+    assert len(set(colours.values())) == len(colours)
+    for algo_id, colour in colours.items():
+        assert charts.build_chart(catalog, f"scalerl-{algo_id}").series[0].color == colour
+
+
+# --------------------------------------------------------------------------- static SVG
+
+
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+def test_static_svg_draws_every_curve(comparison: charts.Chart, layout: str) -> None:
+    svg = ET.fromstring(chartsvg.chart_svg(comparison, layout=layout))
+    assert svg.get("viewBox", "").startswith(f"0 0 {chartsvg.LAYOUTS[layout].width:g}")
+    polylines = svg.findall(f".//{SVG_NS}polyline")
+    assert len(polylines) == len(comparison.series)
+    assert all(len(p.get("points", "").split()) == charts.CURVE_POINTS for p in polylines)
+    texts = [t.text for t in svg.iter(f"{SVG_NS}text")]
+    assert "DAPO (unverified)" in texts and "CISPO" in texts and "1k" in texts
+    style = svg.find(f"{SVG_NS}style")
+    assert style is not None and "[data-md-color-scheme=slate] .tn-svg" in (style.text or "")
+
+
+def test_standalone_svg_has_title_and_licence(comparison: charts.Chart) -> None:
+    svg = ET.fromstring(chartsvg.standalone_svg(comparison))
+    texts = " ".join(t.text or "" for t in svg.iter(f"{SVG_NS}text"))
+    assert comparison.title in texts and charts.LICENCE in texts
+
+
+# --------------------------------------------------------------------------- data files
+
+
+def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: Catalog) -> None:
+    rows = list(csv.DictReader(io.StringIO(charts.to_csv(comparison))))
+    assert len(rows) == len(comparison.series) * charts.CURVE_POINTS
+    assert tuple(rows[0]) == charts.CSV_COLUMNS
+    assert {r["licence"] for r in rows} == {"CC BY 4.0"}
+    by_algo = {r["algorithm_id"]: r for r in rows}  # the last point of each
+    fit = catalog.algorithms["cispo"].scalerl
+    assert fit is not None
+    last = by_algo["cispo"]
+    assert float(last["reward"]) == pytest.approx(reward(fit, float(last["gb200_hours"])),
+                                                  rel=1e-5)
+    assert last["parameter_status"] == "reported" and last["sources"] == "scalerl_khatri"
+    assert by_algo["dapo"]["parameter_status"] == "unverified"
+
+
+def test_json_has_sources_licence_and_parameters(comparison: charts.Chart) -> None:
+    data = json.loads(json.dumps(charts.to_json(comparison, "https://example.org/tn/")))
+    assert data["licence"]["name"] == "CC BY 4.0"
+    assert data["licence"]["url"].startswith("https://creativecommons.org/licenses/by/4.0")
+    assert data["page"] == "https://example.org/tn/algorithms/"
+    ids = {s["id"] for s in data["sources"]}
+    assert {"original_site", "scalerl_khatri", "glennklockwood_b200",
+            "glennklockwood_h100"} <= ids
+    cispo = next(s for s in data["series"] if s["algorithm_id"] == "cispo")
+    assert cispo["parameters"]["R0"]["value"] == 12 and cispo["status"] == "reported"
+    grpo = next(s for s in data["series"] if s["algorithm_id"] == "grpo")
+    assert grpo["parameters"]["A"]["reported_instead"]
+    assert len(grpo["points"]) == charts.CURVE_POINTS
+
+
+# --------------------------------------------------------------------------- HTML
+
+
+def test_script_json_cannot_close_its_script_tag() -> None:
+    text = chartsite.script_json({"a": "</script><!--"})
+    assert "</" not in text and "<!--" not in text
+    assert json.loads(text) == {"a": "</script><!--"}
+
+
+@pytest.mark.parametrize(("here", "root"), [("", "./"), ("algorithms/", "../"),
+                                            ("algorithms/grpo/", "../../")])
+def test_root_from_a_page(here: str, root: str) -> None:
+    assert chartsite.root_from(here) == root
+
+
+def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.Chart) -> None:
+    html = chartsite.render_figure(comparison, root="../", site_url="https://example.org/tn/")
+    assert "\n\n" not in html  # one markdown HTML block
+    assert 'data-tn-chart="scalerl-comparison"' in html
+    spec = html.split('class="tn-chart__spec">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(spec)["data"][0]["name"] == "CISPO"
+    for name in ("data.csv", "data.json", "chart.svg"):
+        assert f'href="../embed/scalerl-comparison/{name}"' in html
+    assert "&lt;iframe src=&#34;https://example.org/tn/embed/scalerl-comparison/?theme=auto" \
+        in html
+    assert "https://example.org/tn/embed/resize.js" in html
+    assert html.count("<svg") == 2 and "<table>" in html
+
+
+def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
+    html = chartsite.render_embed_page(comparison, "https://example.org/tn/")
+    assert "md-header" not in html and "tn-chart__embed" not in html
+    assert 'src="../../assets/javascripts/charts.js"' in html
+    assert 'href="data.csv"' in html and "data-tn-embed" in html
+    assert "theme" in html and "prefers-color-scheme" in html
+
+
+def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
+        catalog: Catalog, tmp_path: Path) -> None:
+    ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url="https://example.org/tn/")
+    first, second = tmp_path / "a", tmp_path / "b"
+    chartsite.write_outputs(ctx, first)
+    chartsite.write_outputs(ctx, second)
+    files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
+    expected = {f"embed/{cid}/{name}" for cid in charts.chart_ids(catalog)
+                for name in ("index.html", "data.csv", "data.json", "chart.svg")}
+    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY}
+    for rel in files:
+        assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
+    assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \
+        chartsite.plotly_js_path().read_bytes()

@@ -1,0 +1,14 @@
+(function () {
+  /* ?theme=light|dark|auto (default auto: the reader's system setting, followed live). */
+  var wanted = new URLSearchParams(location.search).get("theme");
+  var root = document.documentElement;
+  var query = window.matchMedia("(prefers-color-scheme: dark)");
+  function apply() {
+    var dark = wanted === "dark" || (wanted !== "light" && query.matches);
+    root.setAttribute("data-md-color-scheme", dark ? "slate" : "default");
+  }
+  apply();
+  if (wanted !== "light" && wanted !== "dark" && query.addEventListener) {
+    query.addEventListener("change", apply);
+  }
+})();
