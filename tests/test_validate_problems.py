@@ -123,6 +123,9 @@ CASES = [
              "invalid YAML: mapping values are not allowed")),
     c("invalid-yaml-tab-indent", sub(H100, "  value: 80\n", "\tvalue: 80\n"),
       Expect("catalog/hardware/h100.yaml:9:1: (file)", "invalid YAML")),
+    c("invalid-yaml-unterminated-quote", sub(PPO, "name: PPO\n", 'name: "PPO\n'),
+      Expect("catalog/algorithms/ppo.yaml:20:1: (file)",
+             "invalid YAML: while scanning a quoted scalar", "starts on line 2")),
     c("duplicate-key", append(PPO, "year: 2018\n"),
       Expect("catalog/algorithms/ppo.yaml:20:1: year", "duplicate key 'year'",
              "first defined on line 5")),
@@ -260,6 +263,9 @@ CASES = [
     c("yml-extension", put("algorithms/dapo.yml", "id: dapo\n"),
       Expect("catalog/algorithms/dapo.yml:1:1: (file)", "catalog files end in .yaml",
              "rename to dapo.yaml")),
+    c("upper-case-extension", put("algorithms/dapo.YAML", "id: dapo\n"),
+      Expect("catalog/algorithms/dapo.YAML:1:1: (file)", "catalog files end in .yaml",
+             "rename to dapo.yaml")),
 ]
 
 
@@ -301,3 +307,21 @@ def test_file_at_the_size_limit_is_read(tmp_path: Path) -> None:
     append(PPO, b"#" * (MAX_FILE_BYTES - size - 1) + b"\n")(root)
     assert (root / PPO).stat().st_size == MAX_FILE_BYTES
     assert run_validate(tmp_path, "catalog").code == 0
+
+
+def test_unreadable_file_is_a_problem_not_a_crash(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_valid(tmp_path)
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "ppo.yaml" and self.parent.name == "algorithms":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    run = run_validate(tmp_path, "catalog")
+    assert run.code == 1
+    assert run.wheres == ["catalog/algorithms/ppo.yaml:1:1: (file)"]
+    assert run.problems[0].message == "cannot read the file: Permission denied"
+    assert root.is_dir()

@@ -166,7 +166,7 @@ def catalog_files(root: Path) -> list[Path]:
         rel = path.relative_to(root)
         if rel.parts and rel.parts[0] == SCHEMA_DIR:
             continue
-        if path.is_file() and path.suffix in (".yaml", ".yml"):
+        if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):  # .YAML is reported
             files.append(path)
     return files
 
@@ -190,7 +190,11 @@ def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, 
                               f"rename to {path.stem}.yaml")]
     if kind is None:
         return None, [_not_a_folder(shown, rel)]
-    doc, problems = read_yaml(path.read_bytes(), shown)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return None, [Problem(shown, 1, 1, FILE_FIELD, f"cannot read the file: {err.strerror}")]
+    doc, problems = read_yaml(raw, shown)
     if doc is None:
         return None, problems
     try:

@@ -319,6 +319,18 @@ def _empty(path: str) -> list[Problem]:
     return [Problem(path, 1, 1, FILE_FIELD, "file is empty", "fill it in or delete it")]
 
 
+_CONTEXT = re.compile(r"^while (?:scanning|parsing) (?:an? )?(.+)$")
+
+
+def _started_on(err: yaml.MarkedYAMLError) -> str | None:
+    """'the quoted scalar starts on line 2' when libyaml noticed the error lines later."""
+    start, end = err.context_mark, err.problem_mark
+    match = _CONTEXT.match(str(err.context or ""))
+    if start is None or end is None or start.line == end.line or match is None:
+        return None
+    return f"the {match[1]} starts on line {start.line + 1}"
+
+
 def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Problem]) -> Any:
     """Plain data of ``node``: the fast path, or the careful builder when there is a problem."""
     try:
@@ -348,7 +360,8 @@ def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = " ".join(str(x) for x in (err.context, err.problem) if x)
-        return None, [Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}")]
+        return None, [Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
+                              _started_on(err))]
     except yaml.YAMLError as err:  # pragma: no cover - libyaml always marks its errors
         return None, [Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")]
     if node is None:
