@@ -26,8 +26,10 @@ DEFAULT_MODEL = "qwen3-8b"
 DEFAULT_ALGORITHM = "grpo"
 DEFAULT_HARDWARE = "h100"
 
-INT_PATTERN = r"^\d{1,12}$"
-NUM_PATTERN = r"^\d{1,12}(\.\d{1,12})?$"
+INT_PATTERN = r"[0-9]{1,12}"
+NUM_PATTERN = r"[0-9]{1,12}(\.[0-9]{1,12})?"
+"""Whole and decimal query numbers; matched against the whole value (no signs, no exponents,
+ASCII digits only) here and in the browser."""
 _INT = re.compile(INT_PATTERN)
 _NUM = re.compile(NUM_PATTERN)
 
@@ -67,7 +69,7 @@ def _ranged(query: Mapping[str, str], key: str, spec: Mapping[str, object]) -> f
     """A non-negative number from the query, clamped to [lo, hi]; None if absent or invalid."""
     raw = query.get(key)
     pattern = _INT if spec["kind"] == "int" else _NUM
-    if raw is None or not pattern.match(raw):
+    if raw is None or not pattern.fullmatch(raw):
         return None
     return min(max(float(raw), float(spec["lo"])), float(spec["hi"]))  # type: ignore[arg-type]
 

@@ -1,0 +1,208 @@
+"""The Calculator page computes in the browser exactly what the Python reference computes.
+
+Each case is a calculator link (its query string). The page, built once per session and served
+on a loopback port, is opened in headless Chromium through that link; the test then compares,
+for every number, the browser's value with ``calc.numbers`` (exact float equality), every shown
+number with ``calcsite.fmt_value`` of Python's value, and the listed inputs with
+``calcinputs.figure_keys``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from helpers_calc import real_catalog
+
+from tinkernomics import calc, calcinputs, calcsite
+from tinkernomics.catalog import Catalog
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+CASES: dict[str, dict[str, str]] = {
+    "defaults": {},
+    "fireworks-episode": dict(calcsite.PRESETS[1][1]),
+    "opd-teacher": dict(calcsite.PRESETS[2][1]),
+    "ppo-full": dict(calcsite.PRESETS[3][1]),
+    "moe-multiturn-cache-overrides": {
+        "a": "cispo", "m": "gpt-oss-120b", "hw": "gb200", "steps": "37", "n": "48", "G": "16",
+        "K": "2", "in": "1234", "out": "777", "T": "5", "d": "3333", "cache": "1",
+        "mt": "41.5", "mp": "27", "md": "3.25", "gp": "7.77", "tf": "75", "kv_cache": "12.5",
+        "ck": "3", "mo": "2.5", "r": "8",
+    },
+    "no-price-row": {"m": "llama-3.1-8b", "p": "2026-07-17", "a": "dr_grpo"},
+    "offline-dpo": {"a": "dpo", "G": "2", "steps": "500", "n": "128", "ft": "full"},
+    "invalid-values": {"steps": "abc", "G": "0", "in": "-5", "K": "9999", "T": "1.5",
+                       "md": "1e3", "hw": "nope", "ref": "0"},
+}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return real_catalog()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def calc_server(built_site: Any) -> Iterator[str]:
+    """The built site on a loopback port (stopped after the module)."""
+    handler = functools.partial(_QuietHandler, directory=str(Path(built_site.root)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def calc_browser() -> Iterator[Any]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_calculator(browser: Any, base: str, query: dict[str, str], *,
+                    width: int = 1280, scheme: str = "light") -> tuple[Any, list[str]]:
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    suffix = "?" + urlencode(query) if query else ""
+    page.goto(base + "calculator/" + suffix)
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    return page, errors
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_browser_equals_python(calc_browser: Any, calc_server: str, catalog: Catalog,
+                               case: str) -> None:
+    query = CASES[case]
+    result = calcinputs.estimate(catalog, query)
+    expected = calc.numbers(result)
+    page, errors = open_calculator(calc_browser, calc_server, query)
+    try:
+        last = page.evaluate("window.tnCalculator.last()")
+        shown = page.eval_on_selector_all(
+            ".tn-calc__results [data-key]", "els => els.map(e => [e.dataset.key, e.textContent])")
+    finally:
+        page.close()
+    assert errors == []
+    # Playwright hands over whole JS numbers as Python ints written out in decimal; float()
+    # gives back the very double the browser held.
+    got = {k: None if v is None else float(v) for k, v in last["numbers"].items()}
+    assert set(got) == set(expected)
+    differ = {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}
+    assert differ == {}, f"browser and Python disagree on {case}"
+    assert last["figures"] == calcinputs.figure_keys(result.resolved)
+    assert shown, "the page shows no numbers"
+    for key, text in shown:
+        assert text == calcsite.fmt_value(calcsite.format_kind(key), expected[key]), key
+
+
+def test_fireworks_numbers_on_the_page(calc_browser: Any, calc_server: str) -> None:
+    """The Fireworks preset link shows the prefill and sample totals of the hand computation."""
+    page, errors = open_calculator(calc_browser, calc_server, CASES["fireworks-episode"])
+    try:
+        def text(key: str) -> str:
+            return page.text_content(f'#calc-tinker + .tn-calc__scroll [data-key="{key}"]')
+
+        # 1,000 × (8 × 8,000 + 12,000 × 8 × 7 / 2) prefill tokens at $5.15 per 1M
+        assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"
+        assert page.text_content('[data-key="tokens.sample"]') == "16,000,000"
+        assert text("tinker.prefill") == "$2,060"
+        assert text("tinker.sample") == "$204.96"
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server: str,
+                                                 catalog: Catalog) -> None:
+    page, errors = open_calculator(calc_browser, calc_server, {})
+    try:
+        page.fill('input[name="steps"]', "250")
+        page.wait_for_function("window.tnCalculator.last().inputs.shape.steps === 250")
+        url = page.url
+        total = page.text_content('.tn-calc__cards [data-key="tinker.total"]')
+        page.select_option('select[name="a"]', "ppo")
+        page.wait_for_function("window.tnCalculator.last().inputs.algorithm === 'ppo'")
+        ppo_query = page.evaluate("location.search")
+    finally:
+        page.close()
+    assert errors == []
+    assert "steps=250" in url
+    expected = calcinputs.estimate(catalog, {"steps": "250"}).tinker.total
+    assert total == calcsite.fmt_usd(expected)
+    # changing the algorithm drops G and K so they default to PPO's typical values
+    assert "a=ppo" in ppo_query and "G=" not in ppo_query
+
+
+def test_preset_link_reproduces_the_estimate(calc_browser: Any, calc_server: str) -> None:
+    page, errors = open_calculator(calc_browser, calc_server, {})
+    try:
+        page.click(".tn-calc__preset >> nth=1")
+        page.wait_for_function("window.tnCalculator.last().inputs.model === 'kimi-k2.6'")
+        first = page.evaluate("window.tnCalculator.last().numbers")
+        page.goto(page.url)  # the link alone
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+        again = page.evaluate("window.tnCalculator.last().numbers")
+        url = page.url
+    finally:
+        page.close()
+    assert errors == []
+    assert first == again
+    assert "m=kimi-k2.6" in url and "T=8" in url
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
+def test_page_fits_the_viewport(calc_browser: Any, calc_server: str, width: int,
+                                scheme: str) -> None:
+    page, errors = open_calculator(calc_browser, calc_server, CASES["ppo-full"], width=width,
+                                   scheme=scheme)
+    try:
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    finally:
+        page.close()
+    assert errors == []
+    assert overflow <= 0
+
+
+TRICKY = [0.0, 0.125, 0.0625, 2.5, 12.25, 99.96, 99.95, 999.995, 1234.5, -1234.5, 0.005, 0.0005,
+          0.001, 1e-7, 1e15, 9.995e17, 33.086247460769475, 2264.96, -0.0001, 123456789.5]
+
+
+def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -> None:
+    """calculator.js formats like calcsite.fmt_* on ties, tiny and huge values, negatives."""
+    page, errors = open_calculator(calc_browser, calc_server, {})
+    try:
+        got = page.evaluate(
+            """values => values.map(v => [window.tnCalculator.format.number(v),
+                window.tnCalculator.format.count(v), window.tnCalculator.format.usd(v)])""",
+            TRICKY)
+    finally:
+        page.close()
+    assert errors == []
+    expected = [[calcsite.fmt_number(v), calcsite.fmt_count(v), calcsite.fmt_usd(v)]
+                for v in TRICKY]
+    assert got == expected
