@@ -1,0 +1,156 @@
+"""The built site in headless Chromium, light and dark, desktop and a 390 px phone: nothing
+overflows the page, no raw Jinja or LaTeX is visible, math renders, the palette toggle works
+across instant navigation, and no request leaves the site's own host. The site is answered
+from disk at its Pages URL (with its sub-path)."""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_site import PAGES
+
+from tinkernomics.catalog import load_valid_catalog
+
+pytestmark = [pytest.mark.build, pytest.mark.browser]
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SUB_PATH = urlsplit(SUB_PATH_URL).path
+VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
+SCHEMES = ("default", "slate")
+STATE_JS = """() => {
+    const width = document.documentElement.clientWidth;
+    const scrolls = '.tn-table-wrap, .md-typeset__scrollwrap, .tn-formula__math, .tn-math, pre';
+    return {
+        scheme: document.body.getAttribute('data-md-color-scheme'),
+        overflow: document.documentElement.scrollWidth - width,
+        text: document.body.innerText,
+        wide: [...document.querySelectorAll('article *')]
+            .filter(e => e.getBoundingClientRect().right > width + 1 && !e.closest(scrolls))
+            .slice(0, 3).map(e => e.tagName + '.' + e.className),
+    };
+}"""
+"""Page state: palette, horizontal overflow (and the first elements sticking out), visible text."""
+RAW = ("{{", "{%", "$$", "\\(", "\\[", "\\frac", "\\text{", "\\mathrm")
+
+
+@dataclass
+class Served:
+    """Answers requests for the site's own URL from the built folder (Material's instant
+    navigation engages only on the host the site was built for); records and refuses every
+    request to another host."""
+
+    root: Path
+    foreign: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def handle(self, route, request) -> None:  # playwright's Route and Request
+        url, base = urlsplit(request.url), urlsplit(SUB_PATH_URL)
+        if url.netloc != base.netloc or not url.path.startswith(base.path):
+            self.foreign.append(request.url)
+            route.abort()
+            return
+        path = self.root / url.path[len(base.path):]
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+    def open(self, browser, scheme: str, size: tuple[int, int]):
+        """A new page in a fresh context with the palette preset to ``scheme``."""
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        context.add_init_script(palette_script(scheme))
+        context.route("**/*", self.handle)
+        page = context.new_page()
+        page.on("pageerror", lambda err: self.errors.append(str(err)))
+        return page
+
+
+@pytest.fixture
+def served(built_site: BuiltSite) -> Served:
+    return Served(built_site.root)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (make browser)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def palette_script(scheme: str) -> str:
+    """Material keeps the chosen palette in localStorage under '<base>.__palette'."""
+    index = SCHEMES.index(scheme)
+    return (f"for (const k of ['{SUB_PATH}.__palette', '/.__palette']) "
+            "if (!localStorage.getItem(k)) localStorage.setItem(k, "
+            f"JSON.stringify({{index: {index}, color: {{media: '', scheme: '{scheme}', "
+            "primary: 'indigo', accent: 'indigo'}}));")
+
+
+def our_pages() -> list[str]:
+    catalog = load_valid_catalog(REPO_ROOT / "catalog")
+    return [*PAGES, *(f"algorithms/{a}/" for a in sorted(catalog.algorithms))]
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_pages_fit_the_screen_and_show_no_raw_markup(browser, served: Served, scheme: str,
+                                                     viewport: str) -> None:
+    page = served.open(browser, scheme, VIEWPORTS[viewport])
+    problems = []
+    for path in our_pages():
+        page.goto(SUB_PATH_URL + path, wait_until="load")
+        state = page.evaluate(STATE_JS)
+        if state["scheme"] != scheme:
+            problems.append((path, "scheme", state["scheme"]))
+        if state["overflow"] > 0:
+            problems.append((path, "overflow px", state["overflow"], state["wide"]))
+        leaks = [marker for marker in RAW if marker in state["text"]]
+        if leaks:
+            problems.append((path, "raw markup", leaks))
+    page.context.close()
+    assert not problems
+    assert not served.foreign, f"requests to other hosts: {served.foreign[:5]}"
+    assert not served.errors, f"JavaScript errors: {served.errors[:5]}"
+
+
+def test_math_is_rendered_as_mathml(browser, served: Served) -> None:
+    page = served.open(browser, "default", VIEWPORTS["desktop"])
+    page.goto(SUB_PATH_URL + "formulas/")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.tn-formula__math math')]
+        .map(m => m.getBoundingClientRect().height)""")
+    page.context.close()
+    assert boxes and all(h > 10 for h in boxes)
+
+
+def test_palette_toggle_switches_to_dark_and_instant_navigation_keeps_it(
+        browser, served: Served) -> None:
+    page = served.open(browser, "default", VIEWPORTS["desktop"])
+    page.goto(SUB_PATH_URL + "algorithms/")
+    scheme = "document.body.getAttribute('data-md-color-scheme')"
+    assert page.evaluate(scheme) == "default"
+    page.locator("label.md-header__button[for='__palette_1']").first.click()
+    assert page.evaluate(scheme) == "slate"
+    page.evaluate("window.tnSamePage = true")
+    page.locator("table a[href$='/algorithms/grpo/']").first.click()  # instant nav: absolute
+    page.wait_for_url("**/algorithms/grpo/")
+    page.wait_for_selector("h1#grpo")
+    assert page.evaluate(scheme) == "slate"
+    assert page.evaluate("window.tnSamePage === true"), "instant navigation did a full load"
+    page.context.close()
+    assert not served.foreign and not served.errors
