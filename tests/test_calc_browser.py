@@ -206,3 +206,26 @@ def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -
     expected = [[calcsite.fmt_number(v), calcsite.fmt_count(v), calcsite.fmt_usd(v)]
                 for v in TRICKY]
     assert got == expected
+
+
+def test_calculator_survives_instant_navigation(calc_browser: Any, calc_server: str) -> None:
+    """Reached through Material's instant navigation (no full reload), and again after leaving."""
+    page = calc_browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(calc_server + "formulas/")
+        page.click('.md-nav--primary a[href$="calculator/"]')
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+        assert page.evaluate("window.tnCalculator.last().inputs.algorithm") == "grpo"
+        page.click('.md-nav--primary a[href$="formulas/"]')
+        page.wait_for_selector("[data-tn-calc]", state="detached")
+        page.go_back()
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+        page.fill('input[name="G"]', "4")
+        page.wait_for_function("window.tnCalculator.last().inputs.shape.group_size === 4")
+        reloads = page.evaluate("performance.getEntriesByType('navigation').length")
+    finally:
+        page.close()
+    assert errors == []
+    assert reloads == 1  # one real page load: the rest was instant navigation

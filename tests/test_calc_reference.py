@@ -166,10 +166,17 @@ def test_default_training_mfu_from_deepseek_v3(catalog: Catalog) -> None:
 
 
 def test_default_decode_mfu_is_the_roofline(catalog: Catalog) -> None:
-    # 32 sequences × 2 FLOP/param ÷ 2 bytes/param × 3.35 TB/s ÷ 989.4 TFLOP/s ≈ 10.8%
-    mfu = calc.decode_mfu(catalog, catalog.hardware["h100"])
-    assert mfu.value == pytest.approx(32 * 2 / 2 * 3.35e12 / 989.4e12)
+    h100, dense = catalog.hardware["h100"], catalog.models["qwen3-8b"]
+    # dense: 32 sequences × 2 FLOP × 8e9 ÷ (2 bytes × min(8e9, 32 × 8e9)) × 3.35 TB/s ÷ 989.4
+    # TFLOP/s = 32 × 3.35 / 989.4 ≈ 10.8%
+    mfu = calc.decode_mfu(catalog, h100, dense)
+    assert mfu.value == pytest.approx(32 * 3.35e12 / 989.4e12)
     assert mfu.status == "unverified"
+    # MoE (Kimi K2.6, 1,000B total, 32B active): a batch of 32 reads min(1e12, 32 × 32e9) bytes/2
+    # = all 1e12 parameters for 32 × 32e9 tokens' worth of work: 1.024 × 3.35 / 989.4 ≈ 0.35%
+    moe = calc.decode_mfu(catalog, h100, catalog.models["kimi-k2.6"]).value
+    assert moe == pytest.approx(32 * 2 * 32e9 / (2 * 1e12) * 3.35e12 / 989.4e12)
+    assert moe < mfu.value / 25
 
 
 def test_convergence_matches_derive(catalog: Catalog) -> None:

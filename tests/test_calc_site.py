@@ -70,8 +70,7 @@ def test_page_data_takes_formulas_from_the_catalog(catalog: Catalog) -> None:
         assert shipped["expression"] == expression
         assert shipped["js"] == expr.to_js(expression)
     assert data["defaults"]["mfu_train"] == calc.training_mfu(catalog).value
-    assert data["hardware"]["h100"]["mfu_decode"] == calc.decode_mfu(
-        catalog, catalog.hardware["h100"]).value
+    assert data["decode"]["flops_per_param"] == 2  # flops_rollout at P_active = 1
     assert data["spec"]["shape"] == calcinputs.SHAPE_KEYS  # ranges shipped, not retyped in JS
     json.loads(calcsite.script_json(data))  # serialisable, no NaN
 
@@ -83,7 +82,9 @@ def test_every_figure_key_resolves(catalog: Catalog) -> None:
         missing = [k for k in calcinputs.figure_keys(result.resolved) if k not in registry]
         assert missing == [], label
         for fig in registry.values():
-            assert fig.source in catalog.references
+            # a figure without a source is an assumption made here, and says so by its status
+            assert fig.source in catalog.references or (
+                fig.source is None and fig.status == "unverified" and fig.derivation)
 
 
 def test_presets_name_catalog_ids(catalog: Catalog) -> None:

@@ -72,7 +72,7 @@ ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
 }
 
 BF16_BYTES_PER_PARAM = 2.0
-"""Weights read per parameter per decode step in bf16 (zero_rajbhandari: 2 bytes/param)."""
+"""Bytes read per parameter per decode step, bf16 weights (zero_rajbhandari: 2 bytes/param)."""
 
 # DeepSeek-V3 (deepseek_v3, reported): the calibration point for training utilisation.
 DEEPSEEK_V3_ACTIVE_PARAMS = 37e9
@@ -102,7 +102,8 @@ class Assumption:
     value: float
     unit: Unit
     status: Status
-    source: str
+    source: str | None
+    """Reference id of the inputs; None when the value is assumed here without a source."""
     derivation: str
     reported_instead: str | None = None
 
@@ -146,9 +147,9 @@ def prefill_mfu(train: Assumption) -> Assumption:
 def decode_sequences() -> Assumption:
     return Assumption(
         "decode_sequences", "Sequences decoded at once per GPU", DECODE_SEQUENCES_PER_GPU,
-        Unit.count, Status.unverified, "transformer_math",
-        "a typical continuous-batching decode batch; with more sequences decoding becomes "
-        "compute-bound sooner, with long contexts the KV-cache reads lower it",
+        Unit.count, Status.unverified, None,
+        "assumed here: a modest continuous-batching decode batch; more sequences at once "
+        "raise decode utilisation, long contexts (KV-cache reads) lower it",
         reported_instead=(
             "No catalog source gives a decode batch or a decode utilisation for RL rollouts. "
             "Fireworks' dedicated-deployment defaults imply far lower utilisation for long "
@@ -157,29 +158,43 @@ def decode_sequences() -> Assumption:
     )
 
 
-def decode_mfu(catalog: Catalog, hw: m.Hardware) -> Assumption:
-    """Decode roofline: each step reads every weight once and does 2 FLOPs/param/sequence.
+def decode_mfu(catalog: Catalog, hw: m.Hardware, model: m.LanguageModel) -> Assumption:
+    """Decode roofline: a step of b sequences does b × flops_rollout(P_active) FLOPs and reads
+    the weights it touches once, 2 bytes per parameter, at most all of them.
 
-    MFU = min(1, b × flops_rollout(P=1) ÷ 2 bytes/param × bandwidth ÷ peak) with b sequences at
-    once (transformer_math: 2 FLOPs per parameter per token; bf16 weights; hardware specs).
+    MFU = min(1, b × F × P_active ÷ (2 × min(P_total, b × P_active)) × bandwidth ÷ peak), with
+    F = flops_rollout per parameter (transformer_math) and hardware specs. For a dense model
+    this is b × bandwidth ÷ peak; a mixture-of-experts model, whose batch touches nearly all
+    its experts, gets far less work per byte read.
     """
     seq = decode_sequences()
     if hw.bandwidth_tb_s is None:
         return replace(prefill_mfu(training_mfu(catalog)), key="mfu_decode",
                        label="Decode utilisation (MFU)")
     per_param = derive.evaluate_formula(catalog.formulas[FLOPS_ROLLOUT], {VAR_ACTIVE: 1.0})
+    p_total, p_active = params(model), active_params(model)
+    read = min(p_total, seq.value * p_active)
     bandwidth = hw.bandwidth_tb_s.value * BYTES_PER_TB
     peak = hw.bf16_dense_tflops.value * FLOPS_PER_TFLOP
-    value = min(1.0, seq.value * per_param / BF16_BYTES_PER_PARAM * bandwidth / peak)
+    value = min(1.0, seq.value * per_param * p_active / (BF16_BYTES_PER_PARAM * read)
+                * bandwidth / peak)
     return Assumption(
         "mfu_decode", "Decode utilisation (MFU)", value, Unit.fraction, Status.unverified,
-        hw.bandwidth_tb_s.source,
-        f"decode roofline on {hw.name}: {derive.format_number(seq.value)} sequences × "
-        f"{derive.format_number(per_param)} FLOP/param ÷ 2 bytes/param × "
-        f"{derive.format_number(hw.bandwidth_tb_s.value)} TB/s ÷ "
-        f"{derive.format_number(hw.bf16_dense_tflops.value, digits=4)} TFLOP/s ≈ "
-        f"{derive.format_number(value * PERCENT)}%",
-        reported_instead=seq.reported_instead,
+        hw.bandwidth_tb_s.source, decode_note(catalog, hw), reported_instead=seq.reported_instead,
+    )
+
+
+def decode_note(catalog: Catalog, hw: m.Hardware) -> str:
+    """The decode roofline in words, with this GPU's numbers."""
+    seq = decode_sequences().value
+    per_param = derive.evaluate_formula(catalog.formulas[FLOPS_ROLLOUT], {VAR_ACTIVE: 1.0})
+    bandwidth = hw.bandwidth_tb_s.value if hw.bandwidth_tb_s is not None else 0.0
+    return (
+        f"decode roofline on {hw.name}: {derive.format_number(seq)} sequences × "
+        f"{derive.format_number(per_param)} FLOP × P_active ÷ (2 bytes × "
+        f"min(P_total, {derive.format_number(seq)} × P_active)) × "
+        f"{derive.format_number(bandwidth)} TB/s ÷ "
+        f"{derive.format_number(hw.bf16_dense_tflops.value, digits=4)} TFLOP/s"
     )
 
 
@@ -385,7 +400,7 @@ def resolve(catalog: Catalog, inputs: CalcInputs) -> Resolved:
         teacher = catalog.models[inputs.teacher or inputs.model]
     train = training_mfu(catalog)
     pre = prefill_mfu(train)
-    dec = decode_mfu(catalog, hw)
+    dec = decode_mfu(catalog, hw, model)
     d_model = inputs.d_model
     if d_model is None:
         d_model = (model.d_model.value if model.d_model is not None

@@ -167,8 +167,11 @@ class InputFigure:
     label: str
     text: str
     status: Status
-    source: str
+    source: str | None
+    """Reference id; None for an assumption made here that no source states."""
     reported_instead: str | None = None
+    derivation: str | None = None
+    """How an assumption's value is obtained (shown beside it)."""
 
     @property
     def unverified(self) -> bool:
@@ -183,7 +186,7 @@ def _figure(key: str, label: str, fig: m.Figure) -> InputFigure:
 def _assumption(key: str, a: calc.Assumption) -> InputFigure:
     text = (derive.format_number(a.value * calc.PERCENT) + "%" if a.unit == Unit.fraction
             else derive.format_number(a.value))
-    return InputFigure(key, a.label, text, a.status, a.source, a.reported_instead)
+    return InputFigure(key, a.label, text, a.status, a.source, a.reported_instead, a.derivation)
 
 
 def row_key(plist: m.PriceList, row: m.PriceRow) -> str:
@@ -224,7 +227,11 @@ def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]
         rent = hw.rental_prices[0]
         yield _figure(f"hardware:{hw.id}:price",
                       f"{hw.name}: rental ({rent.provider}, {rent.date})", rent.price)
-    yield _assumption(f"assumption:mfu_decode:{hw.id}", calc.decode_mfu(catalog, hw))
+    if hw.bandwidth_tb_s is not None:
+        seq = calc.decode_sequences()
+        yield InputFigure(f"assumption:mfu_decode:{hw.id}", "Decode utilisation (MFU)",
+                          "depends on the model", Status.unverified, hw.bandwidth_tb_s.source,
+                          seq.reported_instead, calc.decode_note(catalog, hw))
 
 
 def _algorithm_figures(algo: m.Algorithm) -> Iterable[InputFigure]:
@@ -295,10 +302,9 @@ def figure_keys(r: calc.Resolved) -> list[str]:
         keys.append("assumption:mfu_train")
     if inputs.mfu_prefill is None:
         keys.append("assumption:mfu_prefill")
-    if inputs.mfu_decode is None:
-        if hw.bandwidth_tb_s is not None:
-            keys += [f"hardware:{hw.id}:bandwidth", "assumption:decode_sequences"]
-        keys.append(f"assumption:mfu_decode:{hw.id}")
+    if inputs.mfu_decode is None and hw.bandwidth_tb_s is not None:
+        keys += [f"hardware:{hw.id}:bandwidth", "assumption:decode_sequences",
+                 f"assumption:mfu_decode:{hw.id}"]
     keys.append("setup:total")
     return keys
 

@@ -207,9 +207,11 @@ def _figures_data(catalog: Catalog, links: Links) -> tuple[dict[str, Any], dict[
     figures, refs = {}, {}
     for key, fig in calcinputs.figure_registry(catalog).items():
         figures[key] = {"label": fig.label, "text": fig.text, "status": fig.status.value,
-                        "source": fig.source, "instead": _plain(fig.reported_instead)}
-        ref = catalog.references[fig.source]
-        refs[fig.source] = {"title": ref.title, "href": links.to(REFERENCES, fig.source)}
+                        "source": fig.source, "instead": _plain(fig.reported_instead),
+                        "how": fig.derivation}
+        if fig.source is not None:
+            ref = catalog.references[fig.source]
+            refs[fig.source] = {"title": ref.title, "href": links.to(REFERENCES, fig.source)}
     return figures, refs
 
 
@@ -246,8 +248,7 @@ def _hardware_data(catalog: Catalog, hw: m.Hardware) -> dict[str, Any]:
     return {"name": hw.name, "tflops": hw.bf16_dense_tflops.value,
             "memory_gb": hw.memory_gb.value,
             "bandwidth": hw.bandwidth_tb_s.value if hw.bandwidth_tb_s is not None else None,
-            "price": calc.default_gpu_price(hw),
-            "mfu_decode": calc.decode_mfu(catalog, hw).value}
+            "price": calc.default_gpu_price(hw)}
 
 
 def _formula_data(catalog: Catalog, formula_id: str) -> dict[str, Any]:
@@ -284,6 +285,7 @@ def page_data(catalog: Catalog, links: Links) -> dict[str, Any]:
                  "percent": calcinputs.PERCENT_KEYS,
                  "vram": calcinputs.vram_byte_variables(catalog)},
         "constants": {"tokens_per_million": calc.TOKENS_PER_MILLION,
+                      "bytes_per_tb": calc.BYTES_PER_TB,
                       "params_per_billion": calc.PARAMS_PER_BILLION,
                       "flops_per_tflop": calc.FLOPS_PER_TFLOP,
                       "bytes_per_gb": calc.BYTES_PER_GB,
@@ -301,6 +303,10 @@ def page_data(catalog: Catalog, links: Links) -> dict[str, Any]:
         "hardware": {hid: _hardware_data(catalog, hw) for hid, hw in catalog.hardware.items()},
         "conversion": {"factor": factor.value, "tflops": gb200.bf16_dense_tflops.value,
                        "price": calc.default_gpu_price(gb200), "name": gb200.name},
+        "decode": {"sequences": calc.decode_sequences().value,
+                   "flops_per_param": calc.flops_per_token(catalog, calc.FLOPS_ROLLOUT,
+                                                           {calc.VAR_ACTIVE: 1.0}),
+                   "bytes_per_param": calc.BF16_BYTES_PER_PARAM},
         "checkpoint_gb": calc.checkpoint_gb(catalog),
         "setup_usd": catalog.platform.setup_cost.total.value if catalog.platform else 0.0,
         "formats": FORMATS,

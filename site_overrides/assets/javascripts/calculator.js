@@ -216,9 +216,22 @@
         : model.d_model !== null ? model.d_model : d.defaults.d_model,
       mfu_train: inputs.mfu_train === null ? d.defaults.mfu_train : inputs.mfu_train,
       mfu_prefill: inputs.mfu_prefill === null ? d.defaults.mfu_prefill : inputs.mfu_prefill,
-      mfu_decode: inputs.mfu_decode === null ? hw.mfu_decode : inputs.mfu_decode,
+      mfu_decode: inputs.mfu_decode === null ? this.decodeMfu(hw, model) : inputs.mfu_decode,
       gpu_price: inputs.gpu_price === null ? hw.price : inputs.gpu_price
     };
+  };
+
+  /* calc.decode_mfu: the decode roofline for this GPU and model. */
+  Calc.prototype.decodeMfu = function (hw, model) {
+    var d = this.data, C = this.C, dec = d.decode;
+    if (hw.bandwidth === null) return d.defaults.mfu_prefill;
+    var pTotal = model.total_b * C.params_per_billion;
+    var pActive = model.active_b * C.params_per_billion;
+    var read = Math.min(pTotal, dec.sequences * pActive);
+    var bandwidth = hw.bandwidth * C.bytes_per_tb;
+    var peak = hw.tflops * C.flops_per_tflop;
+    return Math.min(1.0, dec.sequences * dec.flops_per_param * pActive /
+      (dec.bytes_per_param * read) * bandwidth / peak);
   };
 
   /* calc.count_tokens: T·C0 + Δ·T(T−1)/2 prefill per episode (re-prefill every turn). */
@@ -454,9 +467,9 @@
     keys.push("formula:" + (inputs.lora ? ids.vram_lora : ids.vram_full));
     if (inputs.mfu_train === null) keys.push("assumption:mfu_train");
     if (inputs.mfu_prefill === null) keys.push("assumption:mfu_prefill");
-    if (inputs.mfu_decode === null) {
-      if (r.hw.bandwidth !== null) keys.push("hardware:" + hw + ":bandwidth", "assumption:decode_sequences");
-      keys.push("assumption:mfu_decode:" + hw);
+    if (inputs.mfu_decode === null && r.hw.bandwidth !== null) {
+      keys.push("hardware:" + hw + ":bandwidth", "assumption:decode_sequences",
+                "assumption:mfu_decode:" + hw);
     }
     keys.push("setup:total");
     return keys.filter(function (k) { return has(d.figures, k); });
@@ -529,7 +542,8 @@
       this.out("wall_clock_hours") + " hours on " + this.count(mem.min_gpus) + " GPU" +
       (mem.min_gpus === 1 ? "" : "s") + "</small>";
     var even = be.gpu_price === null ? "<span data-key=\"breakeven.gpu_price\">–</span><small>needs a Tinker price</small>"
-      : this.out("breakeven.gpu_price") + "<small>per GPU-hour makes both bills equal; Tinker costs " +
+      : this.out("breakeven.gpu_price") + "<small>per GPU-hour (" + this.out("tinker.total") + " ÷ " +
+        this.out("self.gpu_hours") + " GPU-hours) makes both bills equal; Tinker costs " +
         this.out("breakeven.ratio") + " the self-hosted compute" +
         (be.runs === null ? "" : "; " + this.out("breakeven.runs") + " such runs repay the " +
           this.usd(be.setup) + " of building the stack") + "</small>";
@@ -641,7 +655,10 @@
     var r = this.res.r, self = this, d = this.d;
     var rows = this.res.own.lines.map(function (l) {
       var f = d.formulas[l.formula];
-      var vals = Object.keys(l.values).map(function (k) { return k + " = " + fmtNumber(l.values[k]); }).join(", ");
+      var vals = Object.keys(l.values).map(function (k) {
+        var v = l.values[k];
+        return k + " = " + (v >= 1e6 ? exponential(v, 2) : fmtNumber(v));
+      }).join(", ");
       var how = self.count(l.tokens) + " tokens × " + esc(exponential(l.flops_per_token, 2)) +
         ' FLOP/token <span class="tn-calc__formula">(' + esc(f.expression) + " with " + esc(vals) +
         ')</span> ÷ (' + self.plain(r.hw.tflops) + " TFLOP/s × " + self.num(l.mfu * 100) + "% MFU)";
@@ -699,15 +716,20 @@
   };
 
   View.prototype.inputsList = function () {
-    var d = this.d;
+    var d = this.d, r = this.res.r;
     var items = this.keys.map(function (k) {
-      var f = d.figures[k], ref = d.references[f.source];
-      var src = ref ? '<a href="' + esc(ref.href) + '">' + esc(ref.title) + "</a>" : esc(f.source);
+      var f = d.figures[k], ref = f.source === null ? null : d.references[f.source];
+      /* The decode roofline depends on the model too: show the value this estimate used. */
+      var text = k.indexOf("assumption:mfu_decode:") === 0
+        ? fmtNumber(r.mfu_decode * 100) + "% for " + r.model.name : f.text;
+      var src = ref ? '<a href="' + esc(ref.href) + '">' + esc(ref.title) + "</a>"
+        : "no source: assumed here";
+      var how = f.how ? '<br><small class="tn-calc__how">' + esc(f.how) + "</small>" : "";
       var instead = f.status === "unverified" && f.instead
         ? '<br><small class="tn-calc__instead">Sources report instead: ' + esc(f.instead) + "</small>" : "";
       return '<li class="tn-calc__input tn-calc__input--' + esc(f.status) + '"><span class="tn-calc__status">' +
-        esc(f.status) + "</span> " + esc(f.label) + ": <strong>" + esc(f.text) + "</strong> · " +
-        src + instead + "</li>";
+        esc(f.status) + "</span> " + esc(f.label) + ": <strong>" + esc(text) + "</strong> · " +
+        src + how + instead + "</li>";
     }).join("");
     var bad = this.keys.filter(function (k) { return d.figures[k].status === "unverified"; }).length;
     return '<h3 id="calc-inputs">Inputs and assumptions</h3><p>' + this.keys.length +
