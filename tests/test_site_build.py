@@ -335,6 +335,16 @@ def test_ids_are_unique_on_each_page(built_site: BuiltSite, catalog: Catalog) ->
         assert len(ids) == len(set(ids)), (page, sorted({i for i in ids if ids.count(i) > 1}))
 
 
+def test_two_builds_render_byte_identical_pages(built_site: BuiltSite, catalog: Catalog,
+                                                tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    done = run_mkdocs_build(again)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for page in site_pages(built_site.root, catalog):
+        first = page_file(built_site.root, page).read_bytes()
+        assert first == page_file(again, page).read_bytes(), page
+
+
 # --------------------------------------------------------------------------- failing builds
 
 

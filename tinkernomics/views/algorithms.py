@@ -19,6 +19,7 @@ from tinkernomics.views.core import (
     SiteIndex,
     algorithm_path,
     entry_anchor,
+    math,
     prose,
     yes_no,
 )
@@ -38,8 +39,13 @@ class FactorView:
     href: str
 
 
+SCALERL_LATEX = r"R(C) = R_0 + \frac{A - R_0}{1 + (C_{\text{mid}} / C)^{B}}"
+"""The ScaleRL sigmoid (derive.scalerl_reward computes it), shown above every fit."""
+
+
 @dataclass(frozen=True)
 class ScaleRLView:
+    formula: Markup
     model: str
     dataset: str
     A: Shown
@@ -137,7 +143,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
             reported_instead=index.factor.legacy.reported_instead,
         )
     return ScaleRLView(
-        fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
+        math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
         index.figure(fit.B, links, at("B")), index.figure(fit.C_mid, links, at("C_mid")),
         index.figure(fit.R0, links, at("R0")) if fit.R0 else None, h100, legacy, factor,
     )
