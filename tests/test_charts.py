@@ -236,10 +236,11 @@ def test_json_has_sources_licence_and_parameters(comparison: charts.Chart) -> No
 # --------------------------------------------------------------------------- HTML
 
 
-def test_script_json_cannot_close_its_script_tag() -> None:
-    text = chartsite.script_json({"a": "</script><!--"})
-    assert "</" not in text and "<!--" not in text
-    assert json.loads(text) == {"a": "</script><!--"}
+def test_inert_json_is_plain_text_to_the_html_parser() -> None:
+    value = {"a": "</template><!-- &amp; >"}
+    text = chartsite.inert_json(value)
+    assert not set("<>&") & set(text)
+    assert json.loads(text) == value
 
 
 @pytest.mark.parametrize(("here", "root"), [("", "./"), ("algorithms/", "../"),
@@ -252,7 +253,8 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     html = chartsite.render_figure(comparison, root="../", site_url="https://example.org/tn/")
     assert "\n\n" not in html  # one markdown HTML block
     assert 'data-tn-chart="scalerl-comparison"' in html
-    spec = html.split('class="tn-chart__spec">', 1)[1].split("</script>", 1)[0]
+    spec = html.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
+    spec = spec.split("</template>", 1)[0]
     assert json.loads(spec)["data"][0]["name"] == "CISPO"
     for name in ("data.csv", "data.json", "chart.svg"):
         assert f'href="../embed/scalerl-comparison/{name}"' in html

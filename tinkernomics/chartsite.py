@@ -52,11 +52,15 @@ def _template_text(name: str) -> str:
     return (resources.files("tinkernomics") / "templates" / "charts" / name).read_text("utf-8")
 
 
-def script_json(value: Any) -> str:
-    """JSON safe inside ``<script type="application/json">``: every ``<`` is written ``\\u003c``
-    (still valid JSON), so neither ``</script>`` nor ``<!--`` can occur."""
+def inert_json(value: Any) -> str:
+    """JSON to embed as the text of a ``<template>``: ``<``, ``>`` and ``&`` are written as
+    ``\\u003c``, ``\\u003e``, ``\\u0026`` (still valid JSON), so the HTML parser sees plain text.
+
+    Not a ``<script type="application/json">``: Material's instant navigation re-creates every
+    inline script of the new page WITHOUT its attributes, which would run the JSON as code.
+    """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c")
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def plotly_js_path() -> Path:
@@ -141,7 +145,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "unverified_note": note,
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow")),
-        "spec_json": Markup(script_json(charts.plotly_figure(chart))),
+        "spec_json": Markup(inert_json(charts.plotly_figure(chart))),
         "data_links": mode != EXPORT,
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
         "svg_url": f"{data_base}chart.svg",

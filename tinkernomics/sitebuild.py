@@ -27,6 +27,7 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.pages",
     "tinkernomics.apisite",
     "tinkernomics.contributing",
+    "tinkernomics.chartsite",
     "tinkernomics.calcsite",
 )
 """Feature modules, in registration order. Add yours here."""

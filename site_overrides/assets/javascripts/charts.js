@@ -2,7 +2,8 @@
  *
  * Every chart container ([data-tn-chart], written by tinkernomics.chartsite) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
- * the Plotly spec as JSON. This file upgrades the SVG to the interactive Plotly chart:
+ * the Plotly spec as JSON in a <template> (not a <script>: Material's instant navigation
+ * re-creates inline scripts without their type, which would run the JSON as code). This file upgrades the SVG to the interactive Plotly chart:
  * - plotly.js (self-hosted, ~1.4 MB gzipped) is fetched once per visit, only on a page with a
  *   chart, and only when the reader shows intent (pointer over the chart, a click or tap on it,
  *   or the "Interactive chart" button): a reader who only looks pays nothing for it. Once it is
@@ -68,7 +69,7 @@
   function render(box) {
     if (box.tnState) return;
     box.tnState = "loading";
-    var spec = JSON.parse(box.querySelector(".tn-chart__spec").textContent);
+    var spec = JSON.parse(box.querySelector("template.tn-chart__spec").content.textContent);
     var gd = box.querySelector(".tn-chart__plot");
     loadPlotly().then(function (Plotly) {
       if (!box.isConnected) return null;

@@ -1,0 +1,282 @@
+"""Charts in headless Chromium on the built site (served under a sub-path, as on Pages):
+the comparison chart draws its curves, without console errors; it is redrawn after instant
+navigation away and back; the palette toggle re-themes it; it resizes with the window; a page
+without charts (and a chart page before the reader interacts) loads no plotly.js; without
+JavaScript the static chart and the parameter table are there; the embed page works in an
+iframe on another origin and the iframe's height follows its content."""
+
+from __future__ import annotations
+
+import functools
+import html
+import io
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+
+from tinkernomics import charts
+from tinkernomics.catalog import load_valid_catalog
+
+pytestmark = [pytest.mark.build, pytest.mark.browser]
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SUB_PATH = "tinker-nomics"
+CHART = f"#chart-{charts.COMPARISON_ID}"
+PLOTLY = "assets/vendor/plotly.min.js"
+TIMEOUT_MS = 30_000
+GD = f"document.querySelector('{CHART} .tn-chart__plot')"
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _LocalSitemap(_Quiet):
+    """Serves sitemap.xml with the local origin in place of the site URL.
+
+    Material's instant navigation only intercepts links listed in the sitemap, after giving
+    the sitemap's URLs the page's protocol and host name but NOT its port: a site built for
+    https://example.org/... and served on 127.0.0.1:<port> would fall back to full page loads.
+    """
+
+    local_base = ""
+
+    def send_head(self):
+        if not self.path.endswith("/sitemap.xml"):
+            return super().send_head()
+        path = Path(self.translate_path(self.path))
+        body = path.read_text(encoding="utf-8").replace(SUB_PATH_URL, self.local_base).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
+def _serve(directory: Path, handler: type[_Quiet] = _Quiet) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(handler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def base_url(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("chart-served")
+    (root / SUB_PATH).symlink_to(built_site.root, target_is_directory=True)
+    handler = type("Handler", (_LocalSitemap,), {})
+    server = _serve(root, handler)
+    handler.local_base = f"http://127.0.0.1:{server.server_address[1]}/{SUB_PATH}/"
+    yield handler.local_base
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (make browser)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def fitted_count() -> int:
+    catalog = load_valid_catalog(REPO_ROOT / "catalog")
+    return sum(1 for a in catalog.algorithms.values() if a.scalerl is not None)
+
+
+class Session:
+    """One page reused by the site tests, with what it logged and requested."""
+
+    def __init__(self, browser, base_url: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.add_init_script(
+            f"localStorage.setItem('/{SUB_PATH}/.__palette', JSON.stringify({{index: 0, "
+            "color: {media: '', scheme: 'default', primary: 'indigo', accent: 'indigo'}}));")
+        self.page = self.context.new_page()
+        self.base = base_url
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: m.type in ("error", "warning")
+                     and self.errors.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda err: self.errors.append(f"pageerror: {err}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def plotly_requests(self) -> list[str]:
+        return [u for u in self.requests if u.endswith(PLOTLY)]
+
+    def upgrade(self) -> None:
+        """Scroll to the chart, point at it (the reader's intent) and wait for Plotly."""
+        self.page.locator(CHART).scroll_into_view_if_needed()
+        self.page.locator(f"{CHART} .tn-chart__frame").hover()
+        self.wait_ready()
+
+    def wait_ready(self) -> None:
+        self.page.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace",
+                                    timeout=TIMEOUT_MS)
+
+
+@pytest.fixture(scope="module")
+def session(browser, base_url: str) -> Iterator[Session]:
+    s = Session(browser, base_url)
+    yield s
+    s.context.close()
+
+
+def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session,
+                                                                fitted_count: int) -> None:
+    page = session.page
+    page.goto(session.base + "algorithms/", wait_until="load")
+    static = page.locator(f"{CHART} .tn-svg--wide polyline")
+    assert static.count() == fitted_count and static.first.is_visible()
+    assert session.plotly_requests() == []  # no interaction yet: no plotly.js
+    session.upgrade()
+    assert len(session.plotly_requests()) == 1
+    data = page.evaluate(f"{GD}.data.map(t => t.name)")
+    curves = [name for name in data if not name.endswith((" C_mid", " asymptote A"))
+              and name != "H100-equivalent axis"]
+    assert len(curves) == fitted_count
+    assert page.locator(f"{CHART} .scatterlayer .trace").count() == len(data)
+    assert page.locator(f"{CHART} .legend .traces").count() == fitted_count
+    assert not page.locator(f"{CHART} .tn-chart__fallback").is_visible()
+    assert session.errors == []
+
+
+def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> None:
+    page = session.page
+    page.evaluate("window.__sameDocument = true")
+    colours = f"[{GD}._fullLayout.paper_bgcolor, {GD}._fullLayout.font.color]"
+    light, dark = charts.THEMES["light"], charts.THEMES["dark"]
+    assert page.evaluate(colours) == [light["paper_bgcolor"], light["font.color"]]
+    page.locator("label.md-header__button[for='__palette_1']").first.click()
+    page.wait_for_function(f"{GD}._fullLayout.paper_bgcolor === '{dark['paper_bgcolor']}'",
+                           timeout=TIMEOUT_MS)
+    assert page.evaluate(colours) == [dark["paper_bgcolor"], dark["font.color"]]
+    page.locator("label.md-header__button[for='__palette_0']").first.click()
+    page.wait_for_function(f"{GD}._fullLayout.paper_bgcolor === '{light['paper_bgcolor']}'",
+                           timeout=TIMEOUT_MS)
+    assert page.evaluate("window.__sameDocument") is True
+    assert session.errors == []
+
+
+def test_chart_resizes_with_the_window(session: Session) -> None:
+    page = session.page
+    width = f"{GD}._fullLayout.width"
+    wide = page.evaluate(width)
+    page.set_viewport_size({"width": 480, "height": 900})
+    page.wait_for_function(f"{width} < {wide} - 100", timeout=TIMEOUT_MS)
+    box = page.evaluate(f"{GD}.getBoundingClientRect().width")
+    assert abs(page.evaluate(width) - box) <= 2
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function(f"{width} === {wide}", timeout=TIMEOUT_MS)
+
+
+def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
+                                                            fitted_count: int) -> None:
+    page = session.page
+    page.evaluate("window.__sameDocument = true")
+    page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
+    page.wait_for_url("**/formulas/")
+    page.wait_for_selector("article h1")
+    assert page.locator("[data-tn-chart]").count() == 0
+    page.go_back()
+    page.wait_for_url("**/algorithms/")
+    page.locator(CHART).scroll_into_view_if_needed()
+    session.wait_ready()  # plotly.js is loaded now: the chart upgrades when it comes into view
+    assert page.evaluate("window.__sameDocument") is True  # instant navigation, no reload
+    assert page.evaluate(f"{GD}.data.length") == 3 * fitted_count + 1
+    assert len(session.plotly_requests()) == 1  # fetched once per visit
+    assert session.errors == []
+
+
+def test_a_page_without_charts_loads_no_plotly(browser, base_url: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base_url + "formulas/", wait_until="networkidle")
+    context.close()
+    assert any(u.endswith("assets/javascripts/charts.js") for u in requested)  # loader ran
+    assert not [u for u in requested if u.endswith(PLOTLY)]
+
+
+def test_without_javascript_the_static_chart_and_parameters_remain(
+        browser, base_url: str, fitted_count: int) -> None:
+    context = browser.new_context(java_script_enabled=False,
+                                  viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(base_url + "algorithms/")
+    narrow = page.locator(f"{CHART} .tn-svg--narrow")
+    assert narrow.is_visible() and not page.locator(f"{CHART} .tn-svg--wide").is_visible()
+    assert narrow.bounding_box()["width"] > 300
+    page.locator(f"{CHART} .tn-chart__params summary").click()
+    assert page.locator(f"{CHART} .tn-chart__params tbody tr").count() == fitted_count
+    assert not page.locator(f"{CHART} [data-tn-activate]").is_visible()
+    context.close()
+
+
+def _host_page(folder: Path, snippet: str, site_url: str, base_url: str) -> None:
+    """A blog post on another origin that pastes the embed snippet as the site shows it."""
+    pasted = snippet.replace(site_url, base_url)
+    (folder / "index.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>post</title></head>"
+        "<body style='margin:0'><div id='column' style='width:900px'><h1>A post</h1>"
+        f"{pasted}<p id='after'>after the chart</p></div></body></html>", encoding="utf-8")
+
+
+def wait_heights_match(page, child, unlike: float | None = None) -> float:
+    """Wait until the iframe is as tall as the embed page's content (and, if given, no longer
+    ``unlike`` tall); return that height."""
+    inner = "Math.ceil(document.body.getBoundingClientRect().height)"
+    outer = "document.querySelector('iframe').getBoundingClientRect().height"
+    for _ in range(100):
+        height, content = page.evaluate(outer), child.evaluate(inner)
+        if abs(height - content) <= 1 and (unlike is None or abs(height - unlike) > 1):
+            return height
+        page.wait_for_timeout(100)
+    raise AssertionError(f"iframe height {height} never matched its content {content}")
+
+
+def test_embed_in_an_iframe_on_another_origin_sizes_itself(
+        browser, base_url: str, built_site: BuiltSite,
+        tmp_path: Path) -> None:
+    page_html = (built_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
+    snippet = page_html.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
+    snippet = html.unescape(snippet.split("</textarea>", 1)[0])
+    assert snippet.startswith(f'<iframe src="{SUB_PATH_URL}embed/{charts.COMPARISON_ID}/')
+    _host_page(tmp_path, snippet.replace("?theme=auto", "?theme=dark"), SUB_PATH_URL, base_url)
+    host = _serve(tmp_path)
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(f"http://127.0.0.1:{host.server_address[1]}/")
+        frame = page.frame_locator("iframe")
+        frame.locator("[data-tn-chart]").wait_for(timeout=TIMEOUT_MS)
+        assert page.evaluate("document.querySelector('iframe').contentDocument") is None
+        child = page.frames[1]  # cross-origin: only the embed's own script can read its size
+        assert child.evaluate("document.documentElement.getAttribute('data-md-color-scheme')") \
+            == "slate"
+        wait_heights_match(page, child)
+        frame.locator(".tn-chart__frame").hover()
+        frame.locator(".tn-chart--ready .scatterlayer .trace").first.wait_for(timeout=TIMEOUT_MS)
+        wide = wait_heights_match(page, child)
+        page.evaluate("document.getElementById('column').style.width = '360px'")
+        narrow = wait_heights_match(page, child, unlike=wide)
+        assert narrow > wide + 40  # the phone layout is taller; the iframe followed it
+        assert errors == []
+    finally:
+        context.close()
+        host.shutdown()
