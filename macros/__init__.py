@@ -13,13 +13,13 @@ from tinkernomics.sitebuild import SiteContext, all_macros, write_all_outputs
 _CONTEXT_KEY = "tinkernomics_context"
 
 
-def define_env(env) -> None:  # noqa: ANN001 - mkdocs-macros passes its MacrosPlugin
+def define_env(env) -> None:
     ctx = SiteContext.load(Path(env.project_dir), site_url=env.conf.get("site_url") or "")
     env.variables[_CONTEXT_KEY] = ctx
     for name, fn in all_macros(ctx).items():
         env.macro(fn, name)
 
 
-def on_post_build(env) -> None:  # noqa: ANN001
+def on_post_build(env) -> None:
     ctx = env.variables[_CONTEXT_KEY]
     write_all_outputs(ctx, Path(env.conf["site_dir"]))

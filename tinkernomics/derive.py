@@ -35,7 +35,7 @@ def format_number(value: float, *, digits: int = 3) -> str:
         return f"{mantissa}e{int(exponent)}"
     if float(value).is_integer():
         return f"{int(value):,}"
-    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
