@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import plotly.graph_objects as go
 from playwright.sync_api import sync_playwright
@@ -84,7 +85,7 @@ def write_baseline(site: Path) -> Path:
 class GzipHandler(http.server.SimpleHTTPRequestHandler):
     """Static files, gzipped (level 6, as typical hosts) when the client accepts it."""
 
-    cache: dict[Path, bytes] = {}
+    cache: ClassVar[dict[Path, bytes]] = {}
 
     def log_message(self, *args: object) -> None:
         pass
@@ -128,7 +129,9 @@ _BYTES_UNTIL = """(t) => {
 
 _FCP = """() => new Promise((resolve) => {
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.name === 'first-contentful-paint') resolve(e.startTime);
+    for (const e of list.getEntries()) {
+      if (e.name === 'first-contentful-paint') resolve(e.startTime);
+    }
   }).observe({type: 'paint', buffered: true});
 })"""
 

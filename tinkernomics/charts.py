@@ -266,8 +266,12 @@ def reward_axis_top(series: tuple[Series, ...]) -> float:
 
 def _description(series: tuple[Series, ...]) -> str:
     names = ", ".join(s.name for s in series)
+    marks = ("Diamonds mark C_mid, the compute at half the gain; dashed lines the asymptote A."
+             if len(series) > 1 else
+             "The diamond marks C_mid, the compute at half the gain; the dashed line the "
+             "asymptote A.")
     return (f"Fitted pass rate against training compute (GB200-hours, log scale) for {names}. "
-            "Diamonds mark C_mid, the compute at half the gain; dashed lines the asymptote A.")
+            f"{marks}")
 
 
 def _sources(catalog: Catalog, series: tuple[Series, ...],

@@ -125,6 +125,14 @@ def _param_row(s: charts.Series, factor: derive.Factor) -> ParamRow:
     )
 
 
+def frame_style(chart: charts.Chart) -> str:
+    """The chart box's aspect ratio per layout (CSS variables), equal to its static SVG's, so
+    the SVG fills the box and the interactive chart replaces it without a layout shift."""
+    return ";".join(
+        f"--tn-ar-{name}:{layout.width:g}/{chartsvg.svg_height(chart, name):g}"
+        for name, layout in chartsvg.LAYOUTS.items())
+
+
 PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
 
@@ -145,6 +153,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "unverified_note": note,
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow")),
+        "frame_style": frame_style(chart),
         "spec_json": Markup(inert_json(charts.plotly_figure(chart))),
         "data_links": mode != EXPORT,
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
