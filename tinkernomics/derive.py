@@ -40,6 +40,26 @@ def format_number(value: float, *, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+MONEY_SUFFIX: dict[Unit, str] = {
+    Unit.usd: "",
+    Unit.usd_per_hour: "/h",
+    Unit.usd_per_gpu_hour: " per GPU-hour",
+    Unit.usd_per_million_tokens: " per 1M tokens",
+    Unit.usd_per_gb_month: " per GB-month",
+}
+"""Money units are written as $ amounts with these suffixes."""
+
+
+def format_money(value: float) -> str:
+    """``$6,000``, ``$0.10``, ``$6.225``: whole dollars bare, cents kept, no rounding away."""
+    if float(value).is_integer():
+        return f"${int(value):,}"
+    cents = f"{value:,.2f}"
+    if float(cents.replace(",", "")) == value:
+        return f"${cents}"
+    return f"${format_number(value, digits=4)}"
+
+
 def unit_label(unit: Unit) -> str:
     return UNIT_LABELS[unit]
 
@@ -51,8 +71,11 @@ def format_figure(figure: m.Figure) -> str:
         number = f"{number}–{format_number(figure.high)}"
     prefix = "≈" if figure.approx else ""
     label = unit_label(figure.unit)
-    if figure.unit in (Unit.usd,):
-        return f"{prefix}${number}"
+    if figure.unit in MONEY_SUFFIX:
+        money = format_money(figure.value)
+        if figure.high is not None:
+            money = f"{money}–{format_money(figure.high)}"
+        return f"{prefix}{money}{MONEY_SUFFIX[figure.unit]}"
     if figure.unit == Unit.percent:
         return f"{prefix}{number}%"
     if figure.unit in (Unit.ratio, Unit.multiplier):
