@@ -425,20 +425,17 @@ def plotly_figure(chart: Chart) -> dict[str, Any]:
 
 
 def image_extras(chart: Chart, layout: dict[str, Any]) -> dict[str, Any]:
-    """A downloaded PNG/SVG: the on-page layout plus a title and an attribution line."""
-    attribution_note = {
-        "text": "<br>".join(attribution_lines(chart)),
-        "xref": "paper", "yref": "paper", "x": 0, "y": 0,
-        "xanchor": "left", "yanchor": "top", "yshift": -118, "showarrow": False,
-        "font": {"size": 11},
-    }
+    """A downloaded PNG/SVG: the on-page layout with the title and, under it, the credit,
+    licence, conversion basis and unverified warning (the legend keeps the bottom)."""
     image_layout = {
         **layout,
-        "title": {"text": chart.title, "x": 0.01, "xanchor": "left", "y": 0.98},
-        "margin": {**layout["margin"], "t": 110, "b": 150},
-        "annotations": [*layout["annotations"], attribution_note],
+        "title": {"text": chart.title, "x": 0.01, "xanchor": "left", "y": 0.97,
+                  "yanchor": "top", "font": {"size": 18},
+                  "subtitle": {"text": "<br>".join(attribution_lines(chart)),
+                               "font": {"size": 11}}},
+        "margin": {**layout["margin"], "t": 150},
     }
-    return {"width": 960, "height": 600, "filename": chart.id, "layout": image_layout}
+    return {"width": 960, "height": 640, "filename": chart.id, "layout": image_layout}
 
 
 def attribution_lines(chart: Chart) -> list[str]:

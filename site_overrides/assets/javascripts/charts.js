@@ -3,7 +3,8 @@
  * Every chart container ([data-tn-chart], written by tinkernomics.chartsite) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
  * the Plotly spec as JSON in a <template> (not a <script>: Material's instant navigation
- * re-creates inline scripts without their type, which would run the JSON as code). This file upgrades the SVG to the interactive Plotly chart:
+ * re-creates inline scripts without their type, which would run the JSON as code).
+ * This file upgrades the SVG to the interactive Plotly chart:
  * - plotly.js (self-hosted, ~1.4 MB gzipped) is fetched once per visit, only on a page with a
  *   chart, and only when the reader shows intent (pointer over the chart, a click or tap on it,
  *   or the "Interactive chart" button): a reader who only looks pays nothing for it. Once it is
@@ -73,14 +74,16 @@
     var gd = box.querySelector(".tn-chart__plot");
     loadPlotly().then(function (Plotly) {
       if (!box.isConnected) return null;
-      var layout = themed(spec.layout, spec.themes[themeName()]);
+      var theme = themeName();
+      var layout = themed(spec.layout, spec.themes[theme]);
       return Plotly.newPlot(gd, spec.data, layout, spec.config).then(function () {
-        var chart = { box: box, gd: gd, spec: spec, theme: themeName(), resizer: null };
+        var chart = { box: box, gd: gd, spec: spec, theme: theme, resizer: null };
         chart.resizer = new ResizeObserver(function () {
           if (gd.offsetWidth > 0 && gd.isConnected) Plotly.Plots.resize(gd);
         });
         chart.resizer.observe(gd);
         live.push(chart);
+        retheme();  /* in case the palette changed while plotly.js was loading */
         box.tnState = "ready";
         box.classList.add("tn-chart--ready");
         showAll(box, ".tn-chart__needs-plot", true);
