@@ -1,6 +1,7 @@
 """Charts in headless Chromium on the built site (served under a sub-path, as on Pages):
 the comparison chart draws its curves, without console errors; it is redrawn after instant
-navigation away and back; the palette toggle re-themes it; it resizes with the window; a page
+navigation away and back; the palette toggle re-themes it; it resizes with the window and
+draws at the right width when a hidden (tab) container is shown; a page
 without charts (and a chart page before the reader interacts) loads no plotly.js; without
 JavaScript the static chart and the parameter table are there; the embed page works in an
 iframe on another origin and the iframe's height follows its content."""
@@ -280,3 +281,39 @@ def test_embed_in_an_iframe_on_another_origin_sizes_itself(
     finally:
         context.close()
         host.shutdown()
+
+
+def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
+        browser, base_url: str, tmp_path: Path) -> None:
+    """Like a chart in a content tab: nothing is drawn while hidden; shown, it draws at the
+    tab's width; shown again at another width, it resizes (exported page, plotly loaded)."""
+    from tinkernomics import cli
+
+    page_file = tmp_path / "tabs.html"
+    assert cli.main(["chart", charts.COMPARISON_ID, "-o", str(page_file), "--catalog",
+                     str(REPO_ROOT / "catalog"), "--plotly-src", base_url + PLOTLY]) == 0
+    text = page_file.read_text(encoding="utf-8")
+    text = text.replace('<main class="tn-embed__main">',
+                        '<main class="tn-embed__main"><div id="tab" style="display:none">', 1)
+    page_file.write_text(text.replace('<p class="tn-embed__credit">',
+                                      '</div><p class="tn-embed__credit">', 1), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(page_file.as_uri())
+        page.wait_for_function("window.Plotly !== undefined", timeout=TIMEOUT_MS)
+        page.wait_for_timeout(300)
+        assert "tn-chart--ready" not in page.evaluate(
+            "document.querySelector('[data-tn-chart]').className")
+        plot = "document.querySelector('.tn-chart__plot')"
+        for width in (500, 800):
+            page.evaluate("Object.assign(document.getElementById('tab').style, "
+                          "{display: 'none'})")
+            page.evaluate(f"Object.assign(document.getElementById('tab').style, "
+                          f"{{display: 'block', width: '{width}px'}})")
+            page.wait_for_function(f"{plot}._fullLayout && {plot}._fullLayout.width === "
+                                   f"Math.round({plot}.getBoundingClientRect().width)",
+                                   timeout=TIMEOUT_MS)
+            assert abs(page.evaluate(f"{plot}._fullLayout.width") - width) <= 2
+    finally:
+        context.close()
