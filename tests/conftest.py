@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +34,14 @@ def catalog_copy(tmp_path: Path) -> Path:
     from helpers_catalog import copy_valid
 
     return copy_valid(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium shared by every browser test (Playwright allows one per thread)."""
+    from helpers_browser import launch_chromium
+
+    yield from launch_chromium()
 
 
 from conftest_site import built_site  # noqa: E402,F401 - the real site, built once per session

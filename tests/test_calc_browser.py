@@ -25,9 +25,6 @@ from tinkernomics.catalog import Catalog
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 CASES: dict[str, dict[str, str]] = {
     "defaults": {},
@@ -72,14 +69,9 @@ def calc_server(built_site: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def calc_browser() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def calc_browser(browser: Any) -> Any:
+    """The session's shared Chromium (see tests/helpers_browser.py)."""
+    return browser
 
 
 def open_calculator(browser: Any, base: str, query: dict[str, str], *,

@@ -24,9 +24,6 @@ from tinkernomics.catalog import load_valid_catalog
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 SUB_PATH = "tinker-nomics"
 CHART = f"#chart-{charts.COMPARISON_ID}"
 PLOTLY = "assets/vendor/plotly.min.js"
@@ -77,18 +74,6 @@ def base_url(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory) ->
     handler.local_base = f"http://127.0.0.1:{server.server_address[1]}/{SUB_PATH}/"
     yield handler.local_base
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (make browser)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

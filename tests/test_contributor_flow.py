@@ -292,33 +292,25 @@ def test_every_page_asset_and_link_resolves_under_the_sub_path(served: str) -> N
     assert len(seen) > 20
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
 @pytest.mark.build
 @pytest.mark.browser
-def test_charts_load_their_scripts_under_the_sub_path(served: str) -> None:
+def test_charts_load_their_scripts_under_the_sub_path(served: str, browser: Any) -> None:
     """plotly.js is loaded by script at run time: only a browser shows it resolves."""
-    playwright = pytest.importorskip("playwright.sync_api")
     failures: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
-                    if r.status >= 400 else None)
-            page.on("requestfailed", lambda r: failures.append(f"failed {r.url}"))
-            page.on("pageerror", lambda e: failures.append(f"error {e}"))
-            for path, chart in (("algorithms/", COMPARISON_ID),
-                                (f"algorithms/{NEW_ID}/", algorithm_chart_id(NEW_ID))):
-                page.goto(served + path)
-                box = page.locator(f'[data-tn-chart="{chart}"]')
-                box.scroll_into_view_if_needed()
-                box.locator(".tn-chart__frame").hover()  # a reader's intent loads plotly.js
-                box.locator(".tn-chart__plot .main-svg").first.wait_for(timeout=30_000)
-                assert page.url.startswith(served)
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
+                if r.status >= 400 else None)
+        page.on("requestfailed", lambda r: failures.append(f"failed {r.url}"))
+        page.on("pageerror", lambda e: failures.append(f"error {e}"))
+        for path, chart in (("algorithms/", COMPARISON_ID),
+                            (f"algorithms/{NEW_ID}/", algorithm_chart_id(NEW_ID))):
+            page.goto(served + path)
+            box = page.locator(f'[data-tn-chart="{chart}"]')
+            box.scroll_into_view_if_needed()
+            box.locator(".tn-chart__frame").hover()  # a reader's intent loads plotly.js
+            box.locator(".tn-chart__plot .main-svg").first.wait_for(timeout=30_000)
+            assert page.url.startswith(served)
+    finally:
+        page.close()
     assert not failures, failures

@@ -6,7 +6,6 @@ from disk at its Pages URL (with its sub-path)."""
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,9 +18,6 @@ from tinkernomics.catalog import load_valid_catalog
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 SUB_PATH = urlsplit(SUB_PATH_URL).path
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
 SCHEMES = ("default", "slate")
@@ -79,18 +75,6 @@ class Served:
 @pytest.fixture
 def served(built_site: BuiltSite) -> Served:
     return Served(built_site.root)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (make browser)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def palette_script(scheme: str) -> str:

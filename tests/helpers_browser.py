@@ -1,0 +1,32 @@
+"""One headless Chromium for every browser test (Debian's package; never a downloaded build).
+
+A missing Chromium fails the browser tests instead of skipping them: `make test` installs it
+(`make browser`), and a skipped browser test would hide a blank chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+"""As root in a sandbox with a closed network: no sandboxing, no background connections."""
+
+
+def launch_chromium() -> Iterator[Any]:
+    """Yield a launched Playwright browser; close it afterwards."""
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's chromium is not installed: run `make browser` (`make test` does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
