@@ -37,10 +37,13 @@ CASES: dict[str, dict[str, str]] = {
         "mt": "41.5", "mp": "27", "md": "3.25", "gp": "7.77", "tf": "75", "kv_cache": "12.5",
         "ck": "3", "mo": "2.5", "r": "8",
     },
+    "lora-site-accounting": {"lf": "site"},
+    "lora-site-accounting-rank-dmodel": {"lf": "site", "a": "ppo", "m": "qwen3-32b", "r": "64",
+                                         "D": "5120", "K": "2"},
     "no-price-row": {"m": "llama-3.1-8b", "p": "2026-07-17", "a": "dr_grpo"},
     "offline-dpo": {"a": "dpo", "G": "2", "steps": "500", "n": "128", "ft": "full"},
     "invalid-values": {"steps": "abc", "G": "0", "in": "-5", "K": "9999", "T": "1.5",
-                       "md": "1e3", "hw": "nope", "ref": "0"},
+                       "md": "1e3", "hw": "nope", "ref": "0", "lf": "Site"},
 }
 
 
@@ -110,6 +113,34 @@ def test_browser_equals_python(calc_browser: Any, calc_server: str, catalog: Cat
     assert shown, "the page shows no numbers"
     for key, text in shown:
         assert text == calcsite.fmt_value(calcsite.format_kind(key), expected[key]), key
+
+
+@pytest.mark.parametrize(("query", "formula_id"), [
+    ({}, "flops_lora_training_sourced"),
+    ({"lf": "site"}, "flops_lora_training"),
+    ({"lf": "site", "ft": "full"}, "flops_training"),
+])
+def test_page_names_the_training_formula(calc_browser: Any, calc_server: str, catalog: Catalog,
+                                         query: dict[str, str], formula_id: str) -> None:
+    """The results say which formula priced training, with its status; R and D show only when
+    the formula uses them, and the accounting setting only under LoRA."""
+    page, errors = open_calculator(calc_browser, calc_server, query)
+    try:
+        note = page.locator(".tn-calc__training-formula")
+        shown_id = note.get_attribute("data-formula")
+        badge = note.locator(".tn-badge").first.text_content()
+        hidden = {k: page.locator(f'[data-field="{k}"]').is_hidden() for k in ("lf", "r", "D")}
+        chosen = page.eval_on_selector('select[name="lf"]', "el => el.value")
+    finally:
+        page.close()
+    assert errors == []
+    formula = catalog.formulas[formula_id]
+    assert shown_id == formula_id
+    assert badge == formula.status.value
+    declared = {v.name for v in formula.variables}
+    assert hidden == {"lf": query.get("ft") == "full", "r": "R" not in declared,
+                      "D": "D" not in declared}
+    assert chosen == query.get("lf", "sourced")
 
 
 def test_fireworks_numbers_on_the_page(calc_browser: Any, calc_server: str) -> None:

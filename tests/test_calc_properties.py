@@ -56,14 +56,50 @@ def test_zero_tokens_cost_nothing(query: dict[str, str]) -> None:
     assert result.self_hosted.total == 0
 
 
+@pytest.mark.parametrize("accounting", sorted(calc.LORA_FLOP_FORMULAS))
 @settings(max_examples=60, deadline=None)
 @given(st.floats(1e8, 1e12), st.integers(1024, 16384), st.integers(1, 64))
-def test_lora_below_full_when_rank_is_small(p_active: float, d_model: int, rank: int) -> None:
-    lora = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_LORA],
-                                   {"P_active": p_active, "R": rank, "D": d_model})
+def test_lora_below_full_when_rank_is_small(accounting: str, p_active: float, d_model: int,
+                                            rank: int) -> None:
+    values = {"P_active": p_active, "R": rank, "D": d_model}
+    formula = CATALOG.formulas[calc.LORA_FLOP_FORMULAS[accounting]]
+    lora = derive.evaluate_formula(formula, {v.name: values[v.name] for v in formula.variables})
     full = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_FULL], {"P_active": p_active})
     assert rank <= d_model / 16  # R << D
     assert lora < full
+
+
+@pytest.mark.parametrize("accounting", sorted(calc.LORA_FLOP_FORMULAS))
+@settings(max_examples=30, deadline=None)
+@given(queries, st.integers(1, 64))
+def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, str],
+                                            rank: int) -> None:
+    # D is the model's hidden size, or the site formula's example (4,096) where the catalog has
+    # none: R <= 64 keeps R << D
+    lora = estimate({**query, "ft": "lora", "lf": accounting, "r": str(rank)})
+    full = estimate({**query, "ft": "full", "lf": accounting, "r": str(rank)})
+    assert lora.resolved.d_model >= 16 * rank
+    lora_train = [x for x in lora.self_hosted.lines if x.phase == "training"]
+    full_train = [x for x in full.self_hosted.lines if x.phase == "training"]
+    assert [x.key for x in lora_train] == [x.key for x in full_train]
+    for mine, theirs in zip(lora_train, full_train, strict=True):
+        assert mine.formula == calc.LORA_FLOP_FORMULAS[accounting]
+        assert mine.flops < theirs.flops
+    assert lora.self_hosted.flops <= full.self_hosted.flops
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1e8, 1e12), st.integers(1024, 16384), st.integers(1, 64))
+def test_sourced_lora_is_two_thirds_of_full(p_active: float, d_model: int, rank: int) -> None:
+    """The sourced count (transformer_math, lora_without_regret): 4·P of full fine-tuning's 6·P,
+    above the original site's expression whenever R < D / 3."""
+    sourced = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_LORA_SOURCED],
+                                      {"P_active": p_active})
+    site = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_LORA],
+                                   {"P_active": p_active, "R": rank, "D": d_model})
+    full = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_FULL], {"P_active": p_active})
+    assert sourced == pytest.approx(full * 2 / 3)
+    assert site < sourced
 
 
 @settings(max_examples=60, deadline=None)

@@ -79,11 +79,40 @@ def test_self_hosted_by_hand(toy: Catalog) -> None:
     assert lines["decode"].gpu_hours == pytest.approx(5.0)
     # reference log-probs: 1.8e9 tokens × 2e9 = 3.6e18 at 50% -> 2 GPU-hours
     assert lines["reference"].gpu_hours == pytest.approx(2.0)
-    # LoRA (R = 32 by default, D = 1,000): 2e9 + 6e9 × 32 / 1000 = 2.192e9 FLOP per token
-    assert lines["train"].flops_per_token == pytest.approx(2e9 + 6e9 * 32 / 1000)
-    assert lines["train"].gpu_hours == pytest.approx(1.8e9 * 2.192e9 / 5e14 / 3600)  # 2.192 h
+    # LoRA, sourced accounting (the default): forward 2·P + backward through the frozen base
+    # 2·P = 4e9 FLOP per token; 1.8e9 tokens × 4e9 = 7.2e18 at 5e14 FLOP/s -> 4 GPU-hours
+    assert lines["train"].formula == "flops_lora_training_sourced"
+    assert lines["train"].flops_per_token == pytest.approx(4e9)
+    assert lines["train"].gpu_hours == pytest.approx(4.0)
+    assert own.gpu_hours == pytest.approx(1 + 5 + 2 + 4)
+    assert own.total == pytest.approx((1 + 5 + 2 + 4) * 2.0)
+
+
+def test_self_hosted_site_accounting_by_hand(toy: Catalog) -> None:
+    own = run(toy, lf="site").self_hosted
+    train = {line.key: line for line in own.lines}["train"]
+    # the original site's expression (R = 32 by default, D = 1,000):
+    # 2e9 + 6e9 × 32 / 1000 = 2.192e9 FLOP per token
+    assert train.formula == "flops_lora_training"
+    assert train.flops_per_token == pytest.approx(2e9 + 6e9 * 32 / 1000)
+    assert train.gpu_hours == pytest.approx(1.8e9 * 2.192e9 / 5e14 / 3600)  # 2.192 h
     assert own.gpu_hours == pytest.approx(1 + 5 + 2 + 2.192)
     assert own.total == pytest.approx((1 + 5 + 2 + 2.192) * 2.0)
+    # rank and hidden size move only this accounting: R = 64, D = 2,000 -> 2e9 + 6e9 × 0.032
+    site = {x.key: x for x in run(toy, lf="site", r="64", D="2000").self_hosted.lines}["train"]
+    assert site.flops_per_token == pytest.approx(2e9 + 6e9 * 64 / 2000)
+    sourced = {x.key: x for x in run(toy, r="64", D="2000").self_hosted.lines}["train"]
+    assert sourced.flops_per_token == pytest.approx(4e9)
+
+
+def test_lora_accounting_does_not_touch_the_rest(toy: Catalog) -> None:
+    sourced, site = calc.numbers(run(toy)), calc.numbers(run(toy, lf="site"))
+    changed = {k for k in sourced if sourced[k] != site[k]}
+    # training lines and what sums them; the Tinker bill, tokens and memory stay put
+    assert "self.train.flops" in changed and "tinker.total" not in changed
+    assert all(k.startswith(("self.", "breakeven.", "wall_clock")) for k in changed), changed
+    # full fine-tuning ignores the setting
+    assert calc.numbers(run(toy, ft="full")) == calc.numbers(run(toy, ft="full", lf="site"))
 
 
 def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
@@ -93,11 +122,15 @@ def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
     assert train.gpu_hours == pytest.approx(1.8e9 * 6e9 / 5e14 / 3600)  # 6 GPU-hours
 
 
-def test_break_even_by_hand(toy: Catalog) -> None:
-    result = run(toy)
-    tinker, own = 9900.05, (1 + 5 + 2 + 2.192) * 2.0
+@pytest.mark.parametrize(("accounting", "hours"), [
+    ("sourced", 1 + 5 + 2 + 4.0),  # LoRA training at 4·P: 4 GPU-hours
+    ("site", 1 + 5 + 2 + 2.192),  # the original site's 2·P + 6·P·R/D: 2.192 GPU-hours
+])
+def test_break_even_by_hand(toy: Catalog, accounting: str, hours: float) -> None:
+    result = run(toy, lf=accounting)
+    tinker, own = 9900.05, hours * 2.0
     be = result.break_even
-    assert be.gpu_price == pytest.approx(tinker / 10.192)  # $/GPU-hour where the bills meet
+    assert be.gpu_price == pytest.approx(tinker / hours)  # $/GPU-hour where the bills meet
     assert be.ratio == pytest.approx(tinker / own)
     setup = toy.platform.setup_cost.total.value  # the catalog's cost of building the stack
     assert be.setup_usd == setup
@@ -213,13 +246,27 @@ def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
     result = calcinputs.estimate(catalog, {})
     figures = calcinputs.input_figures(catalog, result.resolved)
     flagged = {f.key for f in figures if f.unverified}
-    # the LoRA FLOP formula and GRPO's ScaleRL parameters are unverified in the catalog
-    assert "formula:flops_lora_training" in flagged
+    # by default LoRA is priced by the sourced formula (derived), without rank or hidden size
+    keys = {f.key for f in figures}
+    assert "formula:flops_lora_training_sourced" in keys - flagged
+    assert "formula:flops_lora_training" not in keys
+    assert "model:qwen3-8b:d_model" not in keys
+    # GRPO's ScaleRL parameters are unverified in the catalog
     assert "algorithm:grpo:C_mid" in flagged
     assert "assumption:mfu_decode:h100" in flagged
     assert "hardware:h100:tflops" in {f.key for f in figures} - flagged
     # every key the estimate names exists in the registry
     assert len(figures) == len(calcinputs.figure_keys(result.resolved))
+
+
+def test_site_accounting_is_flagged_unverified(catalog: Catalog) -> None:
+    result = calcinputs.estimate(catalog, {"lf": "site"})
+    figures = calcinputs.input_figures(catalog, result.resolved)
+    flagged = {f.key for f in figures if f.unverified}
+    # the original site's LoRA expression is unverified, and it reads the model's hidden size
+    assert "formula:flops_lora_training" in flagged
+    assert "model:qwen3-8b:d_model" in {f.key for f in figures}
+    assert "formula:flops_lora_training_sourced" not in {f.key for f in figures}
 
 
 def test_overridden_assumptions_are_not_listed(catalog: Catalog) -> None:
@@ -243,6 +290,15 @@ def test_query_parsing(catalog: Catalog, query: dict[str, str], field: str,
                        expected: float) -> None:
     shape = calcinputs.inputs_from_query(catalog, query).shape
     assert getattr(shape, field) == expected
+
+
+@pytest.mark.parametrize(("lf", "lora_flops"), [
+    (None, "sourced"), ("sourced", "sourced"), ("site", "site"), ("SITE", "sourced"),
+    ("", "sourced"), ("bogus", "sourced"),
+])
+def test_query_lora_accounting(catalog: Catalog, lf: str | None, lora_flops: str) -> None:
+    query = {} if lf is None else {"lf": lf}
+    assert calcinputs.inputs_from_query(catalog, query).lora_flops == lora_flops
 
 
 def test_query_unknown_ids_fall_back(catalog: Catalog) -> None:

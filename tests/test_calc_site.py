@@ -75,6 +75,30 @@ def test_page_data_takes_formulas_from_the_catalog(catalog: Catalog) -> None:
     json.loads(calcsite.script_json(data))  # serialisable, no NaN
 
 
+def test_lora_accounting_choices_are_catalog_formulas(catalog: Catalog) -> None:
+    data = calcsite.page_data(catalog, Links(calcsite.CALCULATOR))
+    assert data["lora_flops"] == calc.LORA_FLOP_FORMULAS
+    assert data["defaults"]["lora_flops"] == "sourced"
+    for formula_id in calc.LORA_FLOP_FORMULAS.values():
+        assert formula_id in data["formulas"]  # shipped with its expression for the browser
+    labels = dict(calcsite.lora_flop_options(catalog))
+    assert labels["sourced"].endswith("(derived)") and labels["site"].endswith("(unverified)")
+
+
+@pytest.mark.parametrize(("query", "formula_id", "status"), [
+    ({}, "flops_lora_training_sourced", "derived"),
+    ({"lf": "site"}, "flops_lora_training", "unverified"),
+    ({"ft": "full", "lf": "site"}, "flops_training", "reported"),
+])
+def test_summary_names_the_training_formula(catalog: Catalog, query: dict[str, str],
+                                            formula_id: str, status: str) -> None:
+    rows = calcsite.summary_rows(catalog, calcinputs.estimate(catalog, query))
+    row = next(r for r in rows if r["label"] == "Training FLOPs per token")
+    formula = catalog.formulas[formula_id]
+    assert row["cells"][0]["text"] == f"{formula.name}: {formula.expression}"
+    assert row["cells"][1] == {"key": "", "text": status, "badge": status}
+
+
 def test_every_figure_key_resolves(catalog: Catalog) -> None:
     registry = calcinputs.figure_registry(catalog)
     for label, query in calcsite.PRESETS:
@@ -114,7 +138,9 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     expected = calcsite.shown_numbers(calcinputs.estimate(catalog, {}))
     assert static and all(expected[k] == v for k, v in static.items())
     names = {n.attrs.get("name") for n in page.by_tag("select") + page.by_tag("input")}
-    assert {"a", "m", "p", "hw", "steps", "n", "G", "K", "in", "out", "T", "d"} <= names
+    assert {"a", "m", "p", "hw", "steps", "n", "G", "K", "in", "out", "T", "d", "lf"} <= names
+    badges = [n.text() for n in page.by_class("tn-badge")]
+    assert "derived" in badges  # the default LoRA accounting, shown with its status
 
 
 @pytest.mark.build
@@ -129,5 +155,8 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
         expected = calcsite.shown_numbers(calcinputs.estimate(catalog, query))
         shown = {n.attrs["data-key"]: n.text() for n in panel[0].iter() if "data-key" in n.attrs}
         assert shown and all(expected[k] == v for k, v in shown.items()), algo_id
+        # the panel prices LoRA with the default, sourced accounting and says so
+        sourced = catalog.formulas[calc.FLOPS_LORA_SOURCED]
+        assert sourced.name in panel[0].text(), algo_id
         link = next(a.attrs["href"] for a in panel[0].by_tag("a"))
         assert link.startswith("../../calculator/?a=" + algo_id)

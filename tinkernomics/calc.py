@@ -4,8 +4,9 @@ For one RL post-training run this module computes, from catalog values only:
 
 1. tokens by kind (prefill, sample, train) from the run shape, single- or multi-turn;
 2. the Tinker bill from a dated price list (cached-prefill discount and storage included);
-3. FLOPs per phase from the catalog's FLOP formulas, and the self-hosted GPU-hours and dollars
-   for a chosen GPU at an assumed utilisation (MFU) per phase;
+3. FLOPs per phase from the catalog's FLOP formulas (LoRA training in the chosen accounting:
+   the sourced 4·P by default, or the original site's expression), and the self-hosted
+   GPU-hours and dollars for a chosen GPU at an assumed utilisation (MFU) per phase;
 4. memory from the catalog's VRAM formulas and the minimum number of GPUs that hold it;
 5. the compute at which an algorithm's ScaleRL fit reaches a fraction of its asymptote;
 6. the break-even between the two bills.
@@ -47,6 +48,9 @@ FLOPS_ROLLOUT = "flops_rollout"
 FLOPS_REFERENCE = "flops_ref_logprobs"
 FLOPS_FULL = "flops_training"
 FLOPS_LORA = "flops_lora_training"
+"""The original site's LoRA expression (unverified): 2·P + 6·P·R/D."""
+FLOPS_LORA_SOURCED = "flops_lora_training_sourced"
+"""LoRA as transformer_math and lora_without_regret count it: about 4·P."""
 VRAM_LORA = "vram_grpo_lora"
 VRAM_FULL = "vram_ppo_full"
 VAR_ACTIVE = "P_active"
@@ -54,6 +58,20 @@ VAR_RANK = "R"
 VAR_DMODEL = "D"
 VAR_LORA_STATE = "lora_overhead"
 """Adapter weights and optimiser state; also the size of one Tinker checkpoint here."""
+
+LORA_FLOPS_SOURCED = "sourced"
+LORA_FLOPS_SITE = "site"
+LORA_FLOP_FORMULAS: dict[str, str] = {
+    # The "LoRA FLOP accounting" setting (query key ``lf``): choice -> catalog formula id.
+    LORA_FLOPS_SOURCED: FLOPS_LORA_SOURCED,
+    LORA_FLOPS_SITE: FLOPS_LORA,
+}
+LORA_FLOP_LABELS: dict[str, str] = {
+    LORA_FLOPS_SOURCED: "Sourced (Transformer Math, LoRA Without Regret)",
+    LORA_FLOPS_SITE: "Original site's formula",
+}
+DEFAULT_LORA_FLOPS = LORA_FLOPS_SOURCED
+"""The sourced accounting: the original site's expression understates LoRA about twofold."""
 
 ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
     # Which parameter variable of each VRAM formula holds a model of each role. Frozen models
@@ -234,6 +252,8 @@ class CalcInputs:
     lora: bool = True
     lora_rank: float | None = None
     d_model: float | None = None
+    lora_flops: str = DEFAULT_LORA_FLOPS
+    """A key of ``LORA_FLOP_FORMULAS``: which LoRA training formula prices training."""
     score_reference: bool | None = None
     teacher: str | None = None
     mfu_train: float | None = None
@@ -331,6 +351,10 @@ class Resolved:
     roles: tuple[m.ModelRole, ...]
     lora_rank: float
     d_model: float
+    training_formula: str
+    """The FLOP formula of the training passes (full fine-tuning or the chosen LoRA one)."""
+    training_values: Mapping[str, float]
+    """Its variables' values, in the formula's declared order (only those it declares)."""
     mfu_train: float
     mfu_prefill: float
     mfu_decode: float
@@ -408,18 +432,32 @@ def resolve(catalog: Catalog, inputs: CalcInputs) -> Resolved:
     rank = inputs.lora_rank
     if rank is None:
         rank = formula_example(catalog, FLOPS_LORA, VAR_RANK)
+    formula_id, values = training_variables(catalog, inputs, model, rank, d_model)
     return Resolved(
         inputs=replace(inputs, score_reference=score_ref), model=model, algorithm=algo,
         price_list=plist, hardware=hw, teacher=teacher,
         row=price_row(plist, model.id, inputs.variant),
         teacher_row=price_row(plist, teacher.id, "") if teacher is not None else None,
         roles=roles, lora_rank=rank, d_model=d_model,
+        training_formula=formula_id, training_values=values,
         mfu_train=train.value if inputs.mfu_train is None else inputs.mfu_train,
         mfu_prefill=pre.value if inputs.mfu_prefill is None else inputs.mfu_prefill,
         mfu_decode=dec.value if inputs.mfu_decode is None else inputs.mfu_decode,
         gpu_price=(default_gpu_price(hw) if inputs.gpu_price is None else inputs.gpu_price),
         assumptions=(train, pre, decode_sequences(), dec),
     )
+
+
+def training_variables(catalog: Catalog, inputs: CalcInputs, model: m.LanguageModel,
+                       rank: float, d_model: float) -> tuple[str, dict[str, float]]:
+    """The training FLOP formula and the values of the variables it declares.
+
+    Full fine-tuning: flops_training (6·P). LoRA: the formula of the chosen accounting, the
+    sourced 4·P (transformer_math, lora_without_regret) or the original site's 2·P + 6·P·R/D.
+    """
+    formula_id = LORA_FLOP_FORMULAS[inputs.lora_flops] if inputs.lora else FLOPS_FULL
+    offered = {VAR_ACTIVE: active_params(model), VAR_RANK: rank, VAR_DMODEL: d_model}
+    return formula_id, {v.name: offered[v.name] for v in catalog.formulas[formula_id].variables}
 
 
 def default_gpu_price(hw: m.Hardware) -> float:
@@ -560,11 +598,8 @@ def flops_per_token(catalog: Catalog, formula_id: str, values: dict[str, float])
 
 
 def training_formula(r: Resolved) -> tuple[str, dict[str, float]]:
-    """Full fine-tuning (6·P) or LoRA (the catalog's LoRA expression with R and D)."""
-    p = active_params(r.model)
-    if r.inputs.lora:
-        return FLOPS_LORA, {VAR_ACTIVE: p, VAR_RANK: r.lora_rank, VAR_DMODEL: r.d_model}
-    return FLOPS_FULL, {VAR_ACTIVE: p}
+    """Full fine-tuning (6·P) or LoRA in the chosen accounting (``training_variables``)."""
+    return r.training_formula, dict(r.training_values)
 
 
 def _compute_line(catalog: Catalog, r: Resolved, key: str, label: str, phase: str,

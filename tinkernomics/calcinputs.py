@@ -140,6 +140,7 @@ def inputs_from_query(catalog: Catalog, query: Mapping[str, str]) -> calc.CalcIn
         variant=query.get("v", ""),
         lora=query.get("ft") != "full",
         lora_rank=_value(query, "r"), d_model=_value(query, "D"),
+        lora_flops=_choice(query, "lf", calc.LORA_FLOP_FORMULAS, calc.DEFAULT_LORA_FLOPS),
         score_reference=_flag(query, "ref"),
         teacher=_choice(query, "tm", catalog.models, model),
         **{name: (None if v is None else v / calc.PERCENT) for name, v in percents.items()},
@@ -259,7 +260,7 @@ def figure_registry(catalog: Catalog) -> dict[str, InputFigure]:
     for algo in catalog.algorithms.values():
         found.extend(_algorithm_figures(algo))
     for formula_id in (calc.FLOPS_ROLLOUT, calc.FLOPS_REFERENCE, calc.FLOPS_FULL,
-                       calc.FLOPS_LORA, calc.VRAM_LORA, calc.VRAM_FULL):
+                       calc.FLOPS_LORA_SOURCED, calc.FLOPS_LORA, calc.VRAM_LORA, calc.VRAM_FULL):
         f = catalog.formulas[formula_id]
         found.append(InputFigure(f"formula:{f.id}", f"Formula: {f.name}", f.expression,
                                  f.status, f.source, f.reported_instead))
@@ -279,7 +280,8 @@ def figure_keys(r: calc.Resolved) -> list[str]:
     keys = [f"model:{model.id}:total_params"]
     if model.active_params is not None:
         keys.append(f"model:{model.id}:active_params")
-    if inputs.lora and inputs.d_model is None and model.d_model is not None:
+    if (calc.VAR_DMODEL in r.training_values and inputs.d_model is None
+            and model.d_model is not None):
         keys.append(f"model:{model.id}:d_model")
     if r.teacher is not None and r.teacher.id != model.id:
         keys.append(f"model:{r.teacher.id}:total_params")

@@ -259,8 +259,8 @@ def _formula_data(catalog: Catalog, formula_id: str) -> dict[str, Any]:
                            "meaning": v.meaning} for v in f.variables]}
 
 
-FORMULA_IDS = (calc.FLOPS_ROLLOUT, calc.FLOPS_REFERENCE, calc.FLOPS_FULL, calc.FLOPS_LORA,
-               calc.VRAM_LORA, calc.VRAM_FULL)
+FORMULA_IDS = (calc.FLOPS_ROLLOUT, calc.FLOPS_REFERENCE, calc.FLOPS_FULL,
+               calc.FLOPS_LORA_SOURCED, calc.FLOPS_LORA, calc.VRAM_LORA, calc.VRAM_FULL)
 
 
 def page_data(catalog: Catalog, links: Links) -> dict[str, Any]:
@@ -279,7 +279,9 @@ def page_data(catalog: Catalog, links: Links) -> dict[str, Any]:
             "lora_rank": calc.formula_example(catalog, calc.FLOPS_LORA, calc.VAR_RANK),
             "d_model": calc.formula_example(catalog, calc.FLOPS_LORA, calc.VAR_DMODEL),
             "mfu_train": train.value, "mfu_prefill": calc.prefill_mfu(train).value,
+            "lora_flops": calc.DEFAULT_LORA_FLOPS,
         },
+        "lora_flops": calc.LORA_FLOP_FORMULAS,
         "spec": {"int": calcinputs.INT_PATTERN, "num": calcinputs.NUM_PATTERN,
                  "shape": calcinputs.SHAPE_KEYS, "query": calcinputs.QUERY_SPEC,
                  "percent": calcinputs.PERCENT_KEYS,
@@ -291,7 +293,7 @@ def page_data(catalog: Catalog, links: Links) -> dict[str, Any]:
                       "bytes_per_gb": calc.BYTES_PER_GB,
                       "seconds_per_hour": calc.SECONDS_PER_HOUR, "percent": calc.PERCENT},
         "ids": {"rollout": calc.FLOPS_ROLLOUT, "reference": calc.FLOPS_REFERENCE,
-                "full": calc.FLOPS_FULL, "lora": calc.FLOPS_LORA, "vram_lora": calc.VRAM_LORA,
+                "full": calc.FLOPS_FULL, "vram_lora": calc.VRAM_LORA,
                 "vram_full": calc.VRAM_FULL, "active": calc.VAR_ACTIVE,
                 "rank": calc.VAR_RANK, "d_model": calc.VAR_DMODEL},
         "role_variables": {fid: {role.value: var for role, var in mapping.items()}
@@ -340,17 +342,21 @@ def _render(template: str, **values: Any) -> str:
     return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
 
 
-def summary_rows(result: calc.Result) -> list[dict[str, Any]]:
+def summary_rows(catalog: Catalog, result: calc.Result) -> list[dict[str, Any]]:
     """The headline numbers of an estimate: a label and parts, each a number (with its
-    ``calc.numbers`` key, shown as ``data-key``) or plain text."""
+    ``calc.numbers`` key, shown as ``data-key``), plain text or a status badge."""
     shown, r = shown_numbers(result), result.resolved
     hw = r.hardware.name
+    train = catalog.formulas[r.training_formula]
 
     def n(key: str) -> dict[str, str]:
-        return {"key": key, "text": shown[key]}
+        return {"key": key, "text": shown[key], "badge": ""}
 
     def t(text: str) -> dict[str, str]:
-        return {"key": "", "text": text}
+        return {"key": "", "text": text, "badge": ""}
+
+    def badge(status: str) -> dict[str, str]:
+        return {"key": "", "text": status, "badge": status}
 
     tinker_label = f"Tinker bill ({r.price_list.id} prices)"
     if result.tinker.not_covered:
@@ -364,6 +370,8 @@ def summary_rows(result: calc.Result) -> list[dict[str, Any]]:
                                           t(" GPU-hours")]),
         ("Break-even GPU price", [n("breakeven.gpu_price"), t(" per GPU-hour")]),
         ("GPU memory", [n("vram.total"), t(" on "), n("vram.min_gpus"), t(f" × {hw}")]),
+        ("Training FLOPs per token", [t(f"{train.name}: {train.expression}"),
+                                      badge(train.status.value)]),
     ]
     if result.convergence is not None:
         rows.append((f"Compute to {fmt_number(r.inputs.target_percent)}% of the ScaleRL gain",
@@ -375,7 +383,11 @@ def summary_rows(result: calc.Result) -> list[dict[str, Any]]:
 def describe_run(result: calc.Result) -> str:
     """One sentence: which run this estimate is."""
     r, s = result.resolved, result.resolved.inputs.shape
-    mode = (f"LoRA rank {fmt_count(r.lora_rank)}" if r.inputs.lora else "full fine-tuning")
+    mode = "full fine-tuning"
+    if r.inputs.lora:
+        # the rank only matters to an accounting whose formula uses it
+        uses_rank = calc.VAR_RANK in r.training_values
+        mode = f"LoRA rank {fmt_count(r.lora_rank)}" if uses_rank else "LoRA"
     turns = f", {fmt_count(s.turns)} turns" if s.turns > 1 else ""
     return (f"{r.algorithm.name} on {r.model.name} ({mode}): {fmt_count(s.steps)} steps × "
             f"{fmt_count(s.prompts_per_step)} prompts × G = {fmt_count(s.group_size)}, "
@@ -395,6 +407,12 @@ def vram_inputs(catalog: Catalog, r: calc.Resolved) -> list[tuple[str, str, floa
                 gb = r.inputs.vram_gb.get(v.name, v.example / calc.BYTES_PER_GB)
                 found[v.name] = (v.name, v.meaning, gb)
     return list(found.values())
+
+
+def lora_flop_options(catalog: Catalog) -> list[tuple[str, str]]:
+    """The accounting choices, each labelled with its formula's status from the catalog."""
+    return [(key, f"{calc.LORA_FLOP_LABELS[key]} ({catalog.formulas[fid].status.value})")
+            for key, fid in calc.LORA_FLOP_FORMULAS.items()]
 
 
 def _options(items: Mapping[str, Any], label: str = "name") -> list[tuple[str, str]]:
@@ -428,6 +446,9 @@ def form_groups(catalog: Catalog, result: calc.Result) -> list[dict[str, Any]]:
                   options=[("", "standard")]),
             field("ft", "Fine-tuning", "select", "lora" if r.inputs.lora else "full",
                   options=[("lora", "LoRA"), ("full", "Full fine-tuning")]),
+            field("lf", "LoRA FLOP accounting", "select", r.inputs.lora_flops,
+                  options=lora_flop_options(catalog),
+                  help="Which formula prices LoRA training passes."),
             field("r", "LoRA rank R", "int", fmt_count(r.lora_rank)),
             field("D", "Hidden size D", "int", fmt_count(r.d_model).replace(",", "")),
         ]},
@@ -476,7 +497,7 @@ def calculator_html(ctx: SiteContext) -> str:
     return _render(
         "calculator.html", data=Markup(script_json(page_data(catalog, links))),
         groups=form_groups(catalog, result), presets=presets,
-        summary=summary_rows(result), run=describe_run(result),
+        summary=summary_rows(catalog, result), run=describe_run(result),
         script=links.to("assets/javascripts") + "calculator.js",
     )
 
@@ -487,7 +508,8 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     query = {"a": algo_id, "m": calcinputs.default_model(catalog),
              "p": calc.latest_price_list(catalog), "hw": calcinputs.DEFAULT_HARDWARE}
     result = calcinputs.estimate(catalog, query)
-    html = _render("panel.html", summary=summary_rows(result), run=describe_run(result),
+    html = _render("panel.html", summary=summary_rows(catalog, result),
+                   run=describe_run(result),
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name)
     return f"## What does a typical run cost? {{#{SECTION_ID}}}\n\n{html}"

@@ -148,6 +148,7 @@
       variant: has(q, "v") ? q.v : "",
       lora: q.ft !== "full",
       lora_rank: this.value(q, "r"), d_model: this.value(q, "D"),
+      lora_flops: choice(q, "lf", d.lora_flops, d.defaults.lora_flops),
       score_reference: flag(q, "ref"),
       teacher: choice(q, "tm", d.models, model),
       gpu_price: this.value(q, "gp"),
@@ -206,19 +207,33 @@
     var roles = algo.roles.filter(function (r) { return scoreRef || r !== "reference"; });
     var teacherId = roles.indexOf("teacher") >= 0 ? (inputs.teacher || inputs.model) : null;
     var teacher = teacherId === null ? null : d.models[teacherId];
+    var rank = inputs.lora_rank === null ? d.defaults.lora_rank : inputs.lora_rank;
+    var dModel = inputs.d_model !== null ? inputs.d_model
+      : model.d_model !== null ? model.d_model : d.defaults.d_model;
     return {
       inputs: inputs, modelId: inputs.model, model: model, algo: algo, plist: plist, hw: hw,
       scoreRef: scoreRef, roles: roles, teacherId: teacherId, teacher: teacher,
       row: this.priceRow(plist, inputs.model, inputs.variant),
       teacherRow: teacher === null ? null : this.priceRow(plist, teacherId, ""),
-      lora_rank: inputs.lora_rank === null ? d.defaults.lora_rank : inputs.lora_rank,
-      d_model: inputs.d_model !== null ? inputs.d_model
-        : model.d_model !== null ? model.d_model : d.defaults.d_model,
+      lora_rank: rank, d_model: dModel,
+      train: this.trainingVariables(inputs, model, rank, dModel),
       mfu_train: inputs.mfu_train === null ? d.defaults.mfu_train : inputs.mfu_train,
       mfu_prefill: inputs.mfu_prefill === null ? d.defaults.mfu_prefill : inputs.mfu_prefill,
       mfu_decode: inputs.mfu_decode === null ? this.decodeMfu(hw, model) : inputs.mfu_decode,
       gpu_price: inputs.gpu_price === null ? hw.price : inputs.gpu_price
     };
+  };
+
+  /* calc.training_variables: the training FLOP formula (full, or the chosen LoRA accounting)
+     and the values of the variables it declares, in its declared order. */
+  Calc.prototype.trainingVariables = function (inputs, model, rank, dModel) {
+    var d = this.data, ids = d.ids, offered = {}, values = {};
+    var id = inputs.lora ? d.lora_flops[inputs.lora_flops] : ids.full;
+    offered[ids.active] = model.active_b * this.C.params_per_billion;
+    offered[ids.rank] = rank;
+    offered[ids.d_model] = dModel;
+    d.formulas[id].variables.forEach(function (v) { values[v.name] = offered[v.name]; });
+    return { id: id, values: values };
   };
 
   /* calc.decode_mfu: the decode roofline for this GPU and model. */
@@ -326,16 +341,7 @@
              gpu_hours: add(pluck(lines, "gpu_hours")), total: add(pluck(lines, "usd")) };
   };
 
-  Calc.prototype.trainingFormula = function (r) {
-    var ids = this.data.ids, v = {};
-    v[ids.active] = r.model.active_b * this.C.params_per_billion;
-    if (r.inputs.lora) {
-      v[ids.rank] = r.lora_rank;
-      v[ids.d_model] = r.d_model;
-      return { id: ids.lora, values: v };
-    }
-    return { id: ids.full, values: v };
-  };
+  Calc.prototype.trainingFormula = function (r) { return r.train; };
 
   /* calc.memory: f(all) for the total, f(one variable) − f(zeros) per term. */
   Calc.prototype.memory = function (r) {
@@ -442,7 +448,9 @@
     var inputs = r.inputs, model = r.model, mid = r.modelId, hw = inputs.hardware;
     var keys = ["model:" + mid + ":total_params"];
     if (hasActive(d, mid)) keys.push("model:" + mid + ":active_params");
-    if (inputs.lora && inputs.d_model === null && model.d_model !== null) keys.push("model:" + mid + ":d_model");
+    if (has(r.train.values, d.ids.d_model) && inputs.d_model === null && model.d_model !== null) {
+      keys.push("model:" + mid + ":d_model");
+    }
     if (r.teacher !== null && r.teacherId !== mid) {
       keys.push("model:" + r.teacherId + ":total_params");
       if (hasActive(d, r.teacherId)) keys.push("model:" + r.teacherId + ":active_params");
@@ -463,7 +471,7 @@
     if (["reference", "teacher", "reward_model"].some(function (x) { return r.roles.indexOf(x) >= 0; })) {
       keys.push("formula:" + ids.reference);
     }
-    keys.push("formula:" + (inputs.lora ? ids.lora : ids.full));
+    keys.push("formula:" + r.train.id);
     keys.push("formula:" + (inputs.lora ? ids.vram_lora : ids.vram_full));
     if (inputs.mfu_train === null) keys.push("assumption:mfu_train");
     if (inputs.mfu_prefill === null) keys.push("assumption:mfu_prefill");
@@ -667,7 +675,7 @@
         "</td><td>" + self.out("self." + l.key + ".usd") + "</td></tr>";
     }).join("");
     var keys = ["assumption:mfu_train", "assumption:mfu_prefill", "assumption:mfu_decode:" + r.inputs.hardware,
-      "formula:" + d.ids.lora, "hardware:" + r.inputs.hardware + ":price"];
+      "formula:" + r.train.id, "hardware:" + r.inputs.hardware + ":price"];
     return '<h3 id="calc-self">Self-hosted compute' + this.flagged(keys) + "</h3>" +
       table(["Phase", "How", "FLOP", "GPU-hours", "Cost"], rows +
       '<tr class="tn-calc__total"><th scope="row">Total</th><td>at ' + this.out("gpu_price") +
@@ -676,7 +684,24 @@
       '<p class="tn-calc__note">Utilisation: training ' + this.out("mfu.train") + ", prefill and scoring " +
       this.out("mfu.prefill") + ", decode " + this.out("mfu.decode") + ". Compute only: no idle " +
       "GPUs, engineering, storage or egress. The reward model and critic are taken as large as " +
-      "the policy.</p>";
+      "the policy.</p>" + this.trainingNote();
+  };
+
+  /* Which formula priced the training passes, with its status (the "LoRA FLOP accounting"). */
+  View.prototype.trainingNote = function () {
+    var r = this.res.r, d = this.d, f = d.formulas[r.train.id];
+    var other = "";
+    if (r.inputs.lora) {
+      var alt = Object.keys(d.lora_flops).filter(function (k) { return k !== r.inputs.lora_flops; })
+        .map(function (k) { return d.formulas[d.lora_flops[k]]; });
+      other = " Switch with “LoRA FLOP accounting”: " + alt.map(function (a) {
+        return esc(a.name) + ' (<code>' + esc(a.expression) + "</code>, " + esc(a.status) + ")";
+      }).join(", ") + ".";
+    }
+    return '<p class="tn-calc__note tn-calc__training-formula" data-formula="' + esc(r.train.id) +
+      '">Training FLOPs per token: ' + esc(f.name) + ' <code class="tn-calc__formula">' +
+      esc(f.expression) + '</code> <span class="tn-badge tn-badge--' + esc(f.status) + '">' +
+      esc(f.status) + "</span>." + other + "</p>";
   };
 
   View.prototype.memory = function () {
@@ -749,7 +774,7 @@
 
   /* ------------------------------------------------------------------ the page */
 
-  var ORDER = ["a", "m", "tm", "p", "v", "ft", "r", "D", "steps", "n", "G", "K", "in", "out",
+  var ORDER = ["a", "m", "tm", "p", "v", "ft", "lf", "r", "D", "steps", "n", "G", "K", "in", "out",
                "T", "d", "cache", "ref", "hw", "gp", "mt", "mp", "md"];
   var TAIL = ["ck", "mo", "tf"];
   var DEPENDENTS = { a: ["G", "K", "ref", "tm"], m: ["D", "v"], hw: ["gp", "md"], p: ["v"] };
@@ -829,7 +854,7 @@
     }
     var values = {
       a: r.inputs.algorithm, m: r.modelId, tm: r.teacherId || r.modelId, p: r.inputs.price_list,
-      ft: r.inputs.lora ? "lora" : "full", r: String(r.lora_rank), D: String(r.d_model),
+      ft: r.inputs.lora ? "lora" : "full", lf: r.inputs.lora_flops, r: String(r.lora_rank), D: String(r.d_model),
       steps: String(s.steps), n: String(s.prompts_per_step), G: String(s.group_size),
       K: String(s.passes), "in": String(s.prompt_tokens), out: String(s.completion_tokens),
       T: String(s.turns), d: String(s.context_growth), cache: s.prefix_cache, ref: r.scoreRef,
@@ -847,8 +872,10 @@
     });
     Object.keys(values).forEach(function (k) { self.setField(k, values[k], source); });
     this.toggle("tm", r.roles.indexOf("teacher") >= 0);
-    this.toggle("r", r.inputs.lora);
-    this.toggle("D", r.inputs.lora);
+    /* R and D only matter to an accounting whose formula uses them (the original site's). */
+    this.toggle("lf", r.inputs.lora);
+    this.toggle("r", has(r.train.values, d.ids.rank));
+    this.toggle("D", has(r.train.values, d.ids.d_model));
     this.toggle("ref", r.algo.roles.indexOf("reference") >= 0);
     Array.prototype.forEach.call(this.form.querySelectorAll("input[data-kind]"), function (el) {
       var bad = el.value.trim() !== "" && !(el.getAttribute("data-kind") === "int" ? self.query.intRe : self.query.numRe).test(el.value.trim());
