@@ -135,6 +135,19 @@ class QualityGroup:
     items: list[QualityItem]
 
 
+FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B": "B",
+               "usd": "USD", "gb": "GB", "tflops": "TFLOP/s", "bf16": "BF16"}
+"""Field-name words shown as written (the rest: first word capitalised, single letters upper)."""
+
+
+def _field_words(name: str) -> str:
+    """``typical_k`` -> ``Typical K``; ``bf16_dense_tflops`` -> ``BF16 dense TFLOP/s``."""
+    if name in FIELD_WORDS:
+        return FIELD_WORDS[name]
+    words = [FIELD_WORDS.get(w, w.upper() if len(w) == 1 else w) for w in name.split("_")]
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+
+
 def _field_label(loc: Loc, model: Any) -> str:
     """``("scalerl", "C_mid")`` -> ``scalerl › C_mid``; list items by name or 1-based number."""
     parts: list[str] = []
@@ -148,7 +161,7 @@ def _field_label(loc: Loc, model: Any) -> str:
                 f"{parts[-1]} #{part + 1}"
         else:
             obj = getattr(obj, part)
-            parts.append(part.replace("_", " "))
+            parts.append(_field_words(part))
     return " › ".join(parts) or "the whole entry"
 
 
