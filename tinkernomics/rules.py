@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from tinkernomics import expr
 from tinkernomics import models as m
-from tinkernomics.catalog import Catalog, Entry
+from tinkernomics.catalog import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.fields import Status, Unit
 from tinkernomics.problems import Problem
 from tinkernomics.yamlread import Loc
@@ -90,9 +90,8 @@ def _nested(catalog: Catalog) -> list[Nested]:
 def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str,
                 what: str) -> Problem:
     close = difflib.get_close_matches(wanted, sorted(catalog.ids(kind)), n=1, cutoff=0.6)
-    folder = {"reference": "catalog/references/", "loss": "catalog/tinker/losses/",
-              "model": "catalog/models/", "hardware": "catalog/hardware/"}[kind]
-    hint = f"did you mean {close[0]!r}?" if close else f"add {folder}{wanted}.yaml"
+    folder = KINDS_BY_NAME[kind].folder
+    hint = f"did you mean {close[0]!r}?" if close else f"add catalog/{folder}/{wanted}.yaml"
     return catalog.problem(entry.kind.name, entry.key, loc, f"unknown {what} {wanted!r}", hint)
 
 
