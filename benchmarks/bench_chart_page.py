@@ -39,8 +39,8 @@ from typing import ClassVar
 import plotly.graph_objects as go
 from playwright.sync_api import sync_playwright
 
-from tinkernomics import charts
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import spec as charts
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from tinkernomics.catalog import catalog_files, load_catalog
+from tinkernomics.catalog.loader import catalog_files, load_catalog
 
 ENTRIES = 10_000
 REFERENCES_PER_ALGORITHM = 2

@@ -1,6 +1,6 @@
 """mkdocs-macros adapter: load the catalog once, register the package's macros, write outputs.
 
-Thin on purpose (see tinkernomics.sitebuild): no logic here, so the package survives a move
+Thin on purpose (see tinkernomics.site.build): no logic here, so the package survives a move
 to another site generator. An invalid catalog fails the build with the validator's messages.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tinkernomics.sitebuild import SiteContext, all_macros, write_all_outputs
+from tinkernomics.site.build import SiteContext, all_macros, write_all_outputs
 
 _CONTEXT_KEY = "tinkernomics_context"
 

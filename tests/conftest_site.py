@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tinkernomics.sitebuild import CATALOG_ENV
+from tinkernomics.site.build import CATALOG_ENV
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = Path(sys.executable).with_name("mkdocs")

@@ -13,8 +13,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tinkernomics.api_files import render_api
-from tinkernomics.catalog import Catalog, load_valid_catalog
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.api.files import render_api
 
 REPO_ROOT = Path(__file__).parent.parent
 CATALOGS = {

@@ -12,9 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tinkernomics import models as m
-from tinkernomics.catalog import KINDS_BY_NAME, Catalog, Entry, load_valid_catalog
-from tinkernomics.yamlread import YamlDoc
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.catalog.yamlread import YamlDoc
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

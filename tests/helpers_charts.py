@@ -13,8 +13,9 @@ from pathlib import Path
 
 from helpers_catalog import copy_valid, write_file
 
-from tinkernomics import models as m
-from tinkernomics.catalog import Catalog, load_valid_catalog
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 
 
 def reward(fit: m.ScaleRLFit, compute: float) -> float:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tinkernomics.fieldsdoc import field_docs
+from tinkernomics.site.contributing.fieldsdoc import field_docs
 
 BIN = Path(sys.executable).parent
 """The virtualenv's bin folder: the installed `tinkernomics` and `mkdocs` live here."""

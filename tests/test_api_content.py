@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from helpers_api import catalog, documents, is_figure, resolve, walk_json
 
-from tinkernomics import derive
-from tinkernomics.api import COLLECTIONS
-from tinkernomics.api_build import SIGNIFICANT_DIGITS, curve_grid
-from tinkernomics.fields import Status
+from tinkernomics.catalog.fields import Status
+from tinkernomics.derived import derive
+from tinkernomics.site.api.build import SIGNIFICANT_DIGITS, curve_grid
+from tinkernomics.site.api.models import COLLECTIONS
 
 CATALOGS = ["fixture", "real"]
 COLLECTION_OF_KIND = {c.kind: c.path for c in COLLECTIONS}
@@ -88,8 +88,8 @@ def test_prices_inherit_status_and_source_from_their_list_unless_the_row_overrid
 
 
 def test_a_row_that_overrides_status_and_source_wins(catalog_copy) -> None:
-    from tinkernomics.api_build import build_api
-    from tinkernomics.catalog import load_valid_catalog
+    from tinkernomics.catalog.loader import load_valid_catalog
+    from tinkernomics.site.api.build import build_api
 
     path = catalog_copy / "tinker" / "prices" / "2026-07-17.yaml"
     text = path.read_text(encoding="utf-8")

@@ -20,8 +20,8 @@ from helpers_api import FIXED_TIME, catalog, documents, files
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from tinkernomics.api import COLLECTIONS_BY_PATH, RESPONSES
-from tinkernomics.api_files import (
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.api.files import (
     ARCHIVE,
     ARCHIVE_FOLDER,
     README,
@@ -29,7 +29,7 @@ from tinkernomics.api_files import (
     render_api,
     write_api,
 )
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.site.api.models import COLLECTIONS_BY_PATH, RESPONSES
 
 CATALOGS = ["fixture", "real"]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from helpers_api import REPO_ROOT, catalog, files
 
-from tinkernomics import apisite
-from tinkernomics.api import API_VERSION, COLLECTIONS, RESPONSES, api_schema
-from tinkernomics.api_files import write_api
-from tinkernomics.sitebuild import SiteContext
+from tinkernomics.site.api import feature as apisite
+from tinkernomics.site.api.files import write_api
+from tinkernomics.site.api.models import API_VERSION, COLLECTIONS, RESPONSES, api_schema
+from tinkernomics.site.build import SiteContext
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from helpers_api import files
 
-from tinkernomics import api, apisite
-from tinkernomics.api import API_VERSION, api_schema, changelog_versions, schema_guard
+from tinkernomics.site.api import feature as apisite
+from tinkernomics.site.api import models as api
+from tinkernomics.site.api.models import API_VERSION, api_schema, changelog_versions, schema_guard
 
 REPO_ROOT = Path(__file__).parent.parent
 CHANGELOG = REPO_ROOT / "CHANGELOG_API.md"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from helpers_api import REPO_ROOT
 
-from tinkernomics.api_files import data_last_changed, render_api
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.api.files import data_last_changed, render_api
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 

@@ -20,8 +20,9 @@ from urllib.parse import urlencode
 import pytest
 from helpers_calc import real_catalog
 
-from tinkernomics import calc, calcinputs, calcsite
-from tinkernomics.catalog import Catalog
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import calc, calcinputs
+from tinkernomics.site.calculator import feature as calcsite
 
 pytestmark = pytest.mark.browser
 

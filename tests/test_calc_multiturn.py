@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 from helpers_calc import real_catalog
 
-from tinkernomics import calc, calcinputs
-from tinkernomics.catalog import Catalog
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import calc, calcinputs
 
 FIREWORKS_EPISODE = {
     # steps × prompts × G = 1 × 1,000 × 1 = 1,000 episodes

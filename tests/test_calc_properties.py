@@ -7,8 +7,8 @@ from helpers_calc import real_catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinkernomics import calc, calcinputs, derive
-from tinkernomics.catalog import Catalog
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import calc, calcinputs, derive
 
 CATALOG: Catalog = real_catalog()
 ALGORITHMS = sorted(CATALOG.algorithms)

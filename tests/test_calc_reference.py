@@ -12,8 +12,8 @@ import math
 import pytest
 from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, real_catalog, with_toys
 
-from tinkernomics import calc, calcinputs
-from tinkernomics.catalog import Catalog
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import calc, calcinputs
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +213,7 @@ def test_default_decode_mfu_is_the_roofline(catalog: Catalog) -> None:
 
 
 def test_convergence_matches_derive(catalog: Catalog) -> None:
-    from tinkernomics import derive
+    from tinkernomics.derived import derive
 
     result = calcinputs.estimate(catalog, {"a": "grpo", "tf": "50"})
     conv = result.convergence

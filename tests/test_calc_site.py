@@ -9,9 +9,10 @@ import pytest
 from helpers_calc import real_catalog
 from helpers_site import load_page
 
-from tinkernomics import calc, calcinputs, calcsite, expr
-from tinkernomics.catalog import Catalog
-from tinkernomics.views import Links
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import calc, calcinputs, expr
+from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.pages.views import Links
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from helpers_charts import fitted_catalog_dir, reward
 
-from tinkernomics import charts, cli
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics import cli
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import spec as charts
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,11 @@ import plotly.graph_objects as go
 import pytest
 from helpers_charts import fitted_catalog, reward
 
-from tinkernomics import charts, chartsite, chartsvg
-from tinkernomics.catalog import Catalog
-from tinkernomics.sitebuild import SiteContext
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.charts import svg as chartsvg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

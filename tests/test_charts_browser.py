@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 
-from tinkernomics import charts
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import spec as charts
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

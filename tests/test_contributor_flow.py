@@ -29,10 +29,10 @@ import pytest
 import yaml
 from helpers_contrib import BIN, null_leaves, required_placeholders, run_cli
 
-from tinkernomics.charts import COMPARISON_ID, algorithm_chart_id
-from tinkernomics.chartsite import EMBED_DIR
-from tinkernomics.fieldsdoc import field_docs
-from tinkernomics.models import Algorithm
+from tinkernomics.catalog.models import Algorithm
+from tinkernomics.site.charts.feature import EMBED_DIR
+from tinkernomics.site.charts.spec import COMPARISON_ID, algorithm_chart_id
+from tinkernomics.site.contributing.fieldsdoc import field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_COPIED = {".git", ".venv", "site", "tests", "benchmarks", ".pytest_cache", ".ruff_cache",

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinkernomics import expr
-from tinkernomics.expr import ExpressionError
+from tinkernomics.derived import expr
+from tinkernomics.derived.expr import ExpressionError
 
 ALLOWED = [
     "2 * P_active",

@@ -8,10 +8,15 @@ import re
 import pytest
 from pydantic import BaseModel
 
-from tinkernomics.catalog import KINDS
-from tinkernomics.contributing import anchor, fields_reference, kind_anchor, shared_parts
-from tinkernomics.fields import STATUS_MEANINGS, UNIT_LABELS, Unit
-from tinkernomics.fieldsdoc import field_docs, nested_models
+from tinkernomics.catalog.entries import KINDS
+from tinkernomics.catalog.fields import STATUS_MEANINGS, UNIT_LABELS, Unit
+from tinkernomics.site.contributing.feature import (
+    anchor,
+    fields_reference,
+    kind_anchor,
+    shared_parts,
+)
+from tinkernomics.site.contributing.fieldsdoc import field_docs, nested_models
 
 PAGE = fields_reference()
 

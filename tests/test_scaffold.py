@@ -15,10 +15,11 @@ import pytest
 import yaml
 from helpers_contrib import null_leaves, required_placeholders, run_cli
 
-from tinkernomics.catalog import KINDS, KINDS_BY_NAME, load_catalog
-from tinkernomics.fields import STATUS_MEANINGS
-from tinkernomics.fieldsdoc import field_docs, nested_models
-from tinkernomics.scaffold import SCAFFOLD_KINDS, render_entry, sync_templates
+from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME
+from tinkernomics.catalog.fields import STATUS_MEANINGS
+from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.site.contributing.fieldsdoc import field_docs, nested_models
+from tinkernomics.site.contributing.scaffold import SCAFFOLD_KINDS, render_entry, sync_templates
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -141,7 +142,7 @@ def test_stdout_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_algorithm_gets_its_page_stub_and_page_only_writes_just_that(refs_only: Path) -> None:
-    from tinkernomics.pages import algorithm_stub
+    from tinkernomics.site.pages.macros import algorithm_stub
 
     result = run("new", "algorithm", "x1", cwd=refs_only)
     assert result.returncode == 0, result.stderr
@@ -172,7 +173,7 @@ def test_contributing_templates_match_the_scaffold() -> None:
     assert text.count("<!-- scaffold:") >= 2
     assert sync_templates(text) == text, (
         "CONTRIBUTING.md's templates are stale: run "
-        "`.venv/bin/python -m tinkernomics.scaffold CONTRIBUTING.md`")
+        "`.venv/bin/python -m tinkernomics.site.contributing.scaffold CONTRIBUTING.md`")
 
 
 def test_contributing_states_the_status_meanings() -> None:

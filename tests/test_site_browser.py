@@ -14,7 +14,7 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_site import PAGES
 
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

@@ -16,12 +16,13 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite, run_mkdocs_build
 from helpers_site import PAGES, Node, article, load_page, page_file, parse
 
-from tinkernomics import derive
-from tinkernomics import models as m
-from tinkernomics.catalog import Catalog, load_valid_catalog
-from tinkernomics.fields import Status
-from tinkernomics.rules import PROVENANCE, walk
-from tinkernomics.views import entry_page, money, plain
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.catalog.rules import PROVENANCE, walk
+from tinkernomics.derived import derive
+from tinkernomics.site.pages.views import entry_page, money, plain
 
 pytestmark = pytest.mark.build
 

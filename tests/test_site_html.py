@@ -16,7 +16,7 @@ import yaml
 from conftest_site import REPO_ROOT, BuiltSite
 from helpers_site import PAGES, page_file
 
-from tinkernomics.catalog import load_valid_catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 
 pytestmark = pytest.mark.build
 

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from jinja2 import UndefinedError
 
-from tinkernomics import pages, views
-from tinkernomics.catalog import Catalog, load_valid_catalog
-from tinkernomics.mathml import MathError, to_mathml
-from tinkernomics.sitebuild import SiteContext
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import views
+from tinkernomics.site.pages.mathml import MathError, to_mathml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

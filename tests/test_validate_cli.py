@@ -19,8 +19,9 @@ from helpers_catalog import (
     write_file,
 )
 
-from tinkernomics.catalog import KINDS, load_catalog, load_valid_catalog
-from tinkernomics.problems import CatalogError, Problem
+from tinkernomics.catalog.entries import KINDS
+from tinkernomics.catalog.loader import load_catalog, load_valid_catalog
+from tinkernomics.catalog.problems import CatalogError, Problem
 
 SUMMARY = re.compile(r"^catalog OK: (\d+) entries checked \((.*)\)$")
 

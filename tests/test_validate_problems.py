@@ -286,7 +286,7 @@ def test_single_mistake_is_reported_exactly(tmp_path: Path, case: Case) -> None:
 
 
 def test_oversized_file(tmp_path: Path) -> None:
-    from tinkernomics.yamlread import MAX_FILE_BYTES
+    from tinkernomics.catalog.yamlread import MAX_FILE_BYTES
 
     root = copy_valid(tmp_path)
     padding = b"# padding to exceed the size limit\n" * (MAX_FILE_BYTES // 35 + 1)
@@ -300,7 +300,7 @@ def test_oversized_file(tmp_path: Path) -> None:
 
 
 def test_file_at_the_size_limit_is_read(tmp_path: Path) -> None:
-    from tinkernomics.yamlread import MAX_FILE_BYTES
+    from tinkernomics.catalog.yamlread import MAX_FILE_BYTES
 
     root = copy_valid(tmp_path)
     size = (root / PPO).stat().st_size

@@ -14,9 +14,10 @@ from helpers_catalog import VALID_CATALOG, run_validate
 from jsonschema import Draft202012Validator
 
 from tinkernomics import cli
-from tinkernomics.catalog import KINDS, Kind, catalog_files
-from tinkernomics.schema import SCHEMA_DIALECT, render_schemas, stale_schemas, write_schemas
-from tinkernomics.yamlread import read_yaml
+from tinkernomics.catalog.entries import KINDS, Kind
+from tinkernomics.catalog.loader import catalog_files
+from tinkernomics.catalog.schema import SCHEMA_DIALECT, render_schemas, stale_schemas, write_schemas
+from tinkernomics.catalog.yamlread import read_yaml
 
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.MULTILINE)
 
@@ -67,7 +68,7 @@ def test_field_descriptions_reach_the_schema(repo_root: Path, kind: Kind) -> Non
 
 
 def test_nested_model_descriptions_reach_the_schema(repo_root: Path) -> None:
-    from tinkernomics.models import Figure
+    from tinkernomics.catalog.models import Figure
 
     schema = _schema(repo_root / "catalog" / "schema", KINDS[0])
     figure = schema["$defs"]["Figure"]

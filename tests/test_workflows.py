@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tinkernomics.yamlread import read_yaml
+from tinkernomics.catalog.yamlread import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

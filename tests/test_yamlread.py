@@ -7,8 +7,8 @@ import math
 import pytest
 import yaml
 
-from tinkernomics import yamlread
-from tinkernomics.yamlread import MAX_FILE_BYTES, read_yaml, resolve_plain
+from tinkernomics.catalog import yamlread
+from tinkernomics.catalog.yamlread import MAX_FILE_BYTES, read_yaml, resolve_plain
 
 # --------------------------------------------------------------------------- resolve_plain
 

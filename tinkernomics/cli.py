@@ -1,7 +1,8 @@
 """Command line: ``tinkernomics validate | schema | new | chart | ...`` (the pipeline's entry).
 
-Each sub-command is a small function; ``main`` only parses arguments. Commands that other
-modules add register themselves in ``COMMANDS`` via ``add_command``.
+Each sub-command is a small function; ``main`` only parses arguments. Commands that live
+with their feature (``new``, ``chart``, ``api``) are listed in ``COMMANDS``; those modules never
+import this one.
 """
 
 from __future__ import annotations
@@ -13,20 +14,14 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from tinkernomics.catalog import KINDS, load_catalog
-from tinkernomics.schema import stale_schemas, write_schemas
-
-DEFAULT_CATALOG = Path("catalog")
-DEFAULT_DOCS = Path("docs")
+from tinkernomics.catalog.entries import KINDS
+from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS, load_catalog
+from tinkernomics.catalog.schema import stale_schemas, write_schemas
+from tinkernomics.site.api.feature import add_api_command
+from tinkernomics.site.charts.export import add_chart_command
+from tinkernomics.site.contributing.scaffold import add_new_command
 
 Setup = Callable[[argparse._SubParsersAction], None]
-COMMANDS: list[Setup] = []
-
-
-def add_command(setup: Setup) -> Setup:
-    """Register a function that adds a sub-parser (with ``func`` set) to the CLI."""
-    COMMANDS.append(setup)
-    return setup
 
 
 def _docs_dir_for(catalog_dir: Path, explicit: Path | None) -> Path | None:
@@ -69,7 +64,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-@add_command
 def _validate_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check every catalog file and cross-entry rule")
     p.add_argument("catalog", nargs="?", default=str(DEFAULT_CATALOG),
@@ -79,7 +73,6 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_validate)
 
 
-@add_command
 def _schema_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schema", help="write JSON Schemas for editors into CATALOG/schema/")
     p.add_argument("catalog", nargs="?", default=str(DEFAULT_CATALOG))
@@ -87,25 +80,18 @@ def _schema_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_schema)
 
 
+COMMANDS: tuple[Setup, ...] = (
+    _validate_parser, _schema_parser, add_new_command, add_chart_command, add_api_command,
+)
+"""Every sub-command's parser setup, in the order ``--help`` lists them."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    _load_plugins()
     parser = argparse.ArgumentParser(prog="tinkernomics", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for setup in COMMANDS:
         setup(sub)
     return parser
-
-
-def _load_plugins() -> None:
-    """Import modules that register more sub-commands (kept optional while they are built)."""
-    import importlib
-
-    for name in ("tinkernomics.scaffold", "tinkernomics.export", "tinkernomics.apisite"):
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            if err.name != name:
-                raise
 
 
 def main(argv: list[str] | None = None) -> int:

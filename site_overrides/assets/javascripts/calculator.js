@@ -1,7 +1,7 @@
-/* tinker-nomics RL-run cost calculator (the Calculator page, written by tinkernomics.calcsite).
+/* tinker-nomics RL-run cost calculator (the Calculator page, written by tinkernomics.site.calculator.feature).
  *
  * The page carries its data as JSON ([data-tn-calc] .tn-calc__data): catalog values, the
- * catalog's formula expressions translated to JavaScript by tinkernomics.expr.to_js, query
+ * catalog's formula expressions translated to JavaScript by tinkernomics.derived.expr.to_js, query
  * ranges, presets and provenance. This file repeats the arithmetic of tinkernomics/calc.py and
  * the query rules of tinkernomics/calcinputs.py operation for operation, in the same order, so
  * the browser shows exactly what the Python reference computes (tests/test_calc_browser.py

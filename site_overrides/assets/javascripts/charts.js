@@ -1,6 +1,6 @@
 /* tinker-nomics chart loader (site pages, embed pages, exported pages).
  *
- * Every chart container ([data-tn-chart], written by tinkernomics.chartsite) arrives with a
+ * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
  * the Plotly spec as JSON in a <template> (not a <script>: Material's instant navigation
  * re-creates inline scripts without their type, which would run the JSON as code).

@@ -1,0 +1,119 @@
+"""Load the whole catalog: files -> YAML -> models -> rules (pipeline steps 1-4).
+
+``load_catalog`` reads every file, validates it, runs every cross-entry rule and returns the
+catalog together with ALL problems found. Callers decide what to do with them: the CLI prints
+them, the site build raises ``CatalogError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from tinkernomics.catalog.entries import KINDS, SCHEMA_DIR, Catalog, Entry, Kind
+from tinkernomics.catalog.messages import problems_from_validation
+from tinkernomics.catalog.problems import FILE_FIELD, Problem
+from tinkernomics.catalog.rules import run_rules
+from tinkernomics.catalog.yamlread import read_yaml
+
+DEFAULT_CATALOG = Path("catalog")
+"""Where the catalog lives in a checkout (commands default to it)."""
+DEFAULT_DOCS = Path("docs")
+"""Where the pages live in a checkout."""
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """Path as printed in problems: relative to the current directory when possible."""
+    try:
+        return os.path.relpath(path, cwd or Path.cwd())
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return str(path)
+
+
+def _kind_for(rel: Path) -> Kind | None:
+    folder = rel.parent.as_posix()
+    for kind in KINDS:
+        if kind.folder == folder:
+            return kind
+    return None
+
+
+def catalog_files(root: Path) -> list[Path]:
+    """Every YAML file under the catalog root except generated schemas, sorted."""
+    files = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts and rel.parts[0] == SCHEMA_DIR:
+            continue
+        if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):  # .YAML is reported
+            files.append(path)
+    return files
+
+
+def _not_a_folder(shown: str, rel: Path) -> Problem:
+    folder = rel.parent.as_posix()
+    known = [k.folder for k in KINDS]
+    close = difflib.get_close_matches(folder, known, n=1, cutoff=0.6)
+    hint = (f"did you mean {close[0]}/?" if close
+            else "entries live in " + ", ".join(f + "/" for f in known))
+    where = "the catalog root" if folder == "." else f"{folder}/"
+    return Problem(shown, 1, 1, FILE_FIELD, f"{where} is not a catalog folder", hint)
+
+
+def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, list[Problem]]:
+    shown = display_path(path, cwd)
+    rel = path.relative_to(root)
+    kind = _kind_for(rel)
+    if path.suffix != ".yaml":
+        return None, [Problem(shown, 1, 1, FILE_FIELD, "catalog files end in .yaml",
+                              f"rename to {path.stem}.yaml")]
+    if kind is None:
+        return None, [_not_a_folder(shown, rel)]
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return None, [Problem(shown, 1, 1, FILE_FIELD, f"cannot read the file: {err.strerror}")]
+    doc, problems = read_yaml(raw, shown)
+    if doc is None:
+        return None, problems
+    try:
+        # Lesson: strict *Python* validation refuses "low" for an enum and "2026-01-05" for a
+        # date; strict JSON validation takes both and still refuses "4000" for a number.
+        model = kind.model.model_validate_json(json.dumps(doc.data, allow_nan=False))
+    except ValidationError as err:
+        problems.extend(problems_from_validation(err, kind.model, doc))
+        return None, problems
+    return Entry(kind, path.stem, model, doc), problems
+
+
+def load_catalog(root: Path, *, cwd: Path | None = None,
+                 docs_dir: Path | None = None) -> tuple[Catalog, list[Problem]]:
+    """Read, validate and cross-check the catalog under ``root``; return it and all problems."""
+    catalog = Catalog(root=root)
+    problems: list[Problem] = []
+    if not root.is_dir():
+        return catalog, [Problem(display_path(root, cwd), 1, 1, FILE_FIELD,
+                                 "catalog folder not found")]
+    for path in catalog_files(root):
+        entry, found = _load_file(path, root, cwd)
+        problems.extend(found)
+        if entry is not None:
+            catalog.entries.setdefault(entry.kind.name, {})[entry.key] = entry
+        elif path.suffix == ".yaml" and (kind := _kind_for(path.relative_to(root))):
+            catalog.invalid.setdefault(kind.name, set()).add(path.stem)
+    problems.extend(run_rules(catalog, docs_dir=docs_dir))
+    return catalog, sorted(set(problems))
+
+
+def load_valid_catalog(root: Path, *, docs_dir: Path | None = None) -> Catalog:
+    """Load the catalog for rendering; raise ``CatalogError`` with every problem if any."""
+    from tinkernomics.catalog.problems import CatalogError
+
+    catalog, problems = load_catalog(root, docs_dir=docs_dir)
+    if problems:
+        raise CatalogError(problems)
+    return catalog

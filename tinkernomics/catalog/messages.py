@@ -1,0 +1,137 @@
+"""Map pydantic validation errors back to YAML positions (pipeline step 2 -> 4).
+
+Pydantic reports a ``loc`` tuple; the YAML reader kept the line and column of every key and
+value. Unknown fields point at the key and suggest the closest known name; missing fields point
+at the mapping that lacks them and quote the field's description.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+from enum import Enum
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from tinkernomics.catalog.problems import Problem, format_loc
+from tinkernomics.catalog.yamlread import Loc, YamlDoc
+
+YAML11_BOOLEAN_WORDS = {"yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "YES",
+                        "NO", "ON", "OFF"}
+
+DERIVED_FIELDS = {
+    "h100_eq_hours": "H100-equivalent hours are derived from C_mid and the GB200->H100 factor",
+    "h100_equivalent": "H100-equivalent hours are derived from C_mid and the GB200->H100 factor",
+    "h100_eq": "H100-equivalent hours are derived from C_mid and the GB200->H100 factor",
+}
+
+
+def _unwrap(tp: Any) -> Any:
+    """Strip Annotated, Optional and list wrappers down to the model class (or leaf type)."""
+    while True:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            tp = get_args(tp)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        elif origin is list:
+            tp = get_args(tp)[0]
+        else:
+            return tp
+
+
+def model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
+    """The model class that owns the last element of ``loc``."""
+    current: Any = model
+    for step in loc[:-1]:
+        if isinstance(step, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        info = current.model_fields.get(step)
+        if info is None:
+            return None
+        current = _unwrap(info.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return current
+    return None
+
+
+def _unknown_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
+    name = str(loc[-1])
+    if name in DERIVED_FIELDS:
+        return f"unknown field {name!r}", f"{DERIVED_FIELDS[name]}; do not store it"
+    owner = model_at(model, loc)
+    known = sorted(owner.model_fields) if owner else []
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"unknown field {name!r}", f"did you mean {close[0]!r}?"
+    return f"unknown field {name!r}", ("known fields: " + ", ".join(known)) if known else None
+
+
+def _missing_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
+    owner = model_at(model, loc)
+    info = owner.model_fields.get(str(loc[-1])) if owner else None
+    hint = info.description if info and info.description else None
+    return "required field is missing", hint
+
+
+def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> str | None:
+    """The field's description when ``loc`` is a required field left empty (``name:``), else None.
+
+    The scaffold (``tinkernomics new``) writes required fields as empty placeholders; this turns
+    pydantic's "Input should be a valid string" on them into "required field is empty".
+    """
+    if error.get("input", ...) is not None or not loc or not isinstance(loc[-1], str):
+        return None
+    owner = model_at(model, loc)
+    info = owner.model_fields.get(loc[-1]) if owner else None
+    if info is None or not info.is_required():
+        return None
+    hint = info.description or ""
+    leaf = _unwrap(info.annotation)
+    if isinstance(leaf, type) and issubclass(leaf, Enum):
+        hint += f" One of: {', '.join(str(v.value) for v in leaf)}."
+    return hint.strip()
+
+
+def _value_hint(error: dict[str, Any]) -> str | None:
+    value = error.get("input")
+    kind = error["type"]
+    if kind == "bool_type" and value in YAML11_BOOLEAN_WORDS:
+        return f"write true or false; {value!r} is read as text (YAML 1.2)"
+    if isinstance(value, str) and kind in ("float_type", "int_type") and "," in value:
+        return "write numbers without thousands separators, e.g. 4000"
+    if kind == "list_type":
+        return "write a list: [a, b] or one `- item` per line"
+    return None
+
+
+def problems_from_validation(
+    err: ValidationError, model: type[BaseModel], doc: YamlDoc, prefix: Loc = ()
+) -> list[Problem]:
+    """Turn every pydantic error into a located Problem."""
+    problems = []
+    for error in err.errors(include_url=False):
+        loc: Loc = tuple(error["loc"])
+        full = (*prefix, *loc)
+        if doc.is_broken(full):  # the reader already reported this value (alias, tag, .inf)
+            continue
+        if error["type"] == "extra_forbidden":
+            message, hint = _unknown_field(model, loc)
+            line, col = doc.where(full, key=True)
+        elif error["type"] == "missing":
+            message, hint = _missing_field(model, loc)
+            line, col = doc.where(full[:-1])
+        elif (empty := _empty_required(model, loc, error)) is not None:
+            message, hint = "required field is empty", empty or None
+            line, col = doc.where(full)
+        else:
+            message, hint = error["msg"].removeprefix("Value error, "), _value_hint(error)
+            line, col = doc.where(full)
+        problems.append(Problem(doc.path, line, col, format_loc(full), message, hint))
+    return problems

@@ -1,0 +1,310 @@
+"""Cross-entry rules (pipeline step 3): one rule, one small function, one test.
+
+Each rule takes the loaded catalog and yields ``Problem`` values located at the offending field.
+A rule's docstring is the rule in one sentence; ``RULES`` lists them in the order they run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
+from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.yamlread import Loc
+from tinkernomics.derived import expr
+
+Rule = Callable[[Catalog], Iterator[Problem]]
+
+PROVENANCE = (m.Figure, m.FigureList, m.Claim, m.Formula, m.Reference, m.PriceList, m.PriceRow)
+"""Models that carry a status and (maybe) reported_instead."""
+
+EXPECTED_UNITS: dict[tuple[type[BaseModel], str], set[Unit]] = {
+    (m.ScaleRLFit, "A"): {Unit.percent},
+    (m.ScaleRLFit, "R0"): {Unit.percent},
+    (m.ScaleRLFit, "B"): {Unit.dimensionless},
+    (m.ScaleRLFit, "C_mid"): {Unit.gb200_hours},
+    (m.Hardware, "bf16_dense_tflops"): {Unit.tflops},
+    (m.Hardware, "memory_gb"): {Unit.gb},
+    (m.Hardware, "bandwidth_tb_s"): {Unit.tb_per_second},
+    (m.Hardware, "power_w"): {Unit.watts},
+    (m.RentalPrice, "price"): {Unit.usd_per_gpu_hour},
+    (m.LanguageModel, "total_params"): {Unit.billion_parameters},
+    (m.LanguageModel, "active_params"): {Unit.billion_parameters},
+    (m.PriceList, "storage_usd_per_gb_month"): {Unit.usd_per_gb_month},
+    (m.PriceList, "cached_prefill_discount"): {Unit.percent},
+    (m.Conversion, "legacy_factor"): {Unit.ratio},
+    (m.SetupCost, "duration"): {Unit.weeks},
+    (m.SetupCost, "hourly_rate"): {Unit.usd_per_hour},
+    (m.SetupCost, "hours_per_week"): {Unit.hours},
+    (m.SetupCost, "total"): {Unit.usd},
+}
+UPPER_BOUNDS: dict[Unit, float] = {Unit.percent: 100.0, Unit.fraction: 1.0}
+
+
+_FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # Lesson: `model_fields` goes through a descriptor; cache it per class.
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
+    return names
+
+
+def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
+                                                           str | None]]:
+    """Every nested model with its loc, its parent model and the parent's field name."""
+    yield loc, model, None, None
+    for name in _field_names(type(model)):
+        value = getattr(model, name)
+        items = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            if isinstance(item, BaseModel):
+                child = (*loc, name) if index is None else (*loc, name, index)
+                for sub_loc, sub, parent, field in walk(item, child):
+                    yield sub_loc, sub, parent or model, field or name
+
+
+Nested = tuple[Entry, Loc, Any, BaseModel | None, str | None]
+
+
+def _nested(catalog: Catalog) -> list[Nested]:
+    """Every nested model of every entry; walked once per catalog, shared by the rules."""
+    nested = catalog.memo.get("nested")
+    if nested is None:
+        nested = catalog.memo["nested"] = [
+            (entry, loc, obj, parent, field)
+            for entry in catalog.iter_entries()
+            for loc, obj, parent, field in walk(entry.model)
+        ]
+    return nested
+
+
+def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str,
+                what: str) -> Problem:
+    close = difflib.get_close_matches(wanted, sorted(catalog.ids(kind)), n=1, cutoff=0.6)
+    folder = KINDS_BY_NAME[kind].folder
+    hint = f"did you mean {close[0]!r}?" if close else f"add catalog/{folder}/{wanted}.yaml"
+    return catalog.problem(entry.kind.name, entry.key, loc, f"unknown {what} {wanted!r}", hint)
+
+
+def rule_id_matches_file(catalog: Catalog) -> Iterator[Problem]:
+    """An entry's id equals its file name without `.yaml` (which also keeps ids unique)."""
+    for entry in catalog.iter_entries():
+        if entry.model.id != entry.key:
+            yield catalog.problem(entry.kind.name, entry.key, ("id",),
+                                  f"id {entry.model.id!r} differs from the file name "
+                                  f"{entry.key!r}",
+                                  f"rename the file to {entry.model.id}.yaml or set "
+                                  f"id: {entry.key}")
+
+
+def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
+    """Every `source` and `references` entry names an existing reference."""
+    refs = catalog.known_ids("reference")
+    for entry, loc, obj, _, _ in _nested(catalog):
+        source = getattr(obj, "source", None)
+        if isinstance(source, str) and source not in refs:
+            yield _unknown_id(catalog, entry, (*loc, "source"), source, "reference", "reference")
+        for i, ref in enumerate(getattr(obj, "references", None) or []):
+            if ref not in refs:
+                yield _unknown_id(catalog, entry, (*loc, "references", i), ref, "reference",
+                                  "reference")
+
+
+def rule_links_exist(catalog: Catalog) -> Iterator[Problem]:
+    """Tinker losses, price-list models and conversion hardware name existing entries."""
+    for key, algo in catalog.algorithms.items():
+        entry = catalog.entry("algorithm", key)
+        for i, loss in enumerate(algo.tinker_losses):
+            if loss not in catalog.known_ids("loss"):
+                yield _unknown_id(catalog, entry, ("tinker_losses", i), loss, "loss",
+                                  "Tinker loss")
+    for key, plist in catalog.price_lists.items():
+        entry = catalog.entry("price_list", key)
+        for i, row in enumerate(plist.rows):
+            if row.model not in catalog.known_ids("model"):
+                yield _unknown_id(catalog, entry, ("rows", i, "model"), row.model, "model",
+                                  "model")
+    for key, conv in catalog.conversions.items():
+        entry = catalog.entry("conversion", key)
+        for name in ("from_hardware", "to_hardware"):
+            wanted = getattr(conv, name)
+            if wanted not in catalog.known_ids("hardware"):
+                yield _unknown_id(catalog, entry, (name,), wanted, "hardware", "hardware")
+
+
+def rule_unverified_says_what_sources_report(catalog: Catalog) -> Iterator[Problem]:
+    """A figure marked `unverified` says, in `reported_instead`, what the sources report."""
+    for entry, loc, obj, _, _ in _nested(catalog):
+        if isinstance(obj, PROVENANCE) and obj.status == Status.unverified and \
+                not obj.reported_instead:
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
+                                  "an unverified figure needs `reported_instead`",
+                                  "say what the sources report instead, or where you looked")
+
+
+def rule_figure_ranges(catalog: Catalog) -> Iterator[Problem]:
+    """Figures are non-negative, within their unit's bounds, and `high` is not below `value`."""
+    for entry, loc, obj, _, _ in _nested(catalog):
+        if not isinstance(obj, m.Figure):
+            continue
+        where = (entry.kind.name, entry.key)
+        for name in ("value", "high"):
+            number = getattr(obj, name)
+            if number is None:
+                continue
+            if number < 0:
+                yield catalog.problem(*where, (*loc, name), f"must not be negative (got {number})")
+            bound = UPPER_BOUNDS.get(obj.unit)
+            if bound is not None and number > bound:
+                yield catalog.problem(*where, (*loc, name),
+                                      f"{obj.unit.value} cannot exceed {bound:g} (got {number:g})")
+        if obj.high is not None and obj.high < obj.value:
+            yield catalog.problem(*where, (*loc, "high"),
+                                  f"high ({obj.high:g}) is below value ({obj.value:g})")
+
+
+def rule_expected_units(catalog: Catalog) -> Iterator[Problem]:
+    """Figures in typed slots (ScaleRL A, hardware TFLOP/s, ...) use the unit the slot needs."""
+    for entry, loc, obj, parent, field in _nested(catalog):
+        if not isinstance(obj, m.Figure) or parent is None or field is None:
+            continue
+        allowed = EXPECTED_UNITS.get((type(parent), field))
+        if allowed and obj.unit not in allowed:
+            names = ", ".join(sorted(u.value for u in allowed))
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "unit"),
+                                  f"{field} must be in {names} (got {obj.unit.value})",
+                                  f"unit: {names}")
+
+
+def rule_scalerl_sane(catalog: Catalog) -> Iterator[Problem]:
+    """A ScaleRL fit has B > 0, C_mid > 0 and R0 below A."""
+    for key, algo in catalog.algorithms.items():
+        fit = algo.scalerl
+        if fit is None:
+            continue
+        for name in ("B", "C_mid"):
+            if getattr(fit, name).value == 0:  # negatives: rule_figure_ranges says so already
+                yield catalog.problem("algorithm", key, ("scalerl", name, "value"),
+                                      f"{name} must be greater than 0")
+        if fit.R0 is not None and fit.R0.value >= fit.A.value:
+            yield catalog.problem("algorithm", key, ("scalerl", "R0", "value"),
+                                  "R0 must be below the asymptote A")
+
+
+def rule_formula_variables(catalog: Catalog) -> Iterator[Problem]:
+    """A formula's expression parses, uses only declared variables, and uses every one."""
+    for key, formula in catalog.formulas.items():
+        declared = [v.name for v in formula.variables]
+        try:
+            used = expr.names(formula.expression)
+        except expr.ExpressionError as err:
+            yield catalog.problem("formula", key, ("expression",), str(err))
+            continue
+        for name in used:
+            if name not in declared:
+                close = difflib.get_close_matches(name, declared, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else "declare it under variables"
+                yield catalog.problem("formula", key, ("expression",),
+                                      f"variable {name!r} is not declared", hint)
+        for i, name in enumerate(declared):
+            if declared.index(name) != i:
+                yield catalog.problem("formula", key, ("variables", i, "name"),
+                                      f"variable {name!r} is declared twice")
+            elif name not in used:
+                yield catalog.problem("formula", key, ("variables", i, "name"),
+                                      f"variable {name!r} is not used in the expression",
+                                      "remove it or use it")
+
+
+def rule_algorithm_consistent(catalog: Catalog) -> Iterator[Problem]:
+    """`needs_critic`/`needs_reward_model` agree with `models_in_memory`; offline means no G."""
+    pairs = (("needs_critic", m.ModelRole.critic), ("needs_reward_model", m.ModelRole.reward_model))
+    for key, algo in catalog.algorithms.items():
+        for flag, role in pairs:
+            flagged = getattr(algo, flag)
+            if flagged != (role in algo.models_in_memory):
+                yield catalog.problem("algorithm", key, (flag,),
+                                      f"{flag} is {str(flagged).lower()} but models_in_memory "
+                                      f"{'lacks' if flagged else 'has'} {role.value}")
+        if not algo.online and algo.typical_g is not None:
+            yield catalog.problem("algorithm", key, ("typical_g",),
+                                  "an offline algorithm (online: false) has no group size",
+                                  "remove typical_g")
+
+
+def rule_unique_within_lists(catalog: Catalog) -> Iterator[Problem]:
+    """Names inside an entry are unique: price rows, primitives, token types, loss inputs."""
+    checks: list[tuple[str, str, Callable[[Any], list[Any]], Callable[[Any], Any]]] = [
+        ("price_list", "rows", lambda e: e.rows, lambda r: (r.model, r.variant)),
+        ("platform", "primitives", lambda e: e.primitives, lambda p: (p.client, p.name)),
+        ("platform", "token_types", lambda e: e.token_types, lambda t: t.id),
+        ("loss", "inputs", lambda e: e.inputs, lambda i: i.name),
+        ("loss", "hyperparameters", lambda e: e.hyperparameters, lambda h: h.name),
+    ]
+    for kind, field, items, key_of in checks:
+        for entry_id, model in catalog.of(kind).items():
+            seen: set[Any] = set()
+            for i, item in enumerate(items(model)):
+                k = key_of(item)
+                if k in seen:
+                    yield catalog.problem(kind, entry_id, (field, i),
+                                          f"duplicate {field[:-1].replace('_', ' ')} {k!r}")
+                seen.add(k)
+
+
+def rule_platform_shape(catalog: Catalog) -> Iterator[Problem]:
+    """The platform entry is `tinker`, marks exactly four core primitives, and bills
+    prefill, sample and train tokens."""
+    for key, platform in catalog.of("platform").items():
+        core = [p for p in platform.primitives if p.core]
+        if len(core) != 4:
+            yield catalog.problem("platform", key, ("primitives",),
+                                  f"exactly four primitives are core (found {len(core)})")
+        kinds = sorted(t.id for t in platform.token_types)
+        if kinds != ["prefill", "sample", "train"]:
+            yield catalog.problem("platform", key, ("token_types",),
+                                  f"token types must be prefill, sample, train (got {kinds})")
+
+
+def rule_docs_page_exists(catalog: Catalog, docs_dir: Path | None) -> Iterator[Problem]:
+    """Every algorithm has its page stub `docs/algorithms/<id>.md` (the scaffold writes it)."""
+    if docs_dir is None:
+        return
+    for key, algo in catalog.algorithms.items():
+        if not (docs_dir / "algorithms" / f"{algo.id}.md").is_file():
+            yield catalog.problem("algorithm", key, ("id",),
+                                  f"no page docs/algorithms/{algo.id}.md for this algorithm",
+                                  f"run: tinkernomics new algorithm {algo.id} --page-only")
+
+
+RULES: tuple[Rule, ...] = (
+    rule_id_matches_file,
+    rule_sources_exist,
+    rule_links_exist,
+    rule_unverified_says_what_sources_report,
+    rule_figure_ranges,
+    rule_expected_units,
+    rule_scalerl_sane,
+    rule_formula_variables,
+    rule_algorithm_consistent,
+    rule_unique_within_lists,
+    rule_platform_shape,
+)
+
+
+def run_rules(catalog: Catalog, *, docs_dir: Path | None = None) -> list[Problem]:
+    """Run every rule; collect every problem."""
+    problems: list[Problem] = []
+    for rule in RULES:
+        problems.extend(rule(catalog))
+    problems.extend(rule_docs_page_exists(catalog, docs_dir))
+    return problems

@@ -1,0 +1,381 @@
+"""Strict YAML reading with positions (pipeline step 1).
+
+libyaml (PyYAML's C parser) composes the node tree; this module turns nodes into plain data
+itself, which lets it (a) locate every key and value (``YamlDoc.where``), (b) resolve plain
+scalars by the YAML 1.2 core schema (``1e-5`` is a float, ``no``/``on`` stay strings), and
+(c) refuse what a catalog never needs: duplicate keys, anchors/aliases, merge keys, custom tags,
+non-finite numbers, non-UTF-8 bytes, empty or oversized files. Every problem is returned;
+nothing is raised.
+
+Speed (benchmarks/bench_validate.py): a clean file takes a fast path that builds plain data and
+nothing else. Positions are looked up in the node tree only when a problem needs one; the tree is
+then composed again from the kept text (lesson: keeping 10,000 node trees alive made the cyclic
+garbage collector re-scan them all, slowing composition 6x). Only a file with something to report
+is rebuilt by the careful builder, which tracks where it is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from tinkernomics.catalog.problems import FILE_FIELD, Problem, format_loc
+
+_TAG = "tag:yaml.org,2002:"
+_DEFAULT_TAGS = {ScalarNode: f"{_TAG}str", SequenceNode: f"{_TAG}seq",
+                 MappingNode: f"{_TAG}map"}
+
+
+class _NoResolver:
+    """Tags untagged nodes str/seq/map and nothing more. Plain scalars are resolved by
+    ``resolve_plain`` (YAML 1.2); PyYAML's YAML 1.1 regexes, run in Python for every scalar,
+    took a third of composition time for an answer we threw away. Explicit tags are kept."""
+
+    def __init__(self) -> None:
+        pass
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: type[Node], value: object, implicit: object) -> str:
+        return _DEFAULT_TAGS[kind]
+
+
+try:  # Lesson: the pure-Python parser is ~20x slower; the C one is in every PyYAML wheel.
+    from yaml.cyaml import CParser  # the class CSafeLoader is built on
+
+    class _Loader(CParser, _NoResolver):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+
+except ImportError:  # pragma: no cover - only on exotic platforms
+    from yaml.composer import Composer
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Loader(Reader, Scanner, Parser, Composer, _NoResolver):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+
+MAX_FILE_BYTES = 256 * 1024
+"""Largest catalog file accepted, in bytes. Real entries are a few KiB."""
+
+_STANDARD_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
+                                         "map", "seq", "binary", "value")}
+"""Explicit tags that are at least YAML's own (``!!str``); any other tag is refused."""
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
+         "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_INT_OCT = re.compile(r"^0o[0-7]+$")
+_INT_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+_TYPED_FIRST = frozenset("0123456789+-.~nNtTfF")
+"""First characters of every plain scalar that is not a string (null, bool, number, inf, nan)."""
+_MAYBE_SPECIAL = re.compile(r"(?:^|[-?:\[{,])[ \t]*[&*!]\S", re.MULTILINE)
+"""Where an anchor, alias or tag could start: a node starts at a line start or after an
+indicator. Markdown `**bold**` inside prose does not match (it used to trigger a second parse of
+every file); a block-scalar line that starts with `*emphasis*` does, which only costs time."""
+
+Loc = tuple[str | int, ...]
+
+
+def _position(node: Node) -> tuple[int, int]:
+    mark = node.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+@dataclass
+class YamlDoc:
+    """Plain data of one file and its node tree, which knows where every key and value stands."""
+
+    path: str
+    data: Any = None
+    text: str = ""
+    """The file's text: composed again, once, when a position is asked for."""
+    broken: set[Loc] = field(default_factory=set)
+    """Locations whose value the reader already refused (alias, tag, non-finite number); the
+    models' complaints about them are follow-on noise and are dropped."""
+    _root: Node | None = field(default=None, repr=False)
+
+    @property
+    def root(self) -> Node | None:
+        if self._root is None and self.text:
+            self._root = yaml.compose(self.text, Loader=_Loader)
+        return self._root
+
+    def where(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
+        """Position (1-based line, col) of ``loc``'s value (its key when ``key``), else of its
+        nearest located ancestor."""
+        node = self.root
+        if node is None:
+            return (1, 1)
+        found = _position(node)
+        for depth, step in enumerate(loc):
+            key_node, child = _child(node, step)
+            if child is None:
+                return found
+            if key and key_node is not None and depth == len(loc) - 1:
+                return _position(key_node)
+            node, found = child, _position(child)
+        return found
+
+    def is_broken(self, loc: Loc) -> bool:
+        """True if ``loc`` is, or lies inside, a value the reader refused."""
+        return any(loc[: len(b)] == b for b in self.broken)
+
+
+def _child(node: Node, step: str | int) -> tuple[Node | None, Node | None]:
+    """(key node, value node) of ``step`` under ``node``; the first of duplicate keys."""
+    if isinstance(node, MappingNode) and isinstance(step, str):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.value == step:
+                return key_node, value_node
+    elif isinstance(node, SequenceNode) and isinstance(step, int) and \
+            0 <= step < len(node.value):
+        return None, node.value[step]
+    return None, None
+
+
+def resolve_plain(text: str) -> Any:
+    """YAML 1.2 core-schema resolution of a plain (unquoted) scalar."""
+    if text and text[0] not in _TYPED_FIRST:  # fast path: most scalars are words
+        return text
+    if _NULL.match(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT.match(text):
+        return int(text)
+    if _INT_OCT.match(text):
+        return int(text[2:], 8)
+    if _INT_HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _INF.match(text):
+        return float("-inf") if text.startswith("-") else float("inf")
+    if _NAN.match(text):
+        return float("nan")
+    return text
+
+
+def _is_merge(key_node: ScalarNode) -> bool:
+    """A plain `<<` key: YAML 1.1's merge key (plain `<<` as a value is just text)."""
+    return key_node.value == "<<" and not key_node.style
+
+
+class _Careful(Exception):
+    """The fast path met something to report; the careful builder takes over."""
+
+
+def _fast(node: Node) -> Any:
+    """Plain data of a clean tree (no anchors, aliases or tags: the caller checked the text)."""
+    cls = type(node)
+    if cls is ScalarNode:
+        if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
+            return node.value
+        value = resolve_plain(node.value)
+        if type(value) is float and not math.isfinite(value):
+            raise _Careful
+        return value
+    if cls is MappingNode:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is not ScalarNode or _is_merge(key_node):
+                raise _Careful
+            key = key_node.value
+            if key in out:
+                raise _Careful
+            out[key] = _fast(value_node)
+        return out
+    return [_fast(item) for item in node.value]
+
+
+@dataclass
+class _Special:
+    """Anchors and aliases found in the event stream (composition hides them)."""
+
+    anchors: list[tuple[int, int, str]] = field(default_factory=list)
+    aliases: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _scan_events(text: str) -> _Special:
+    special = _Special()
+    for event in yaml.parse(text, Loader=_Loader):
+        mark = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            special.aliases.append((mark.line + 1, mark.column + 1))
+        elif getattr(event, "anchor", None):
+            special.anchors.append((mark.line + 1, mark.column + 1, event.anchor))
+    return special
+
+
+class _Builder:
+    """Walks a composed node tree into plain data, tracking locations and collecting problems."""
+
+    def __init__(self, doc: YamlDoc, special: _Special) -> None:
+        self.doc = doc
+        self.problems: list[Problem] = []
+        self._seen: set[int] = set()
+        self._aliases = iter(special.aliases)
+        self.located: dict[tuple[int, int], Loc] = {}
+        """First location built at each position (maps anchors to fields)."""
+
+    def problem(self, where: tuple[int, int], loc: Loc, message: str,
+                hint: str | None = None) -> None:
+        self.problems.append(Problem(self.doc.path, *where, format_loc(loc), message, hint))
+
+    def refuse(self, where: tuple[int, int], loc: Loc, message: str, hint: str) -> None:
+        self.problem(where, loc, message, hint)
+        self.doc.broken.add(loc)
+
+    def build(self, node: Node, loc: Loc) -> Any:
+        if id(node) in self._seen:  # composition turned an alias into its anchored node
+            where = next(self._aliases, None) or _position(node)
+            self.refuse(where, loc, "YAML aliases are not allowed",
+                        "repeat the value instead of using &anchor / *alias")
+            return None
+        self._seen.add(id(node))
+        self.located.setdefault(_position(node), loc)
+        if node.tag not in _STANDARD_TAGS:
+            self.refuse(_position(node), loc, f"custom YAML tag {node.tag!r} is not allowed",
+                        "remove the tag; the catalog uses plain YAML")
+            return None
+        if isinstance(node, MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, ScalarNode)
+        if node.style:
+            return node.value
+        value = resolve_plain(node.value)
+        if isinstance(value, float) and not math.isfinite(value):
+            self.refuse(_position(node), loc, "numbers must be finite",
+                        "write a number; .inf and .nan are not catalog figures")
+            return None
+        return value
+
+    def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                self.problem(_position(key_node), loc, "mapping keys must be plain strings")
+                continue
+            key = key_node.value
+            if _is_merge(key_node):
+                self.problem(_position(key_node), loc, "YAML merge keys (<<) are not allowed",
+                             "write the fields out in full")
+                continue
+            if key in first_line:
+                self.problem(_position(key_node), (*loc, key), f"duplicate key {key!r}",
+                             f"first defined on line {first_line[key]}; keep one")
+                continue
+            first_line[key] = _position(key_node)[0]
+            out[key] = self.build(value_node, (*loc, key))
+        return out
+
+    def anchor_problems(self, special: _Special) -> None:
+        for line, col, name in special.anchors:
+            loc = self.located.get((line, col))
+            self.problems.append(Problem(
+                self.doc.path, line, col, FILE_FIELD if loc is None else format_loc(loc),
+                f"YAML anchor &{name} is not allowed",
+                "repeat the value instead of using &anchor / *alias"))
+
+
+def _decode(raw: bytes, path: str) -> tuple[str | None, list[Problem]]:
+    if len(raw) > MAX_FILE_BYTES:
+        return None, [Problem(path, 1, 1, FILE_FIELD,
+                              f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}",
+                              "split the entry or shorten its prose")]
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        return None, [Problem(path, line, col, FILE_FIELD,
+                              f"invalid UTF-8 byte 0x{raw[err.start]:02x}",
+                              "save the file as UTF-8")]
+    return text, []
+
+
+def _empty(path: str) -> list[Problem]:
+    return [Problem(path, 1, 1, FILE_FIELD, "file is empty", "fill it in or delete it")]
+
+
+_CONTEXT = re.compile(r"^while (?:scanning|parsing) (?:an? )?(.+)$")
+
+
+def _started_on(err: yaml.MarkedYAMLError) -> str | None:
+    """'the quoted scalar starts on line 2' when libyaml noticed the error lines later."""
+    start, end = err.context_mark, err.problem_mark
+    match = _CONTEXT.match(str(err.context or ""))
+    if start is None or end is None or start.line == end.line or match is None:
+        return None
+    return f"the {match[1]} starts on line {start.line + 1}"
+
+
+def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Problem]) -> Any:
+    """Plain data of ``node``: the fast path, or the careful builder when there is a problem."""
+    try:
+        if special is not None:
+            raise _Careful
+        return _fast(node)
+    except _Careful:
+        doc._root = node  # problems ahead: keep the tree for their positions
+        builder = _Builder(doc, special or _Special())
+        data = builder.build(node, ())
+        builder.anchor_problems(special or _Special())
+        problems.extend(builder.problems)
+        return data
+
+
+def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
+    """Parse one file's bytes. Returns the document (None when unusable) and its problems."""
+    text, problems = _decode(raw, path)
+    if text is None:
+        return None, problems
+    special: _Special | None = None
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+        if _MAYBE_SPECIAL.search(text):
+            special = _scan_events(text)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = " ".join(str(x) for x in (err.context, err.problem) if x)
+        return None, [Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
+                              _started_on(err))]
+    except yaml.YAMLError as err:  # pragma: no cover - libyaml always marks its errors
+        return None, [Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")]
+    if node is None:
+        return None, _empty(path)
+    doc = YamlDoc(path, text=text)
+    try:
+        doc.data = _build(doc, node, special, problems)
+    except RecursionError:  # libyaml allows 1,000 flow levels; Python's stack does not
+        return None, [Problem(path, 1, 1, FILE_FIELD, "the file nests too deeply",
+                              "catalog entries nest a few levels at most")]
+    if doc.data is None and not problems:  # `---` alone, or only comments
+        return None, _empty(path)
+    if not isinstance(doc.data, dict):
+        problems.append(Problem(path, 1, 1, FILE_FIELD,
+                                "the top level must be a mapping of field: value"))
+        return None, problems
+    return doc, problems

@@ -1,0 +1,221 @@
+"""Derived numbers (pipeline step 5): the only place with arithmetic on catalog values.
+
+Pages, charts, the API and the calculator all call these functions, so a figure such as an
+H100-equivalent hour count or a curve point is computed once, the same way everywhere. Nothing
+here is stored back into the catalog.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
+from tinkernomics.derived import expr
+
+DEFAULT_CONVERSION = "gb200_to_h100"
+"""Conversion used for the H100-equivalent axis and columns."""
+
+PERCENT = 100.0
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def format_number(value: float, *, digits: int = 3) -> str:
+    """Readable number: thousands separators, up to ``digits`` significant decimals."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e15 or abs(value) < 1e-4:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{int(exponent)}"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+MONEY_SUFFIX: dict[Unit, str] = {
+    Unit.usd: "",
+    Unit.usd_per_hour: "/h",
+    Unit.usd_per_gpu_hour: " per GPU-hour",
+    Unit.usd_per_million_tokens: " per 1M tokens",
+    Unit.usd_per_gb_month: " per GB-month",
+}
+"""Money units are written as $ amounts with these suffixes."""
+
+
+def format_money(value: float) -> str:
+    """``$6,000``, ``$0.10``, ``$6.225``: whole dollars bare, cents kept, no rounding away."""
+    if float(value).is_integer():
+        return f"${int(value):,}"
+    cents = f"{value:,.2f}"
+    if float(cents.replace(",", "")) == value:
+        return f"${cents}"
+    return f"${format_number(value, digits=4)}"
+
+
+def unit_label(unit: Unit) -> str:
+    return UNIT_LABELS[unit]
+
+
+def format_figure(figure: m.Figure) -> str:
+    """``≈4,000–5,000 GB200-hours``, ``50%``, ``$0.40``-style text for a figure."""
+    number = format_number(figure.value)
+    if figure.high is not None:
+        number = f"{number}–{format_number(figure.high)}"
+    prefix = "≈" if figure.approx else ""
+    label = unit_label(figure.unit)
+    if figure.unit in MONEY_SUFFIX:
+        money = format_money(figure.value)
+        if figure.high is not None:
+            money = f"{money}–{format_money(figure.high)}"
+        return f"{prefix}{money}{MONEY_SUFFIX[figure.unit]}"
+    if figure.unit == Unit.percent:
+        return f"{prefix}{number}%"
+    if figure.unit in (Unit.ratio, Unit.multiplier):
+        return f"{prefix}{number}×"
+    return f"{prefix}{number} {label}".strip()
+
+
+# --------------------------------------------------------------------------- hardware
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A compute-equivalence factor derived from two hardware entries."""
+
+    id: str
+    value: float
+    from_id: str
+    to_id: str
+    from_name: str
+    to_name: str
+    basis: str
+    numerator: m.Figure
+    denominator: m.Figure
+    status: Status
+    legacy: m.Figure | None
+
+    @property
+    def text(self) -> str:
+        return f"{format_number(self.value)}×"
+
+
+def conversion_factor(catalog: Catalog, conversion_id: str = DEFAULT_CONVERSION) -> Factor:
+    """Factor = peak dense BF16 of ``from`` / peak dense BF16 of ``to`` (e.g. GB200/H100)."""
+    conv = catalog.conversions[conversion_id]
+    src, dst = catalog.hardware[conv.from_hardware], catalog.hardware[conv.to_hardware]
+    inputs = (src.bf16_dense_tflops, dst.bf16_dense_tflops)
+    status = (Status.unverified if any(f.status == Status.unverified for f in inputs)
+              else Status.derived)
+    return Factor(
+        id=conv.id, value=inputs[0].value / inputs[1].value, from_id=src.id, to_id=dst.id,
+        from_name=src.name, to_name=dst.name, basis=conv.basis, numerator=inputs[0],
+        denominator=inputs[1], status=status, legacy=conv.legacy_factor,
+    )
+
+
+def h100_equivalent_hours(gb200_hours: float, factor: Factor) -> float:
+    """GB200-hours expressed as H100-hours of equal peak dense BF16 compute."""
+    return gb200_hours * factor.value
+
+
+def legacy_h100_equivalent_hours(gb200_hours: float, factor: Factor) -> float | None:
+    """The same hours under the conversion's legacy factor (None if it has none), for comparison."""
+    return None if factor.legacy is None else gb200_hours * factor.legacy.value
+
+
+# --------------------------------------------------------------------------- ScaleRL
+
+
+@dataclass(frozen=True)
+class SigmoidParams:
+    """ScaleRL fit in plain numbers: pass rates as fractions, compute in GB200-hours."""
+
+    A: float
+    B: float
+    C_mid: float
+    R0: float
+
+
+def sigmoid_params(fit: m.ScaleRLFit) -> SigmoidParams:
+    """Fit parameters as fractions (percent / 100); R0 is 0 when the fit gives none."""
+    r0 = fit.R0.value / PERCENT if fit.R0 is not None else 0.0
+    return SigmoidParams(fit.A.value / PERCENT, fit.B.value, fit.C_mid.value, r0)
+
+
+def scalerl_reward(p: SigmoidParams, compute: float) -> float:
+    """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B); R(0) = R0."""
+    if compute <= 0:
+        return p.R0
+    return p.R0 + (p.A - p.R0) / (1.0 + (p.C_mid / compute) ** p.B)
+
+
+def compute_to_reach(p: SigmoidParams, fraction_of_gain: float) -> float:
+    """Compute C at which R(C) = R0 + fraction * (A - R0), for 0 < fraction < 1."""
+    if not 0.0 < fraction_of_gain < 1.0:
+        raise ValueError("fraction_of_gain must be strictly between 0 and 1")
+    return p.C_mid / (1.0 / fraction_of_gain - 1.0) ** (1.0 / p.B)
+
+
+def log_grid(low: float, high: float, points: int) -> list[float]:
+    """``points`` values spaced evenly on a log scale from ``low`` to ``high`` inclusive."""
+    if points < 2 or low <= 0 or high <= low:
+        raise ValueError("need points >= 2 and 0 < low < high")
+    step = (math.log10(high) - math.log10(low)) / (points - 1)
+    return [10 ** (math.log10(low) + i * step) for i in range(points)]
+
+
+def curve_points(p: SigmoidParams, computes: Iterable[float]) -> list[tuple[float, float]]:
+    """(compute, reward) pairs along the fitted curve."""
+    return [(c, scalerl_reward(p, c)) for c in computes]
+
+
+# --------------------------------------------------------------------------- formulas
+
+
+@dataclass(frozen=True)
+class WorkedExample:
+    """A formula evaluated at its variables' example values."""
+
+    inputs: dict[str, float]
+    result: float
+    unit: Unit
+
+
+def worked_example(formula: m.Formula) -> WorkedExample:
+    """Evaluate the formula's own expression at the example values of its variables."""
+    inputs = {v.name: v.example for v in formula.variables}
+    return WorkedExample(inputs, expr.evaluate(formula.expression, inputs), formula.result_unit)
+
+
+def evaluate_formula(formula: m.Formula, values: dict[str, float]) -> float:
+    """Evaluate a catalog formula with the given variable values."""
+    return expr.evaluate(formula.expression, values)
+
+
+# --------------------------------------------------------------------------- models
+
+
+def active_params_billion(model: m.LanguageModel) -> float:
+    """Active parameters in billions (the total for dense models)."""
+    return (model.active_params or model.total_params).value
+
+
+# --------------------------------------------------------------------------- self-hosting
+
+
+def setup_cost_usd(setup: m.SetupCost) -> tuple[float, float | None]:
+    """Engineering cost of a self-hosted stack: weeks x hours per week x hourly rate.
+
+    Returns (low, high); high is None unless the duration is a range.
+    """
+    per_week = setup.hours_per_week.value * setup.hourly_rate.value
+    high = None if setup.duration.high is None else setup.duration.high * per_week
+    return setup.duration.value * per_week, high

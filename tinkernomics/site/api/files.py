@@ -1,0 +1,304 @@
+"""API output files (pipeline step 6): public models -> JSON, CSV, README and one zip, as bytes.
+
+``render_api`` returns every file of ``/api/v1/`` as ``{relative path: bytes}`` and
+``write_api`` puts them on disk. Output is deterministic: JSON with sorted keys, entries in id
+order, CSV rows in a fixed order, zip members with fixed timestamps and permissions, and
+``last_changed`` taken from the data's history (``data_last_changed``), never the wall clock.
+So two builds of one commit give byte-identical trees.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from tinkernomics.site.api.models import API_VERSION, COLLECTIONS, PLATFORM_PATH, api_schema, document
+from tinkernomics.site.api.build import ApiData, build_api
+from tinkernomics.catalog.loader import catalog_files
+from tinkernomics.catalog.entries import Catalog
+
+INDEX = "index.json"
+SCHEMA = "schema.json"
+ARCHIVE = "tinkernomics-data.zip"
+ARCHIVE_FOLDER = "tinkernomics-data-v1"
+README = "README.md"
+LICENCE = "CC BY 4.0"
+LICENCE_URL = "https://creativecommons.org/licenses/by/4.0/"
+TITLE = "tinker-nomics data API"
+TEMPLATES = Path(__file__).parent / "templates"
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+"""Earliest time a zip can store; members before it are clamped here."""
+
+
+# --------------------------------------------------------------------------- last changed
+
+
+def data_last_changed(catalog_root: Path, environ: Mapping[str, str] | None = None) -> dt.datetime:
+    """When the data last changed, in UTC, never from the wall clock.
+
+    ``SOURCE_DATE_EPOCH`` if set; else the newest git commit touching the catalog folder; else
+    (not in git) the newest catalog file's modification time.
+    """
+    env = os.environ if environ is None else environ
+    epoch = env.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC)
+    committed = _git_last_commit(catalog_root)
+    if committed is not None:
+        return committed
+    files = catalog_files(catalog_root)
+    newest = max((f.stat().st_mtime for f in files), default=0.0)
+    return dt.datetime.fromtimestamp(int(newest), tz=dt.UTC)
+
+
+def _git_last_commit(folder: Path) -> dt.datetime | None:
+    """Commit time of the newest commit touching ``folder``, or None outside git."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "log", "-1", "--format=%cI", "--", "."],
+            capture_output=True, text=True, check=False, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout.strip()
+    if done.returncode != 0 or not text:
+        return None
+    return dt.datetime.fromisoformat(text).astimezone(dt.UTC)
+
+
+# --------------------------------------------------------------------------- serialisation
+
+
+def json_bytes(data: Any) -> bytes:
+    """Canonical JSON: sorted keys, two-space indent, UTF-8, trailing newline."""
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False,
+                       allow_nan=False) + "\n").encode("utf-8")
+
+
+def csv_cell(value: Any) -> str:
+    """How a JSON value is written in a CSV cell (lists joined with ';', null empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return ";".join(csv_cell(v) for v in value)
+    return str(value)
+
+
+Column = tuple[str, Callable[[dict[str, Any]], Any]]
+
+
+def _get(*keys: str) -> Callable[[dict[str, Any]], Any]:
+    """Getter for a nested key path; None when a step is null."""
+    def get(row: dict[str, Any]) -> Any:
+        value: Any = row
+        for key in keys:
+            if value is None:
+                return None
+            value = value[key]
+        return value
+    return get
+
+
+def csv_bytes(columns: list[Column], rows: list[dict[str, Any]]) -> bytes:
+    """A CSV file (header row, '\\n' line ends) of ``rows`` read through ``columns``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([name for name, _ in columns])
+    for row in rows:
+        writer.writerow([csv_cell(get(row)) for _, get in columns])
+    return out.getvalue().encode("utf-8")
+
+
+def _figure_columns(prefix: str, *keys: str, value_name: str | None = None) -> list[Column]:
+    return [
+        (value_name or prefix, _get(*keys, "value")),
+        (f"{prefix}_status", _get(*keys, "status")),
+        (f"{prefix}_source", _get(*keys, "source")),
+    ]
+
+
+ALGORITHM_COLUMNS: list[Column] = [
+    *((name, _get(name)) for name in (
+        "id", "name", "full_name", "attribution", "year", "models_in_memory", "needs_critic",
+        "needs_reward_model", "memory_profile")),
+    ("typical_k", _get("typical_k", "values")),
+    ("typical_k_status", _get("typical_k", "status")),
+    ("typical_k_source", _get("typical_k", "source")),
+    ("typical_g", _get("typical_g", "values")),
+    ("typical_g_status", _get("typical_g", "status")),
+    ("typical_g_source", _get("typical_g", "source")),
+    *((name, _get(name)) for name in (
+        "async_support", "online", "tinker_losses", "references", "page")),
+]
+
+PRICE_COLUMNS: list[Column] = [
+    ("price_list", _get("price_list", "id")),
+    ("effective", _get("price_list", "effective")),
+    ("latest", _get("price_list", "latest")),
+    ("model", _get("row", "model")),
+    ("model_name", _get("row", "model_name")),
+    ("variant", _get("row", "variant")),
+    ("prefill_usd_per_million_tokens", _get("row", "prefill", "value")),
+    ("sample_usd_per_million_tokens", _get("row", "sample", "value")),
+    ("train_usd_per_million_tokens", _get("row", "train", "value")),
+    ("status", _get("row", "prefill", "status")),
+    ("source", _get("row", "prefill", "source")),
+    ("note", _get("row", "note")),
+]
+
+SCALERL_COLUMNS: list[Column] = [
+    ("algorithm", _get("id")),
+    ("name", _get("name")),
+    ("model", _get("scalerl", "model")),
+    ("dataset", _get("scalerl", "dataset")),
+    *_figure_columns("A", "scalerl", "A", value_name="A_percent"),
+    *_figure_columns("B", "scalerl", "B"),
+    *_figure_columns("C_mid", "scalerl", "C_mid", value_name="C_mid_gb200_hours"),
+    *_figure_columns("R0", "scalerl", "R0", value_name="R0_percent"),
+    ("C_mid_h100_equivalent_hours", _get("scalerl", "C_mid_h100_equivalent", "value")),
+    ("C_mid_h100_equivalent_status", _get("scalerl", "C_mid_h100_equivalent", "status")),
+    ("C_mid_h100_equivalent_inputs_status",
+     _get("scalerl", "C_mid_h100_equivalent", "derivation", "inputs_status")),
+]
+
+CURVE_COLUMNS: list[Column] = [
+    ("algorithm", _get("algorithm")),
+    ("gb200_hours", _get("point", "gb200_hours")),
+    ("h100_equivalent_hours", _get("point", "h100_equivalent_hours")),
+    ("reward_percent", _get("point", "reward_percent")),
+]
+
+
+@dataclass(frozen=True)
+class CsvFile:
+    """A CSV file: its name, what it holds, its columns and how rows come from the JSON."""
+
+    name: str
+    description: str
+    columns: list[Column]
+    rows: Callable[[dict[str, list[dict[str, Any]]]], list[dict[str, Any]]]
+
+
+CSV_FILES: tuple[CsvFile, ...] = (
+    CsvFile("algorithms.csv", "One row per algorithm: its profile fields, typical K and G with "
+            "their status and source.", ALGORITHM_COLUMNS, lambda d: d["algorithms"]),
+    CsvFile("prices.csv", "One row per Tinker price list, model and variant: USD per 1M prefill, "
+            "sampled and trained tokens, with status and source.", PRICE_COLUMNS,
+            lambda d: [{"price_list": p, "row": r} for p in d["prices"] for r in p["rows"]]),
+    CsvFile("scalerl.csv", "One row per algorithm with a ScaleRL fit: A, B, C_mid, R0 with "
+            "status and source, and the derived H100-equivalent C_mid.", SCALERL_COLUMNS,
+            lambda d: [a for a in d["algorithms"] if a["scalerl"] is not None]),
+    CsvFile("scalerl_curves.csv", "Derived ScaleRL curve points (compute in GB200- and "
+            "H100-hours, fitted pass rate) per algorithm.", CURVE_COLUMNS,
+            lambda d: [{"algorithm": a["id"], "point": pt} for a in d["algorithms"]
+                       if a["scalerl"] is not None for pt in a["scalerl"]["curve"]["points"]]),
+)
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
+    """Every JSON document except the index, by path relative to /api/v1/."""
+    docs: dict[str, dict[str, Any]] = {}
+    for c in COLLECTIONS:
+        items = data.collections[c.path]
+        results = [item.model_dump(mode="json") for item in items.values()]
+        docs[f"{c.path}.json"] = document(f"{c.kind}_collection", results, count=len(results))
+        for entry_id, result in zip(items, results, strict=True):
+            docs[f"{c.path}/{entry_id}.json"] = document(c.kind, result)
+    if data.platform is not None:
+        docs[PLATFORM_PATH] = document("platform", data.platform.model_dump(mode="json"))
+    return docs
+
+
+def index_document(data: ApiData, last_changed: dt.datetime,
+                   files: dict[str, bytes]) -> dict[str, Any]:
+    """The index: collections, CSV files, checksums of every other file."""
+    csv_names = {"algorithms": "algorithms.csv", "prices": "prices.csv"}
+    collections = [
+        {"name": c.path, "title": c.title, "description": c.description, "kind": c.kind,
+         "path": f"{c.path}.json", "item_path": f"{c.path}/{{id}}.json",
+         "csv": csv_names.get(c.path), "count": len(data.collections[c.path]),
+         "ids": list(data.collections[c.path])}
+        for c in COLLECTIONS
+    ]
+    listed = [{"path": path, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+              for path, body in sorted(files.items())]
+    return document("index", {
+        "title": TITLE, "last_changed": last_changed, "licence": LICENCE,
+        "licence_url": LICENCE_URL, "schema_path": SCHEMA, "archive": ARCHIVE,
+        "collections": collections,
+        "platform": PLATFORM_PATH if data.platform is not None else None,
+        "latest_price_list": data.latest_price_list,
+        "csv": [f.name for f in CSV_FILES], "files": listed,
+    })
+
+
+def readme_text(last_changed: dt.datetime, site_url: str, files: list[str]) -> str:
+    """The archive's README: what each file holds, the licence, how to cite."""
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
+                      keep_trailing_newline=True, autoescape=False)
+    return env.get_template("README.md.j2").render(
+        title=TITLE, version=API_VERSION, last_changed=last_changed,
+        site_url=site_url.rstrip("/") + "/" if site_url else "", licence=LICENCE,
+        licence_url=LICENCE_URL, collections=COLLECTIONS, csv_files=CSV_FILES,
+        platform=PLATFORM_PATH if PLATFORM_PATH in files else None, index=INDEX, schema=SCHEMA,
+    )
+
+
+def zip_bytes(files: dict[str, bytes], when: dt.datetime) -> bytes:
+    """A zip of ``files`` under ARCHIVE_FOLDER/, byte-identical for identical input."""
+    stamp = max(ZIP_EPOCH, when.astimezone(dt.UTC).timetuple()[:6])
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for path, body in sorted(files.items()):
+            info = zipfile.ZipInfo(f"{ARCHIVE_FOLDER}/{path}", date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, so the permissions below are read
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, body, compresslevel=9)
+    return out.getvalue()
+
+
+def render_api(catalog: Catalog, *, last_changed: dt.datetime,
+               site_url: str = "") -> dict[str, bytes]:
+    """Every file of /api/v1/ as {path relative to /api/v1/: bytes}."""
+    data = build_api(catalog)
+    docs = api_documents(data)
+    files = {path: json_bytes(doc) for path, doc in docs.items()}
+    results = {c.path: docs[f"{c.path}.json"]["result"] for c in COLLECTIONS}
+    for spec in CSV_FILES:
+        files[spec.name] = csv_bytes(spec.columns, spec.rows(results))
+    files[SCHEMA] = json_bytes(api_schema())
+    files[INDEX] = json_bytes(index_document(data, last_changed, files))
+    readme = readme_text(last_changed, site_url, list(files)).encode("utf-8")
+    files[ARCHIVE] = zip_bytes({**files, README: readme}, last_changed)
+    return files
+
+
+def write_api(files: dict[str, bytes], out_dir: Path) -> None:
+    """Replace ``out_dir`` with exactly ``files`` (no stale file survives)."""
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    for path, body in sorted(files.items()):
+        target = out_dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)

@@ -1,0 +1,312 @@
+"""Charts on the site and as embeds (pipeline step 6: a feature module of ``sitebuild``).
+
+Macros: ``chart(chart_id)`` puts a chart on a page (static SVG first paint and no-JS fallback,
+the Plotly spec as JSON for ``site_overrides/assets/javascripts/charts.js``, data and image
+downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)`` is the same
+for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
+``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
+
+``write_outputs`` writes, per chart id, ``embed/<id>/index.html`` (no site chrome, theme from
+``?theme=``), ``data.csv``, ``data.json`` and ``chart.svg``; plus ``embed/resize.js`` for host
+pages and ``assets/vendor/plotly.min.js`` copied from the installed plotly package (the copy
+plotly.py's typed-array output is written for; never a CDN).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from tinkernomics.site.charts import spec as charts
+
+from tinkernomics.site.charts import svg as chartsvg
+
+from tinkernomics.derived import derive
+
+from tinkernomics.site.pages import macros as pages
+from tinkernomics.catalog import models as m
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.pages.views import Links
+
+EMBED_DIR = "embed"
+VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
+LOADER_JS = "assets/javascripts/charts.js"
+CHART_CSS = "assets/stylesheets/charts.css"
+EMBED_HEIGHT_PX = 760
+"""Initial iframe height in the snippet, before resize.js sets the real one."""
+DATA_FILES = ("data.csv", "data.json", "chart.svg")
+
+
+# --------------------------------------------------------------------------- rendering helpers
+
+
+@cache
+def _env() -> Environment:
+    return Environment(loader=PackageLoader("tinkernomics.site.charts", "templates"),
+                       autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+def _template_text(name: str) -> str:
+    return (resources.files("tinkernomics.site.charts") / "templates" / name).read_text("utf-8")
+
+
+def inert_json(value: Any) -> str:
+    """JSON to embed as the text of a ``<template>``: ``<``, ``>`` and ``&`` are written as
+    ``\\u003c``, ``\\u003e``, ``\\u0026`` (still valid JSON), so the HTML parser sees plain text.
+
+    Not a ``<script type="application/json">``: Material's instant navigation re-creates every
+    inline script of the new page WITHOUT its attributes, which would run the JSON as code.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def plotly_js_path() -> Path:
+    """plotly.min.js shipped with the installed plotly package."""
+    return Path(str(resources.files("plotly") / "package_data" / "plotly.min.js"))
+
+
+def _site_base(site_url: str) -> str:
+    return site_url.rstrip("/") + "/" if site_url else ""
+
+
+def root_from(here: str) -> str:
+    """Relative path from the page at ``here`` (a site-relative directory path such as
+    ``algorithms/grpo/``) to the site root: ``../../``; ``./`` for the home page."""
+    depth = len([part for part in here.split("/") if part])
+    return "../" * depth or "./"
+
+
+def embed_url(site_url: str, root: str, chart_id: str) -> str:
+    """Where a chart's embed page lives: absolute when site_url is known."""
+    return f"{_site_base(site_url) or root}{EMBED_DIR}/{chart_id}/"
+
+
+def embed_snippet(chart: charts.Chart, site_url: str, root: str) -> str:
+    """The iframe + resize-script code a blogger pastes (URLs absolute when site_url is set;
+    charts.js makes relative ones absolute in the reader's browser otherwise)."""
+    base = _site_base(site_url) or root
+    title = f"{chart.title} (tinker-nomics)"
+    return (
+        f'<iframe src="{base}{EMBED_DIR}/{chart.id}/?theme=auto" title="{title}" '
+        f'loading="lazy" style="width:100%;max-width:960px;height:{EMBED_HEIGHT_PX}px;border:0">'
+        f"</iframe>\n"
+        f'<script src="{base}{EMBED_DIR}/resize.js" async></script>'
+    )
+
+
+# --------------------------------------------------------------------------- view model
+
+
+@dataclass(frozen=True)
+class ParamRow:
+    """One row of the parameter table, formatted."""
+
+    name: str
+    A: str
+    B: str
+    C_mid: str
+    C_mid_h100: str
+    R0: str
+    fit_on: str
+    status: str
+
+
+def _param_row(s: charts.Series, factor: derive.Factor) -> ParamRow:
+    fit: m.ScaleRLFit = s.fit
+    h100 = derive.h100_equivalent_hours(fit.C_mid.value, factor)
+    return ParamRow(
+        name=s.name, A=derive.format_figure(fit.A), B=derive.format_number(fit.B.value),
+        C_mid=derive.format_number(fit.C_mid.value), C_mid_h100=f"≈{derive.format_number(h100)}",
+        R0=derive.format_figure(fit.R0) if fit.R0 is not None else "0% (assumed)",
+        fit_on=f"{fit.model}, {fit.dataset}", status=s.status.value,
+    )
+
+
+def frame_style(chart: charts.Chart) -> str:
+    """The chart box's aspect ratio per layout (CSS variables), equal to its static SVG's, so
+    the SVG fills the box and the interactive chart replaces it without a layout shift."""
+    return ";".join(
+        f"--tn-ar-{name}:{layout.width:g}/{chartsvg.svg_height(chart, name):g}"
+        for name, layout in chartsvg.LAYOUTS.items())
+
+
+PAGE, EMBED, EXPORT = "page", "embed", "export"
+"""Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
+
+
+def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
+                   params: bool = True) -> dict[str, Any]:
+    """Every value ``figure.html`` prints.
+
+    ``root`` is the relative path from the page to the site root; data links point at the
+    chart's embed folder (siblings on the embed page; none in an export, whose data is inline).
+    """
+    data_base = "" if mode == EMBED else f"{root}{EMBED_DIR}/{chart.id}/"
+    note = ("Parameters marked unverified are as given by the original site; no source "
+            "confirms them.") if chart.any_unverified else ""
+    base = _site_base(site_url)
+    return {
+        "id": chart.id, "title": chart.title, "description": chart.description,
+        "unverified_note": note,
+        "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
+                      + chartsvg.chart_svg(chart, layout="narrow")),
+        "frame_style": frame_style(chart),
+        "spec_json": Markup(inert_json(charts.plotly_figure(chart))),
+        "data_links": mode != EXPORT,
+        "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
+        "svg_url": f"{data_base}chart.svg",
+        "page_url": "" if mode == EXPORT and not base else f"{base or root}{chart.page}",
+        "canonical": f"{base}{EMBED_DIR}/{chart.id}/" if base else "",
+        "show_embed": mode == PAGE,
+        "show_params": params,
+        "snippet": embed_snippet(chart, site_url, root),
+        "rows": [_param_row(s, chart.factor) for s in chart.series],
+        "factor_text": chart.factor_text,
+        "sources": chart.sources,
+        "licence": charts.LICENCE, "licence_url": charts.LICENCE_URL,
+    }
+
+
+def render_figure(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
+                  params: bool = True) -> str:
+    ctx = figure_context(chart, root=root, site_url=site_url, mode=mode, params=params)
+    return _env().get_template("figure.html").render(c=ctx).strip()
+
+
+EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
+SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
+
+
+def embed_theme_css() -> str:
+    """Page colours of the embed page for each theme, from the chart themes (one source)."""
+    rules = []
+    for theme, values in charts.THEMES.items():
+        sel = f"html[data-md-color-scheme={SCHEME_OF_THEME[theme]}]"
+        rules.append(f"{sel} body{{background:{values['paper_bgcolor']};"
+                     f"color:{values['font.color']}}}"
+                     f"{sel} a,{sel} .tn-chart__button{{color:{EMBED_LINK_COLORS[theme]}}}")
+    return "".join(rules)
+
+
+@dataclass(frozen=True)
+class Assets:
+    """How a standalone page gets its CSS and scripts: by URL (embed) or inline (export)."""
+
+    root: str = "../../"
+    inline_css: str = ""
+    inline_js: str = ""
+    inline_plotly: str = ""
+    plotly_src: str = ""
+
+
+def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
+                      assets: Assets | None = None) -> str:
+    """A page with only the chart (no site chrome): the embed page, or a CLI export."""
+    assets = assets or Assets()
+    ctx = figure_context(chart, root=assets.root, site_url=site_url, mode=mode)
+    figure = _env().get_template("figure.html").render(c=ctx).strip()
+    page = {
+        "root": assets.root, "figure": Markup(figure),
+        "theme_script": Markup(_template_text("embed-theme.js").strip()),
+        "theme_css": Markup(embed_theme_css()),
+        "inline_css": Markup(assets.inline_css),
+        "inline_js": Markup(_script_safe(assets.inline_js)),
+        "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
+        "plotly_src": assets.plotly_src,
+    }
+    return _env().get_template("embed.html").render(c=ctx, page=page)
+
+
+def _script_safe(js: str) -> str:
+    """Inline script text must not close its own tag."""
+    return js.replace("</script", "<\\/script")
+
+
+def render_embed_page(chart: charts.Chart, site_url: str) -> str:
+    return render_standalone(chart, site_url, mode=EMBED)
+
+
+# --------------------------------------------------------------------------- feature seam
+
+
+def _charts(ctx: SiteContext) -> dict[str, charts.Chart]:
+    """Every chart of the catalog, built once per site build (cached on the context)."""
+    built = ctx.extra.get("charts")
+    if built is None:
+        built = {cid: charts.build_chart(ctx.catalog, cid, ctx.factor)
+                 for cid in charts.chart_ids(ctx.catalog)}
+        ctx.extra["charts"] = built
+    return built
+
+
+def macros(ctx: SiteContext) -> dict[str, Any]:
+    """``chart`` and ``algorithm_chart``; also adds the chart to every fitted algorithm page."""
+
+    def chart(chart_id: str, here: str | None = None, params: bool = True) -> str:
+        """A chart by its stable id; an unknown id fails the build, listing the known ones.
+
+        ``here`` is the page it is placed on (default: the chart's own page, e.g.
+        ``algorithms/`` for the comparison), which makes its links relative. ``params=False``
+        leaves out the parameter table (for pages that show it already).
+        """
+        built = _charts(ctx)
+        if chart_id not in built:
+            raise charts.UnknownChartError(chart_id, list(built))
+        found = built[chart_id]
+        root = root_from(found.page if here is None else here)
+        return render_figure(found, root=root, site_url=ctx.site_url, params=params)
+
+    def algorithm_chart(algorithm_id: str) -> str:
+        """The algorithm's own chart (its page lists the parameters), or "" without a fit."""
+        if algorithm_id not in ctx.catalog.algorithms:
+            raise KeyError(f"unknown algorithm id {algorithm_id!r}")
+        chart_id = charts.algorithm_chart_id(algorithm_id)
+        return chart(chart_id, params=False) if chart_id in _charts(ctx) else ""
+
+    def algorithm_section(_ctx: SiteContext, algorithm_id: str, links: Links) -> str:
+        chart_id = charts.algorithm_chart_id(algorithm_id)
+        if chart_id not in _charts(ctx):
+            return ""
+        return chart(chart_id, here=links.here, params=False)
+
+    pages.add_algorithm_section(ctx, "chart", algorithm_section)
+    return {"chart": chart, "algorithm_chart": algorithm_chart}
+
+
+def write_chart_files(chart: charts.Chart, folder: Path, site_url: str) -> list[Path]:
+    """The embed page and the data/image downloads of one chart."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "index.html": render_embed_page(chart, site_url),
+        "data.csv": charts.to_csv(chart),
+        "data.json": json.dumps(charts.to_json(chart, site_url), ensure_ascii=False, indent=2,
+                                allow_nan=False) + "\n",
+        "chart.svg": chartsvg.standalone_svg(chart) + "\n",
+    }
+    written = []
+    for name, text in files.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    return written
+
+
+def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
+    """Embeds, downloads, the host resize script and the self-hosted plotly.js."""
+    vendor = site_dir / VENDOR_PLOTLY
+    vendor.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(plotly_js_path(), vendor)
+    embed_root = site_dir / EMBED_DIR
+    embed_root.mkdir(parents=True, exist_ok=True)
+    (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
+    for chart_id, chart in _charts(ctx).items():
+        write_chart_files(chart, embed_root / chart_id, ctx.site_url)

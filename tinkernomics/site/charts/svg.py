@@ -1,0 +1,237 @@
+"""Static SVG of a chart (pipeline step 6, output): first paint, no-JS fallback, SVG download.
+
+Drawn in Python from the same ``charts.Chart`` view model as the Plotly spec, so the picture a
+reader sees before (or without) the interactive chart shows the same curves, C_mid diamonds,
+asymptotes and axes. Two layouts: ``wide`` (desktop) and ``narrow`` (phones; CSS shows one).
+Colours are CSS custom properties generated from ``charts.THEMES``: inline on a page the SVG
+follows Material's palette attribute (``data-md-color-scheme="slate"``) with no script; as a
+standalone file it is light. Output is deterministic (fixed ids, rounded coordinates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+from tinkernomics.derived import derive
+from tinkernomics.site.charts.spec import (
+    THEMES,
+    X2_TITLE,
+    X_TITLE,
+    Y_TITLE,
+    Chart,
+    Series,
+    attribution_lines,
+    decade_ticks,
+    short_number,
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Fixed sizes of one SVG layout, in SVG user units (px at scale 1)."""
+
+    name: str
+    width: float
+    plot_height: float
+    plot_left: float = 64
+    plot_right: float = 16
+    plot_top: float = 64
+    legend_row: float = 24
+
+
+LAYOUTS = {"wide": Layout("wide", 720, 290), "narrow": Layout("narrow", 400, 300)}
+CHAR_WIDTH_PX = 7.4
+"""Rough width of a 13 px system-ui character, for laying out the legend."""
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+
+_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
+         "axis": "xaxis.linecolor"}
+
+
+def _css() -> str:
+    """Colour variables for both themes plus the element rules (prefix ``tn-svg``)."""
+
+    def block(theme: str) -> str:
+        return ";".join(f"--tn-svg-{name}:{THEMES[theme][key]}" for name, key in _VARS.items())
+
+    return (
+        f".tn-svg{{{block('light')}}}"
+        f"[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}"
+        ".tn-svg .bg{fill:var(--tn-svg-bg)}"
+        f".tn-svg text{{fill:var(--tn-svg-fg);font-family:{FONT};font-size:13px}}"
+        ".tn-svg .grid{stroke:var(--tn-svg-grid);stroke-width:1}"
+        ".tn-svg .axis{stroke:var(--tn-svg-axis);stroke-width:1;fill:none}"
+        ".tn-svg .curve{fill:none;stroke-width:2.5}"
+        ".tn-svg .asym{fill:none;stroke-width:1.2;stroke-dasharray:6 4}"
+    )
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Maps data to pixels for one chart in one layout."""
+
+    chart: Chart
+    layout: Layout
+    legend: tuple[tuple[Series, float, int], ...]
+    """(series, x, row) of each legend entry."""
+
+    @property
+    def left(self) -> float:
+        return self.layout.plot_left
+
+    @property
+    def right(self) -> float:
+        return self.layout.width - self.layout.plot_right
+
+    @property
+    def top(self) -> float:
+        return self.layout.plot_top
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.layout.plot_height
+
+    @property
+    def legend_rows(self) -> int:
+        return max(row for _, _, row in self.legend) + 1
+
+    @property
+    def height(self) -> float:
+        return self.bottom + 58 + self.legend_rows * self.layout.legend_row
+
+    def x(self, gb200_hours: float) -> float:
+        lo, hi = math.log10(self.chart.x_low), math.log10(self.chart.x_high)
+        share = (math.log10(gb200_hours) - lo) / (hi - lo)
+        return round(self.left + share * (self.right - self.left), 1)
+
+    def y(self, reward: float) -> float:
+        return round(self.bottom - reward / self.chart.y_high * self.layout.plot_height, 1)
+
+
+def _frame(chart: Chart, layout: Layout) -> _Frame:
+    """Lay out the legend (entries wrap at the plot width), then the frame."""
+    placed, x, row = [], layout.plot_left, 0
+    for s in chart.series:
+        width = 30 + len(s.label) * CHAR_WIDTH_PX + 18
+        if x + width > layout.width - layout.plot_right and x > layout.plot_left:
+            x, row = layout.plot_left, row + 1
+        placed.append((s, x, row))
+        x += width
+    return _Frame(chart, layout, tuple(placed))
+
+
+def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
+    return f'<text x="{x}" y="{y}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+
+
+def _axes(f: _Frame) -> list[str]:
+    c = f.chart
+    out = [f'<rect class="bg" x="0" y="0" width="{f.layout.width}" height="{f.height}"/>']
+    for k in range(0, round(c.y_high * 10) + 1):
+        y = f.y(k / 10)
+        out.append(f'<line class="grid" x1="{f.left}" x2="{f.right}" y1="{y}" y2="{y}"/>')
+        out.append(_text(f.left - 8, y + 4, f"{k * 10}%", "end"))
+    for value in decade_ticks(c.x_low, c.x_high):
+        x = f.x(value)
+        out.append(f'<line class="grid" x1="{x}" x2="{x}" y1="{f.top}" y2="{f.bottom}"/>')
+        out.append(_text(x, f.bottom + 18, short_number(value)))
+    for value in decade_ticks(c.x_low_h100, c.x_high_h100):
+        x = f.x(value / c.factor.value)
+        out.append(f'<line class="axis" x1="{x}" x2="{x}" y1="{f.top - 5}" y2="{f.top}"/>')
+        out.append(_text(x, f.top - 9, short_number(value)))
+    out.append(f'<rect class="axis" x="{f.left}" y="{f.top}" width="{f.right - f.left}" '
+               f'height="{f.layout.plot_height}"/>')
+    middle = (f.left + f.right) / 2
+    out.append(_text(middle, f.bottom + 40, X_TITLE))
+    out.append(_text(middle, f.top - 34, f"{X2_TITLE} (× {c.factor.text[:-1]})"))
+    y_mid = f.top + f.layout.plot_height / 2
+    out.append(_text(16, y_mid, Y_TITLE, extra=f' transform="rotate(-90 16 {y_mid})"'))
+    return out
+
+
+def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
+    pts = f"{x},{round(y - r, 1)} {round(x + r, 1)},{y} {x},{round(y + r, 1)} {round(x - r, 1)},{y}"
+    return f'<polygon points="{pts}" fill="{color}" stroke="#ffffff" stroke-width="1"/>'
+
+
+def _series(f: _Frame, s: Series) -> list[str]:
+    c = f.chart
+    pts = " ".join(f"{f.x(x)},{f.y(y)}" for x, y in s.points)
+    a_y = f.y(s.params.A)
+    return [
+        f"<g><title>{escape(s.label)}</title>",
+        f'<line class="asym" stroke="{s.color}" x1="{f.x(c.x_low)}" x2="{f.x(c.x_high)}" '
+        f'y1="{a_y}" y2="{a_y}"/>',
+        f'<polyline class="curve" stroke="{s.color}" points="{pts}"/>',
+        _diamond(f.x(s.params.C_mid), f.y(s.midpoint_reward), s.color),
+        "</g>",
+    ]
+
+
+def _labels(f: _Frame) -> list[str]:
+    """C_mid and A labels, as on the interactive single-algorithm chart."""
+    if len(f.chart.series) != 1:
+        return []
+    s = f.chart.series[0]
+    p = s.params
+    return [
+        _text(f.right - 4, f.y(p.A) - 6, f"asymptote A = {derive.format_number(p.A * 100)}%",
+              "end"),
+        _text(f.x(p.C_mid) + 10, f.y(s.midpoint_reward) + 16,
+              f"C_mid = {derive.format_number(p.C_mid)} GB200-h", "start"),
+    ]
+
+
+def _legend(f: _Frame) -> list[str]:
+    out = []
+    for s, x, row in f.legend:
+        y = f.bottom + 74 + row * f.layout.legend_row
+        out.append(f'<line class="curve" stroke="{s.color}" x1="{x}" x2="{x + 24}" '
+                   f'y1="{y - 4}" y2="{y - 4}"/>')
+        out.append(_text(x + 30, y, s.label, "start"))
+    return out
+
+
+def svg_height(chart: Chart, layout: str = "wide") -> float:
+    return _frame(chart, LAYOUTS[layout]).height
+
+
+def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None) -> str:
+    """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file)."""
+    f = _frame(chart, LAYOUTS[layout])
+    ident = element_id or f"tn-svg-{chart.id}-{layout}"
+    body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
+            *_legend(f)]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}" '
+        f'viewBox="0 0 {f.layout.width} {f.height}" role="img" '
+        f'aria-labelledby="{ident}-t {ident}-d" preserveAspectRatio="xMidYMid meet">'
+        f'<title id="{ident}-t">{escape(chart.title)}</title>'
+        f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
+        f"<style>{_css()}</style>" + "".join(body) + "</svg>"
+    )
+
+
+TITLE_PX = 40
+LINE_PX = 16
+
+
+def standalone_svg(chart: Chart) -> str:
+    """The downloadable SVG file: the chart with its title above and the attribution below."""
+    width, height = LAYOUTS["wide"].width, svg_height(chart)
+    lines = attribution_lines(chart)
+    total = TITLE_PX + height + LINE_PX * len(lines) + 12
+    inner = chart_svg(chart, element_id=f"tn-file-{chart.id}").replace(
+        "<svg ", f'<svg x="0" y="{TITLE_PX}" width="{width}" height="{height}" ', 1)
+    credit = "".join(
+        f'<text x="16" y="{TITLE_PX + height + LINE_PX * (i + 1) - 4}" font-family="{FONT}" '
+        f'font-size="11" fill="#1f2328">{escape(line)}</text>' for i, line in enumerate(lines))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {total}" '
+        f'width="{width}" height="{total}">'
+        f'<rect x="0" y="0" width="{width}" height="{total}" fill="#ffffff"/>'
+        f'<text x="16" y="27" font-family="{FONT}" font-size="17" font-weight="600" '
+        f'fill="#1f2328">{escape(chart.title)}</text>{inner}{credit}</svg>'
+    )

@@ -1,0 +1,176 @@
+"""Pages feature (pipeline step 6): the macros the docs pages call, and the algorithm page stub.
+
+Each macro builds a view model (``views.py``, the only computing) and renders one Jinja
+template from ``tinkernomics/templates`` (which only loops, branches and formats). Macros return
+markdown: headings as markdown (so they reach the table of contents) around HTML blocks. Every
+macro knows the page it belongs on, so its links are relative and the site works under any
+sub-path. Unknown ids raise, which fails the build.
+
+Other features add sections to every algorithm page without touching the template:
+``add_algorithm_section(ctx, "chart", render)`` where ``render(ctx, algo_id, links)`` returns
+markdown -- optionally a ``## Heading {#id}`` line, a blank line, then ONE HTML element that
+starts at column 0 -- or ``""`` to add nothing. Slots: ``chart`` (right after the ScaleRL fit),
+``cost`` (after that) and ``end`` (before the references).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from tinkernomics.site.pages import views
+from tinkernomics.site.build import Macro, SiteContext
+from tinkernomics.site.pages.views import Links, SiteIndex
+
+SLOTS = ("chart", "cost", "end")
+"""Places on an algorithm page where other features may add sections."""
+
+ALGORITHM_SECTIONS = "algorithm_sections"
+"""Key in ``SiteContext.extra``: the registered ``AlgorithmSection`` hooks."""
+
+_INDEX = "views.index"
+
+SectionRender = Callable[[SiteContext, str, Links], str]
+
+
+@dataclass(frozen=True)
+class AlgorithmSection:
+    slot: str
+    render: SectionRender
+
+
+def add_algorithm_section(ctx: SiteContext, slot: str, render: SectionRender) -> None:
+    """Register ``render`` to add a section in ``slot`` of every algorithm page."""
+    if slot not in SLOTS:
+        raise ValueError(f"unknown algorithm page slot {slot!r} (slots: {', '.join(SLOTS)})")
+    ctx.extra.setdefault(ALGORITHM_SECTIONS, []).append(AlgorithmSection(slot, render))
+
+
+def algorithm_stub(algo_id: str) -> str:
+    """The exact text of ``docs/algorithms/<id>.md`` (the scaffold writes it; no title: the
+    macro renders the heading)."""
+    return f'{{{{ algorithm_page("{algo_id}") }}}}\n'
+
+
+# --------------------------------------------------------------------------- rendering
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
+
+
+def md_text(text: str) -> str:
+    """Escape markdown syntax in plain text used inside a markdown line (e.g. a heading)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+ENV = Environment(
+    loader=PackageLoader("tinkernomics.site.pages", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+ENV.filters["mdtext"] = md_text
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def render(template: str, **values: Any) -> str:
+    """Render a template; tidy blank lines so HTML blocks stay single markdown blocks."""
+    text = ENV.get_template(template).render(**values)
+    return _BLANK_RUNS.sub("\n\n", text).strip() + "\n"
+
+
+def site_index(ctx: SiteContext) -> SiteIndex:
+    """The per-build index (reference numbers, back-links, unverified values), built once."""
+    index = ctx.extra.get(_INDEX)
+    if index is None:
+        index = views.build_index(ctx.catalog, ctx.factor)
+        ctx.extra[_INDEX] = index
+    return index
+
+
+# --------------------------------------------------------------------------- page macros
+
+
+def home_overview(ctx: SiteContext) -> str:
+    return render("home.html", cards=views.home_cards(site_index(ctx)))
+
+
+def algorithms_table(ctx: SiteContext) -> str:
+    index = site_index(ctx)
+    links = Links(views.ALGORITHMS)
+    return render("algorithms_table.html", rows=views.algorithm_rows(index, links),
+                  factor=views.factor_view(index, links))
+
+
+def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
+    view = views.algorithm_view(site_index(ctx), algo_id)
+    links = Links(views.algorithm_path(algo_id))
+    sections: dict[str, list[Markup]] = {slot: [] for slot in SLOTS}
+    for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
+        html = hook.render(ctx, algo_id, links)
+        if html:
+            sections[hook.slot].append(Markup(html.strip()))
+    return render("algorithm.md", view=view, sections=sections)
+
+
+def formulas_page(ctx: SiteContext) -> str:
+    index = site_index(ctx)
+    kinds = [("flops", "FLOP formulas"), ("vram", "VRAM formulas")]
+    return render("formulas.md", kinds=kinds,
+                  groups=views.formulas_by_kind(index, Links(views.FORMULAS)))
+
+
+def hardware_page(ctx: SiteContext) -> str:
+    index = site_index(ctx)
+    links = Links(views.HARDWARE)
+    return render("hardware.md", hardware=views.hardware_views(index, links),
+                  conversion=views.conversion_view(index, links))
+
+
+def tinker_page(ctx: SiteContext) -> str:
+    return render("tinker.md", view=views.tinker_view(site_index(ctx)))
+
+
+def references_page(ctx: SiteContext) -> str:
+    return render("references.md", groups=views.reference_groups(site_index(ctx)))
+
+
+def further_reading_page(ctx: SiteContext) -> str:
+    return render("further_reading.html", items=views.further_reading_views(site_index(ctx)))
+
+
+def data_quality_page(ctx: SiteContext) -> str:
+    index = site_index(ctx)
+    return render("data_quality.md", groups=views.quality_groups(index),
+                  total=len(index.unverified))
+
+
+PAGE_MACROS: dict[str, Callable[..., str]] = {
+    "home_overview": home_overview,
+    "algorithms_table": algorithms_table,
+    "algorithm_page": algorithm_page,
+    "formulas_page": formulas_page,
+    "hardware_page": hardware_page,
+    "tinker_page": tinker_page,
+    "references_page": references_page,
+    "further_reading_page": further_reading_page,
+    "data_quality_page": data_quality_page,
+}
+
+
+def macros(ctx: SiteContext) -> dict[str, Macro]:
+    """The page macros, bound to this build's context."""
+    def bind(fn: Callable[..., str]) -> Macro:
+        def macro(*args: Any, **kwargs: Any) -> str:
+            return fn(ctx, *args, **kwargs)
+        macro.__name__ = fn.__name__
+        macro.__doc__ = fn.__doc__
+        return macro
+
+    return {name: bind(fn) for name, fn in PAGE_MACROS.items()}

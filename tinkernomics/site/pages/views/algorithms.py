@@ -1,0 +1,205 @@
+"""Algorithm views: the comparison table row, the page, the ScaleRL fit and the H100 factor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from tinkernomics.derived import derive
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.fields import Status
+from tinkernomics.site.pages.views.core import (
+    HARDWARE,
+    TINKER,
+    Cite,
+    Links,
+    Origin,
+    Shown,
+    SiteIndex,
+    algorithm_path,
+    entry_anchor,
+    math,
+    prose,
+    yes_no,
+)
+
+# --------------------------------------------------------------------------- algorithms
+
+
+@dataclass(frozen=True)
+class FactorView:
+    shown: Shown
+    basis: str
+    from_name: str
+    to_name: str
+    numerator: Shown
+    denominator: Shown
+    legacy: Shown | None
+    href: str
+
+
+SCALERL_LATEX = r"R(C) = R_0 + \frac{A - R_0}{1 + (C_{\text{mid}} / C)^{B}}"
+"""The ScaleRL sigmoid (derive.scalerl_reward computes it), shown above every fit."""
+
+
+@dataclass(frozen=True)
+class ScaleRLView:
+    formula: Markup
+    model: str
+    dataset: str
+    A: Shown
+    B: Shown
+    C_mid: Shown
+    R0: Shown | None
+    h100: Shown
+    legacy_h100: Shown | None
+    factor: FactorView
+
+
+@dataclass(frozen=True)
+class LossLink:
+    id: str
+    name: str
+    href: str
+
+
+@dataclass(frozen=True)
+class AlgorithmRow:
+    """One algorithm as a row of the comparison table and the head of its page."""
+
+    id: str
+    name: str
+    full_name: str
+    attribution: str
+    year: int
+    href: str
+    models_in_memory: str
+    needs_critic: str
+    needs_reward_model: str
+    memory_profile: str
+    typical_k: Shown
+    typical_g: Shown | None
+    async_support: str
+    rollouts: str
+    losses: list[LossLink]
+    scalerl: ScaleRLView | None
+
+
+@dataclass(frozen=True)
+class AlgorithmView:
+    row: AlgorithmRow
+    notes: Markup
+    tinker_mapping: Markup | None
+    claims: list[Shown]
+    references: list[Cite]
+    others: list[tuple[str, str]]
+    factor_href: str
+
+
+def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> FactorView:
+    """The GB200 -> H100 factor with its inputs; ``home`` when shown on the Hardware page."""
+    f = index.factor
+    conv = Origin("conversion", f.id)
+    hw = index.catalog.hardware
+    numerator = index.figure(f.numerator, links)
+    denominator = index.figure(f.denominator, links)
+    shown = index.shown(f.text, f.status, [f.numerator.source, f.denominator.source], links,
+                        note=f"{f.basis}: {derive.format_figure(f.numerator)} "
+                             f"({hw[f.from_id].name}) / {derive.format_figure(f.denominator)} "
+                             f"({hw[f.to_id].name})")
+    legacy = None
+    if f.legacy is not None:
+        legacy = index.figure(f.legacy, links,
+                              Origin(conv.kind, conv.key, ("legacy_factor",)) if home else None)
+    return FactorView(shown, f.basis, f.from_name, f.to_name, numerator, denominator, legacy,
+                      links.to(HARDWARE, entry_anchor("conversion", f.id)))
+
+
+def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
+                  home: bool) -> ScaleRLView | None:
+    fit = algo.scalerl
+    if fit is None:
+        return None
+
+    def at(name: str) -> Origin | None:
+        return Origin("algorithm", algo.id, ("scalerl", name)) if home else None
+
+    factor = factor_view(index, links)
+    hours = derive.h100_equivalent_hours(fit.C_mid.value, index.factor)
+    worst = (Status.unverified if Status.unverified in (fit.C_mid.status, index.factor.status)
+             else Status.derived)
+    sources = [fit.C_mid.source, index.factor.numerator.source, index.factor.denominator.source]
+    label = f"{derive.format_number(hours)} H100-equivalent hours"
+    h100 = index.shown(f"≈{label}", worst, sources, links,
+                       note=f"C_mid × {index.factor.text} ({index.factor.basis})")
+    legacy_hours = derive.legacy_h100_equivalent_hours(fit.C_mid.value, index.factor)
+    legacy = None
+    if legacy_hours is not None and index.factor.legacy is not None:
+        legacy = index.shown(
+            f"{derive.format_number(legacy_hours)} H100-equivalent hours", Status.unverified,
+            [fit.C_mid.source, index.factor.legacy.source], links,
+            note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
+            reported_instead=index.factor.legacy.reported_instead,
+        )
+    return ScaleRLView(
+        math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
+        index.figure(fit.B, links, at("B")), index.figure(fit.C_mid, links, at("C_mid")),
+        index.figure(fit.R0, links, at("R0")) if fit.R0 else None, h100, legacy, factor,
+    )
+
+
+ROLE_LABELS = {m.ModelRole.reward_model: "reward model"}
+
+
+def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
+                  home: bool = False) -> AlgorithmRow:
+    def at(*loc: str) -> Origin | None:
+        return Origin("algorithm", algo.id, loc) if home else None
+
+    losses = [LossLink(lid, index.catalog.losses[lid].name,
+                       links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
+    return AlgorithmRow(
+        id=algo.id, name=algo.name, full_name=algo.full_name, attribution=algo.attribution,
+        year=algo.year, href=links.to(algorithm_path(algo.id)),
+        models_in_memory=", ".join(ROLE_LABELS.get(r, r.value) for r in algo.models_in_memory),
+        needs_critic=yes_no(algo.needs_critic),
+        needs_reward_model=yes_no(algo.needs_reward_model),
+        memory_profile=algo.memory_profile.value,
+        typical_k=index.figure_list(algo.typical_k, links, at("typical_k")),
+        typical_g=(index.figure_list(algo.typical_g, links, at("typical_g"))
+                   if algo.typical_g else None),
+        async_support=yes_no(algo.async_support),
+        rollouts="online" if algo.online else "offline (no rollouts)",
+        losses=losses,
+        scalerl=_scalerl_view(index, algo, links, home),
+    )
+
+
+def algorithm_rows(index: SiteIndex, links: Links) -> list[AlgorithmRow]:
+    algos = sorted(index.catalog.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
+    return [algorithm_row(index, a, links) for a in algos]
+
+
+def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
+    """Everything the page ``algorithms/<id>/`` shows."""
+    algo = index.catalog.algorithms.get(algo_id)
+    if algo is None:
+        known = ", ".join(sorted(index.catalog.algorithms))
+        raise KeyError(f"unknown algorithm id {algo_id!r} (known: {known})")
+    links = Links(algorithm_path(algo_id))
+    others = [(a.name, links.to(algorithm_path(a.id)))
+              for a in sorted(index.catalog.algorithms.values(), key=lambda a: a.name.casefold())
+              if a.id != algo_id]
+    return AlgorithmView(
+        row=algorithm_row(index, algo, links, home=True),
+        notes=prose(algo.notes),
+        tinker_mapping=prose(algo.tinker_mapping) if algo.tinker_mapping else None,
+        claims=[index.claim(c, links, Origin("algorithm", algo.id, ("claims", i)))
+                for i, c in enumerate(algo.claims)],
+        references=index.cites(algo.references, links),
+        others=others,
+        factor_href=links.to(HARDWARE, entry_anchor("conversion", index.factor.id)),
+    )
+
+

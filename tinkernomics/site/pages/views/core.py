@@ -1,0 +1,317 @@
+"""Shared view machinery: page addresses, relative links, prose and math, provenance.
+
+``Links`` makes relative hrefs (the site works under any sub-path); ``Shown`` is a value with
+its provenance (text, status, citations, hover text, anchors); ``SiteIndex`` is built once per
+build: reference numbers, back-links and the unverified values. Nothing here reads files.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from markdown import Markdown
+from markupsafe import Markup
+from pydantic import BaseModel
+
+from tinkernomics.derived import derive
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import KINDS, Catalog
+from tinkernomics.catalog.fields import STATUS_MEANINGS, UNIT_LABELS, Status
+from tinkernomics.site.pages.mathml import MathExtension, to_mathml
+from tinkernomics.catalog.rules import PROVENANCE, walk
+
+# --------------------------------------------------------------------------- page addresses
+
+HOME = ""
+ALGORITHMS = "algorithms/"
+FORMULAS = "formulas/"
+HARDWARE = "hardware/"
+TINKER = "tinker/"
+REFERENCES = "references/"
+FURTHER_READING = "further-reading/"
+DATA_QUALITY = "data-quality/"
+"""Site-relative page paths (``use_directory_urls: true``); docs/<path>.md renders to each."""
+
+
+def algorithm_path(algo_id: str) -> str:
+    return f"{ALGORITHMS}{algo_id}/"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Relative links from the page at ``here`` (a site-relative directory path)."""
+
+    here: str
+
+    def to(self, path: str, anchor: str | None = None) -> str:
+        """Href of ``path`` (a site-relative directory path), optionally at ``#anchor``."""
+        if path == self.here:
+            return f"#{anchor}" if anchor else "./"
+        rel = posixpath.relpath("/" + path, "/" + self.here)
+        href = "./" if rel == "." else rel + "/"
+        return f"{href}#{anchor}" if anchor else href
+
+
+# --------------------------------------------------------------------------- prose and math
+
+_MARKDOWN = Markdown(
+    extensions=["pymdownx.arithmatex", MathExtension()],
+    extension_configs={"pymdownx.arithmatex": {
+        "generic": True, "inline_syntax": ["round"], "block_syntax": ["square"],
+    }},
+)
+_SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
+
+
+def prose(text: str) -> Markup:
+    """Catalog markdown (validated: no raw HTML) as HTML paragraphs."""
+    return Markup(_MARKDOWN.reset().convert(text))
+
+
+def prose_inline(text: str) -> Markup:
+    """Catalog markdown as inline HTML (without the wrapping paragraph)."""
+    html = str(prose(text))
+    match = _SINGLE_P.match(html)
+    return Markup(match.group(1) if match and "<p>" not in match.group(1) else html)
+
+
+def plain(text: str) -> str:
+    """Catalog markdown as plain text (for title attributes)."""
+    return prose(text).striptags()
+
+
+def math(latex: str, *, display: bool = False) -> Markup:
+    return Markup(to_mathml(latex, display=display))
+
+
+def money(value: float) -> str:
+    """USD amount as written in the catalog, with at least two decimals: ``$0.195``, ``$15.40``."""
+    text = format(Decimal(repr(value)).normalize(), "f")
+    whole, _, frac = text.partition(".")
+    return f"${int(whole):,}.{frac.ljust(2, '0')}"
+
+
+def yes_no(flag: bool) -> str:
+    return "Yes" if flag else "No"
+
+
+# --------------------------------------------------------------------------- provenance
+
+STATUS_LABELS: dict[Status, str] = {s: s.value for s in Status}
+
+
+@dataclass(frozen=True)
+class Cite:
+    """A footnote-style link to one reference on the References page."""
+
+    ref_id: str
+    number: int
+    href: str
+    hover: str
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A value with its provenance, ready for the ``shown`` partial."""
+
+    text: Markup | str
+    status: str
+    status_meaning: str
+    cites: tuple[Cite, ...]
+    hover: str
+    note: Markup | None = None
+    reported_instead: Markup | None = None
+    anchor: str | None = None
+    quality_href: str | None = None
+
+    @property
+    def unverified(self) -> bool:
+        return self.status == Status.unverified.value
+
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a catalog value lives: entry kind, entry id and the path inside the entry."""
+
+    kind: str
+    key: str
+    loc: Loc = ()
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-")
+
+
+def entry_anchor(kind: str, key: str) -> str | None:
+    """Element id of an entry's block on its page (None when the entry is the whole page)."""
+    if kind in ("algorithm", "platform"):
+        return None
+    if kind == "reference":
+        return key
+    prefix = {"formula": "formula", "hardware": "hw", "conversion": "conv", "model": "model",
+              "loss": "loss", "price_list": "prices"}[kind]
+    return f"{prefix}-{slug(key)}"
+
+
+def entry_page(kind: str, key: str) -> str:
+    """Page path on which an entry is shown."""
+    return {
+        "algorithm": algorithm_path(key), "reference": REFERENCES, "formula": FORMULAS,
+        "hardware": HARDWARE, "conversion": HARDWARE, "model": TINKER, "loss": TINKER,
+        "price_list": TINKER, "platform": TINKER,
+    }[kind]
+
+
+def value_anchor(origin: Origin) -> str:
+    """Element id of an unverified value where it is shown (a reference: its own entry)."""
+    if origin.kind == "reference" and not origin.loc:
+        return origin.key
+    parts = [origin.kind, origin.key, *(str(p) for p in origin.loc)]
+    return "uv-" + slug("-".join(parts))
+
+
+def quality_anchor(origin: Origin) -> str:
+    return "dq-" + slug("-".join([origin.kind, origin.key, *(str(p) for p in origin.loc)]))
+
+
+# --------------------------------------------------------------------------- the site index
+
+
+@dataclass(frozen=True)
+class Backlink:
+    label: str
+    kind_title: str
+    page: str
+    anchor: str | None
+
+
+@dataclass
+class SiteIndex:
+    """Built once per build: reference order, who cites what, what is unverified."""
+
+    catalog: Catalog
+    factor: derive.Factor
+    ref_order: list[str]
+    backlinks: dict[str, list[Backlink]]
+    unverified: list[tuple[Origin, Any]]
+    numbers: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.numbers = {ref_id: i + 1 for i, ref_id in enumerate(self.ref_order)}
+
+    def cite(self, ref_id: str, links: Links) -> Cite:
+        ref = self.catalog.references[ref_id]  # KeyError: unknown reference id
+        bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
+        return Cite(ref_id, self.numbers[ref_id], links.to(REFERENCES, ref_id),
+                    ", ".join(b for b in bits if b))
+
+    # ------------------------------------------------------------------ shown values
+
+    def shown(self, text: Markup | str, status: Status, sources: Iterable[str], links: Links,
+              *, note: str | None = None, reported_instead: str | None = None,
+              origin: Origin | None = None, anchor: bool = True) -> Shown:
+        """A value with provenance. ``origin`` marks the value's home: an unverified value gets
+        an element id there (unless ``anchor`` is False) and a link to its Data quality entry."""
+        cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
+        meaning = STATUS_MEANINGS[status]
+        hover = [f"{status.value.capitalize()}: {meaning}."]
+        hover.append("Source: " + "; ".join(c.hover for c in cites) + ".")
+        if note:
+            hover.append(plain(note))
+        if reported_instead:
+            hover.append("Sources report instead: " + plain(reported_instead))
+        unverified = status == Status.unverified
+        return Shown(
+            text=text, status=status.value, status_meaning=meaning, cites=cites,
+            hover=" ".join(hover),
+            note=prose_inline(note) if note else None,
+            reported_instead=prose_inline(reported_instead) if reported_instead else None,
+            anchor=value_anchor(origin) if origin and unverified and anchor else None,
+            quality_href=(links.to(DATA_QUALITY, quality_anchor(origin))
+                          if origin and unverified else
+                          links.to(DATA_QUALITY) if unverified else None),
+        )
+
+    def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
+        return self.shown(derive.format_figure(fig), fig.status, [fig.source], links,
+                          note=fig.note, reported_instead=fig.reported_instead, origin=origin)
+
+    def figure_list(self, figs: m.FigureList, links: Links,
+                    origin: Origin | None = None) -> Shown:
+        label = UNIT_LABELS[figs.unit]
+        text = ", ".join(str(v) for v in figs.values) + (f" {label}" if label else "")
+        return self.shown(text, figs.status, [figs.source], links, note=figs.note,
+                          reported_instead=figs.reported_instead, origin=origin)
+
+    def claim(self, claim: m.Claim, links: Links, origin: Origin | None = None) -> Shown:
+        return self.shown(prose_inline(claim.text), claim.status, [claim.source], links,
+                          reported_instead=claim.reported_instead, origin=origin)
+
+    def cites(self, ref_ids: Iterable[str], links: Links) -> list[Cite]:
+        return [self.cite(r, links) for r in dict.fromkeys(ref_ids)]
+
+
+def _sources_in(model: BaseModel) -> Iterator[str]:
+    for _, obj, _, _ in walk(model):
+        source = getattr(obj, "source", None)
+        if isinstance(source, str):
+            yield source
+        yield from getattr(obj, "references", None) or []
+
+
+def entry_label(kind: str, model: Any) -> str:
+    if kind == "algorithm":
+        return model.name
+    if kind == "platform":
+        return "Tinker platform"
+    if kind == "price_list":
+        return f"Tinker prices {model.id}"
+    if kind == "conversion":
+        return f"{model.from_hardware} to {model.to_hardware} conversion"
+    if kind == "reference":
+        return model.title
+    return model.name
+
+
+KIND_TITLES = {k.name: k.title for k in KINDS}
+
+
+def _unverified_items(catalog: Catalog) -> list[tuple[Origin, Any]]:
+    """Every provenance-carrying value whose own status is unverified, in catalog order."""
+    found: list[tuple[Origin, Any]] = []
+    for entry in catalog.iter_entries():
+        for loc, obj, _, _ in walk(entry.model):
+            if isinstance(obj, PROVENANCE) and getattr(obj, "status", None) == Status.unverified:
+                found.append((Origin(entry.kind.name, entry.key, loc), obj))
+    return found
+
+
+def _reference_order(catalog: Catalog) -> list[str]:
+    refs = catalog.references
+    ordered = sorted(refs, key=lambda r: (not refs[r].key, refs[r].title.casefold(), r))
+    return ordered
+
+
+def build_index(catalog: Catalog, factor: derive.Factor) -> SiteIndex:
+    backlinks: dict[str, list[Backlink]] = defaultdict(list)
+    for entry in catalog.iter_entries():
+        kind = entry.kind.name
+        if kind == "reference":
+            continue
+        link = Backlink(entry_label(kind, entry.model), KIND_TITLES[kind],
+                        entry_page(kind, entry.key), entry_anchor(kind, entry.key))
+        for ref_id in dict.fromkeys(_sources_in(entry.model)):
+            backlinks[ref_id].append(link)
+    return SiteIndex(catalog, factor, _reference_order(catalog), dict(backlinks),
+                     _unverified_items(catalog))
+
+

@@ -1,0 +1,254 @@
+"""Reference, further-reading, data-quality and home views."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from tinkernomics.derived import derive
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import KINDS
+from tinkernomics.catalog.fields import Status
+from tinkernomics.site.pages.views.core import (
+    ALGORITHMS,
+    DATA_QUALITY,
+    FORMULAS,
+    FURTHER_READING,
+    HARDWARE,
+    HOME,
+    KIND_TITLES,
+    REFERENCES,
+    TINKER,
+    Cite,
+    Links,
+    Loc,
+    Origin,
+    Shown,
+    SiteIndex,
+    entry_label,
+    entry_page,
+    math,
+    money,
+    prose_inline,
+    quality_anchor,
+    slug,
+    value_anchor,
+)
+
+# --------------------------------------------------------------------------- references
+
+
+@dataclass(frozen=True)
+class ReferenceView:
+    id: str
+    number: int
+    title: str
+    url: str | None
+    authors: str
+    venue: str
+    date: str
+    key: bool
+    summary: Markup | None
+    further_reading: Markup | None
+    provenance: Shown | None
+    cited_by: list[tuple[str, str, str]]
+
+
+def reference_views(index: SiteIndex) -> list[ReferenceView]:
+    links = Links(REFERENCES)
+    views = []
+    for ref_id in index.ref_order:
+        ref = index.catalog.references[ref_id]
+        when = ref.date.isoformat() if ref.date else (str(ref.year) if ref.year else "")
+        provenance = None
+        if ref.status == Status.unverified:
+            provenance = index.shown(ref.status.value, ref.status, [ref_id], links,
+                                     reported_instead=ref.reported_instead,
+                                     origin=Origin("reference", ref_id), anchor=False)
+        cited_by = [(b.label, b.kind_title, links.to(b.page, b.anchor))
+                    for b in index.backlinks.get(ref_id, [])]
+        views.append(ReferenceView(
+            id=ref_id, number=index.numbers[ref_id], title=ref.title, url=ref.url,
+            authors=ref.authors, venue=ref.venue or "", date=when, key=ref.key,
+            summary=prose_inline(ref.summary) if ref.summary else None,
+            further_reading=prose_inline(ref.further_reading) if ref.further_reading else None,
+            provenance=provenance, cited_by=cited_by))
+    return views
+
+
+def reference_groups(index: SiteIndex) -> list[tuple[str, str, list[ReferenceView]]]:
+    """(title, anchor, references): the key references, then every other source."""
+    views = reference_views(index)
+    return [(title, anchor, group) for title, anchor, group in (
+        ("Key references", "key-references", [v for v in views if v.key]),
+        ("Other sources", "other-sources", [v for v in views if not v.key]),
+    ) if group]
+
+
+@dataclass(frozen=True)
+class ReadingView:
+    title: str
+    url: str | None
+    authors: str
+    when: str
+    text: Markup
+    cite: Cite
+    unverified: bool
+    quality_href: str
+
+
+def further_reading_views(index: SiteIndex) -> list[ReadingView]:
+    links = Links(FURTHER_READING)
+    views = []
+    for ref_id in index.ref_order:
+        ref = index.catalog.references[ref_id]
+        if not ref.further_reading:
+            continue
+        views.append(ReadingView(
+            ref.title, ref.url, ref.authors, str(ref.year or ""),
+            prose_inline(ref.further_reading), index.cite(ref_id, links),
+            ref.status == Status.unverified,
+            links.to(DATA_QUALITY, quality_anchor(Origin("reference", ref_id)))))
+    return views
+
+
+# --------------------------------------------------------------------------- data quality
+
+
+@dataclass(frozen=True)
+class QualityItem:
+    anchor: str
+    entry: str
+    field: str
+    value: Shown
+    where_href: str
+    where_label: str
+
+
+@dataclass(frozen=True)
+class QualityGroup:
+    title: str
+    anchor: str
+    items: list[QualityItem]
+
+
+FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B": "B",
+               "usd": "USD", "gb": "GB", "tflops": "TFLOP/s", "bf16": "BF16"}
+"""Field-name words shown as written (the rest: first word capitalised, single letters upper)."""
+
+
+def _field_words(name: str) -> str:
+    """``typical_k`` -> ``Typical K``; ``bf16_dense_tflops`` -> ``BF16 dense TFLOP/s``."""
+    if name in FIELD_WORDS:
+        return FIELD_WORDS[name]
+    words = [FIELD_WORDS.get(w, w.upper() if len(w) == 1 else w) for w in name.split("_")]
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+
+
+def _field_label(loc: Loc, model: Any) -> str:
+    """``("scalerl", "C_mid")`` -> ``scalerl › C_mid``; list items by name or 1-based number."""
+    parts: list[str] = []
+    obj = model
+    for part in loc:
+        if isinstance(part, int):
+            obj = obj[part]
+            name = getattr(obj, "name", None) or getattr(obj, "provider", None) or \
+                getattr(obj, "model", None)
+            parts[-1] = f"{parts[-1]} {name}" if isinstance(name, str) else \
+                f"{parts[-1]} #{part + 1}"
+        else:
+            obj = getattr(obj, part)
+            parts.append(_field_words(part))
+    return " › ".join(parts) or "the whole entry"
+
+
+def _value_text(obj: Any) -> Markup | str:
+    if isinstance(obj, m.Figure):
+        return derive.format_figure(obj)
+    if isinstance(obj, m.FigureList):
+        return ", ".join(str(v) for v in obj.values)
+    if isinstance(obj, m.Claim):
+        return prose_inline(obj.text)
+    if isinstance(obj, m.PriceRow):
+        return f"{money(obj.prefill)} / {money(obj.sample)} / {money(obj.train)}"
+    if isinstance(obj, m.Formula):
+        return math(obj.latex)
+    if isinstance(obj, m.Reference | m.PriceList):
+        return obj.title
+    return str(obj)
+
+
+def quality_groups(index: SiteIndex) -> list[QualityGroup]:
+    links = Links(DATA_QUALITY)
+    groups: dict[str, list[QualityItem]] = defaultdict(list)
+    for origin, obj in index.unverified:
+        model = index.catalog.entry(origin.kind, origin.key).model
+        page = entry_page(origin.kind, origin.key)
+        anchor = value_anchor(origin)
+        shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
+                            note=getattr(obj, "note", None),
+                            reported_instead=obj.reported_instead)
+        groups[KIND_TITLES[origin.kind]].append(QualityItem(
+            anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
+            field=_field_label(origin.loc, model), value=shown,
+            where_href=links.to(page, anchor), where_label=_page_title(page)))
+    order = [k.title for k in KINDS]
+    return [QualityGroup(t, slug(t), groups[t]) for t in order if groups.get(t)]
+
+
+def _source_of(obj: Any, origin: Origin) -> str:
+    return origin.key if isinstance(obj, m.Reference) else obj.source
+
+
+PAGE_TITLES = {HOME: "Home", ALGORITHMS: "Algorithms", FORMULAS: "Formulas",
+               HARDWARE: "Hardware", TINKER: "Tinker", REFERENCES: "References",
+               FURTHER_READING: "Further reading", DATA_QUALITY: "Data quality"}
+
+
+def _page_title(page: str) -> str:
+    if page.startswith(ALGORITHMS) and page != ALGORITHMS:
+        return f"Algorithms › {page[len(ALGORITHMS):].strip('/')}"
+    return PAGE_TITLES[page]
+
+
+# --------------------------------------------------------------------------- home
+
+
+@dataclass(frozen=True)
+class HomeCard:
+    title: str
+    href: str
+    text: str
+
+
+def home_cards(index: SiteIndex) -> list[HomeCard]:
+    c = index.catalog
+    links = Links(HOME)
+    n_formulas = {k: sum(1 for f in c.formulas.values() if f.kind == k) for k in m.FormulaKind}
+    newest = max((p.effective for p in c.price_lists.values()), default=None)
+    tinker_text = f"The four primitives, {len(c.losses)} loss functions, " \
+                  f"{len(c.price_lists)} dated price lists"
+    if newest is not None:
+        tinker_text += f" (newest {newest.isoformat()})"
+    return [
+        HomeCard("Algorithms", links.to(ALGORITHMS),
+                 f"{len(c.algorithms)} RL post-training algorithms side by side: models in "
+                 "memory, group sizes, ScaleRL fits and the Tinker loss each maps to."),
+        HomeCard("Formulas", links.to(FORMULAS),
+                 f"{n_formulas[m.FormulaKind.flops]} FLOP and {n_formulas[m.FormulaKind.vram]} "
+                 "VRAM formulas with every variable explained and a worked example."),
+        HomeCard("Hardware", links.to(HARDWARE),
+                 f"{len(c.hardware)} GPUs with sourced specs and rental prices, and the "
+                 "GB200-to-H100 factor behind every H100-equivalent hour."),
+        HomeCard("Tinker", links.to(TINKER),
+                 tinker_text + f" for {len(c.models)} models, and what per-token billing hides "
+                 "or reveals."),
+        HomeCard("References", links.to(REFERENCES),
+                 f"{len(c.references)} sources, each linked back to every figure that cites it."),
+        HomeCard("Data quality", links.to(DATA_QUALITY),
+                 f"{len(index.unverified)} figures no source confirms, with what the sources "
+                 "report instead."),
+    ]
