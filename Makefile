@@ -12,7 +12,7 @@ PORT    ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser validate schema build serve test test-fast lint bench clean
+.PHONY: help setup browser validate schema build build-zensical serve test test-fast lint bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -21,7 +21,7 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,zensical]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -41,6 +41,14 @@ schema: setup ## regenerate the editor JSON Schemas in catalog/schema/
 
 build: validate ## validate, then build the site into site/ (strict: warnings fail)
 	$(BIN)/mkdocs build --strict
+
+# Zensical (Material's successor) reads mkdocs.yml and runs the macros module, but has no
+# on_post_build: `tinkernomics outputs` writes embeds, API and plotly.js after the pages.
+# --clean: its page cache does not know that a page's macros read catalog/.
+build-zensical: validate ## the same site built with Zensical instead of MkDocs, into site/
+	rm -rf site
+	$(BIN)/zensical build --clean --strict
+	$(BIN)/tinkernomics outputs --site-dir site
 
 serve: validate ## set up, then serve the site with live reload (also on catalog/ edits)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT) \

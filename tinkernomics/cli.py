@@ -20,6 +20,7 @@ from tinkernomics.catalog.schema import stale_schemas, write_schemas
 from tinkernomics.site.api.feature import add_api_command
 from tinkernomics.site.charts.export import add_chart_command
 from tinkernomics.site.contributing.scaffold import add_new_command
+from tinkernomics.site.outputs import add_outputs_command
 
 Setup = Callable[[argparse._SubParsersAction], None]
 
@@ -82,6 +83,7 @@ def _schema_parser(sub: argparse._SubParsersAction) -> None:
 
 COMMANDS: tuple[Setup, ...] = (
     _validate_parser, _schema_parser, add_new_command, add_chart_command, add_api_command,
+    add_outputs_command,
 )
 """Every sub-command's parser setup, in the order ``--help`` lists them."""
 

@@ -1,19 +1,24 @@
 """The site build's seam (pipeline step 6): one context, feature modules, output writers.
 
-``macros/__init__.py`` (the mkdocs-macros adapter) creates one ``SiteContext`` per build, asks
-every feature module in ``FEATURES`` for its macros, and after the build lets each write its
-extra files (chart embeds, JSON API, ...) into the site folder. A feature module exposes:
+A page generator (MkDocs through ``macros/__init__.py``, or Zensical, which runs the same
+mkdocs-macros module) gets the macros from ``shared_site``: one ``SiteContext`` and one set of
+macros per project and catalog state, however often the generator calls ``define_env`` (MkDocs
+once per build, Zensical once per page). Everything the site holds besides pages (embeds, JSON
+API, plotly.js, images) comes from ``write_all_outputs``, which any build runs after its pages:
+MkDocs from ``on_post_build``, anything else through ``tinkernomics outputs`` (see
+``site.outputs``). A feature module exposes:
 
 - ``macros(ctx) -> dict[str, Callable[..., str]]``  macros it adds to pages, and optionally
-- ``write_outputs(ctx, site_dir: Path) -> None``    files it writes after MkDocs has built.
+- ``write_outputs(ctx, site_dir: Path) -> None``    files it writes after the pages are built.
 
-Feature modules never import mkdocs; they receive plain values.
+Feature modules never import a site generator; they receive plain values.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,8 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 
 FEATURES: tuple[str, ...] = (
     "tinkernomics.site.pages.macros",
@@ -51,8 +56,7 @@ class SiteContext:
     @classmethod
     def load(cls, root: Path, site_url: str = "") -> SiteContext:
         """Load and validate the catalog once; raise CatalogError listing every problem."""
-        catalog_dir = Path(os.environ.get(CATALOG_ENV) or root / "catalog")
-        catalog = load_valid_catalog(catalog_dir, docs_dir=root / "docs")
+        catalog = load_valid_catalog(catalog_dir(root), docs_dir=root / "docs")
         return cls(root=root, catalog=catalog, site_url=site_url)
 
     @cached_property
@@ -75,6 +79,58 @@ def all_macros(ctx: SiteContext) -> dict[str, Macro]:
                 raise ValueError(f"macro {name!r} defined twice (again in {module.__name__})")
             found[name] = fn
     return found
+
+
+# --------------------------------------------------------------------------- one load per build
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+_SHARED: dict[tuple[str, str], tuple[Fingerprint, SiteContext, dict[str, Macro]]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def catalog_dir(root: Path) -> Path:
+    """The catalog a build of ``root`` reads (``TINKERNOMICS_CATALOG`` overrides it)."""
+    return Path(os.environ.get(CATALOG_ENV) or root / "catalog")
+
+
+def fingerprint(root: Path) -> Fingerprint:
+    """Name, size and mtime of every file the catalog load reads (catalog, algorithm stubs).
+
+    About 2 ms for 2,000 files: cheap beside a page render, so it runs on every lookup and an
+    edit during ``serve`` is never missed.
+    """
+    found: list[tuple[str, int, int]] = []
+    for top in (catalog_dir(root), root / "docs" / "algorithms"):
+        stack = [top]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(Path(entry.path))
+                else:
+                    st = entry.stat()
+                    found.append((entry.path, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def shared_site(root: Path, site_url: str = "") -> tuple[SiteContext, dict[str, Macro]]:
+    """The context and macros for ``root``: loaded once, again only when the catalog changed.
+
+    Zensical runs the macros module's ``define_env`` for every page (re-executing the module, so
+    a cache there would not survive); this module is imported once, so the cache lives here.
+    """
+    key = (str(root.resolve()), site_url)
+    with _SHARED_LOCK:
+        now = fingerprint(root)
+        cached = _SHARED.get(key)
+        if cached is None or cached[0] != now:
+            ctx = SiteContext.load(root, site_url=site_url)
+            cached = (now, ctx, all_macros(ctx))
+            _SHARED[key] = cached
+        return cached[1], cached[2]
 
 
 def write_all_outputs(ctx: SiteContext, site_dir: Path) -> None:

@@ -15,8 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
+from tinkernomics.catalog.rules import walk
+from tinkernomics.derived import derive
 from tinkernomics.site.api.models import (
     PLATFORM_PATH,
     AbsorbedItem,
@@ -50,9 +53,6 @@ from tinkernomics.site.api.models import (
     Variable,
     WorkedExample,
 )
-from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.catalog.rules import walk
 from tinkernomics.site.pages.views import algorithm_path
 
 CURVE_LOW_GB200_HOURS = 100.0

@@ -19,7 +19,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from tinkernomics.site.api.models import API_MAJOR, API_VERSION, api_schema, schema_guard
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.api.files import (
     ARCHIVE,
     CSV_FILES,
@@ -32,8 +33,7 @@ from tinkernomics.site.api.files import (
     render_api,
     write_api,
 )
-from tinkernomics.catalog.loader import load_valid_catalog
-from tinkernomics.catalog.entries import Catalog
+from tinkernomics.site.api.models import API_MAJOR, API_VERSION, api_schema, schema_guard
 from tinkernomics.site.build import Macro, SiteContext
 
 API_DIR = f"api/{API_MAJOR}"

@@ -25,10 +25,16 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from tinkernomics.site.api.models import API_VERSION, COLLECTIONS, PLATFORM_PATH, api_schema, document
-from tinkernomics.site.api.build import ApiData, build_api
-from tinkernomics.catalog.loader import catalog_files
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import catalog_files
+from tinkernomics.site.api.build import ApiData, build_api
+from tinkernomics.site.api.models import (
+    API_VERSION,
+    COLLECTIONS,
+    PLATFORM_PATH,
+    api_schema,
+    document,
+)
 
 INDEX = "index.json"
 SCHEMA = "schema.json"
