@@ -1,0 +1,90 @@
+"""Zensical vs MkDocs: the whole site (pages + embeds, API, plotly.js), timed in one run.
+
+Builds a project copy (``synth.make_project``: the real catalog plus N synthetic algorithms)
+both ways, as the Makefile does:
+
+- MkDocs:   ``mkdocs build --strict`` (its ``on_post_build`` writes the outputs);
+- Zensical: ``zensical build --clean --strict`` then ``tinkernomics outputs``.
+
+Prints seconds for each and the ratio Zensical / MkDocs (target: <= 1.0 at 1,000 algorithms),
+and checks the two sites hold the same page URLs, API files and embed files.
+
+    .venv/bin/python benchmarks/bench_zensical.py            # 0 and 1000 synthetic algorithms
+    .venv/bin/python benchmarks/bench_zensical.py 300        # other sizes
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import make_project
+
+BIN = Path(sys.executable).parent
+SIZES = (0, 1000)
+TARGET_RATIO = 1.0
+"""Zensical may take no longer than MkDocs for the same site."""
+SITE_URL = "https://example.org/tinker-nomics/"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TINKERNOMICS_CATALOG"}
+    env.update(SITE_URL=SITE_URL, NO_MKDOCS_2_WARNING="1")
+    return env
+
+
+def _timed(commands: list[list[str]], cwd: Path) -> float:
+    start = time.perf_counter()
+    for command in commands:
+        subprocess.run(command, cwd=cwd, env=_env(), check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def build_mkdocs(project: Path) -> float:
+    shutil.rmtree(project / "site", ignore_errors=True)
+    return _timed([[str(BIN / "mkdocs"), "build", "--strict", "-q"]], project)
+
+
+def build_zensical(project: Path) -> float:
+    shutil.rmtree(project / "site", ignore_errors=True)
+    return _timed([[str(BIN / "zensical"), "build", "--clean", "--strict"],
+                   [str(BIN / "tinkernomics"), "outputs", "--site-dir", "site"]], project)
+
+
+def layout(site: Path) -> set[str]:
+    """Page URLs, API files and embed files of a built site (what both builds must share)."""
+    pages = {p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
+             if p.relative_to(site).parts[0] != "embed"}
+    data = {p.relative_to(site).as_posix() for top in ("api/v1", "embed")
+            for p in (site / top).rglob("*") if p.is_file()}
+    return pages | data
+
+
+def run(n_algorithms: int, work: Path) -> float:
+    project = make_project(n_algorithms, work / f"p{n_algorithms}")
+    mkdocs_s = build_mkdocs(project)
+    mkdocs_layout = layout(project / "site")
+    zensical_s = build_zensical(project)
+    same = layout(project / "site") == mkdocs_layout
+    ratio = zensical_s / mkdocs_s
+    print(f"{n_algorithms:5d} synthetic algorithms: MkDocs {mkdocs_s:6.1f} s, "
+          f"Zensical {zensical_s:6.1f} s, ratio {ratio:.2f} (target <= {TARGET_RATIO}); "
+          f"same layout: {same} ({len(mkdocs_layout)} URLs and files)")
+    return ratio if same else float("inf")
+
+
+def main(argv: list[str]) -> int:
+    sizes = [int(a) for a in argv] or list(SIZES)
+    with tempfile.TemporaryDirectory(prefix="bench_zensical_") as tmp:
+        worst = max(run(n, Path(tmp)) for n in sizes)
+    return 0 if worst <= TARGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,391 @@
+"""The same site from Zensical (Material's successor) as from MkDocs.
+
+A project copy is built ONCE per session with `zensical build --clean --strict` followed by
+`tinkernomics outputs` (what `make build-zensical` runs) and compared with the session's MkDocs
+build (tests/conftest_site.py): the same page URLs, and the same API, embed and vendor files
+byte for byte. The reader's checks then run on both builds in headless Chromium: a chart draws
+once the reader points at it and survives instant navigation, the palette toggle re-themes it,
+the calculator computes. Unit tests cover the once-per-build catalog cache and the config reader.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_calc import real_catalog
+
+from tinkernomics.derived import calcinputs
+from tinkernomics.site import build as sitebuild
+from tinkernomics.site.api.files import data_last_changed
+from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.outputs import read_config
+from tinkernomics.site.relink import for_source_file, relink
+
+BIN = Path(sys.executable).parent
+COPIED = ("docs", "site_overrides", "macros", "catalog", "mkdocs.yml", "CONTRIBUTING.md",
+          "README.md", "CHANGELOG_API.md")
+"""What a build reads: a clean clone holds no more (no site/, no .cache/)."""
+PORTS = range(8500, 8600)
+"""This test's servers bind in this range only."""
+OUTPUT_TOPS = ("api/v1", "embed")
+VENDOR = "assets/vendor/plotly.min.js"
+CHART = "[data-tn-chart]"
+TIMEOUT_MS = 30_000
+
+
+# --------------------------------------------------------------------------- the Zensical build
+
+
+def copy_project(dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in COPIED:
+        src = REPO_ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def run_zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
+    """`make build-zensical`'s two steps in ``project``, under the MkDocs fixture's site URL.
+
+    The copy is not a git checkout, so the API's last-changed date is pinned to the real
+    catalog's newest commit (SOURCE_DATE_EPOCH), as the MkDocs build of the checkout reads it.
+    """
+    env = {k: v for k, v in os.environ.items() if k != sitebuild.CATALOG_ENV}
+    epoch = int(data_last_changed(REPO_ROOT / "catalog").timestamp())
+    env.update(SITE_URL=SUB_PATH_URL, SOURCE_DATE_EPOCH=str(epoch))
+    log = []
+    for command in ([str(BIN / "zensical"), "build", "--clean", "--strict"],
+                    [str(BIN / "tinkernomics"), "outputs", "--site-dir", "site"]):
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                              timeout=600, check=False)
+        log.append(done.stdout + done.stderr)
+        if done.returncode != 0:
+            return subprocess.CompletedProcess(command, done.returncode, "\n".join(log), "")
+    return subprocess.CompletedProcess(command, 0, "\n".join(log), "")
+
+
+@pytest.fixture(scope="session")
+def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    project = copy_project(tmp_path_factory.mktemp("zensical") / "project")
+    done = run_zensical_build(project)
+    assert done.returncode == 0, f"zensical build failed:\n{done.stdout[-6000:]}"
+    return BuiltSite(project / "site", done.stdout)
+
+
+def page_urls(site: Path) -> set[str]:
+    return {p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
+            if p.relative_to(site).parts[0] not in ("embed", "api") or p.parent.name == "api"}
+
+
+_LINK = re.compile(r'\s(?:href|src)="([^"]*)"')
+_ARTICLE = re.compile(r"<article.*?</article>", re.DOTALL)
+
+
+def content_links(site: Path, url: str) -> list[str]:
+    """Every link in the page's article, resolved to a site path (so ``./`` on ``api/`` and
+    ``../api/`` compare equal): what the features wrote, not what the theme adds."""
+    text = (site / url / "index.html").read_text(encoding="utf-8")
+    article = _ARTICLE.search(text)
+    found = []
+    for link in _LINK.findall(article.group(0) if article else ""):
+        if re.match(r"^([a-z]+:|#|/|\?)", link):
+            found.append(link)
+            continue
+        path, sep, rest = link.partition("#")
+        resolved = posixpath.normpath(posixpath.join("/" + url, path))
+        found.append(resolved + ("/" if path.endswith("/") or path in ("", ".") else "")
+                     + sep + rest)
+    return found
+
+
+def output_files(site: Path) -> dict[str, bytes]:
+    """Every file the outputs step writes (API, embeds, vendor plotly.js), with its bytes."""
+    found = {p.relative_to(site).as_posix(): p.read_bytes()
+             for top in OUTPUT_TOPS for p in sorted((site / top).rglob("*")) if p.is_file()}
+    found[VENDOR] = (site / VENDOR).read_bytes()
+    return found
+
+
+# --------------------------------------------------------------------------- same site
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_zensical_and_mkdocs_build_the_same_page_urls(built_site: BuiltSite,
+                                                     zensical_site: BuiltSite) -> None:
+    mkdocs_pages, zensical_pages = page_urls(built_site.root), page_urls(zensical_site.root)
+    assert {".", "algorithms", "algorithms/grpo", "calculator", "api"} <= mkdocs_pages
+    assert zensical_pages == mkdocs_pages
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_every_link_the_features_write_leads_to_the_same_place(built_site: BuiltSite,
+                                                                zensical_site: BuiltSite) -> None:
+    """Zensical resolves raw-HTML links against the source file; the adapter compensates."""
+    differ = {}
+    for url in sorted(page_urls(built_site.root)):
+        mkdocs_links = content_links(built_site.root, url)
+        if mkdocs_links != content_links(zensical_site.root, url):
+            differ[url] = sorted(set(mkdocs_links) ^ set(content_links(zensical_site.root, url)))
+    assert len(content_links(built_site.root, "algorithms/grpo")) > 10
+    assert differ == {}, f"links that lead elsewhere under Zensical: {differ}"
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_zensical_and_mkdocs_write_the_same_api_embed_and_vendor_files(
+        built_site: BuiltSite, zensical_site: BuiltSite) -> None:
+    mkdocs_files, zensical_files = output_files(built_site.root), output_files(zensical_site.root)
+    assert "api/v1/index.json" in mkdocs_files
+    assert any(name.startswith("embed/") and name.endswith("/index.html") for name in mkdocs_files)
+    assert sorted(zensical_files) == sorted(mkdocs_files)
+    differ = [name for name, data in mkdocs_files.items() if zensical_files[name] != data]
+    assert differ == [], f"files that differ between the builds: {differ[:10]}"
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltSite) -> None:
+    page = (zensical_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
+    for asset in ("assets/stylesheets/tinkernomics.css", "assets/stylesheets/charts.css",
+                  "assets/javascripts/charts.js"):
+        assert f'"../{asset}"' in page, asset
+        assert (zensical_site.root / asset).is_file(), asset
+    assert page.count('class="tn-chart') >= 1
+    assert "{{" not in page and "_Macro Rendering Error_" not in page
+
+
+# --------------------------------------------------------------------------- once per build
+
+
+@pytest.fixture
+def counted_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Path]:
+    """SiteContext.load and the macros stubbed out, recording every load of a project."""
+    loads: list[Path] = []
+
+    def fake_load(root: Path, site_url: str = "") -> sitebuild.SiteContext:
+        loads.append(root)
+        return sitebuild.SiteContext(root=root, catalog=None, site_url=site_url)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sitebuild.SiteContext, "load", staticmethod(fake_load))
+    monkeypatch.setattr(sitebuild, "all_macros", lambda ctx: {"m": lambda: "x"})
+    monkeypatch.setattr(sitebuild, "_SHARED", {})
+    monkeypatch.delenv(sitebuild.CATALOG_ENV, raising=False)
+    (tmp_path / "catalog" / "algorithms").mkdir(parents=True)
+    (tmp_path / "catalog" / "algorithms" / "a.yaml").write_text("id: a\n", encoding="utf-8")
+    return loads
+
+
+def test_define_env_per_page_loads_the_catalog_once(counted_loads: list[Path],
+                                                    tmp_path: Path) -> None:
+    first = sitebuild.shared_site(tmp_path, "https://x.org/")
+    for _page in range(50):  # Zensical calls define_env once per page
+        again = sitebuild.shared_site(tmp_path, "https://x.org/")
+        assert again[0] is first[0] and again[1] is first[1]
+    assert counted_loads == [tmp_path]
+
+
+def test_a_catalog_edit_loads_it_again(counted_loads: list[Path], tmp_path: Path) -> None:
+    entry = tmp_path / "catalog" / "algorithms" / "a.yaml"
+    first, _ = sitebuild.shared_site(tmp_path)
+    entry.write_text("id: a\nname: A longer entry\n", encoding="utf-8")
+    edited, _ = sitebuild.shared_site(tmp_path)
+    (tmp_path / "catalog" / "algorithms" / "b.yaml").write_text("id: b\n", encoding="utf-8")
+    added, _ = sitebuild.shared_site(tmp_path)
+    assert edited is not first and added is not edited
+    assert len(counted_loads) == 3
+
+
+def test_another_site_url_gets_its_own_context(counted_loads: list[Path], tmp_path: Path) -> None:
+    a, _ = sitebuild.shared_site(tmp_path, "https://a.org/")
+    b, _ = sitebuild.shared_site(tmp_path, "https://b.org/")
+    assert (a.site_url, b.site_url) == ("https://a.org/", "https://b.org/")
+    assert len(counted_loads) == 2
+
+
+# --------------------------------------------------------------------------- config reader
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({}, "http://127.0.0.1:8000/"),
+    ({"SITE_URL": "https://example.org/sub/"}, "https://example.org/sub/"),
+])
+def test_outputs_read_the_site_url_as_the_generators_do(monkeypatch: pytest.MonkeyPatch,
+                                                        environ: dict[str, str],
+                                                        expected: str) -> None:
+    monkeypatch.delenv("SITE_URL", raising=False)
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    config = read_config(REPO_ROOT / "mkdocs.yml")
+    assert config.site_url == expected
+    assert config.site_dir == REPO_ROOT / "site"
+    assert read_config(REPO_ROOT / "mkdocs.yml", Path("/tmp/x")).site_dir == Path("/tmp/x")
+
+
+def test_outputs_ignore_tags_they_do_not_need(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_url: !ENV [NO_SUCH_VARIABLE_TN, 'https://d.org/']\nsite_dir: out\n"
+                      "markdown_extensions:\n  - pymdownx.emoji:\n"
+                      "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n",
+                      encoding="utf-8")
+    read = read_config(config)
+    assert (read.site_url, read.site_dir) == ("https://d.org/", tmp_path / "out")
+
+
+def test_outputs_refuse_a_missing_site(tmp_path: Path) -> None:
+    done = subprocess.run([str(BIN / "tinkernomics"), "outputs", "--site-dir",
+                           str(tmp_path / "nothing")], cwd=REPO_ROOT, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode != 0 and "no built site here" in done.stderr
+
+
+# --------------------------------------------------------------------------- in the browser
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve(directory: Path) -> ThreadingHTTPServer:
+    for port in PORTS:
+        try:
+            server = ThreadingHTTPServer(("127.0.0.1", port),
+                                         functools.partial(_Quiet, directory=str(directory)))
+        except OSError:
+            continue
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
+    raise RuntimeError(f"no free port in {PORTS}")
+
+
+@pytest.fixture(scope="module", params=["mkdocs", "zensical"])
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           ) -> Iterator[str]:
+    """Each build served under the sub-path it was built for; the sitemap names this server
+    (Material's instant navigation only intercepts links the sitemap lists)."""
+    site = request.getfixturevalue("built_site" if request.param == "mkdocs"
+                                   else "zensical_site").root
+    root = tmp_path_factory.mktemp(f"served-{request.param}")
+    copy = root / "tinker-nomics"
+    shutil.copytree(site, copy)
+    server = _serve(root)
+    base = f"http://127.0.0.1:{server.server_address[1]}/tinker-nomics/"
+    for sitemap in copy.glob("sitemap.xml"):
+        sitemap.write_text(sitemap.read_text(encoding="utf-8").replace(SUB_PATH_URL, base),
+                           encoding="utf-8")
+    yield base
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def errors() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def page(browser: Any, errors: list[str]) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    tab = context.new_page()
+    tab.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
+    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    yield tab
+    context.close()
+
+
+def _point_at_chart(page: Any) -> None:
+    page.locator(CHART).first.scroll_into_view_if_needed()
+    page.locator(f"{CHART} .tn-chart__frame").first.hover()
+    page.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+@pytest.mark.browser
+def test_chart_draws_rethemes_and_survives_instant_navigation(page: Any, served: str,
+                                                             errors: list[str]) -> None:
+    page.goto(served + "algorithms/", wait_until="load")
+    _point_at_chart(page)
+    page.evaluate("window.__sameDocument = true")
+    paper = f"document.querySelector('{CHART} .tn-chart__plot')._fullLayout.paper_bgcolor"
+    light = page.evaluate(paper)
+    page.locator("label.md-header__button[for='__palette_1']").first.click()
+    page.wait_for_function(f"{paper} !== {light!r}", timeout=TIMEOUT_MS)
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
+    page.wait_for_url("**/formulas/")
+    page.go_back()
+    page.wait_for_url("**/algorithms/")
+    page.locator(CHART).first.scroll_into_view_if_needed()
+    page.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
+    assert page.evaluate("window.__sameDocument") is True, "instant navigation reloaded"
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    assert errors == []
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+@pytest.mark.browser
+def test_calculator_computes_what_python_computes(page: Any, served: str,
+                                                  errors: list[str]) -> None:
+    page.goto(served + "calculator/", wait_until="load")
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]", timeout=TIMEOUT_MS)
+    total = '.tn-calc__cards [data-key="tinker.total"]'
+    before = page.text_content(total)
+    page.fill('input[name="steps"]', "250")
+    page.wait_for_function("window.tnCalculator.last().inputs.shape.steps === 250",
+                           timeout=TIMEOUT_MS)
+    page.wait_for_function(f"document.querySelector('{total}').textContent !== {before!r}",
+                           timeout=TIMEOUT_MS)
+    expected = calcinputs.estimate(real_catalog(), {"steps": "250"}).tinker.total
+    assert page.text_content(total) == calcsite.fmt_usd(expected)
+    assert "steps=250" in page.url
+    assert errors == []
+
+
+# --------------------------------------------------------------------------- links under Zensical
+
+
+@pytest.mark.parametrize(("url", "page_url", "source", "expected"), [
+    ("../data-quality/", "calculator/", "calculator.md", "data-quality/"),
+    ("../../references/#grpo", "algorithms/grpo/", "algorithms/grpo.md", "../references/#grpo"),
+    ("../cispo/", "algorithms/grpo/", "algorithms/grpo.md", "cispo/"),
+    ("grpo/", "algorithms/", "algorithms/index.md", "grpo/"),
+    ("./", "data-quality/", "data-quality.md", "data-quality/"),
+    ("../assets/javascripts/calculator.js", "calculator/", "calculator.md",
+     "assets/javascripts/calculator.js"),
+    ("v1/index.json?x=1", "api/", "api.md", "api/v1/index.json?x=1"),
+    ("#anchor", "calculator/", "calculator.md", "#anchor"),
+    ("?a=ppo", "calculator/", "calculator.md", "?a=ppo"),
+    ("https://example.org/a/", "calculator/", "calculator.md", "https://example.org/a/"),
+    ("/tinker-nomics/x/", "calculator/", "calculator.md", "/tinker-nomics/x/"),
+])
+def test_relink_makes_page_links_relative_to_the_source_file(url: str, page_url: str,
+                                                             source: str, expected: str) -> None:
+    assert relink(url, page_url, source) == expected
+
+
+def test_relink_rewrites_only_link_attributes() -> None:
+    html = ('<a href="../x/">x</a> <script src="../a.js"></script> '
+            '<code>&lt;iframe src=&quot;../e/&quot;&gt;</code> <div data-u="../y/"></div>')
+    assert for_source_file(html, "p/", "p.md") == (
+        '<a href="x/">x</a> <script src="a.js"></script> '
+        '<code>&lt;iframe src=&quot;../e/&quot;&gt;</code> <div data-u="../y/"></div>')
