@@ -42,7 +42,10 @@ def _env() -> dict[str, str]:
 def _timed(commands: list[list[str]], cwd: Path) -> float:
     start = time.perf_counter()
     for command in commands:
-        subprocess.run(command, cwd=cwd, env=_env(), check=True, capture_output=True)
+        done = subprocess.run(command, cwd=cwd, env=_env(), capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed in {cwd}:\n{(done.stdout + done.stderr)[-3000:]}")
     return time.perf_counter() - start
 
 

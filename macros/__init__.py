@@ -34,9 +34,12 @@ def _relinked(fn, page):
 
 def define_env(env) -> None:
     root = Path(env.project_dir)
-    ctx, macros = shared_site(root, site_url=env.conf.get("site_url") or "")
+    zensical = _under_zensical(env)
+    # Zensical: env.conf is its config dict, one object per build, shared by every page.
+    ctx, macros = shared_site(root, site_url=env.conf.get("site_url") or "",
+                              build=env.conf if zensical else None)
     env.variables[_CONTEXT_KEY] = ctx
-    page = env.page if _under_zensical(env) else None
+    page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)
 

@@ -213,6 +213,20 @@ def test_a_catalog_edit_loads_it_again(counted_loads: list[Path], tmp_path: Path
     assert len(counted_loads) == 3
 
 
+def test_within_one_zensical_build_the_catalog_is_checked_once(
+        counted_loads: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks: list[Path] = []
+    real = sitebuild.fingerprint
+    monkeypatch.setattr(sitebuild, "fingerprint", lambda root: checks.append(root) or real(root))
+    build_one, build_two = {"site_url": ""}, {"site_url": ""}  # Zensical: one config per build
+    for _page in range(20):
+        sitebuild.shared_site(tmp_path, build=build_one)
+    assert (len(checks), len(counted_loads)) == (1, 1)
+    (tmp_path / "catalog" / "algorithms" / "b.yaml").write_text("id: b\n", encoding="utf-8")
+    sitebuild.shared_site(tmp_path, build=build_two)  # the next build sees the edit
+    assert (len(checks), len(counted_loads)) == (2, 2)
+
+
 def test_another_site_url_gets_its_own_context(counted_loads: list[Path], tmp_path: Path) -> None:
     a, _ = sitebuild.shared_site(tmp_path, "https://a.org/")
     b, _ = sitebuild.shared_site(tmp_path, "https://b.org/")
@@ -334,8 +348,14 @@ def test_chart_draws_rethemes_and_survives_instant_navigation(page: Any, served:
     page.wait_for_url("**/formulas/")
     page.go_back()
     page.wait_for_url("**/algorithms/")
-    page.locator(CHART).first.scroll_into_view_if_needed()
-    page.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
+    # instant navigation swaps the content after the URL changes: scroll to whichever chart
+    # element is current until it has drawn (plotly.js is loaded: being in view is enough)
+    page.wait_for_function(f"""(() => {{
+        const chart = document.querySelector('{CHART}');
+        if (!chart) return false;
+        chart.scrollIntoView();
+        return chart.matches('.tn-chart--ready') && !!chart.querySelector('.scatterlayer .trace');
+    }})()""", timeout=TIMEOUT_MS)
     assert page.evaluate("window.__sameDocument") is True, "instant navigation reloaded"
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
     assert errors == []
@@ -389,3 +409,16 @@ def test_relink_rewrites_only_link_attributes() -> None:
     assert for_source_file(html, "p/", "p.md") == (
         '<a href="x/">x</a> <script src="a.js"></script> '
         '<code>&lt;iframe src=&quot;../e/&quot;&gt;</code> <div data-u="../y/"></div>')
+
+
+@pytest.mark.parametrize(("page_url", "source"), [
+    ("calculator/", "calculator.md"), ("algorithms/grpo/", "algorithms/grpo.md"),
+    ("algorithms/", "algorithms/index.md"), ("", "index.md"), ("odd/place/", "other.md"),
+])
+def test_the_fast_path_gives_what_relink_gives(page_url: str, source: str) -> None:
+    urls = ["../", "../a/", "../../b/c.json", "./", "./#x", "d/", "e.csv", "../f/#g", "#h",
+            "?i=1", "https://j.org/", "/k/", "../l/?m=n#o"]
+    urls = [u for u in urls if u.count("../") <= page_url.count("/")]  # none above the root
+    html = " ".join(f'<a href="{u}">' for u in urls)
+    expected = " ".join(f'<a href="{relink(u, page_url, source)}">' for u in urls)
+    assert for_source_file(html, page_url, source) == expected

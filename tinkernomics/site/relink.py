@@ -42,7 +42,35 @@ def relink(url: str, page_url: str, source_path: str) -> str:
     return moved + rest
 
 
+def _page_folder_stem(page_url: str, source_path: str) -> str | None:
+    """``x`` for ``x.md`` served at ``x/`` (the usual case), "" when the page sits where its
+    file does (``index.md``), None otherwise."""
+    source_dir = posixpath.dirname(source_path)
+    page = page_url.rstrip("/")
+    if page == source_dir:
+        return ""
+    parent, _, stem = page.rpartition("/")
+    return stem if parent == source_dir and stem else None
+
+
+def _fast(url: str, stem: str) -> str:
+    """``relink`` for a page at ``<stem>/`` of a file beside that folder: ``../a`` -> ``a``,
+    ``a`` -> ``<stem>/a`` (same results, no path arithmetic: pages with 1,000s of links)."""
+    if not _is_relative_path(url):
+        return url
+    if url.startswith("../"):
+        return url[3:] or "./"
+    if url.startswith("./"):
+        url = url[2:]
+    return f"{stem}/{url}" if url not in ("", ".") else f"{stem}/"
+
+
 def for_source_file(html: str, page_url: str, source_path: str) -> str:
     """Every relative ``href``/``src`` attribute of ``html`` rewritten with ``relink``."""
+    stem = _page_folder_stem(page_url, source_path)
+    if stem == "":
+        return html
+    if stem is not None:
+        return _ATTRIBUTE.sub(lambda m: m.group(1) + _fast(m.group(2), stem) + m.group(3), html)
     return _ATTRIBUTE.sub(
         lambda m: m.group(1) + relink(m.group(2), page_url, source_path) + m.group(3), html)
