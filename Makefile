@@ -43,12 +43,12 @@ build: validate ## validate, then build the site into site/ (strict: warnings fa
 	$(BIN)/mkdocs build --strict
 
 # Zensical (Material's successor) reads mkdocs.yml and runs the macros module, but has no
-# on_post_build: `tinkernomics outputs` writes embeds, API and plotly.js after the pages.
-# --clean: its page cache does not know that a page's macros read catalog/.
+# on_post_build: macros/zensical_build.py builds the pages, then writes embeds, API and plotly.js
+# in the same process (catalog loaded once). `zensical build --clean --strict` followed by
+# `tinkernomics outputs` gives the same site.
 build-zensical: validate ## the same site built with Zensical instead of MkDocs, into site/
 	rm -rf site
-	$(BIN)/zensical build --clean --strict
-	$(BIN)/tinkernomics outputs --site-dir site
+	$(PY) -m macros.zensical_build
 
 serve: validate ## set up, then serve the site with live reload (also on catalog/ edits)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT) \

@@ -1,9 +1,10 @@
 """The same site from Zensical (Material's successor) as from MkDocs.
 
-A project copy is built ONCE per session with `zensical build --clean --strict` followed by
-`tinkernomics outputs` (what `make build-zensical` runs) and compared with the session's MkDocs
-build (tests/conftest_site.py): the same page URLs, and the same API, embed and vendor files
-byte for byte. The reader's checks then run on both builds in headless Chromium: a chart draws
+A project copy is built ONCE per session as `make build-zensical` does (`python -m
+macros.zensical_build`: Zensical's pages, then the outputs in the same process) and compared
+with the session's MkDocs build (tests/conftest_site.py): the same page URLs, every link the
+features write leading to the same place, the same API, embed and vendor files byte for byte;
+`tinkernomics outputs` (the step for any generator) rewrites the same files. The reader's checks then run on both builds in headless Chromium: a chart draws
 once the reader points at it and survives instant navigation, the palette toggle re-themes it,
 the calculator computes. Unit tests cover the once-per-build catalog cache and the config reader.
 """
@@ -60,32 +61,30 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def run_zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
-    """`make build-zensical`'s two steps in ``project``, under the MkDocs fixture's site URL.
-
-    The copy is not a git checkout, so the API's last-changed date is pinned to the real
-    catalog's newest commit (SOURCE_DATE_EPOCH), as the MkDocs build of the checkout reads it.
-    """
+def build_env() -> dict[str, str]:
+    """The MkDocs fixture's site URL. The copy is not a git checkout, so the API's last-changed
+    date is pinned to the real catalog's newest commit, as the MkDocs build of the checkout
+    reads it."""
     env = {k: v for k, v in os.environ.items() if k != sitebuild.CATALOG_ENV}
     epoch = int(data_last_changed(REPO_ROOT / "catalog").timestamp())
     env.update(SITE_URL=SUB_PATH_URL, SOURCE_DATE_EPOCH=str(epoch))
-    log = []
-    for command in ([str(BIN / "zensical"), "build", "--clean", "--strict"],
-                    [str(BIN / "tinkernomics"), "outputs", "--site-dir", "site"]):
-        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
-                              timeout=600, check=False)
-        log.append(done.stdout + done.stderr)
-        if done.returncode != 0:
-            return subprocess.CompletedProcess(command, done.returncode, "\n".join(log), "")
-    return subprocess.CompletedProcess(command, 0, "\n".join(log), "")
+    return env
+
+
+def run_zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
+    """What `make build-zensical` runs, in ``project``."""
+    return subprocess.run([sys.executable, "-m", "macros.zensical_build"], cwd=project,
+                          env=build_env(), capture_output=True, text=True, timeout=600,
+                          check=False)
 
 
 @pytest.fixture(scope="session")
 def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     project = copy_project(tmp_path_factory.mktemp("zensical") / "project")
     done = run_zensical_build(project)
-    assert done.returncode == 0, f"zensical build failed:\n{done.stdout[-6000:]}"
-    return BuiltSite(project / "site", done.stdout)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, f"zensical build failed:\n{log[-6000:]}"
+    return BuiltSite(project / "site", log)
 
 
 def page_urls(site: Path) -> set[str]:
@@ -158,6 +157,24 @@ def test_zensical_and_mkdocs_write_the_same_api_embed_and_vendor_files(
     assert sorted(zensical_files) == sorted(mkdocs_files)
     differ = [name for name, data in mkdocs_files.items() if zensical_files[name] != data]
     assert differ == [], f"files that differ between the builds: {differ[:10]}"
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_tinkernomics_outputs_writes_the_same_files_after_any_generator(
+        zensical_site: BuiltSite, tmp_path: Path) -> None:
+    """The generic step (`zensical build` + `tinkernomics outputs`, or any other generator)."""
+    site = tmp_path / "site"
+    shutil.copytree(zensical_site.root, site)
+    for top in (*OUTPUT_TOPS, "assets/vendor"):
+        shutil.rmtree(site / top)
+    project = zensical_site.root.parent
+    done = subprocess.run([str(BIN / "tinkernomics"), "outputs", "--config",
+                           str(project / "mkdocs.yml"), "--site-dir", str(site)],
+                          cwd=project, env=build_env(), capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert output_files(site) == output_files(zensical_site.root)
 
 
 @pytest.mark.build
