@@ -11,8 +11,8 @@ in Python only and show the unchanged calculator.js computing and showing them.
 from __future__ import annotations
 
 import functools
-import re
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,8 +24,8 @@ from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import figures, model, resources, tree
-from tinkernomics.derived.calculator.graph import Line, Quantity
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
+from tinkernomics.derived.calculator.graph import Line, Quantity
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
@@ -235,7 +235,7 @@ TRICKY = [0.0, 0.125, 0.0625, 2.5, 12.25, 99.96, 99.95, 999.995, 1234.5, -1234.5
 
 
 def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -> None:
-    """calculator.js formats like calcsite.fmt_* on ties, tiny and huge values, negatives."""
+    """calculator.js formats like formatting.fmt_* on ties, tiny and huge values, negatives."""
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         got = page.evaluate(

@@ -90,6 +90,8 @@ def constants(catalog: Catalog) -> list[Quantity]:
           "Sequences decoded at once per GPU", "assumption:decode_sequences"),
         c("const.gb200_tflops", gb200.bf16_dense_tflops.value, "number",
           f"{gb200.name} dense BF16", f"hardware:{gb200.id}:tflops"),
+        c("const.h100_tflops", catalog.hardware[factor.to_id].bf16_dense_tflops.value,
+          "number", f"{factor.to_name} dense BF16", f"hardware:{factor.to_id}:tflops"),
         c("const.gb200_price", default_gpu_price(catalog, gb200.id), "usd",
           f"{gb200.name} price per GPU-hour", f"hardware:{gb200.id}:price"),
         c("const.setup", setup, "usd", "Cost of building the stack", "setup:total"),
@@ -99,7 +101,4 @@ def constants(catalog: Catalog) -> list[Quantity]:
                        f"formula:{ids.VRAM_LORA}"))
     found.append(Quantity("conv.factor", "const.gb200_tflops / const.h100_tflops", "number",
                           "GB200 to H100-equivalent (peak dense BF16 ratio)", shown=False))
-    found.insert(-1, c("const.h100_tflops", catalog.hardware[factor.to_id]
-                       .bf16_dense_tflops.value, "number", f"{factor.to_name} dense BF16",
-                       f"hardware:{factor.to_id}:tflops"))
     return found

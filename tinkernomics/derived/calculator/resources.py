@@ -113,7 +113,8 @@ def memory(catalog: Catalog) -> list[Quantity]:
     value = {n: f"vram.value.{n}" for n in lora}
     total = (f"{inline(catalog, ids.VRAM_LORA, **value)} if run.lora else "
              f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
-    return found + [
+    return [
+        *found,
         Quantity("vram.total", total, "gb", "GPU memory"),
         Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
                  "GPUs that hold it"),
