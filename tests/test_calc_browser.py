@@ -341,8 +341,7 @@ def test_javascript_evaluates_any_tree(calc_browser: Any, calc_server: str) -> N
              "a / b if c > 4 else -a", "(a == 2.0) + (b <= 3) + (c >= 9)", "m * 2 + a",
              "coalesce(m * 2, b * 1e15) / 7"]
     env = {"a": 2.0, "b": 3.0, "c": 10.0, "m": None}
-    graph = {"quantities": [{"key": f"q{i}", "tree": tree.to_tree(x), "when": None}
-                            for i, x in enumerate(cases)]}
+    graph = [[f"q{i}", "number", 1, None, tree.to_tree(x)] for i, x in enumerate(cases)]
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         got = page.evaluate("([g, env]) => window.tnCalculator.evaluate(g, env)", [graph, env])

@@ -1,49 +1,30 @@
 /* tinker-nomics RL-run cost calculator (the Calculator page, tinkernomics.site.calculator).
  *
- * The page carries its data as JSON ([data-tn-calc] .tn-calc__data): the graph of quantities
- * (tinkernomics/derived/calculator: every number of an estimate is an expression tree), the
- * layout of the results as text templates, the query rules and the tables of models, price
- * lists and GPUs. Algorithms are fetched from the site when chosen (algorithms/<id>.json).
- *
- * This file holds no cost arithmetic: it reads the link's query into the graph's inputs (the
- * same rules as calculator/inputs.py and estimate.py), evaluates the graph with a generic tree
- * evaluator (calculator/tree.py walks the same trees in Python) and renders the templates.
- * A new quantity or cost line in Python appears here with no change to this file.
- * Material's instant navigation re-runs this script when it swaps the page in; boot() is
- * idempotent per container.
- */
+ * The page carries JSON ([data-tn-calc] .tn-calc__data): the graph of quantities (every number
+ * of an estimate is an expression tree, tinkernomics/derived/calculator), the layout of the
+ * results as templates, the query rules and tables of models, price lists and GPUs; algorithms
+ * are fetched from the site when chosen (algorithms/<id>.json). No cost arithmetic lives here:
+ * the query becomes the graph's inputs (rules of inputs.py, estimate.py), a generic evaluator
+ * walks the trees as tree.py does, and the templates are filled in. A quantity or cost line
+ * added in Python needs no change here. boot() is idempotent (Material's instant navigation). */
 (function () {
   "use strict";
 
-  if (window.tnCalculator) {
-    window.tnCalculator.boot();
-    return;
-  }
+  if (window.tnCalculator) { window.tnCalculator.boot(); return; }
 
-  /* ------------------------------------------------------------------ formatting
-   * Mirror of formatting.py: toFixed/toExponential round the exact binary value half up,
-   * as Python's Decimal with ROUND_HALF_UP does. */
+  /* ------------------------------------------------------------------ formatting (formatting.py)
+   * toFixed/toExponential round the exact binary value half up, as Decimal's ROUND_HALF_UP. */
 
   var BIG = 1e15;
-
   function exponential(value, digits) { return value.toExponential(digits).replace("e+", "e"); }
 
+  /* Thousands separators in the integer part of a plain decimal string. */
   function group(text) {
-    var sign = text.charAt(0) === "-" ? "-" : "";
-    var body = text.slice(sign.length), dot = body.indexOf(".");
-    var whole = dot < 0 ? body : body.slice(0, dot), rest = dot < 0 ? "" : body.slice(dot);
-    var groups = [];
-    while (whole.length > 3) {
-      groups.unshift(whole.slice(-3));
-      whole = whole.slice(0, -3);
-    }
-    groups.unshift(whole);
-    return sign + groups.join(",") + rest;
+    var m = /^(-?)(\d+)(.*)$/.exec(text);
+    return m[1] + m[2].replace(/\B(?=(\d{3})+$)/g, ",") + m[3];
   }
 
-  function trim(text) {
-    return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, "");
-  }
+  function trim(text) { return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, ""); }
 
   function fmtNumber(value) {
     if (value === 0) return "0";
@@ -53,9 +34,7 @@
     return group(trim(value.toFixed(decimals)));
   }
 
-  function fmtCount(value) {
-    return Math.abs(value) >= BIG ? exponential(value, 3) : group(value.toFixed(0));
-  }
+  function fmtCount(value) { return Math.abs(value) >= BIG ? exponential(value, 3) : group(value.toFixed(0)); }
 
   function fmtUsd(value) {
     if (Math.abs(value) >= BIG) return "$" + exponential(value, 2);
@@ -85,81 +64,66 @@
 
   function has(obj, key) { return obj !== null && Object.prototype.hasOwnProperty.call(obj, key); }
 
-  var OPS = {
-    "+": function (a, b) { return a + b; }, "-": function (a, b) { return a - b; },
-    "*": function (a, b) { return a * b; }, "/": function (a, b) { return a / b; },
-    "**": function (a, b) { return Math.pow(a, b); },
-    ">": function (a, b) { return a > b ? 1 : 0; }, ">=": function (a, b) { return a >= b ? 1 : 0; },
-    "<": function (a, b) { return a < b ? 1 : 0; }, "<=": function (a, b) { return a <= b ? 1 : 0; },
-    "==": function (a, b) { return a === b ? 1 : 0; }
-  };
+  function binary(op, a, b) {
+    switch (op) {
+      case "+": return a + b;
+      case "-": return a - b;
+      case "*": return a * b;
+      case "/": return a / b;
+      case "**": return Math.pow(a, b);
+    }
+    return (op === ">" ? a > b : op === ">=" ? a >= b : op === "<" ? a < b : op === "<=" ? a <= b : a === b) ? 1 : 0;
+  }
 
+  function fail(message) { throw new Error("calculator: " + message); }
   function call(name, args, env) {
     var i, v, values = [];
-    if (name === "coalesce") {
-      for (i = 0; i < args.length; i++) if ((v = evalTree(args[i], env)) !== null) return v;
-      return null;
-    }
     if (name === "missing") return evalTree(args[0], env) === null ? 1 : 0;
     for (i = 0; i < args.length; i++) {
-      if ((v = evalTree(args[i], env)) === null) return null;
+      v = evalTree(args[i], env);
+      if (name === "coalesce" && v !== null) return v;
+      if (v === null && name !== "coalesce") return null;
       values.push(v);
     }
-    return name === "ceil" ? Math.ceil(values[0]) : Math[name].apply(null, values);
+    return name === "coalesce" ? null : name === "ceil" ? Math.ceil(values[0]) : Math[name].apply(null, values);
   }
 
   /* A missing value (null) makes every result that reads it missing, as in tree.evaluate. */
   function evalTree(t, env) {
     var k = t[0], a, b;
     if (k === "n") return t[1];
-    if (k === "v") {
-      if (!has(env, t[1])) throw new Error("calculator: unknown name " + t[1]);
-      return env[t[1]];
-    }
+    if (k === "v") return has(env, t[1]) ? env[t[1]] : fail("unknown name " + t[1]);
     if (k === "f") return call(t[1], t[2], env);
-    if (k === "if") {
-      a = evalTree(t[1], env);
-      return a === null ? null : evalTree(a !== 0 ? t[2] : t[3], env);
-    }
+    if (k === "if") return (a = evalTree(t[1], env)) === null ? null : evalTree(a !== 0 ? t[2] : t[3], env);
     if (k === "neg") return (a = evalTree(t[1], env)) === null ? null : -a;
     a = evalTree(t[1], env);
     b = evalTree(t[2], env);
-    return a === null || b === null ? null : OPS[k](a, b);
+    return a === null || b === null ? null : binary(k, a, b);
   }
 
-  /* graph.evaluate: every quantity in order, over the inputs. */
+  /* graph.evaluate: every quantity in order; a row is [key, format, shown, when, tree]. */
   function evaluate(graph, env) {
     var values = Object.assign({}, env);
-    graph.quantities.forEach(function (q) {
-      var applies = q.when === null ? 1 : evalTree(q.when, values);
-      values[q.key] = applies ? evalTree(q.tree, values) : null;
-    });
+    graph.forEach(function (q) { values[q[0]] = (q[3] === null || evalTree(q[3], values)) ? evalTree(q[4], values) : null; });
     return values;
   }
 
   /* ------------------------------------------------------------------ inputs (inputs.py) */
 
-  function chosen(q, key, allowed, fallback) {
-    return has(q, key) && has(allowed, q[key]) ? q[key] : fallback;
-  }
+  function chosen(q, key, allowed, fallback) { return has(q, key) && has(allowed, q[key]) ? q[key] : fallback; }
 
   function flag(q, key) { return !has(q, key) ? null : q[key] === "1" ? true : q[key] === "0" ? false : null; }
-
   function ranged(d, raw, spec) {
     if (raw === undefined || !new RegExp("^(?:" + d.spec[spec.kind] + ")$").test(raw)) return null;
     return Math.min(Math.max(Number(raw), spec.lo), spec.hi);
   }
 
+  /* inputs.price_row: the model's row for the variant, else its plain row, else its first. */
   function priceRow(plist, model, variant) {
     var rows = plist.rows.filter(function (r) { return r[0] === model; });
-    var wanted = [variant, ""];
-    for (var w = 0; w < wanted.length; w++) {
-      for (var i = 0; i < rows.length; i++) if (rows[i][1] === wanted[w]) return rows[i];
-    }
-    return rows.length ? rows[0] : null;
+    function find(v) { return rows.filter(function (r) { return r[1] === v; })[0]; }
+    return find(variant) || find("") || rows[0] || null;
   }
-
-  function fig(v) { return v === undefined ? null : v; }
 
   /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
   function inputs(d, algoId, algo, q) {
@@ -202,14 +166,12 @@
       "price.cache": plist.cache, "price.storage": plist.storage,
       "hw.tflops": hw[1], "hw.memory_gb": hw[2], "hw.bandwidth": hw[3], "hw.price": hw[4],
       "fit.A": fit ? fit[0] : null, "fit.B": fit ? fit[1] : null, "fit.C_mid": fit ? fit[2] : null,
-      "fit.R0": fit ? fig(fit[3]) : null, "algo.G": algo.G, "algo.K": algo.K
+      "fit.R0": fit ? fit[3] : null, "algo.G": algo.G, "algo.K": algo.K
     });
     return { choice: c, names: names, env: env, roles: roles };
   }
 
-  function fillNames(template, names) {
-    return template.replace(/\{(\w+)\}/g, function (_, k) { return names[k]; });
-  }
+  function fillNames(template, names) { return template.replace(/\{(\w+)\}/g, function (_, k) { return names[k]; }); }
 
   /* figures.figure_keys: the figures this estimate used, by the shipped rules. */
   function figureKeys(d, names, values, figs) {
@@ -225,6 +187,7 @@
 
   /* ------------------------------------------------------------------ rendering (layout.py) */
 
+  function option(value, label) { return '<option value="' + esc(value) + '">' + esc(label) + "</option>"; }
   function esc(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
@@ -232,11 +195,10 @@
   }
 
   function View(d, est) {
+    var formats = this.formats = {};
     this.d = d;
     this.est = est;
-    this.formats = {};
-    var self = this;
-    d.graph.quantities.forEach(function (q) { self.formats[q.key] = q; });
+    d.graph.forEach(function (q) { formats[q[0]] = { format: q[1], shown: q[2] }; });
   }
 
   View.prototype.formula = function (kind, id) {
@@ -257,14 +219,11 @@
       return !kind && q && q.shown ? '<span data-key="' + esc(key) + '">' + text + "</span>" : text;
     });
   };
-
   View.prototype.holds = function (when) { return when === null || !!evalTree(when, this.est.values); };
-
   View.prototype.pick = function (cases) {
     for (var i = 0; i < cases.length; i++) if (this.holds(cases[i][0])) return this.fill(cases[i][1]);
     return null;
   };
-
   View.prototype.heading = function (b) {
     var d = this.d, shown = this.est.figures, names = this.est.names;
     var bad = b.flags.map(function (k) { return fillNames(k, names); }).filter(function (k) {
@@ -275,7 +234,6 @@
       (bad.length > 1 ? "s" : "") + "</a>";
     return b.title ? '<h3 id="' + b.id + '">' + esc(b.title) + flag + "</h3>" : "";
   };
-
   View.prototype.table = function (b) {
     var self = this, head = this.heading(b);
     var missing = b.missing ? this.pick(b.missing) : null;
@@ -293,7 +251,6 @@
     return head + parts(b.before) + '<div class="tn-calc__scroll"><table class="tn-calc__table"><thead><tr>' +
       th + "</tr></thead><tbody>" + rows + "</tbody></table></div>" + parts(b.after);
   };
-
   View.prototype.cards = function (b) {
     var self = this;
     return '<div class="tn-calc__cards">' + b.cards.map(function (c) {
@@ -301,7 +258,6 @@
         '<p class="tn-calc__card-value">' + self.pick(c.cases) + "</p></div>";
     }).join("") + "</div>";
   };
-
   View.prototype.bars = function (b) {
     var v = this.est.values, rows = [];
     if (v["tinker.total"] !== null) rows.push(["Tinker", "tinker", v["tinker.total"]]);
@@ -323,7 +279,6 @@
         return '<li><span class="tn-calc__swatch tn-calc__seg--' + p[0] + '"></span>' + esc(p[1]) + "</li>";
       }).join("") + "</ul>";
   };
-
   View.prototype.inputs = function () {
     var d = this.d, est = this.est, keys = est.figures;
     var items = keys.map(function (k) {
@@ -344,7 +299,6 @@
       "<strong>unverified</strong> (as given by the original site or assumed here, not confirmed by a source).</p>" +
       '<ul class="tn-calc__inputs">' + items + "</ul>";
   };
-
   View.prototype.html = function (link) {
     var self = this;
     return this.d.blocks.map(function (b) {
@@ -368,16 +322,14 @@
     this.d = JSON.parse(root.querySelector(".tn-calc__data").textContent);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
+    var state = this.state = {};
     this.algos = {};
-    this.state = {};
-    var state = this.state;
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
   }
 
   Page.prototype.fetch = function (name) {
     return fetch(new URL(this.d.algorithms + name + ".json", document.baseURI)).then(function (r) {
-      if (!r.ok) throw new Error("calculator: " + name + ".json: HTTP " + r.status);
-      return r.json();
+      return r.ok ? r.json() : fail(name + ".json: HTTP " + r.status);
     });
   };
 
@@ -385,22 +337,15 @@
   Page.prototype.load = function () {
     var self = this;
     var index = this.index ? Promise.resolve(this.index) : this.fetch("index").then(function (rows) {
-      self.index = {};
-      rows.forEach(function (r) { self.index[r[0]] = r[1]; });
-      self.form.elements.namedItem("a").innerHTML = rows.map(function (r) {
-        return '<option value="' + esc(r[0]) + '">' + esc(r[1]) + "</option>";
-      }).join("");
-      return self.index;
+      self.form.elements.namedItem("a").innerHTML = rows.map(function (r) { return option(r[0], r[1]); }).join("");
+      return (self.index = Object.fromEntries(rows));
     });
     return index.then(function (ix) {
       var id = chosen(self.state, "a", ix, self.d.defaults.algorithm);
-      if (has(self.algos, id)) return id;
-      return self.fetch(id).then(function (data) { self.algos[id] = data; return id; });
+      return has(self.algos, id) ? id : self.fetch(id).then(function (data) { self.algos[id] = data; return id; });
     });
   };
-
   Page.prototype.keyOrder = function () { return ORDER.concat(this.d.spec.vram_names, TAIL); };
-
   Page.prototype.search = function () {
     var state = this.state, parts = this.keyOrder().filter(function (k) { return has(state, k); });
     return parts.length ? "?" + parts.map(function (k) {
@@ -416,7 +361,6 @@
     var known = this.keyOrder();
     Object.keys(state).forEach(function (k) { if (known.indexOf(k) < 0) delete state[k]; });
   };
-
   Page.prototype.update = function (source) {
     var self = this;
     return this.load().then(function (id) { self.compute(id, source); }).catch(function (err) {
@@ -424,7 +368,6 @@
       throw err;
     });
   };
-
   Page.prototype.compute = function (algoId, source) {
     var d = this.d, algo = this.algos[algoId], est = inputs(d, algoId, algo, this.state);
     this.pin(est.choice);
@@ -434,14 +377,13 @@
     est.values = evaluate(d.graph, est.env);
     est.figures = figureKeys(d, est.names, est.values, d.figs);
     est.numbers = {};
-    d.graph.quantities.forEach(function (q) { if (q.shown) est.numbers[q.key] = est.values[q.key]; });
+    d.graph.forEach(function (q) { if (q[2]) est.numbers[q[0]] = est.values[q[0]]; });
     this.last = est;
     this.results.innerHTML = new View(d, est).html(window.location.href);
     this.syncForm(est, algo, source);
     this.root.setAttribute("data-tn-ready", "1");
     this.root.dispatchEvent(new CustomEvent("tn-calc:update", { bubbles: true }));
   };
-
   Page.prototype.syncForm = function (est, algo, source) {
     var v = est.values, n = est.names, st = this.state, self = this, d = this.d;
     function shown(key, value) { return has(st, key) ? st[key] : value; }
@@ -450,7 +392,7 @@
     if (variants !== source) {
       var rows = d.price_lists[n.price_list].rows.filter(function (x) { return x[0] === n.model; });
       variants.innerHTML = (rows.length ? rows : [[n.model, ""]]).map(function (x) {
-        return '<option value="' + esc(x[1]) + '">' + esc(x[1] || (rows.length ? "standard" : "not in this price list")) + "</option>";
+        return option(x[1], x[1] || (rows.length ? "standard" : "not in this price list"));
       }).join("");
       variants.value = n.variant;
     }
@@ -473,16 +415,12 @@
     });
     var lora = est.choice.lora, site = lora && est.choice.lora_flops === "site";
     var on = { tm: est.roles.indexOf("teacher") >= 0, lf: lora, r: site, D: site, ref: algo.roles.indexOf("reference") >= 0 };
-    Object.keys(on).forEach(function (k) {
-      var label = self.form.querySelector('[data-field="' + k + '"]');
-      if (label) label.hidden = !on[k];
-    });
+    Object.keys(on).forEach(function (k) { self.form.querySelector('[data-field="' + k + '"]').hidden = !on[k]; });
     Array.prototype.forEach.call(this.form.querySelectorAll("input[data-kind]"), function (el) {
       var re = new RegExp("^(?:" + d.spec[el.getAttribute("data-kind")] + ")$"), text = el.value.trim();
       el.setAttribute("aria-invalid", (text !== "" && !re.test(text)) || (el.name === "G" && v["run.G"] === null) ? "true" : "false");
     });
   };
-
   Page.prototype.onChange = function (el) {
     if (!el.name) return;
     var value = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value.trim();
@@ -491,7 +429,6 @@
     (DEPENDENTS[el.name] || []).forEach(function (dep) { delete this.state[dep]; }, this);
     this.update(el.type === "checkbox" || el.tagName === "SELECT" ? null : el);
   };
-
   Page.prototype.bind = function () {
     var self = this;
     function discrete(el) { return el.tagName === "SELECT" || el.type === "checkbox"; }
@@ -502,15 +439,13 @@
     Array.prototype.forEach.call(this.root.querySelectorAll(".tn-calc__preset"), function (a) {
       a.addEventListener("click", function (e) {
         e.preventDefault();
-        self.state = {};
-        new URLSearchParams(a.getAttribute("href").replace(/^\?/, "")).forEach(function (v, k) { self.state[k] = v; });
+        self.state = Object.fromEntries(new URLSearchParams(a.getAttribute("href").replace(/^\?/, "")));
         self.update(null);
       });
     });
     this.results.addEventListener("click", function (e) {
-      var button = e.target.closest(".tn-calc__copy");
+      var button = e.target.closest(".tn-calc__copy"), field = self.results.querySelector(".tn-calc__link");
       if (!button) return;
-      var field = self.results.querySelector(".tn-calc__link");
       field.select();
       if (navigator.clipboard) navigator.clipboard.writeText(field.value).catch(function () {});
       button.textContent = "Copied";
@@ -529,10 +464,7 @@
   window.tnCalculator = {
     boot: boot,
     /* For tests and the console: the last estimate on the page, and the evaluator. */
-    last: function () {
-      var root = document.querySelector("[data-tn-calc]");
-      return root && root.tnPage ? root.tnPage.last : null;
-    },
+    last: function () { var root = document.querySelector("[data-tn-calc]"); return root && root.tnPage ? root.tnPage.last : null; },
     evaluate: evaluate,
     format: { number: fmtNumber, count: fmtCount, usd: fmtUsd, value: fmtValue }
   };

@@ -13,7 +13,7 @@ ships ``to_json(graph)`` and ``calculator.js`` evaluates the very same trees in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,19 +99,8 @@ def numbers(graph: Graph, values: Mapping[str, float | None]) -> dict[str, float
     return {q.key: values[q.key] for q in graph.quantities if q.shown}
 
 
-def to_json(graph: Graph) -> dict[str, Any]:
-    """The graph as the page ships it: trees, formats and labels, in evaluation order."""
-    return {
-        "quantities": [
-            {"key": q.key, "tree": t.to_tree(q.expression),
-             "when": t.to_tree(q.when) if q.when else None, "format": q.format,
-             "label": q.label, "shown": q.shown, "uses": list(q.uses)}
-            for q in graph.quantities
-        ],
-        "lines": [{"group": x.group, "key": x.key, "label": x.label, "phase": x.phase,
-                   "how": x.how, "uses": list(x.uses)} for x in graph.lines],
-    }
-
-
-def add_all(graph: Graph, items: Iterable[Quantity]) -> None:
-    graph.add(*items)
+def to_json(graph: Graph) -> list[list[Any]]:
+    """The graph as the page ships it, in evaluation order: one compact row per quantity,
+    ``[key, format, shown (1/0), when tree or null, expression tree]``."""
+    return [[q.key, q.format, 1 if q.shown else 0, t.to_tree(q.when) if q.when else None,
+             t.to_tree(q.expression)] for q in graph.quantities]
