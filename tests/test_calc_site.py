@@ -206,3 +206,37 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
             assert shown["tinker.total"] == shown["self.total"] == "–"
         link = next(a.attrs["href"] for a in panel[0].by_tag("a"))
         assert link.startswith("../../calculator/?a=" + algo_id)
+
+
+def with_extra_algorithms(catalog: Catalog, count: int) -> Catalog:
+    """A copy of ``catalog`` with ``count`` more algorithms (copies of GRPO under new ids)."""
+    import copy
+
+    from tinkernomics.catalog.entries import KINDS_BY_NAME, Entry
+    from tinkernomics.catalog.yamlread import YamlDoc
+
+    bigger = Catalog(root=catalog.root, entries=copy.copy(catalog.entries))
+    algorithms = dict(bigger.entries["algorithm"])
+    grpo = catalog.algorithms["grpo"]
+    for i in range(count):
+        algo_id = f"synthetic-{i:04d}"
+        model = grpo.model_copy(update={"id": algo_id, "name": f"Synthetic {i}"})
+        algorithms[algo_id] = Entry(KINDS_BY_NAME["algorithm"], algo_id, model,
+                                    YamlDoc(path=f"synthetic/{algo_id}"))
+    bigger.entries["algorithm"] = algorithms
+    return bigger
+
+
+def test_calculator_page_does_not_grow_with_the_catalog(catalog: Catalog) -> None:
+    """Issue 12: at 1,000 more algorithms the page's HTML is the very same size; each
+    algorithm is a small file fetched when chosen."""
+    from tinkernomics.site.build import SiteContext
+
+    bigger = with_extra_algorithms(catalog, 1000)
+    assert len(bigger.algorithms) == len(catalog.algorithms) + 1000
+    small_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=catalog))
+    big_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=bigger))
+    assert len(big_html) == len(small_html)
+    one = pagedata.script_json(pagedata.algorithm_data(
+        bigger, bigger.algorithms["synthetic-0999"], Links(pagedata.CALCULATOR)))
+    assert len(one) < 4_000

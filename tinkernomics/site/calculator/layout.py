@@ -47,8 +47,9 @@ def cards() -> list[dict[str, Any]]:
         {"title": "Self-hosted compute", "cases": cases(
             ("vram.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
-            ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs a Tinker price"
-             "</small>"),
+            (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),
+            ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs both bills and "
+             "some compute to compare</small>"),
             ("1 - missing(breakeven.runs)", even + "; {breakeven.runs} such runs repay the "
              "{const.setup:usd} of building the stack</small>"),
             ("", even + "</small>"))},
