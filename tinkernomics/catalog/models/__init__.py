@@ -19,7 +19,7 @@ from tinkernomics.catalog.models.algorithms import (
     ScaleRLFit,
     Variable,
 )
-from tinkernomics.catalog.models.base import IDENT_PATTERN, Identifier, StrictModel
+from tinkernomics.catalog.models.base import IDENT_PATTERN, Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.hardware import Conversion, Hardware, RentalPrice
 from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
 from tinkernomics.catalog.models.references import Reference
@@ -41,9 +41,36 @@ from tinkernomics.catalog.models.tinker import (
 )
 
 __all__ = [
-    "IDENT_PATTERN", "AbsorbedItem", "Algorithm", "Architecture", "Claim", "Conversion",
-    "Figure", "FigureList", "Formula", "FormulaKind", "Hardware", "Hyperparameter", "Identifier",
-    "LanguageModel", "LossInput", "MemoryProfile", "ModelRole", "Phase", "PriceList", "PriceRow",
-    "Primitive", "Reference", "RentalPrice", "ScaleRLFit", "SetupCost", "SpectrumPoint",
-    "StrictModel", "TinkerLoss", "TinkerPlatform", "TokenType", "Variable",
+    "IDENT_PATTERN",
+    "AbsorbedItem",
+    "Algorithm",
+    "Architecture",
+    "Claim",
+    "Conversion",
+    "Figure",
+    "FigureList",
+    "Formula",
+    "FormulaKind",
+    "Hardware",
+    "Hyperparameter",
+    "Identifier",
+    "LanguageModel",
+    "LossInput",
+    "MemoryProfile",
+    "ModelRole",
+    "Phase",
+    "PriceList",
+    "PriceRow",
+    "Primitive",
+    "ProvenanceModel",
+    "Reference",
+    "RentalPrice",
+    "ScaleRLFit",
+    "SetupCost",
+    "SpectrumPoint",
+    "StrictModel",
+    "TinkerLoss",
+    "TinkerPlatform",
+    "TokenType",
+    "Variable",
 ]

@@ -8,8 +8,16 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from tinkernomics.catalog.fields import Id, Prose, ShortText, Status, Unit
-from tinkernomics.catalog.models.base import Identifier, StrictModel
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_DESCRIPTION,
+    AssertedBy,
+    Id,
+    Prose,
+    ShortText,
+    Status,
+    Unit,
+)
+from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
 
 
@@ -102,7 +110,7 @@ class Variable(StrictModel):
     example: float = Field(ge=0, description="Value used in the worked example.")
 
 
-class Formula(StrictModel):
+class Formula(ProvenanceModel):
     """A FLOP or VRAM formula: display form, variables and a computable expression."""
 
     id: Id = Field(description="Equal to the file name without `.yaml`.")
@@ -119,6 +127,7 @@ class Formula(StrictModel):
     variables: list[Variable] = Field(min_length=1, description="Every variable it uses.")
     description: Prose = Field(description="What it counts and what it leaves out.")
     status: Status = Field(description="Provenance status of the formula.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id backing it.", examples=["transformer_math"])
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources give instead."

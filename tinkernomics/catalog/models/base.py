@@ -23,3 +23,19 @@ class StrictModel(BaseModel):
         use_attribute_docstrings=True,
         json_schema_extra={"additionalProperties": False},
     )
+
+
+UNVERIFIED_NEEDS_ASSERTED_BY = {
+    "if": {"properties": {"status": {"const": "unverified"}}, "required": ["status"]},
+    "then": {"required": ["asserted_by"]},
+    "else": {"not": {"required": ["asserted_by"]}},
+}
+"""The rule ``rules.rule_asserted_by`` enforces, in JSON Schema, so editors flag it too."""
+
+
+class ProvenanceModel(StrictModel):
+    """Base for models with a `status`: an unverified one says who asserted it."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"additionalProperties": False, "allOf": [UNVERIFIED_NEEDS_ASSERTED_BY]},
+    )

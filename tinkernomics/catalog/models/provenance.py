@@ -8,11 +8,11 @@ from typing import Annotated
 
 from pydantic import Field
 
-from tinkernomics.catalog.fields import Id, Prose, Status, Unit
-from tinkernomics.catalog.models.base import StrictModel
+from tinkernomics.catalog.fields import ASSERTED_BY_DESCRIPTION, AssertedBy, Id, Prose, Status, Unit
+from tinkernomics.catalog.models.base import ProvenanceModel
 
 
-class Figure(StrictModel):
+class Figure(ProvenanceModel):
     """A number with its unit, its source and how far it is confirmed."""
 
     value: float = Field(description="The number, in `unit`. Lower bound when `high` is set.",
@@ -27,9 +27,10 @@ class Figure(StrictModel):
     status: Status = Field(
         description=(
             "`reported`: stated in the cited source; `derived`: computed from cited inputs; "
-            "`unverified`: as given by the original site, no source confirms it."
+            "`unverified`: no source confirms it (`asserted_by` says who gave it)."
         )
     )
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Id of the reference (catalog/references/) that backs it.",
                        examples=["grpo_deepseekmath"])
     note: Prose | None = Field(default=None, description="Context shown beside the figure.")
@@ -42,7 +43,7 @@ class Figure(StrictModel):
     )
 
 
-class FigureList(StrictModel):
+class FigureList(ProvenanceModel):
     """A short list of typical values (e.g. group sizes) with one shared provenance."""
 
     values: list[Annotated[int, Field(ge=0)]] = Field(
@@ -50,6 +51,7 @@ class FigureList(StrictModel):
     )
     unit: Unit = Field(default=Unit.count, description="Unit of the values.")
     status: Status = Field(description="Provenance status; see Figure.status.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id backing the values.",
                        examples=["grpo_deepseekmath"])
     note: Prose | None = Field(default=None, description="Context shown beside the values.")
@@ -58,11 +60,12 @@ class FigureList(StrictModel):
     )
 
 
-class Claim(StrictModel):
+class Claim(ProvenanceModel):
     """A sentence with figures in it (e.g. a headline result), with its provenance."""
 
     text: Prose = Field(description="The claim, in markdown, figures included.")
     status: Status = Field(description="Provenance status; see Figure.status.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id backing the claim.",
                        examples=["grpo_deepseekmath"])
     reported_instead: Prose | None = Field(

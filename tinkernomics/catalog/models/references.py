@@ -6,11 +6,19 @@ import datetime as dt
 
 from pydantic import Field
 
-from tinkernomics.catalog.fields import Id, Prose, ShortText, Status, Url
-from tinkernomics.catalog.models.base import StrictModel
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_DESCRIPTION,
+    AssertedBy,
+    Id,
+    Prose,
+    ShortText,
+    Status,
+    Url,
+)
+from tinkernomics.catalog.models.base import ProvenanceModel
 
 
-class Reference(StrictModel):
+class Reference(ProvenanceModel):
     """A paper, post, documentation page or data source that figures cite."""
 
     id: Id = Field(description="Equal to the file name without `.yaml`.")
@@ -30,6 +38,7 @@ class Reference(StrictModel):
         default=Status.reported,
         description="`reported` when the citation itself was checked; `unverified` otherwise.",
     )
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what could and could not be found."
     )

@@ -7,8 +7,15 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from tinkernomics.catalog.fields import Id, Prose, ShortText, Status
-from tinkernomics.catalog.models.base import Identifier, StrictModel
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_DESCRIPTION,
+    AssertedBy,
+    Id,
+    Prose,
+    ShortText,
+    Status,
+)
+from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
 
 
@@ -35,7 +42,7 @@ class LanguageModel(StrictModel):
     notes: Prose | None = Field(default=None, description="Anything a reader should know.")
 
 
-class PriceRow(StrictModel):
+class PriceRow(ProvenanceModel):
     """Tinker's per-token prices for one model (and context variant)."""
 
     model: Id = Field(description="Model id (catalog/models/).")
@@ -47,13 +54,14 @@ class PriceRow(StrictModel):
     train: float = Field(ge=0, description="USD per 1M trained tokens.")
     note: ShortText | None = Field(default=None, description="e.g. 'limited-time 50% discount'.")
     status: Status | None = Field(default=None, description="Overrides the list's status.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id | None = Field(default=None, description="Overrides the list's source.")
     reported_instead: Prose | None = Field(
         default=None, description="Required when this row is unverified."
     )
 
 
-class PriceList(StrictModel):
+class PriceList(ProvenanceModel):
     """A dated snapshot of Tinker's price list."""
 
     id: Id = Field(description="Equal to the file name, e.g. '2026-07-17'.")
@@ -62,6 +70,7 @@ class PriceList(StrictModel):
     )
     title: ShortText = Field(description="Short description of the snapshot.")
     status: Status = Field(description="Default status of every price in the list.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Default source of every price in the list.",
                        examples=["tinker_pricing_2026_07"])
     reported_instead: Prose | None = Field(
