@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.constants import inline
@@ -49,30 +48,3 @@ def decode_note(catalog: Catalog, hw: m.Hardware) -> str:
         f"min(P_total, {seq} × P_active)) × {derive.format_number(bandwidth)} TB/s ÷ "
         f"{derive.format_number(hw.bf16_dense_tflops.value, digits=4)} TFLOP/s"
     )
-
-
-def assumption_figures(catalog: Catalog) -> list:  # type: ignore[type-arg]
-    """Training and prefill utilisation, and the decode batch, as listed input figures."""
-    from tinkernomics.derived.calculator.figures import InputFigure
-
-    value = training_mfu(catalog)
-    peak = catalog.hardware[ids.H800_PEAK_HARDWARE].bf16_dense_tflops.value
-    percent = derive.format_number(value * ids.PERCENT)
-    return [
-        InputFigure(
-            "assumption:mfu_train", "Training utilisation (MFU)", f"{percent}%",
-            Status.derived, "deepseek_v3",
-            derivation=f"6 × 37B active × 14.8T tokens ÷ (2.788M H800-hours × 3,600 s × "
-                       f"{derive.format_number(peak, digits=4)} TFLOP/s) ≈ {percent}%"),
-        InputFigure(
-            "assumption:mfu_prefill", "Prefill and scoring utilisation (MFU)", f"{percent}%",
-            Status.unverified, "deepseek_v3", PREFILL_INSTEAD,
-            "the training utilisation, reused: prompt processing and log-prob scoring are "
-            "large compute-bound matrix products like the training forward pass"),
-        InputFigure(
-            "assumption:decode_sequences", "Sequences decoded at once per GPU",
-            derive.format_number(ids.DECODE_SEQUENCES_PER_GPU), Status.unverified, None,
-            DECODE_INSTEAD,
-            "assumed here: a modest continuous-batching decode batch; more sequences at once "
-            "raise decode utilisation, long contexts (KV-cache reads) lower it"),
-    ]

@@ -18,7 +18,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids, inputs, tree
+from tinkernomics.derived.calculator import assumptions, ids, inputs, tree
 from tinkernomics.derived.calculator.estimate import Estimate
 
 RULES: tuple[tuple[str, str], ...] = (
@@ -123,8 +123,6 @@ def _price_figures(plist: m.PriceList) -> Iterable[InputFigure]:
 
 
 def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]:
-    from tinkernomics.derived.calculator import assumptions
-
     yield _figure(f"hardware:{hw.id}:tflops", f"{hw.name}: dense BF16", hw.bf16_dense_tflops)
     yield _figure(f"hardware:{hw.id}:memory", f"{hw.name}: memory", hw.memory_gb)
     if hw.bandwidth_tb_s is not None:
@@ -152,10 +150,33 @@ def algorithm_figures(algo: m.Algorithm) -> Iterable[InputFigure]:
                           getattr(algo.scalerl, name))
 
 
+def assumption_figures(catalog: Catalog) -> list[InputFigure]:
+    """Training and prefill utilisation, and the decode batch, as listed input figures."""
+    value = assumptions.training_mfu(catalog)
+    peak = catalog.hardware[ids.H800_PEAK_HARDWARE].bf16_dense_tflops.value
+    percent = derive.format_number(value * ids.PERCENT)
+    return [
+        InputFigure(
+            "assumption:mfu_train", "Training utilisation (MFU)", f"{percent}%",
+            Status.derived, "deepseek_v3",
+            derivation=f"6 × 37B active × 14.8T tokens ÷ (2.788M H800-hours × 3,600 s × "
+                       f"{derive.format_number(peak, digits=4)} TFLOP/s) ≈ {percent}%"),
+        InputFigure(
+            "assumption:mfu_prefill", "Prefill and scoring utilisation (MFU)", f"{percent}%",
+            Status.unverified, "deepseek_v3", assumptions.PREFILL_INSTEAD,
+            "the training utilisation, reused: prompt processing and log-prob scoring are "
+            "large compute-bound matrix products like the training forward pass"),
+        InputFigure(
+            "assumption:decode_sequences", "Sequences decoded at once per GPU",
+            derive.format_number(ids.DECODE_SEQUENCES_PER_GPU), Status.unverified, None,
+            assumptions.DECODE_INSTEAD,
+            "assumed here: a modest continuous-batching decode batch; more sequences at once "
+            "raise decode utilisation, long contexts (KV-cache reads) lower it"),
+    ]
+
+
 def shared_figures(catalog: Catalog) -> list[InputFigure]:
     """Every figure an estimate may use except the algorithms' (loaded per algorithm)."""
-    from tinkernomics.derived.calculator import assumptions
-
     found: list[InputFigure] = []
     for model in catalog.models.values():
         found.extend(_model_figures(model))
@@ -167,7 +188,7 @@ def shared_figures(catalog: Catalog) -> list[InputFigure]:
         f = catalog.formulas[formula_id]
         found.append(InputFigure(f"formula:{f.id}", f"Formula: {f.name}", f.expression,
                                  f.status, f.source, f.reported_instead))
-    found.extend(assumptions.assumption_figures(catalog))
+    found.extend(assumption_figures(catalog))
     if catalog.platform is not None:
         found.append(_figure("setup:total", "Cost of building the stack",
                              catalog.platform.setup_cost.total))
