@@ -759,7 +759,8 @@
     var bad = this.keys.filter(function (k) { return d.figures[k].status === "unverified"; }).length;
     return '<h3 id="calc-inputs">Inputs and assumptions</h3><p>' + this.keys.length +
       " catalog figures and assumptions produced this estimate; " + bad + " of them are " +
-      "<strong>unverified</strong> (as given by the original site or assumed here, not confirmed by a source).</p>" +
+      "<strong>unverified</strong> (not confirmed by a source: given by the original site, a contributor or a " +
+      "secondary source, or assumed here; each says which on the Data quality page).</p>" +
       '<ul class="tn-calc__inputs">' + items + "</ul>";
   };
 
