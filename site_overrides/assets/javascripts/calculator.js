@@ -296,7 +296,8 @@
     var bad = keys.filter(function (k) { return d.figs[k].status === "unverified"; }).length;
     return '<h3 id="calc-inputs">Inputs and assumptions</h3><p>' + keys.length +
       " catalog figures and assumptions produced this estimate; " + bad + " of them are " +
-      "<strong>unverified</strong> (as given by the original site or assumed here, not confirmed by a source).</p>" +
+      "<strong>unverified</strong> (not confirmed by a source: given by the original site, a contributor or a " +
+      "secondary source, or assumed here; each says which on the Data quality page).</p>" +
       '<ul class="tn-calc__inputs">' + items + "</ul>";
   };
   View.prototype.html = function (link) {
