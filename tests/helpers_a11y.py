@@ -6,9 +6,12 @@ Used by tests/test_a11y*.py, tests/test_site_html.py and benchmarks/bench_a11y.p
 
 from __future__ import annotations
 
+import mimetypes
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -64,3 +67,49 @@ def bare_material_site(tmp: Path, *, overrides: Path | None = None) -> Path:
     subprocess.run([str(mkdocs), "build", "--site-dir", str(tmp / "site")], cwd=tmp, check=True,
                    capture_output=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""})
     return tmp / "site"
+
+
+SCHEMES = {"light": "default", "dark": "slate"}
+"""Browser colour scheme -> the Material palette it selects (mkdocs.yml's media queries)."""
+
+
+def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
+              size: tuple[int, int] = (1280, 900)) -> tuple[Any, list[str]]:
+    """A page in a fresh context that answers ``base_url`` from the built folder ``root``,
+    with the system colour scheme ``scheme``; returns it and a list that collects requests
+    to any other host (refused)."""
+    foreign: list[str] = []
+    base = urlsplit(base_url)
+
+    def handle(route: Any, request: Any) -> None:
+        url = urlsplit(request.url)
+        if url.netloc != base.netloc or not url.path.startswith(base.path):
+            foreign.append(request.url)
+            route.abort()
+            return
+        path = root / url.path[len(base.path):]
+        path = path / "index.html" if path.is_dir() else path
+        if not path.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  color_scheme=scheme)
+    context.route("**/*", handle)
+    return context.new_page(), foreign
+
+
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+BLOCKING_IMPACTS = ("serious", "critical")
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's violations on the loaded page (all WCAG 2.x A/AA rules and best practices)."""
+    if not AXE_JS.is_file():
+        raise AssertionError("axe-core is not installed: run `make axe` (`make test` does)")
+    page.add_script_tag(path=str(AXE_JS))
+    result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags},"
+                           " resultTypes: ['violations']})", AXE_TAGS)
+    return result["violations"]
