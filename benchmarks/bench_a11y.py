@@ -4,7 +4,9 @@ Builds the site (``mkdocs build --strict`` into a temporary folder) and, in the 
 Material site with our theme settings (tests/helpers_a11y.py), serves both gzipped from one
 local server (bench_chart_page.GzipHandler), and runs Lighthouse's accessibility category
 (mobile, npm ``lighthouse`` from benchmarks/node_modules) in Debian's Chromium on one page of
-every type, printing each score, the bare page's score, and the audits that failed.
+every type, light and dark (``--force-dark-mode`` makes Chromium prefer a dark scheme, which
+Material's palette and the embed page follow), printing each score, the bare page's score, and
+the audits that failed.
 
 Target: accessibility >= 0.98 on every page type. Exit status 1 if missed.
 Usage: .venv/bin/python benchmarks/bench_a11y.py [--site DIR]
@@ -33,13 +35,16 @@ BARE_PAGES = {"bare Material page (in the nav)": f"{BARE_DIR}/algorithms/",
               "bare Material page (outside the nav)": f"{BARE_DIR}/outside/"}
 
 
-def accessibility(url: str, workdir: Path) -> tuple[float, list[str]]:
+SCHEME_FLAGS = {"light": [], "dark": ["--force-dark-mode"]}
+
+
+def accessibility(url: str, workdir: Path, scheme: str) -> tuple[float, list[str]]:
     """Lighthouse's accessibility score of ``url`` and the ids of the audits it failed."""
     report = workdir / "lighthouse.json"
+    flags = ["--headless=new", *CHROME_ARGS, *SCHEME_FLAGS[scheme]]
     subprocess.run(
         [str(lighthouse_bin()), url, "--only-categories=accessibility", "--output=json",
-         f"--output-path={report}", "--quiet",
-         "--chrome-flags=--headless=new " + " ".join(CHROME_ARGS)],
+         f"--output-path={report}", "--quiet", "--chrome-flags=" + " ".join(flags)],
         check=True, env={**os.environ, "CHROME_PATH": CHROMIUM},
     )
     data = json.loads(report.read_text())
@@ -64,13 +69,17 @@ def main(argv: list[str] | None = None) -> int:
         server, base = serve(site)
         try:
             pages = {**PAGE_TYPES, **BARE_PAGES}
-            results = {name: accessibility(base + path, Path(tmp)) for name, path in pages.items()}
+            results = {(name, scheme): accessibility(base + path, Path(tmp), scheme)
+                       for name, path in pages.items() for scheme in SCHEME_FLAGS}
         finally:
             server.shutdown()
     print("Lighthouse accessibility (mobile), each page once (the score is deterministic):")
-    for name, (score, failed) in results.items():
-        print(f"  {name:38s} {score:5.2f}  {'failed: ' + ', '.join(failed) if failed else ''}")
-    worst = min(score for name, (score, _) in results.items() if name in PAGE_TYPES)
+    print(f"  {'page':38s} {'light':>5s} {'dark':>5s}  failed audits")
+    for name in pages:
+        light, dark = results[(name, "light")], results[(name, "dark")]
+        failed = sorted({*light[1], *dark[1]})
+        print(f"  {name:38s} {light[0]:5.2f} {dark[0]:5.2f}  {', '.join(failed)}")
+    worst = min(score for (name, _), (score, _) in results.items() if name in PAGE_TYPES)
     ok = worst >= TARGET_SCORE
     print(f"\ntarget: accessibility >= {TARGET_SCORE:.2f} on every page type: "
           f"{'met' if ok else 'MISSED'} (lowest {worst:.2f})")

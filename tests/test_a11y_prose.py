@@ -11,12 +11,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers_catalog import copy_valid, replace_in, run_validate
+from helpers_catalog import VALID_CATALOG, copy_valid, replace_in, run_validate
 
 PPO = "algorithms/ppo.yaml"
 GRPO = "algorithms/grpo.yaml"
 REFERENCE = "references/transformer_math.yaml"
-NOTES_AT = "catalog/algorithms/ppo.yaml:17:8: notes"
+
+
+def at(rel: str, key_line: str, field: str) -> str:
+    """``catalog/<rel>:line:col: field`` of the value on the fixture line starting with
+    ``key_line`` (``"  key:"``): where the validator must point."""
+    lines = (VALID_CATALOG / rel).read_text(encoding="utf-8").splitlines()
+    line, text = next((i, t) for i, t in enumerate(lines, 1) if t.startswith(key_line))
+    return f"catalog/{rel}:{line}:{text.index(':') + 3}: {field}"
+
+
+NOTES_AT = at(PPO, "notes:", "notes")
 NOTES_TEXT = "  The clipped-ratio objective"
 INVISIBLE = "bidi controls and zero-width characters can make text read differently"
 IMAGES = "images in prose must come from this site"
@@ -31,18 +41,18 @@ CASES = [
     *[pytest.param(PPO, NOTES_TEXT, f"  The clipped-{ch}ratio objective", NOTES_AT,
                    f"U+{ord(ch):04X}", id=f"notes-U+{ord(ch):04X}")
       for ch in BIDI + ZERO_WIDTH_AND_OTHER_CF],
-    pytest.param(PPO, "name: PPO\n", "name: P\u202ePO\n", "catalog/algorithms/ppo.yaml:2:7: name",
+    pytest.param(PPO, "name: PPO\n", "name: P\u202ePO\n", at(PPO, "name:", "name"),
                  "U+202E (RIGHT-TO-LEFT OVERRIDE) at character 2", id="short-text-rlo"),
     pytest.param(GRPO, "  reported_instead: DeepSeekMath reports",
                  "  reported_instead: DeepSeekMath\u2067 reports",
-                 "catalog/algorithms/grpo.yaml:14:21: typical_k.reported_instead",
+                 at(GRPO, "  reported_instead: DeepSeekMath", "typical_k.reported_instead"),
                  "U+2067 (RIGHT-TO-LEFT ISOLATE)", id="nested-prose-isolate"),
     pytest.param(REFERENCE, "title: Transformer Math 101", "title: Transformer\u200b Math 101",
-                 "catalog/references/transformer_math.yaml:2:8: title",
+                 at(REFERENCE, "title:", "title"),
                  "U+200B (ZERO WIDTH SPACE)", id="title-zero-width-space"),
     pytest.param(REFERENCE, "url: https://blog.eleuther.ai/transformer-math/",
                  "url: https://blog.eleuther.ai/\u202etransformer-math/",
-                 "catalog/references/transformer_math.yaml:6:6: url", "U+202E", id="url-rlo"),
+                 at(REFERENCE, "url:", "url"), "U+202E", id="url-rlo"),
 ]
 
 
