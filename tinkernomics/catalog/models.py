@@ -113,6 +113,10 @@ class Reference(StrictModel):
     url: Url | None = Field(
         default=None, description="Canonical http(s) URL. Only an unverified reference may omit it."
     )
+    checked: dt.date | None = Field(
+        default=None,
+        description="When someone last checked this citation against its source, YYYY-MM-DD.",
+    )
     status: Status = Field(
         default=Status.reported,
         description="`reported` when the citation itself was checked; `unverified` otherwise.",
