@@ -98,7 +98,7 @@ def test_every_mistake_in_one_file_is_reported(tmp_path: Path) -> None:
     assert run.wheres == [
         "catalog/algorithms/ppo.yaml:5:7: year",
         "catalog/algorithms/ppo.yaml:9:17: memory_profile",
-        "catalog/algorithms/ppo.yaml:16:1: async_suport",
+        "catalog/algorithms/ppo.yaml:17:1: async_suport",
     ]
 
 

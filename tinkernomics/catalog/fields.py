@@ -79,8 +79,38 @@ class Status(StrEnum):
 STATUS_MEANINGS: dict[Status, str] = {
     Status.reported: "stated in the cited source",
     Status.derived: "computed here from cited inputs",
-    Status.unverified: "as given by the original site; no source found that confirms it",
+    Status.unverified: "no source found that confirms it; `asserted_by` says who gave it",
 }
+
+
+class AssertedBy(StrEnum):
+    """Who asserted an unverified figure (required with `status: unverified`, refused otherwise)."""
+
+    original_site = "original_site"
+    contributor = "contributor"
+    secondary_source = "secondary_source"
+
+
+ASSERTED_BY_MEANINGS: dict[AssertedBy, str] = {
+    AssertedBy.original_site: "as given by the original site",
+    AssertedBy.contributor: "added by a contributor",
+    AssertedBy.secondary_source: "as given by a secondary source",
+}
+
+ASSERTED_BY_DESCRIPTION = (
+    "Who asserted it; required when `status` is `unverified`, refused otherwise. "
+    "`original_site`: as given by the original site; `contributor`: added by a contributor, "
+    "not yet checked; `secondary_source`: taken from a secondary source (a blog, a summary) "
+    "that the cited source does not confirm."
+)
+
+
+def status_meaning(status: Status, asserted_by: AssertedBy | str | None = None) -> str:
+    """What a status means for one value: an unverified value says who asserted it."""
+    if status == Status.unverified and asserted_by:
+        who = ASSERTED_BY_MEANINGS[AssertedBy(asserted_by)]
+        return f"{who}; no source found that confirms it"
+    return STATUS_MEANINGS[status]
 
 
 class Unit(StrEnum):

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
-from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.fields import AssertedBy, Status, Unit
 from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
@@ -149,6 +149,24 @@ def rule_unverified_says_what_sources_report(catalog: Catalog) -> Iterator[Probl
             yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
                                   "an unverified figure needs `reported_instead`",
                                   "say what the sources report instead, or where you looked")
+
+
+def rule_asserted_by(catalog: Catalog) -> Iterator[Problem]:
+    """An `unverified` value says who asserted it (`asserted_by`); any other status has none."""
+    choices = ", ".join(a.value for a in AssertedBy)
+    for entry, loc, obj, _, _ in _nested(catalog):
+        if not isinstance(obj, PROVENANCE):
+            continue
+        unverified = obj.status == Status.unverified
+        if unverified and obj.asserted_by is None:
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
+                                  "an unverified value needs `asserted_by`",
+                                  f"add asserted_by: one of {choices} (who gave the figure)")
+        elif not unverified and obj.asserted_by is not None:
+            status = obj.status.value if obj.status else "inherited from the list"
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "asserted_by"),
+                                  f"`asserted_by` is only for unverified values (status: {status})",
+                                  "remove asserted_by, or set status: unverified", key=True)
 
 
 def rule_figure_ranges(catalog: Catalog) -> Iterator[Problem]:
@@ -291,6 +309,7 @@ RULES: tuple[Rule, ...] = (
     rule_sources_exist,
     rule_links_exist,
     rule_unverified_says_what_sources_report,
+    rule_asserted_by,
     rule_figure_ranges,
     rule_expected_units,
     rule_scalerl_sane,
