@@ -14,7 +14,7 @@ from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, real_catalo
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import assumptions, figures, inputs
-from tinkernomics.derived.calculator.estimate import Estimate, estimate
+from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 
 
 @pytest.fixture(scope="module")
@@ -337,3 +337,22 @@ def test_model_without_price_row(catalog: Catalog) -> None:
     assert result["tinker.total"] is None
     assert cost_lines(catalog, result, "tinker") == {}
     assert result["breakeven.gpu_price"] is None
+
+
+def test_every_quantity_names_its_sources(catalog: Catalog) -> None:
+    """Provenance: the Tinker bill rests on the price row, the self-hosted bill on the GPU, the
+    FLOP formulas and the utilisation assumptions; every source named is in the registry."""
+    e = estimate(catalog, {})
+    graph, names = graph_for(catalog), e.resolved.names
+    registry = figures.registry(catalog)
+    tinker = figures.provenance(graph, "tinker.total", names)
+    assert "prices:2026-07-17:qwen3-8b" in tinker and "prices:2026-07-17:storage" in tinker
+    assert not any(k.startswith("hardware:") for k in tinker)
+    own = figures.provenance(graph, "self.total", names)
+    assert {"hardware:h100:tflops", "hardware:h100:price", "formula:flops_rollout",
+            "formula:flops_lora_training_sourced", "assumption:mfu_train",
+            "assumption:mfu_decode:h100", "model:qwen3-8b:total_params"} <= own
+    assert figures.provenance(graph, "vram.total", names) >= {"formula:vram_grpo_lora"}
+    for q in graph.quantities:  # Qwen3-8B is dense: no active_params or d_model entry
+        sources = figures.provenance(graph, q.key, names)
+        assert all(k in registry or k.startswith("model:qwen3-8b:") for k in sources), q.key

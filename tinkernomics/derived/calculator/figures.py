@@ -20,6 +20,7 @@ from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import assumptions, ids, inputs, tree
 from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.derived.calculator.graph import Graph
 
 RULES: tuple[tuple[str, str], ...] = (
     # (key template, condition): the figures one estimate used, in display order.
@@ -53,6 +54,20 @@ RULES: tuple[tuple[str, str], ...] = (
 )
 _FIELD = re.compile(r"\{(\w+)\}")
 
+INPUT_FIGURES: dict[str, str] = {
+    # Input name -> the catalog figure it is read from (key template, as in RULES).
+    "model.total_b": "model:{model}:total_params", "model.active_b": "model:{model}:active_params",
+    "model.d_model": "model:{model}:d_model", "teacher.total_b": "model:{teacher}:total_params",
+    "teacher.active_b": "model:{teacher}:active_params", "price.prefill": "{row}",
+    "price.sample": "{row}", "price.train": "{row}", "price.teacher_prefill": "{teacher_row}",
+    "price.cache": "prices:{price_list}:cache", "price.storage": "prices:{price_list}:storage",
+    "hw.tflops": "hardware:{hw}:tflops", "hw.memory_gb": "hardware:{hw}:memory",
+    "hw.bandwidth": "hardware:{hw}:bandwidth", "hw.price": "hardware:{hw}:price",
+    "fit.A": "algorithm:{algorithm}:A", "fit.B": "algorithm:{algorithm}:B",
+    "fit.C_mid": "algorithm:{algorithm}:C_mid", "algo.G": "algorithm:{algorithm}:g",
+    "algo.K": "algorithm:{algorithm}:k",
+}
+
 
 def fill(template: str, names: Mapping[str, str]) -> str:
     return _FIELD.sub(lambda match: names[match.group(1)], template)
@@ -71,6 +86,30 @@ def figure_keys(est: Estimate, registry: Mapping[str, Any]) -> list[str]:
         if key in registry and key not in keys:
             keys.append(key)
     return keys
+
+
+def provenance(graph: Graph, key: str, names: Mapping[str, str]) -> set[str]:
+    """Keys of every catalog figure and formula a quantity may rest on (any branch)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    by_key = {q.key: q for q in graph.quantities}
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        q = by_key.get(name)
+        for template in (INPUT_FIGURES.get(name, ""), *(q.uses if q else ())):
+            if template and all(names[f] for f in _FIELD.findall(template)):
+                found.add(fill(template, names))  # (no teacher: no teacher figures)
+        if q is None:
+            return
+        for expression in (q.expression, q.when):
+            for read in tree.names(tree.to_tree(expression or "1")):
+                visit(read)
+
+    visit(key)
+    return found
 
 
 @dataclass(frozen=True)

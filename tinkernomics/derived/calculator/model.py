@@ -81,26 +81,25 @@ def tinker_lines() -> list[tuple[Line, str, str, str]]:
     per_m = "{amount:count} tokens × {rate:rate} / 1M"
     cached = "price.prefill * (1 - price.cache / 100.0)"
     return [
-        (Line("tinker", "prefill", "Prefill", "rollout", ROW, per_m, ("price",)),
+        (Line("tinker", "prefill", "Prefill", "rollout", ROW, per_m),
          "tokens.prefill_uncached", "price.prefill", "1e6"),
         (Line("tinker", "prefill_cached", "Cached prefill", "rollout", ROW,
-              per_m + " (prefill price less the {price.cache:number}% cached discount)",
-              ("price", "price.cache")),
+              per_m + " (prefill price less the {price.cache:number}% cached discount)"),
          "tokens.prefill_cached", f"coalesce({cached}, price.prefill)", "1e6"),
-        (Line("tinker", "sample", "Sample", "rollout", ROW, per_m, ("price",)),
+        (Line("tinker", "sample", "Sample", "rollout", ROW, per_m),
          "tokens.sample", "price.sample", "1e6"),
         (Line("tinker", "reference", "Reference log-probs (as prefill)", "reference",
-              f"({ROW}) * role.reference", per_m, ("price",)),
+              f"({ROW}) * role.reference", per_m),
          "tokens.sequence", "price.prefill", "1e6"),
         (Line("tinker", "teacher", "Teacher log-probs (as prefill)", "reference",
-              f"({ROW}) * (1 - missing(price.teacher_prefill))", per_m, ("teacher_price",)),
+              f"({ROW}) * (1 - missing(price.teacher_prefill))", per_m),
          "tokens.sequence", "price.teacher_prefill", "1e6"),
-        (Line("tinker", "train", "Train", "training", ROW, per_m, ("price",)),
+        (Line("tinker", "train", "Train", "training", ROW, per_m),
          "tokens.train", "price.train", "1e6"),
         (Line("tinker", "storage", "Checkpoint storage", "storage",
               f"({ROW}) * (1 - missing(price.storage))",
               "{amount:number} GB-months × {rate:rate} per GB-month",
-              ("price.storage", f"formula:{ids.VRAM_LORA}")),
+              (f"formula:{ids.VRAM_LORA}",)),
          "run.checkpoints * storage.checkpoint_gb * run.months", "price.storage", "1.0"),
     ]
 
@@ -134,7 +133,9 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
            "({hw.tflops:plain} TFLOP/s × {mfu:percent} MFU)")
 
     def line(key: str, label: str, phase: str, when: str, formula: str) -> Line:
-        return Line("self", key, label, phase, when, how.replace("{formula}", formula))
+        fid = formula[len("{formula:"):-1]  # a formula id, or the name that holds one
+        uses = (f"formula:{{{fid}}}" if fid == "train_formula" else f"formula:{fid}",)
+        return Line("self", key, label, phase, when, how.replace("{formula}", formula), uses)
 
     rollout, scoring = f"{{formula:{ids.FLOPS_ROLLOUT}}}", f"{{formula:{ids.FLOPS_REFERENCE}}}"
     return [
@@ -162,7 +163,7 @@ def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity
         k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
         found += [
             Quantity(f"{k}.amount", tokens, "count", line.label, w, shown=False),
-            Quantity(f"{k}.per_token", per_token, "flops", line.label, w, shown=False),
+            Quantity(f"{k}.per_token", per_token, "flops", line.label, w, line.uses, False),
             Quantity(f"{k}.mfu", mfu, "percent", line.label, w, shown=False),
             Quantity(f"{k}.flops", f"{k}.amount * {k}.per_token", "flops", line.label, w),
             Quantity(f"{k}.gpu_hours", f"{k}.flops / (hw.tflops * 1e12 * {k}.mfu) / 3600.0",

@@ -15,6 +15,7 @@ from tinkernomics.derived.calculator.constants import inline
 from tinkernomics.derived.calculator.graph import Quantity
 
 PHASES = ("rollout", "reference", "training", "storage")
+VRAM_USES = "formula:{vram_formula}"
 
 
 def parameters(catalog: Catalog) -> list[Quantity]:
@@ -35,10 +36,10 @@ def parameters(catalog: Catalog) -> list[Quantity]:
         q("lora.d_model", "coalesce(set.d_model, model.d_model, const.d_model)", "count",
           "Hidden size D", shown=False),
         q("train.flops_per_token", f"({site} if run.lf_site else {sourced}) if run.lora "
-          f"else {full}", "flops", "Training FLOPs per token", shown=False),
+          f"else {full}", "flops", "Training FLOPs per token", uses=("formula:{train_formula}",),
+          shown=False),
         *utilisation(catalog),
-        q("gpu_price", "coalesce(set.gpu_price, hw.price)", "usd", "Price per GPU-hour",
-          uses=("hardware.price",)),
+        q("gpu_price", "coalesce(set.gpu_price, hw.price)", "usd", "Price per GPU-hour"),
     ]
 
 
@@ -55,7 +56,7 @@ def utilisation(catalog: Catalog) -> list[Quantity]:
           "3600.0 * (const.h800_tflops * 1e12))", "percent", "Training utilisation (MFU)",
           uses=("assumption:mfu_train",), shown=False),
         q("assumption.mfu_decode", roofline, "percent", "Decode utilisation (MFU)",
-          uses=("assumption:mfu_decode",), shown=False),
+          uses=("assumption:decode_sequences", "assumption:mfu_decode:{hw}"), shown=False),
         q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", "percent",
           "Training MFU"),
         q("mfu.prefill", "coalesce(set.mfu_prefill / 100.0, assumption.mfu_train)", "percent",
@@ -109,13 +110,14 @@ def memory(catalog: Catalog) -> list[Quantity]:
             expression = f"({terms_lora[name]}) if run.lora else ({terms_full[name]})"
         else:
             expression = terms_lora[name] if name in lora else terms_full[name]
-        found.append(Quantity(f"vram.{name}", expression, "gb", name, _when(name, lora, full)))
+        found.append(Quantity(f"vram.{name}", expression, "gb", name, _when(name, lora, full),
+                              (VRAM_USES,)))
     value = {n: f"vram.value.{n}" for n in lora}
     total = (f"{inline(catalog, ids.VRAM_LORA, **value)} if run.lora else "
              f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
     return [
         *found,
-        Quantity("vram.total", total, "gb", "GPU memory"),
+        Quantity("vram.total", total, "gb", "GPU memory", uses=(VRAM_USES,)),
         Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
                  "GPUs that hold it"),
         Quantity("wall_clock_hours", "self.gpu_hours / vram.min_gpus", "hours",
@@ -135,7 +137,7 @@ def convergence() -> list[Quantity]:
     fit = "1 - missing(fit.C_mid)"
 
     def q(key: str, expression: str, fmt: str, label: str, shown: bool = True) -> Quantity:
-        return Quantity(key, expression, fmt, label, fit, ("fit",), shown)
+        return Quantity(key, expression, fmt, label, fit, (), shown)
 
     return [
         q("scalerl.fraction", "run.target_percent / 100.0", "percent", "Target", False),
