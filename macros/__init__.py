@@ -3,21 +3,31 @@
 Thin on purpose (see tinkernomics.site.build): no logic here, so the package survives a move
 to another site generator. Zensical runs this same module (it implements mkdocs-macros) but calls
 ``define_env`` once per page and never ``on_post_build``: ``shared_site`` loads the catalog once
-per build either way, a Zensical build writes the outputs with ``tinkernomics outputs``
-(``make build-zensical``), and under Zensical each macro's links are rewritten relative to the
+per build either way, a Zensical build writes the outputs afterwards (``macros/zensical_build.py``
+or ``tinkernomics outputs``), and under Zensical each macro's links are rewritten relative to the
 page's source file (``tinkernomics.site.relink``). An invalid catalog fails the build with the
-validator's messages.
+validator's messages; while serving, every page shows them instead
+(tinkernomics.site.contributing.devserver).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from pathlib import Path
 
+from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import shared_site, write_all_outputs
+from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
 from tinkernomics.site.relink import for_source_file
 
 _CONTEXT_KEY = "tinkernomics_context"
+_PROBLEMS_KEY = "tinkernomics_catalog_problems"
+
+
+def _serving() -> bool:
+    """`mkdocs serve` (or `zensical serve`): the only way to know is the command line."""
+    return sys.argv[1:2] == ["serve"]
 
 
 def _under_zensical(env) -> bool:
@@ -33,18 +43,35 @@ def _relinked(fn, page):
 
 
 def define_env(env) -> None:
-    root = Path(env.project_dir)
     zensical = _under_zensical(env)
-    # Zensical: env.conf is its config dict, one object per build, shared by every page.
-    ctx, macros = shared_site(root, site_url=env.conf.get("site_url") or "",
-                              build=env.conf if zensical else None)
+    try:
+        # Zensical: env.conf is its config dict, one object per build, shared by every page.
+        ctx, macros = shared_site(Path(env.project_dir), site_url=env.conf.get("site_url") or "",
+                                  build=env.conf if zensical else None)
+    except CatalogError as err:
+        if not _serving():
+            raise
+        # Lesson: a failed rebuild makes `mkdocs serve` hold every request until a build
+        # succeeds; so the build succeeds, and each page lists the problems instead.
+        env.variables[_PROBLEMS_KEY] = err.problems
+        # print, not log: a logged warning would abort the --strict build
+        print(terminal_report(err.problems), file=sys.stderr, flush=True)
+        return
     env.variables[_CONTEXT_KEY] = ctx
     page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)
 
 
+def on_pre_page_macros(env) -> None:
+    problems = env.variables.get(_PROBLEMS_KEY)
+    if problems is not None:
+        env.markdown = error_page_markdown(problems)
+
+
 def on_post_build(env) -> None:
     """MkDocs only: the same step as `tinkernomics outputs`, with the context already loaded."""
-    ctx = env.variables[_CONTEXT_KEY]
+    ctx = env.variables.get(_CONTEXT_KEY)
+    if ctx is None:  # serving an invalid catalog: pages list the problems, nothing else to write
+        return
     write_all_outputs(ctx, Path(env.conf["site_dir"]))

@@ -12,8 +12,9 @@ from typing import Literal
 from pydantic import Field
 
 from tinkernomics.catalog import models as m
-from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.fields import AssertedBy, Status, Unit
 from tinkernomics.site.api.provenance import (
+    ASSERTED_BY_API,
     ApiModel,
     Citation,
     Claim,
@@ -33,8 +34,10 @@ class Reference(ApiModel):
     year: int | None = Field(description="Publication year.")
     date: dt.date | None = Field(description="Publication or snapshot date.")
     url: str | None = Field(description="Canonical URL; null only for unverified references.")
+    checked: dt.date = Field(description="When the citation was last checked against the source.")
     status: Status = Field(description="`reported` when the citation was checked.")
     reported_instead: str | None = Field(description="For unverified references: what was found.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     key: bool = Field(description="True for the site's key references.")
     label: str | None = Field(description="Short label for lists.")
     further_reading: str | None = Field(description="Why it is worth reading, when listed.")
@@ -135,6 +138,7 @@ class Formula(ApiModel):
     status: Status = Field(description="Provenance status of the formula.")
     source: str = Field(description="Reference id backing it.")
     reported_instead: str | None = Field(description="For unverified formulas: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     worked_example: WorkedExample = Field(description="Evaluated at the example values.")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
@@ -212,6 +216,7 @@ class PriceList(ApiModel):
     status: Status = Field(description="Default status of its prices.")
     source: str = Field(description="Default source of its prices.")
     reported_instead: str | None = Field(description="For an unverified list: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     storage_usd_per_gb_month: Figure | None = Field(description="Checkpoint storage price.")
     cached_prefill_discount: Figure | None = Field(description="Discount on cached prefill.")
     rows: list[PriceRow] = Field(description="One row per model and variant.")

@@ -59,6 +59,7 @@ from tinkernomics.site.api.guard import (  # noqa: F401
     schema_guard,
 )
 from tinkernomics.site.api.provenance import (  # noqa: F401
+    ASSERTED_BY_API,
     ApiModel,
     Citation,
     Claim,

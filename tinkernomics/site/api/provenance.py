@@ -10,7 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.fields import AssertedBy, Status, Unit
+
+ASSERTED_BY_API = ("Who asserted an unverified value: `original_site`, `contributor` or "
+                   "`secondary_source`; null unless `status` is `unverified`.")
 
 
 class ApiModel(BaseModel):
@@ -78,8 +81,8 @@ class Figure(ApiModel):
     status: Status = Field(
         description="`reported`: stated in the source; `derived`: computed from cited inputs, "
         "by this site's build (`derivation` says how) or by the catalog's authors from "
-        "`source` (`note` says how); `unverified`: as given by the original site, no source "
-        "confirms it."
+        "`source` (`note` says how); `unverified`: no source confirms it (`asserted_by` says "
+        "who gave it)."
     )
     source: str | None = Field(
         description="Reference id backing the figure (references/<id>.json); null when the "
@@ -89,6 +92,7 @@ class Figure(ApiModel):
     reported_instead: str | None = Field(
         description="For unverified figures: what the sources report instead (markdown)."
     )
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     derivation: Derivation | None = Field(
         description="How the build computed it; null for figures taken from the catalog."
     )
@@ -112,6 +116,7 @@ class FigureList(ApiModel):
     source: str = Field(description="Reference id backing the values.")
     note: str | None = Field(description="Context (markdown).")
     reported_instead: str | None = Field(description="For unverified values: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
 
 
 class Claim(ApiModel):
@@ -121,6 +126,7 @@ class Claim(ApiModel):
     status: Status = Field(description="Provenance status; see Figure.status.")
     source: str = Field(description="Reference id backing the claim.")
     reported_instead: str | None = Field(description="For unverified claims: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
 
 
 class Citation(ApiModel):
