@@ -4,9 +4,10 @@ A project copy is built ONCE per session as `make build-zensical` does (`python 
 macros.zensical_build`: Zensical's pages, then the outputs in the same process) and compared
 with the session's MkDocs build (tests/conftest_site.py): the same page URLs, every link the
 features write leading to the same place, the same API, embed and vendor files byte for byte;
-`tinkernomics outputs` (the step for any generator) rewrites the same files. The reader's checks then run on both builds in headless Chromium: a chart draws
-once the reader points at it and survives instant navigation, the palette toggle re-themes it,
-the calculator computes. Unit tests cover the once-per-build catalog cache and the config reader.
+`tinkernomics outputs` (the step for any generator) rewrites the same files. The reader's checks
+then run on both builds in headless Chromium: a chart draws once the reader points at it and
+survives instant navigation, the palette toggle re-themes it, the calculator computes. Unit
+tests cover the once-per-build catalog cache, the link rewriting and the config reader.
 """
 
 from __future__ import annotations
