@@ -29,10 +29,10 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_calc import real_catalog
 
-from tinkernomics.derived import calcinputs
+from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
 from tinkernomics.site.api.files import data_last_changed
-from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.calculator.formatting import fmt_usd
 from tinkernomics.site.outputs import read_config
 from tinkernomics.site.relink import for_source_file, relink
 
@@ -389,12 +389,12 @@ def test_calculator_computes_what_python_computes(page: Any, served: str,
     total = '.tn-calc__cards [data-key="tinker.total"]'
     before = page.text_content(total)
     page.fill('input[name="steps"]', "250")
-    page.wait_for_function("window.tnCalculator.last().inputs.shape.steps === 250",
+    page.wait_for_function("window.tnCalculator.last().env['run.steps'] === 250",
                            timeout=TIMEOUT_MS)
     page.wait_for_function(f"document.querySelector('{total}').textContent !== {before!r}",
                            timeout=TIMEOUT_MS)
-    expected = calcinputs.estimate(real_catalog(), {"steps": "250"}).tinker.total
-    assert page.text_content(total) == calcsite.fmt_usd(expected)
+    expected = estimate(real_catalog(), {"steps": "250"})["tinker.total"]
+    assert page.text_content(total) == fmt_usd(expected)
     assert "steps=250" in page.url
     assert errors == []
 
