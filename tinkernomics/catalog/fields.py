@@ -145,9 +145,10 @@ ASSERTED_BY_DESCRIPTION = (
 
 def status_meaning(status: Status, asserted_by: AssertedBy | str | None = None) -> str:
     """What a status means for one value: an unverified value says who asserted it."""
-    if status == Status.unverified and asserted_by:
-        who = ASSERTED_BY_MEANINGS[AssertedBy(asserted_by)]
-        return f"{who}; no source found that confirms it"
+    if status == Status.unverified:
+        if not asserted_by:  # a value computed here from unverified inputs
+            return "no source found that confirms it"
+        return f"{ASSERTED_BY_MEANINGS[AssertedBy(asserted_by)]}; no source found that confirms it"
     return STATUS_MEANINGS[status]
 
 
