@@ -34,6 +34,21 @@ def test_no_serious_or_critical_axe_violation(browser, built_site: BuiltSite,
     assert not found, "\n".join(map(str, found))
 
 
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+def test_open_search_with_results_has_no_serious_violation(browser, built_site: BuiltSite,
+                                                           scheme: str) -> None:
+    """The search dialog, opened from the keyboard ("/"), showing results with marked matches."""
+    page, _ = open_site(browser, built_site.root, SUB_PATH_URL, scheme=scheme)
+    page.goto(SUB_PATH_URL + "algorithms/", wait_until="load")
+    page.keyboard.press("/")
+    page.keyboard.type("grpo")
+    page.wait_for_selector(".md-search-result__item mark", timeout=15_000)
+    found = [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in axe_violations(page)
+             if v["impact"] in BLOCKING_IMPACTS]
+    page.context.close()
+    assert not found
+
+
 def test_material_dialog_and_progress_bar_are_named(built_site: BuiltSite) -> None:
     html = (built_site.root / "index.html").read_text(encoding="utf-8")
     assert '<div class="md-search" data-md-component="search" role="dialog" ' \
