@@ -324,7 +324,8 @@ def rule_docs_page_exists(catalog: Catalog, docs_dir: Path | None) -> Iterator[P
         if not (docs_dir / "algorithms" / f"{algo.id}.md").is_file():
             yield catalog.problem("algorithm", key, ("id",),
                                   f"no page docs/algorithms/{algo.id}.md for this algorithm",
-                                  f"run: tinkernomics new algorithm {algo.id} --page-only")
+                                  f"run: .venv/bin/tinkernomics new algorithm {algo.id} "
+                                  "--page-only")
 
 
 RULES: tuple[Rule, ...] = (
