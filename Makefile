@@ -12,7 +12,7 @@ PORT    ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser validate schema new find build serve test test-fast lint bench clean
+.PHONY: help setup browser axe validate schema new find build serve test test-fast lint bench clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -32,6 +32,18 @@ browser: ## install Debian's chromium for the browser tests (needs root or sudo)
 	  echo "installing chromium (Debian package) for the browser tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+AXE := tests/node_modules/axe-core/axe.min.js
+
+$(AXE): tests/package.json tests/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "installing Debian's npm for axe-core"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
+	cd tests && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(AXE)
+
+axe: $(AXE) ## install axe-core (npm, tests/package-lock.json) for the accessibility tests
 
 validate: setup ## check every catalog entry (file:line:col: field: message)
 	$(BIN)/tinkernomics validate catalog
@@ -55,7 +67,7 @@ serve: setup ## serve the site with live reload on port 8000 (another: make serv
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT) \
 	  --watch catalog --watch tinkernomics --watch macros
 
-test: setup browser ## set up and run every test (unit, build, browser)
+test: setup browser axe ## set up and run every test (unit, build, browser)
 	$(BIN)/pytest -q
 
 test-fast: setup ## tests without building the site or starting a browser

@@ -34,6 +34,14 @@ class Reference(ProvenanceModel):
     url: Url | None = Field(
         default=None, description="Canonical http(s) URL. Only an unverified reference may omit it."
     )
+    checked: dt.date = Field(
+        description=(
+            "When someone last checked this citation (title, authors, date, link, and the figures "
+            "citing it) against the source itself, YYYY-MM-DD. The Data quality page flags checks "
+            "more than a year old."
+        ),
+        examples=["2026-12-01"],
+    )
     status: Status = Field(
         default=Status.reported,
         description="`reported` when the citation itself was checked; `unverified` otherwise.",

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, mo
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import AssertedBy, Status, Unit
 
-API_VERSION = "1.1.0"
+API_VERSION = "1.2.0"
 """Semantic version of the public API. Bump it (and add a CHANGELOG_API.md entry) whenever the
 generated schema changes: patch for wording, minor for additions, major (new /api/vN/) for
 anything that breaks a reader."""
@@ -168,6 +168,7 @@ class Reference(ApiModel):
     year: int | None = Field(description="Publication year.")
     date: dt.date | None = Field(description="Publication or snapshot date.")
     url: str | None = Field(description="Canonical URL; null only for unverified references.")
+    checked: dt.date = Field(description="When the citation was last checked against the source.")
     status: Status = Field(description="`reported` when the citation was checked.")
     reported_instead: str | None = Field(description="For unverified references: what was found.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
