@@ -52,10 +52,10 @@ def test_make_new_scaffolds_an_algorithm(tmp_path: Path) -> None:
                         else REPO_ROOT / name, tmp_path / name)
     # -o setup: use this checkout's .venv as it is (never reinstall it from tmp_path)
     done = make("-o", "setup", "-f", str(REPO_ROOT / "Makefile"), "new", "KIND=algorithm",
-                "ID=rloo", f"VENV={REPO_ROOT / '.venv'}", cwd=tmp_path)
+                "ID=zz_new_algo", f"VENV={REPO_ROOT / '.venv'}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "catalog" / "algorithms" / "rloo.yaml").is_file()
-    assert (tmp_path / "docs" / "algorithms" / "rloo.md").is_file()
+    assert (tmp_path / "catalog" / "algorithms" / "zz_new_algo.yaml").is_file()
+    assert (tmp_path / "docs" / "algorithms" / "zz_new_algo.md").is_file()
     usage = make("-o", "setup", "-f", str(REPO_ROOT / "Makefile"), "new",
                  f"VENV={REPO_ROOT / '.venv'}", cwd=tmp_path)
     assert usage.returncode != 0 and "usage: make new KIND=algorithm ID=rloo" in usage.stderr
