@@ -14,7 +14,7 @@ from tinkernomics.catalog.duplicates import normal_keys, normal_title, normal_ur
 
 
 def reference(title: str, url: str | None = None, venue: str | None = None) -> str:
-    lines = ["id: z_again", f'title: "{title}"', "authors: Someone", "checked: 2026-11-30"]
+    lines = ["id: z_again", f'title: "{title}"', "authors: Someone"]
     if venue:
         lines.append(f"venue: {venue}")
     if url:
@@ -57,7 +57,7 @@ def test_duplicate_doi_names_both_files(tmp_path: Path) -> None:
                reference("REINFORCE", "https://link.springer.com/article/10.1007/bf00992696")
                .replace("id: z_again", "id: second"))
     [problem] = run_validate(tmp_path, "catalog").problems
-    assert problem.where == "catalog/references/second.yaml:5:6: url"
+    assert problem.where == "catalog/references/second.yaml:4:6: url"
     assert problem.message == ("same DOI as catalog/references/first.yaml "
                                "(10.1007/bf00992696)")
 
