@@ -47,6 +47,7 @@ memory_profile: low
 typical_k:
   values: [1, 2]
   status: unverified
+  asserted_by: original_site
   source: original_site
   reported_instead: The source reports a single update per batch of rollouts.
 typical_g:
@@ -62,12 +63,14 @@ scalerl:
     value: {a}
     unit: percent
     status: unverified
+    asserted_by: original_site
     source: original_site
     reported_instead: The paper fits an asymptote of about 0.49 for a comparable recipe.
   B:
     value: {b}
     unit: dimensionless
     status: unverified
+    asserted_by: original_site
     source: original_site
     reported_instead: The paper does not quote B for this recipe.
   C_mid:
@@ -75,6 +78,7 @@ scalerl:
     unit: gb200_hours
     approx: true
     status: unverified
+    asserted_by: original_site
     source: original_site
     reported_instead: No source gives a numeric C_mid; 1e-5 is a float here, not a string.
 notes: >-
@@ -106,6 +110,7 @@ id: original_site
 title: tinker-nomics (original site)
 authors: tinker-nomics
 status: unverified
+asserted_by: original_site
 reported_instead: The earlier page whose text seeded this catalog; it cites no source.
 """
 

@@ -114,7 +114,9 @@ def test_invalid_save_shows_an_error_page_then_the_site_comes_back(
     page.close()
     text = log.read_text(encoding="utf-8")
     assert "Traceback" not in text, text[-3000:]
-    assert text.count("grpo.yaml:") == 1, text[-3000:]  # printed once, by the error rebuild
+    # Each error rebuild prints the problem once (an editor's save may trigger two rebuilds).
+    rebuilds = text.count("problem(s) in the catalog: every page shows them")
+    assert rebuilds >= 1 and text.count("grpo.yaml:") == rebuilds, text[-3000:]
 
 
 def test_taken_port_fails_in_one_line() -> None:
@@ -125,7 +127,8 @@ def test_taken_port_fails_in_one_line() -> None:
         taken.bind(("127.0.0.1", port))
         taken.listen(1)
         start = time.monotonic()
-        done = subprocess.run(["make", "--no-print-directory", "serve", f"PORT={port}"],
+        done = subprocess.run(["make", "--no-print-directory", "-o", "setup", "serve",
+                               f"PORT={port}"],
                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
                               check=False)
         took = time.monotonic() - start

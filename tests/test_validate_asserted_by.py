@@ -61,3 +61,11 @@ def test_original_site_values_still_say_so(tmp_path: Path) -> None:
     catalog = load_valid_catalog(copy_valid(tmp_path))
     chart = spec.build_chart(catalog, spec.algorithm_chart_id("grpo"))
     assert "as given by the original site" in chart.unverified_note
+
+
+def test_fields_reference_explains_asserted_by() -> None:
+    from tinkernomics.site.contributing.feature import _status_section
+
+    text = "\n".join(_status_section())
+    for who, meaning in WHO.items():
+        assert f"| `{who.value}` | {meaning} |" in text

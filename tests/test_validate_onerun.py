@@ -81,12 +81,12 @@ def test_partial_entries_are_kept_for_the_rules(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("touch", [
     lambda h: h == 1, lambda h: h < 1, lambda h: hash(h), lambda h: h.value,
-    lambda h: list(h), lambda h: f"{h}", lambda h: h + 1, lambda h: 1 in h,
+    lambda h: list(h), lambda h: f"{h}", lambda h: h + 1, lambda h: 1 in h, lambda h: not h,
 ])
-def test_touching_a_hole_raises_but_it_is_falsy(touch) -> None:  # type: ignore[no-untyped-def]
+def test_touching_a_hole_raises(touch) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(HoleTouched):
         touch(HOLE)
-    assert not HOLE and (HOLE or []) == []
+    assert repr(HOLE) == "HOLE"
 
 
 # --------------------------------------------------------------------------- hints

@@ -50,7 +50,7 @@ def test_stale_check_fails_on_a_changed_or_missing_schema(tmp_path: Path) -> Non
     assert code == 1
     assert sorted(out.splitlines()) == sorted(
         f"{catalog / 'schema' / k.schema_file()}:1:1: (file): schema is stale "
-        "(hint: run `tinkernomics schema`)" for k in KINDS[:2])
+        "(hint: run `make schema`)" for k in KINDS[:2])
 
 
 def test_schemas_are_deterministic() -> None:

@@ -59,7 +59,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
         stale = stale_schemas(directory)
         for name in stale:
             print(f"{directory / name}:1:1: (file): schema is stale",
-                  "(hint: run `tinkernomics schema`)")
+                  "(hint: run `make schema`)")
         return 1 if stale else 0
     for path in write_schemas(directory):
         print(f"wrote {path}")

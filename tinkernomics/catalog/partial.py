@@ -3,8 +3,9 @@
 A file with a type error is not dropped: every value that validated is kept, and each value that
 failed (or is missing) becomes ``HOLE``. The cross-entry rules then check the rest of the file in
 the same run, so one run reports every problem. A rule that touches a hole (compares it, reads
-an attribute, iterates it) raises ``HoleTouched``; ``rules.run_rules`` then skips that rule for
-that one entry only. A hole is falsy, so ``getattr(obj, "x", None) or []`` reads it as empty.
+an attribute, iterates it, tests its truth) raises ``HoleTouched``; ``rules.run_rules`` then
+skips that rule for that one entry only. Lesson: a falsy hole made "is it empty?" checks report
+a value that failed its type a second time, as missing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class HoleTouched(Exception):
 
 
 class _Hole:
-    """Stands for a value that failed validation. Anything but truthiness and repr raises."""
+    """Stands for a value that failed validation. Anything but repr raises."""
 
     __slots__ = ()
 
@@ -33,15 +34,12 @@ class _Hole:
 
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _touch  # type: ignore[assignment]
     __hash__ = __iter__ = __len__ = __contains__ = __getitem__ = _touch  # type: ignore[assignment]
-    __str__ = __format__ = __float__ = __int__ = __index__ = _touch  # type: ignore[assignment]
+    __str__ = __format__ = __float__ = __int__ = __index__ = __bool__ = _touch  # type: ignore[assignment]
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _touch
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = _touch
 
     def __getattr__(self, name: str) -> NoReturn:
         raise HoleTouched
-
-    def __bool__(self) -> bool:
-        return False
 
     def __repr__(self) -> str:
         return "HOLE"

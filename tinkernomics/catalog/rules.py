@@ -136,7 +136,8 @@ def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
         source = getattr(obj, "source", None)
         if isinstance(source, str) and source not in refs:
             yield _unknown_id(catalog, entry, (*loc, "source"), source, "reference", "reference")
-        for i, ref in enumerate(getattr(obj, "references", None) or []):
+        listed = getattr(obj, "references", None)
+        for i, ref in enumerate(listed if isinstance(listed, list) else []):
             if ref not in refs:
                 yield _unknown_id(catalog, entry, (*loc, "references", i), ref, "reference",
                                   "reference")
@@ -180,12 +181,12 @@ def rule_asserted_by(catalog: Catalog) -> Iterator[Problem]:
     for entry, loc, obj, _, _ in _nested(catalog):
         if not isinstance(obj, PROVENANCE):
             continue
-        unverified = obj.status == Status.unverified
-        if unverified and obj.asserted_by is None:
+        unverified, given = obj.status == Status.unverified, obj.asserted_by
+        if unverified and given is None:
             yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
                                   "an unverified value needs `asserted_by`",
                                   f"add asserted_by: one of {choices} (who gave the figure)")
-        elif not unverified and obj.asserted_by is not None:
+        elif not unverified and isinstance(given, AssertedBy):  # not a value that failed
             status = obj.status.value if obj.status else "inherited from the list"
             yield catalog.problem(entry.kind.name, entry.key, (*loc, "asserted_by"),
                                   f"`asserted_by` is only for unverified values (status: {status})",
@@ -324,7 +325,8 @@ def rule_docs_page_exists(catalog: Catalog, docs_dir: Path | None) -> Iterator[P
         if not (docs_dir / "algorithms" / f"{algo.id}.md").is_file():
             yield catalog.problem("algorithm", key, ("id",),
                                   f"no page docs/algorithms/{algo.id}.md for this algorithm",
-                                  f"run: tinkernomics new algorithm {algo.id} --page-only")
+                                  f"run: .venv/bin/tinkernomics new algorithm {algo.id} "
+                                  "--page-only")
 
 
 RULES: tuple[Rule, ...] = (

@@ -13,7 +13,13 @@ from collections.abc import Iterator
 from pydantic import BaseModel
 
 from tinkernomics.catalog.entries import KINDS, Kind
-from tinkernomics.catalog.fields import STATUS_MEANINGS, UNIT_LABELS, Status, Unit
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_MEANINGS,
+    STATUS_MEANINGS,
+    UNIT_LABELS,
+    Status,
+    Unit,
+)
 from tinkernomics.site.contributing.fieldsdoc import NO_DEFAULT, FieldDoc, field_docs, flow, nested_models
 from tinkernomics.site.build import Macro, SiteContext
 
@@ -120,8 +126,12 @@ def _status_section() -> list[str]:
     rows = ["| Status | Meaning |", "|---|---|"]
     rows += [f"| `{status.value}` | {_cell(meaning)} |" for status, meaning in
              STATUS_MEANINGS.items()]
+    who = ["| `asserted_by` | Meaning |", "|---|---|"]
+    who += [f"| `{a.value}` | {_cell(meaning)} |" for a, meaning in ASSERTED_BY_MEANINGS.items()]
     return [f"## Status {{#{STATUS_ANCHOR}}}", "",
-            "Every figure, claim and formula says how far it can be trusted.", "", *rows, ""]
+            "Every figure, claim and formula says how far it can be trusted.", "", *rows, "",
+            "An `unverified` value also says who asserted it (`asserted_by`, required with "
+            "`unverified` and refused with any other status):", "", *who, ""]
 
 
 def _sections() -> Iterator[str]:

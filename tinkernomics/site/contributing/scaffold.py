@@ -145,12 +145,12 @@ def _header(kind: Kind, entry_id: str) -> list[str]:
         f"# yaml-language-server: $schema={schema}",
         "#",
         f"# {kind.name.capitalize().replace('_', ' ')} `{entry_id}`: {purpose}",
-        f"# Written by `tinkernomics new {kind.name} {entry_id}`. How to fill it in:",
+        f"# Written by `make new KIND={kind.name} ID={entry_id}`. How to fill it in:",
         "# - Fill every field marked REQUIRED; until you do, `make validate` fails and names it.",
         "# - Optional fields are commented out: uncomment the lines you need (in VS Code: select",
         "#   them, then Ctrl+/ or Cmd+/).",
         "# - Every figure and claim names its `source` (a reference id from catalog/references/;",
-        "#   add one with `tinkernomics new reference ID`) and its `status`:",
+        "#   add one with `make new KIND=reference ID=...`) and its `status`:",
         *statuses,
         "#   An unverified figure also says in `reported_instead` what the sources report, and",
         "#   in `asserted_by` who gave it: `contributor` (you), `secondary_source` or",
@@ -219,7 +219,8 @@ def plan(kind: Kind, entry_id: str, catalog_dir: Path, docs_dir: Path,
         hint = ""
         if not page_only and kind.name == "algorithm" and existing == [
                 entry_path(catalog_dir, kind, entry_id)]:
-            hint = f" (to write only its page: tinkernomics new algorithm {entry_id} --page-only)"
+            hint = (" (to write only its page: .venv/bin/tinkernomics new algorithm "
+                    f"{entry_id} --page-only)")
         raise ScaffoldError(f"{names} already exists; refusing to overwrite{hint}")
     return files
 
