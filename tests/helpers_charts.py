@@ -53,3 +53,15 @@ def fitted_catalog_dir(tmp_path: Path) -> Path:
 
 def fitted_catalog(tmp_path: Path) -> Catalog:
     return load_valid_catalog(fitted_catalog_dir(tmp_path))
+
+
+def csv_rows(text: str) -> list[dict[str, str]]:
+    """Rows of a chart CSV, after its ``#`` metadata lines (as ``read_csv(comment="#")``)."""
+    import csv
+
+    body = [line for line in text.splitlines() if not line.startswith("#")]
+    return list(csv.DictReader(body))
+
+
+def csv_metadata(text: str) -> list[str]:
+    return [line[2:] for line in text.splitlines() if line.startswith("# ")]

@@ -25,15 +25,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from tinkernomics.site.charts import spec as charts
-
-from tinkernomics.site.charts import svg as chartsvg
-
-from tinkernomics.derived import derive
-
-from tinkernomics.site.pages import macros as pages
 from tinkernomics.catalog import models as m
+from tinkernomics.derived import derive
 from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import data as chartdata
+from tinkernomics.site.charts import plotlyspec
+from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.charts import svg as chartsvg
+from tinkernomics.site.pages import macros as pages
 from tinkernomics.site.pages.views import Links
 
 EMBED_DIR = "embed"
@@ -160,7 +159,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow")),
         "frame_style": frame_style(chart),
-        "spec_json": Markup(inert_json(charts.plotly_figure(chart))),
+        "spec_json": Markup(inert_json(plotlyspec.plotly_figure(chart))),
         "data_links": mode != EXPORT,
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
         "svg_url": f"{data_base}chart.svg",
@@ -287,8 +286,8 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str) -> list[
     folder.mkdir(parents=True, exist_ok=True)
     files = {
         "index.html": render_embed_page(chart, site_url),
-        "data.csv": charts.to_csv(chart),
-        "data.json": json.dumps(charts.to_json(chart, site_url), ensure_ascii=False, indent=2,
+        "data.csv": chartdata.to_csv(chart),
+        "data.json": json.dumps(chartdata.to_json(chart, site_url), ensure_ascii=False, indent=2,
                                 allow_nan=False) + "\n",
         "chart.svg": chartsvg.standalone_svg(chart) + "\n",
     }
