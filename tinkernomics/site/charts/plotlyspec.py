@@ -122,12 +122,17 @@ def _log_axis(low: float, high: float, title: str) -> dict[str, Any]:
     }
 
 
+def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
+    """The three traces of one curve: the line, its asymptote A and its C_mid diamond."""
+    return [_curve_trace(s), _asymptote_trace(s, chart.x_low, chart.x_high),
+            _cmid_trace(s, chart.factor)]
+
+
 def plotly_figure(chart: Chart) -> dict[str, Any]:
     """The Plotly figure (data, layout, config) plus theme overrides and image-export extras."""
     data: list[dict[str, Any]] = []
     for s in chart.series:
-        data += [_curve_trace(s), _asymptote_trace(s, chart.x_low, chart.x_high),
-                 _cmid_trace(s, chart.factor)]
+        data += series_traces(s, chart)
     data.append(_h100_axis_trace(chart))
     layout = {
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
