@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PORT    ?= 8000
 
-# Material prints an end-of-life banner (May 2027) on every build; DESIGN.md covers the move to
+# Material prints an end-of-life banner (May 2027) on every build; ARCHITECTURE.md covers the move to
 # its successor, so keep `make build` output to real problems.
 export NO_MKDOCS_2_WARNING := 1
 
