@@ -265,9 +265,13 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     spec = html.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
     spec = spec.split("</template>", 1)[0]
     assert json.loads(spec)["data"][0]["name"] == "CISPO"
-    for name in ("data.csv", "data.json", "chart.svg"):
+    for name in ("data.csv", "data.json", "chart.svg", "chart.png"):
         assert f'href="../embed/scalerl-comparison/{name}"' in html
+    for ext in ("csv", "json", "svg", "png"):  # downloads are named after the chart
+        assert f'download="scalerl-comparison.{ext}"' in html
     assert "&lt;iframe src=&#34;https://example.org/tn/embed/scalerl-comparison/?theme=auto" \
+        in html
+    assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
         in html
     assert "https://example.org/tn/embed/resize.js" in html
     assert html.count("<svg") == 2 and "<table>" in html
@@ -284,15 +288,17 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
 
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
-        catalog: Catalog, tmp_path: Path) -> None:
+        catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url="https://example.org/tn/")
     first, second = tmp_path / "a", tmp_path / "b"
-    chartsite.write_outputs(ctx, first)
-    chartsite.write_outputs(ctx, second)
+    for out in (first, second):  # each with its own image cache: images are rendered twice
+        monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(out.with_name(out.name + "-cache")))
+        chartsite.write_outputs(ctx, out)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid in charts.chart_ids(catalog)
-                for name in ("index.html", "data.csv", "data.json", "chart.svg")}
-    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY}
+                for name in ("index.html", *chartsite.DATA_FILES)}
+    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
+                                     chartsite.SITE_CARD}
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \
