@@ -113,9 +113,9 @@ def test_snippet_holds_without_script(grpo: charts.Chart) -> None:
     snippet = chartsite.embed_snippet(grpo, "https://example.org/tn/", "")
     iframe = snippet.split("\n")[0]
     assert 'scrolling="no"' in iframe and "container-type:inline-size" in iframe
-    assert "cqw" in iframe and "color-scheme:light dark" in iframe
+    assert "cqw" in iframe and "?theme=auto\"" in iframe
     dark = embed.embed_iframe(grpo, "https://example.org/tn/", "dark")
-    assert "?theme=dark" in dark and "color-scheme:dark" in dark
+    assert "?theme=dark#theme=dark" in dark  # the fragment holds the theme with scripts off
 
 
 def test_embed_height_estimate_grows_with_the_chart_and_switches_layout(

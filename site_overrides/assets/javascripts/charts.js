@@ -183,14 +183,13 @@
     copyText(button, area.value, area);
   }
 
-  /* The snippet for another theme: the query and the iframe's color-scheme (which the embed
-     page follows without a script). */
-  var SCHEMES = { auto: "light dark", light: "light", dark: "dark" };
+  /* The snippet for another theme: the query (for the embed page's script) and, for a fixed
+     theme, the same as a fragment (its CSS reads that when scripts are off in the frame). */
   function setSnippetTheme(select) {
     var area = select.closest(".tn-chart__embed").querySelector(".tn-chart__snippet");
     var theme = select.value;
-    area.value = area.value.replace(/\?theme=\w+/, "?theme=" + theme)
-      .replace(/color-scheme:[a-z ]+/, "color-scheme:" + SCHEMES[theme]);
+    area.value = area.value.replace(/\?theme=\w+(#theme=\w+)?/,
+      "?theme=" + theme + (theme === "auto" ? "" : "#theme=" + theme));
   }
 
   function addCurve(box, button) {

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -26,34 +27,39 @@ NARROW_MAX_PX = 600
 FALLBACK_WIDTH_PX = 720
 """Width the plain ``height`` (for browsers without container units) is computed for."""
 THEMES = ("auto", "light", "dark")
-COLOR_SCHEME = {"auto": "light dark", "light": "light", "dark": "dark"}
-"""The iframe's ``color-scheme``: the embed page's ``prefers-color-scheme`` follows it, so the
-theme holds without a script in the frame."""
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A run of text in the embed page: its line height and average character width (px)."""
+
+    line: float
+    char: float
+
+    def height(self, chars: int, width: float) -> float:
+        return max(1, math.ceil(chars * self.char / max(width, 1))) * self.line if chars else 0
 
 
 @dataclass(frozen=True)
 class EmbedMetrics:
-    """The embed page's box model (charts.css ``.tn-embed``): keep both in step."""
+    """The embed page's box model (charts.css ``.tn-embed``), measured in Chromium: keep both
+    in step. Text widths are averages for a sans-serif system font."""
 
     pad_x: float = 28  # 14 px each side
     pad_y: float = 22  # 12 px top, 10 px bottom
-    caption_line: float = 22.5  # 15 px at line-height 1.5
-    caption_char: float = 7.3  # average character width, 15 px sans-serif
-    caption_gap: float = 9
-    tools_line: float = 20
-    tools_char: float = 6.2
-    tools_gap: float = 6.4
-    credit: float = 25
-    slack: float = 6
+    title: TextBlock = TextBlock(22.5, 8.6)  # 15 px bold
+    caption: TextBlock = TextBlock(22.5, 8.0)  # 15 px
+    flag: TextBlock = TextBlock(20.25, 7.2)  # 0.9 em
+    tools: TextBlock = TextBlock(17, 5.9)  # 0.85 em
+    credit: TextBlock = TextBlock(14, 5.6)  # 0.8 em
+    gaps: float = 9 + 6.4 + 7.2  # margins under the caption, over the tools and the credit
 
 
 METRICS = EmbedMetrics()
-TOOLS_TEXT_CHARS = 64
-"""Length of the tools row ("Share: Link · PNG · SVG · CSV · JSON   Interactive chart ...")."""
-
-
-def _lines(chars: int, width: float, char_px: float) -> int:
-    return max(1, math.ceil(chars * char_px / max(width, 1)))
+TOOLS_CHARS = 62
+"""Characters of the tools row ("Share: Link (copy) · PNG · SVG · CSV · JSON Interactive ...")."""
+CREDIT_CHARS = 61
+"""Characters of the credit line ("From tinker-nomics · data CC BY 4.0 · parameters and ...")."""
 
 
 def embed_height(chart: Chart, width: float) -> float:
@@ -62,11 +68,11 @@ def embed_height(chart: Chart, width: float) -> float:
     inner = min(width, EMBED_MAX_WIDTH_PX) - mm.pad_x
     layout = "narrow" if width <= NARROW_MAX_PX else "wide"
     ratio = svg_height(chart, layout) / LAYOUTS[layout].width
-    title = _lines(len(chart.title), inner, mm.caption_char * 1.05)
-    text = len(chart.description) + (len(_flag(chart)) + 40 if chart.any_unverified else 0)
-    caption = (title + _lines(text, inner, mm.caption_char)) * mm.caption_line + mm.caption_gap
-    tools = _lines(TOOLS_TEXT_CHARS, inner, mm.tools_char) * mm.tools_line + mm.tools_gap
-    return mm.pad_y + caption + inner * ratio + tools + mm.credit + mm.slack
+    text = (mm.title.height(len(chart.title), inner)
+            + mm.caption.height(len(chart.description) + 1, inner)
+            + mm.flag.height(len(_flag(chart)), inner)
+            + mm.tools.height(TOOLS_CHARS, inner) + mm.credit.height(CREDIT_CHARS, inner))
+    return mm.pad_y + mm.gaps + text + inner * ratio
 
 
 def _flag(chart: Chart) -> str:
@@ -74,28 +80,37 @@ def _flag(chart: Chart) -> str:
             "confirms them.") if chart.any_unverified else ""
 
 
-def _line_through(chart: Chart, w1: float, w2: float) -> tuple[float, float]:
-    """(px at width 0, px per px of width) of the line through the estimates at w1 and w2."""
-    h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
-    slope = (h2 - h1) / (w2 - w1)
-    return h1 - slope * w1, slope
+NARROW_NODES = (300, 360, 440, NARROW_MAX_PX)
+WIDE_NODES = (NARROW_MAX_PX + 1, 768, EMBED_MAX_WIDTH_PX)
+"""Widths (px) where the height formula meets the estimate; between them it is linear."""
+
+
+def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
+    """``max()`` of the lines through consecutive estimates: for a height that falls with
+    width faster at first (text re-wrapping), that is the line joining the estimates."""
+    lines = []
+    for w1, w2 in itertools.pairwise(nodes):
+        h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
+        slope = (h2 - h1) / (w2 - w1)
+        lines.append(f"{h1 - slope * w1:.0f}px + {slope * 100:.2f}cqw")
+    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
 
 
 def height_css(chart: Chart) -> str:
     """``height`` declarations for the iframe: a plain px value, then a formula of the wrapper's
     width (``100cqw``) that takes the narrow layout's line at or below ``NARROW_MAX_PX`` and the
     wide layout's above it (the huge ``clamp`` term rules the wide line out below the switch)."""
-    na, nb = _line_through(chart, 320, NARROW_MAX_PX)
-    wa, wb = _line_through(chart, NARROW_MAX_PX + 1, EMBED_MAX_WIDTH_PX)
-    narrow = f"{na:.0f}px + {nb * 100:.2f}cqw"
-    wide = f"{wa:.0f}px + {wb * 100:.2f}cqw"
     step = f"clamp(0px, ({NARROW_MAX_PX + 0.5}px - 100cqw) * 1000, 100000px)"
     return (f"height:{embed_height(chart, FALLBACK_WIDTH_PX):.0f}px;"
-            f"height:min({narrow}, {wide} + {step})")
+            f"height:min({_secants(chart, NARROW_NODES)}, "
+            f"{_secants(chart, WIDE_NODES)} + {step})")
 
 
 def embed_src(chart: Chart, base: str, theme: str = "auto") -> str:
-    return f"{base}{EMBED_DIR}/{chart.id}/?theme={theme}"
+    """The embed page's URL. ``?theme=`` is read by its script; a fixed theme is repeated as
+    the fragment ``#theme=`` so that it holds with scripts off in the frame (CSS ``:target``)."""
+    pinned = "" if theme == "auto" else f"#theme={theme}"
+    return f"{base}{EMBED_DIR}/{chart.id}/?theme={theme}{pinned}"
 
 
 def embed_iframe(chart: Chart, base: str, theme: str = "auto") -> str:
@@ -104,8 +119,8 @@ def embed_iframe(chart: Chart, base: str, theme: str = "auto") -> str:
     return (
         f'<div style="container-type:inline-size;max-width:{EMBED_MAX_WIDTH_PX}px">'
         f'<iframe src="{embed_src(chart, base, theme)}" title="{title}" loading="lazy" '
-        f'scrolling="no" style="display:block;width:100%;{height_css(chart)};border:0;'
-        f'color-scheme:{COLOR_SCHEME[theme]}"></iframe></div>'
+        f'scrolling="no" style="display:block;width:100%;{height_css(chart)};border:0">'
+        "</iframe></div>"
     )
 
 

@@ -191,24 +191,34 @@ EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
 SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
 
 
-def _theme_rules(theme: str, sel: str) -> str:
+def _theme_rules(theme: str, selectors: list[str]) -> str:
     values = charts.THEMES[theme]
     svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in chartsvg.SVG_VARS.items())
-    return (f"{sel} body{{background:{values['paper_bgcolor']};color:{values['font.color']}}}"
-            f"{sel} a,{sel} .tn-chart__button{{color:{EMBED_LINK_COLORS[theme]}}}"
-            f"{sel} .tn-svg{{{svg_vars}}}")
+
+    def each(suffix: str) -> str:
+        return ",".join(f"{sel} {suffix}" for sel in selectors)
+
+    return (f"{each('body')}{{background:{values['paper_bgcolor']};"
+            f"color:{values['font.color']}}}"
+            f"{each('a')},{each('.tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
+            f"{each('.tn-svg')}{{{svg_vars}}}")
+
+
+def _pinned(theme: str) -> str:
+    """Matches while the URL's fragment is ``#theme=<theme>`` (``:target``: no script)."""
+    return f':has([id="theme={theme}"]:target)'
 
 
 def embed_theme_css() -> str:
     """Page colours of the embed page, from the chart themes (one source). Without a script the
-    page follows ``prefers-color-scheme`` (in an iframe: the iframe's ``color-scheme``, which
-    the snippet sets from the chosen theme); the theme script pins ``?theme=`` with the palette
-    attribute, which wins over the media query."""
-    light = "html:not([data-md-color-scheme=slate])"
-    dark_auto = "html:not([data-md-color-scheme=default])"
-    return (_theme_rules("light", light)
-            + f"@media (prefers-color-scheme: dark){{{_theme_rules('dark', dark_auto)}}}"
-            + _theme_rules("dark", "html[data-md-color-scheme=slate]")
+    page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
+    (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
+    theme script pins ``?theme=`` with the palette attribute as well."""
+    auto_dark = (f"html:not([data-md-color-scheme=default]):not({_pinned('light')})")
+    return (_theme_rules("light", ["html"])
+            + f"@media (prefers-color-scheme: dark){{{_theme_rules('dark', [auto_dark])}}}"
+            + _theme_rules("dark", ["html[data-md-color-scheme=slate]",
+                                    f"html{_pinned('dark')}"])
             + ":root{color-scheme:light dark}")
 
 
