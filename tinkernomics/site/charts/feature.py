@@ -44,7 +44,13 @@ EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
 LOADER_JS = "assets/javascripts/charts.js"
 CHART_CSS = "assets/stylesheets/charts.css"
-DATA_FILES = ("data.csv", "data.json", "chart.svg", "chart.png", "card.png", "oembed.json")
+DATA_FILES = ("data.csv", "data.json", "chart.svg", "chart.png", "card.png", "oembed.json",
+              "sitemap.xml")
+EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
+"""Material's instant navigation treats every ``<link rel="alternate">`` as another language of
+the site and fetches ``sitemap.xml`` beside its URL; for the oEmbed link that is this folder.
+An empty sitemap answers it (no 404 on every chart page; no link is rerouted)."""
 SERIES_DIR = "series"
 """Under the comparison's embed folder: one JSON of Plotly traces per curve not drawn by default."""
 SITE_CARD = "assets/images/site-card.png"
@@ -336,6 +342,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
         "card.png": images.card_png(chart, site_url, cache),
         "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url),
                                                images.png_size(png))),
+        "sitemap.xml": EMPTY_SITEMAP,
     }
     written = []
     for name, content in files.items():
