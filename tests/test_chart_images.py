@@ -158,3 +158,23 @@ def test_comparison_axis_spans_every_fitted_curve(tmp_path: Path) -> None:
     chart = charts.build_chart(catalog, charts.COMPARISON_ID)
     c_mids = [a.scalerl.C_mid.value for a in charts.fitted_algorithms(catalog).values()]
     assert chart.x_low <= min(c_mids) / 10 and chart.x_high >= max(c_mids) * 10
+
+
+def test_csv_metadata_header_names_title_page_units_sources_and_licence(
+        grpo: charts.Chart) -> None:
+    from helpers_charts import csv_metadata, csv_rows
+
+    from tinkernomics.site.charts import data as chartdata
+
+    text = chartdata.to_csv(grpo, "https://example.org/tn/")
+    meta = csv_metadata(text)
+    assert meta[0] == f"title: {grpo.title}"
+    assert "page: https://example.org/tn/algorithms/grpo/" in meta
+    assert any(line.startswith("parameters grpo: A = 0.5, B = 1.8, C_mid = 4000") and
+               "R0 = 0 (assumed)" in line for line in meta)
+    assert "unit reward: pass rate as a fraction (0-1)" in meta
+    assert any(line.startswith("source glennklockwood_h100:") and "https://" in line
+               for line in meta)
+    assert "data as of: 2026-11-30" in meta
+    assert any(line.startswith("licence: CC BY 4.0 https://creativecommons.org/") for line in meta)
+    assert len(csv_rows(text)) == charts.CURVE_POINTS  # the table itself is unchanged
