@@ -253,6 +253,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "inline_js": Markup(_script_safe(assets.inline_js)),
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
         "plotly_src": assets.plotly_src,
+        "fill": mode == EMBED,
     }
     return _env().get_template("embed.html").render(c=ctx, page=page)
 
