@@ -178,3 +178,16 @@ def test_csv_metadata_header_names_title_page_units_sources_and_licence(
     assert "data as of: 2026-11-30" in meta
     assert any(line.startswith("licence: CC BY 4.0 https://creativecommons.org/") for line in meta)
     assert len(csv_rows(text)) == charts.CURVE_POINTS  # the table itself is unchanged
+
+
+def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
+                                                         tmp_path: Path) -> None:
+    cache = images.ImageCache(tmp_path)
+    built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
+    todo = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    todo += [(images.site_card_svg(built[0], "tagline"), images.CARD_WIDTH_PX)] * 4
+    assert len(todo) >= images.PARALLEL_MIN_IMAGES
+    assert cache.prefill(todo) == len(todo) - 3  # the repeated card once
+    assert cache.prefill(todo) == 0  # all cached now
+    svg, width = todo[0]
+    assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process

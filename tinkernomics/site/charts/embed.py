@@ -8,6 +8,7 @@
   (optional) then sets the exact height the embed page reports.
 - ``oembed``: the static ``embed/<id>/oembed.json`` (type ``rich``), whose thumbnail is the
   chart's PNG.
+- ``embed_theme_css``: the embed page's colours, which need no script.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinkernomics.site.charts.spec import LICENCE, LICENCE_URL, PUBLISHER, Chart
-from tinkernomics.site.charts.svg import LAYOUTS, svg_height
+from tinkernomics.site.charts.spec import THEMES as CHART_THEMES
+from tinkernomics.site.charts.svg import LAYOUTS, SVG_VARS, svg_height
 
 EMBED_DIR = "embed"
 EMBED_MAX_WIDTH_PX = 960
@@ -26,7 +28,8 @@ NARROW_MAX_PX = 600
 """The embed page takes the narrow layout at or below this width (charts.css, same number)."""
 FALLBACK_WIDTH_PX = 720
 """Width the plain ``height`` (for browsers without container units) is computed for."""
-THEMES = ("auto", "light", "dark")
+SNIPPET_THEMES = ("auto", "light", "dark")
+"""Values of ``?theme=`` (and of the snippet's theme menu)."""
 
 
 @dataclass(frozen=True)
@@ -151,3 +154,40 @@ def oembed(chart: Chart, base: str, thumbnail: tuple[int, int]) -> dict[str, Any
         "license": LICENCE,
         "license_url": LICENCE_URL,
     }
+
+
+# --------------------------------------------------------------------------- embed page theme
+
+EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
+SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
+
+
+def _theme_rules(theme: str, selectors: list[str]) -> str:
+    values = CHART_THEMES[theme]
+    svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in SVG_VARS.items())
+
+    def each(suffix: str) -> str:
+        return ",".join(f"{sel} {suffix}" for sel in selectors)
+
+    return (f"{each('body')}{{background:{values['paper_bgcolor']};"
+            f"color:{values['font.color']}}}"
+            f"{each('a')},{each('.tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
+            f"{each('.tn-svg')}{{{svg_vars}}}")
+
+
+def _pinned(theme: str) -> str:
+    """Matches while the URL's fragment is ``#theme=<theme>`` (``:target``: no script)."""
+    return f':has([id="theme={theme}"]:target)'
+
+
+def embed_theme_css() -> str:
+    """Page colours of the embed page, from the chart themes (one source). Without a script the
+    page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
+    (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
+    theme script pins ``?theme=`` with the palette attribute as well."""
+    auto_dark = (f"html:not([data-md-color-scheme=default]):not({_pinned('light')})")
+    return (_theme_rules("light", ["html"])
+            + f"@media (prefers-color-scheme: dark){{{_theme_rules('dark', [auto_dark])}}}"
+            + _theme_rules("dark", ["html[data-md-color-scheme=slate]",
+                                    f"html{_pinned('dark')}"])
+            + ":root{color-scheme:light dark}")

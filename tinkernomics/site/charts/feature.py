@@ -193,41 +193,6 @@ def render_figure(chart: charts.Chart, *, root: str, site_url: str, mode: str = 
     return _env().get_template("figure.html").render(c=ctx).strip()
 
 
-EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
-SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
-
-
-def _theme_rules(theme: str, selectors: list[str]) -> str:
-    values = charts.THEMES[theme]
-    svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in chartsvg.SVG_VARS.items())
-
-    def each(suffix: str) -> str:
-        return ",".join(f"{sel} {suffix}" for sel in selectors)
-
-    return (f"{each('body')}{{background:{values['paper_bgcolor']};"
-            f"color:{values['font.color']}}}"
-            f"{each('a')},{each('.tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
-            f"{each('.tn-svg')}{{{svg_vars}}}")
-
-
-def _pinned(theme: str) -> str:
-    """Matches while the URL's fragment is ``#theme=<theme>`` (``:target``: no script)."""
-    return f':has([id="theme={theme}"]:target)'
-
-
-def embed_theme_css() -> str:
-    """Page colours of the embed page, from the chart themes (one source). Without a script the
-    page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
-    (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
-    theme script pins ``?theme=`` with the palette attribute as well."""
-    auto_dark = (f"html:not([data-md-color-scheme=default]):not({_pinned('light')})")
-    return (_theme_rules("light", ["html"])
-            + f"@media (prefers-color-scheme: dark){{{_theme_rules('dark', [auto_dark])}}}"
-            + _theme_rules("dark", ["html[data-md-color-scheme=slate]",
-                                    f"html{_pinned('dark')}"])
-            + ":root{color-scheme:light dark}")
-
-
 @dataclass(frozen=True)
 class Assets:
     """How a standalone page gets its CSS and scripts: by URL (embed) or inline (export)."""
@@ -248,7 +213,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
     page = {
         "root": assets.root, "figure": Markup(figure),
         "theme_script": Markup(_template_text("embed-theme.js").strip()),
-        "theme_css": Markup(embed_theme_css()),
+        "theme_css": Markup(embed.embed_theme_css()),
         "inline_css": Markup(assets.inline_css),
         "inline_js": Markup(_script_safe(assets.inline_js)),
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
@@ -380,6 +345,7 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
     cache = image_cache(ctx)
     built = _charts(ctx)
+    cache.prefill([job for chart in built.values() for job in images.jobs(chart, ctx.site_url)])
     for chart_id, chart in built.items():
         write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache)
     if charts.COMPARISON_ID in built:

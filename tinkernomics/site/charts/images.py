@@ -7,12 +7,15 @@ link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages
 Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
 are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
 so a build draws the same pixels on every machine. Rendering costs about 0.2 s per image, so
-images are cached by content (``ImageCache``): a rebuild renders only charts that changed.
+images are cached by content (``ImageCache``): a rebuild renders only charts that changed, and
+a cold build renders them in parallel (``ImageCache.prefill``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from html import escape
 from importlib import metadata
@@ -61,19 +64,50 @@ class ImageCache:
 
     folder: Path | None = None
 
-    def png(self, svg_text: str, width: int) -> bytes:
+    def _path(self, svg_text: str, width: int) -> Path | None:
         if self.folder is None:
-            return render_png(svg_text, width)
+            return None
         key = hashlib.sha256(f"{renderer_version()}|{width}|{svg_text}".encode()).hexdigest()
-        path = self.folder / f"{key}.png"
-        if path.is_file():
-            return path.read_bytes()
-        data = render_png(svg_text, width)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        return self.folder / f"{key}.png"
+
+    def _store(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
+
+    def png(self, svg_text: str, width: int) -> bytes:
+        path = self._path(svg_text, width)
+        if path is not None and path.is_file():
+            return path.read_bytes()
+        data = render_png(svg_text, width)
+        if path is not None:
+            self._store(path, data)
         return data
+
+    def prefill(self, jobs: list[tuple[str, int]]) -> int:
+        """Render the (SVG, width) jobs not cached yet, in parallel processes (one per core):
+        images are most of a build's time on a large catalog. Returns how many it rendered."""
+        todo = [(svg, w) for svg, w in dict.fromkeys(jobs)
+                if (path := self._path(svg, w)) is not None and not path.is_file()]
+        if len(todo) < PARALLEL_MIN_IMAGES:
+            return 0
+        workers = min(len(todo), os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            rendered = pool.map(_render_job, todo, chunksize=max(1, len(todo) // (4 * workers)))
+            for (svg, w), data in zip(todo, rendered, strict=True):
+                path = self._path(svg, w)
+                assert path is not None
+                self._store(path, data)
+        return len(todo)
+
+
+PARALLEL_MIN_IMAGES = 8
+"""Below this many images to render, starting worker processes costs more than it saves."""
+
+
+def _render_job(job: tuple[str, int]) -> bytes:
+    return render_png(*job)
 
 
 def _text(x: float, y: float, text: str, size: int, *, fill: str = INK, weight: int = 400,
@@ -117,6 +151,12 @@ def site_card_svg(chart: Chart, tagline: str, site_url: str = "") -> str:
     """The link-preview card of pages without a chart: the site's name over a chart."""
     footer = " · ".join(p for p in (_host(site_url), f"data {LICENCE}") if p)
     return _card(PUBLISHER, tagline, chart, footer)
+
+
+def jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
+    """The (SVG, width) pairs of a chart's ``chart.png`` and ``card.png``."""
+    return [(standalone_svg(chart, site_url), PNG_WIDTH_PX),
+            (card_svg(chart, site_url), CARD_WIDTH_PX)]
 
 
 def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
