@@ -73,14 +73,9 @@ def embed_height(chart: Chart, width: float) -> float:
     ratio = svg_height(chart, layout) / LAYOUTS[layout].width
     text = (mm.title.height(len(chart.title), inner)
             + mm.caption.height(len(chart.description) + 1, inner)
-            + mm.flag.height(len(_flag(chart)), inner)
+            + mm.flag.height(len(chart.unverified_note), inner)
             + mm.tools.height(TOOLS_CHARS, inner) + mm.credit.height(CREDIT_CHARS, inner))
     return mm.pad_y + mm.gaps + text + inner * ratio
-
-
-def _flag(chart: Chart) -> str:
-    return ("Parameters marked unverified are as given by the original site; no source "
-            "confirms them.") if chart.any_unverified else ""
 
 
 NARROW_NODES = (300, 360, 440, NARROW_MAX_PX)

@@ -67,6 +67,7 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
         if ref.status == Status.unverified:
             provenance = index.shown(ref.status.value, ref.status, [ref_id], links,
                                      reported_instead=ref.reported_instead,
+                                     asserted_by=ref.asserted_by,
                                      origin=Origin("reference", ref_id), anchor=False)
         cited_by = [(b.label, b.kind_title, links.to(b.page, b.anchor))
                     for b in index.backlinks.get(ref_id, [])]
@@ -190,7 +191,8 @@ def quality_groups(index: SiteIndex) -> list[QualityGroup]:
         anchor = value_anchor(origin)
         shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
                             note=getattr(obj, "note", None),
-                            reported_instead=obj.reported_instead)
+                            reported_instead=obj.reported_instead,
+                            asserted_by=obj.asserted_by)
         groups[KIND_TITLES[origin.kind]].append(QualityItem(
             anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
             field=_field_label(origin.loc, model), value=shown,
