@@ -41,6 +41,18 @@ MEASURE = """() => {
 its proportions) and where the last line ends."""
 
 
+SHOWN_BACKGROUND = """(() => {
+  let el = document.querySelector('.tn-embed__main');
+  while (el) {
+    const bg = getComputedStyle(el).backgroundColor;
+    if (bg !== 'rgba(0, 0, 0, 0)') return bg;
+    el = el.parentElement;
+  }
+  return null;
+})()"""
+"""The background the reader sees behind the chart: the nearest painted one."""
+
+
 class _BlockScripts(_Quiet):
     """A host that forbids every script, like a blog platform that strips them."""
 
@@ -121,8 +133,8 @@ def test_theme_holds_with_javascript_off_in_the_frame(
         tab.goto(url)
         frame = tab.frame_locator("iframe")
         frame.locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
-        body = tab.frames[1].evaluate("getComputedStyle(document.body).backgroundColor")
-        assert body == background
+        shown = tab.frames[1].evaluate(SHOWN_BACKGROUND)
+        assert shown == background
         grid = tab.frames[1].evaluate(
             "getComputedStyle(document.querySelector('.tn-svg .bg')).fill")
         assert grid == background  # the static chart follows the page

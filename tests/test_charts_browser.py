@@ -178,8 +178,8 @@ def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
     page.evaluate("window.__sameDocument = true")
     page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
     page.wait_for_url("**/formulas/")
-    page.wait_for_selector("article h1")
-    assert page.locator("[data-tn-chart]").count() == 0
+    page.wait_for_function("document.querySelector('article h1') && "
+                           "!document.querySelector('[data-tn-chart]')", timeout=TIMEOUT_MS)
     page.go_back()
     page.wait_for_url("**/algorithms/")
     page.locator(CHART).scroll_into_view_if_needed()

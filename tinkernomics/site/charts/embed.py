@@ -162,17 +162,18 @@ def _theme_rules(theme: str, selectors: list[str]) -> str:
     svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in SVG_VARS.items())
 
     def each(suffix: str) -> str:
-        return ",".join(f"{sel} {suffix}" for sel in selectors)
+        return ",".join(f"{sel}{suffix}" for sel in selectors)
 
-    return (f"{each('body')}{{background:{values['paper_bgcolor']};"
+    return (f"{each('')}{{background:{values['paper_bgcolor']};"
             f"color:{values['font.color']}}}"
-            f"{each('a')},{each('.tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
-            f"{each('.tn-svg')}{{{svg_vars}}}")
+            f"{each(' a')},{each(' .tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
+            f"{each(' .tn-svg')}{{{svg_vars}}}")
 
 
 def _pinned(theme: str) -> str:
-    """Matches while the URL's fragment is ``#theme=<theme>`` (``:target``: no script)."""
-    return f':has([id="theme={theme}"]:target)'
+    """The wrapper ``<div id="theme=<theme>">`` while the URL's fragment names it (``:target``,
+    no script). The light wrapper sits inside the dark one, so each overrides what is above."""
+    return f'[id="theme={theme}"]:target'
 
 
 def embed_theme_css() -> str:
@@ -180,9 +181,8 @@ def embed_theme_css() -> str:
     page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
     (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
     theme script pins ``?theme=`` with the palette attribute as well."""
-    auto_dark = (f"html:not([data-md-color-scheme=default]):not({_pinned('light')})")
-    return (_theme_rules("light", ["html"])
-            + f"@media (prefers-color-scheme: dark){{{_theme_rules('dark', [auto_dark])}}}"
-            + _theme_rules("dark", ["html[data-md-color-scheme=slate]",
-                                    f"html{_pinned('dark')}"])
-            + ":root{color-scheme:light dark}")
+    return (_theme_rules("light", ["html body"])
+            + "@media (prefers-color-scheme: dark){"
+            + _theme_rules("dark", ["html:not([data-md-color-scheme=default]) body"]) + "}"
+            + _theme_rules("dark", ["html[data-md-color-scheme=slate] body", _pinned("dark")])
+            + _theme_rules("light", [_pinned("light")]))
