@@ -40,6 +40,7 @@ import plotly.graph_objects as go
 from playwright.sync_api import sync_playwright
 
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import plotlyspec
 from tinkernomics.site.charts import spec as charts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +75,7 @@ def build_site(dest: Path) -> None:
 def write_baseline(site: Path) -> Path:
     """The same chart, the way plotly.py makes a page by default (plotly.js inlined)."""
     chart = charts.build_chart(load_valid_catalog(ROOT / "catalog"), CHART_ID)
-    spec = charts.plotly_figure(chart)
+    spec = plotlyspec.plotly_figure(chart)
     fig = go.Figure(data=spec["data"], layout=spec["layout"])
     page = site / BASELINE_DIR / "index.html"
     page.parent.mkdir(parents=True, exist_ok=True)

@@ -54,3 +54,37 @@ def fitted_catalog_dir(tmp_path: Path) -> Path:
 
 def fitted_catalog(tmp_path: Path) -> Catalog:
     return load_valid_catalog(fitted_catalog_dir(tmp_path))
+
+
+def csv_rows(text: str) -> list[dict[str, str]]:
+    """Rows of a chart CSV, after its ``#`` metadata lines (as ``read_csv(comment="#")``)."""
+    import csv
+
+    body = [line for line in text.splitlines() if not line.startswith("#")]
+    return list(csv.DictReader(body))
+
+
+def csv_metadata(text: str) -> list[str]:
+    return [line[2:] for line in text.splitlines() if line.startswith("# ")]
+
+
+def many_fits_catalog_dir(tmp_path: Path, fitted: int, unfitted: int = 0) -> Path:
+    """The fitted catalog plus ``fitted`` synthetic algorithms with unverified fits (C_mid
+    spread over two decades) and ``unfitted`` without a fit: a catalog at scale."""
+    root = fitted_catalog_dir(tmp_path)
+    grpo = (root / "algorithms" / "grpo.yaml").read_text(encoding="utf-8")
+    for i in range(fitted):
+        c_mid = f"{round(300 * 10 ** (2 * i / max(fitted, 1)))}"
+        text = _variant(grpo, f"synth{i:04d}", f"Synth {i:04d}", f"{40 + i % 25}",
+                        f"{1.5 + (i % 7) / 10:.1f}", c_mid, reported=False)
+        write_file(root, f"algorithms/synth{i:04d}.yaml", text)
+    bare = re.sub(r"\nscalerl:\n(?:  [^\n]*\n|    [^\n]*\n)*", "\n", grpo)
+    for i in range(unfitted):
+        text = bare.replace("id: grpo", f"id: plain{i:04d}").replace(
+            "name: GRPO", f"name: Plain {i:04d}")
+        write_file(root, f"algorithms/plain{i:04d}.yaml", text)
+    return root
+
+
+def many_fits_catalog(tmp_path: Path, fitted: int, unfitted: int = 0) -> Catalog:
+    return load_valid_catalog(many_fits_catalog_dir(tmp_path, fitted, unfitted))

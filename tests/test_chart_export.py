@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import json
 from pathlib import Path
 
 import pytest
-from helpers_charts import fitted_catalog_dir, reward
+from helpers_charts import csv_rows, fitted_catalog_dir, reward
 
 from tinkernomics import cli
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -33,7 +32,7 @@ def test_csv_export_parses_and_matches_the_formula(catalog_dir: Path, tmp_path: 
     code, _, err = run("scalerl-grpo", "--format", "csv", "-o", str(target),
                        "--catalog", str(catalog_dir))
     assert code == 0 and "wrote" in err
-    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    rows = csv_rows(target.read_text(encoding="utf-8"))
     assert len(rows) == charts.CURVE_POINTS and {r["algorithm_id"] for r in rows} == {"grpo"}
     fit = load_valid_catalog(catalog_dir).algorithms["grpo"].scalerl
     assert fit is not None

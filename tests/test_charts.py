@@ -3,8 +3,6 @@ the page/embed HTML and the files written into the site."""
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import json
 import math
@@ -13,11 +11,13 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
-from helpers_charts import fitted_catalog, reward
+from helpers_charts import csv_rows, fitted_catalog, reward
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import plotlyspec
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 
@@ -67,7 +67,7 @@ def test_unknown_chart_id_names_the_known_ones(catalog: Catalog) -> None:
 
 def test_reward_at_c_mid_is_half_way_between_r0_and_a(comparison: charts.Chart,
                                                       catalog: Catalog) -> None:
-    spec = charts.plotly_figure(comparison)
+    spec = plotlyspec.plotly_figure(comparison)
     markers = spec_traces(spec, " C_mid")
     for s in comparison.series:
         fit = catalog.algorithms[s.algorithm_id].scalerl
@@ -84,7 +84,7 @@ def test_reward_at_c_mid_is_half_way_between_r0_and_a(comparison: charts.Chart,
 
 def test_curve_ends_match_the_formula_at_both_axis_ends(comparison: charts.Chart,
                                                         catalog: Catalog) -> None:
-    spec = charts.plotly_figure(comparison)
+    spec = plotlyspec.plotly_figure(comparison)
     curves = {t["legendgroup"]: t for t in spec["data"] if t.get("showlegend", True)
               and t.get("mode") == "lines"}
     for s in comparison.series:
@@ -115,7 +115,7 @@ def test_points_are_log_spaced_and_rise_monotonically(comparison: charts.Chart) 
 def test_h100_equivalent_hours_use_the_hardware_factor(comparison: charts.Chart,
                                                        catalog: Catalog) -> None:
     factor = factor_from_catalog(catalog)
-    spec = charts.plotly_figure(comparison)
+    spec = plotlyspec.plotly_figure(comparison)
     for s in comparison.series:
         for (c, _), h in zip(s.points, s.h100_hours, strict=True):
             assert h == pytest.approx(c * factor)
@@ -130,7 +130,7 @@ def test_h100_equivalent_hours_use_the_hardware_factor(comparison: charts.Chart,
 
 
 def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
-    spec = charts.plotly_figure(comparison)
+    spec = plotlyspec.plotly_figure(comparison)
     go.Figure(data=spec["data"], layout=spec["layout"])  # raises on any unknown property
     go.Figure(data=spec["data"], layout=spec["image"]["layout"])
     for theme in spec["themes"].values():
@@ -139,7 +139,7 @@ def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
 
 def test_spec_marks_c_mid_and_asymptote_and_flags_unverified_fits(comparison: charts.Chart,
                                                                   catalog: Catalog) -> None:
-    spec = charts.plotly_figure(comparison)
+    spec = plotlyspec.plotly_figure(comparison)
     legend = [t["name"] for t in spec["data"] if t.get("showlegend", True)]
     assert legend == ["CISPO", "DAPO (unverified)", "GRPO (unverified)"]
     asymptotes = spec_traces(spec, " asymptote A")
@@ -155,7 +155,7 @@ def test_spec_marks_c_mid_and_asymptote_and_flags_unverified_fits(comparison: ch
 
 
 def test_spec_axes_and_themes(comparison: charts.Chart) -> None:
-    layout = charts.plotly_figure(comparison)["layout"]
+    layout = plotlyspec.plotly_figure(comparison)["layout"]
     assert layout["xaxis"]["type"] == "log" and layout["xaxis2"]["overlaying"] == "x"
     assert layout["xaxis"]["ticktext"][:2] == ["100", "1k"]
     assert layout["yaxis"]["range"][1] >= max(s.params.A for s in comparison.series)
@@ -168,7 +168,7 @@ def test_spec_axes_and_themes(comparison: charts.Chart) -> None:
 def test_single_algorithm_chart_labels_c_mid_and_a(catalog: Catalog) -> None:
     chart = charts.build_chart(catalog, "scalerl-grpo")
     assert [s.algorithm_id for s in chart.series] == ["grpo"]
-    texts = [a["text"] for a in charts.plotly_figure(chart)["layout"]["annotations"]]
+    texts = [a["text"] for a in plotlyspec.plotly_figure(chart)["layout"]["annotations"]]
     assert texts == ["asymptote A = 50%", "C_mid = 4,000 GB200-h"]
 
 
@@ -206,9 +206,9 @@ def test_standalone_svg_has_title_and_licence(comparison: charts.Chart) -> None:
 
 
 def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: Catalog) -> None:
-    rows = list(csv.DictReader(io.StringIO(charts.to_csv(comparison))))
+    rows = csv_rows(chartdata.to_csv(comparison))
     assert len(rows) == len(comparison.series) * charts.CURVE_POINTS
-    assert tuple(rows[0]) == charts.CSV_COLUMNS
+    assert tuple(rows[0]) == chartdata.CSV_COLUMNS
     assert {r["licence"] for r in rows} == {"CC BY 4.0"}
     by_algo = {r["algorithm_id"]: r for r in rows}  # the last point of each
     fit = catalog.algorithms["cispo"].scalerl
@@ -221,7 +221,7 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
 
 
 def test_json_has_sources_licence_and_parameters(comparison: charts.Chart) -> None:
-    data = json.loads(json.dumps(charts.to_json(comparison, "https://example.org/tn/")))
+    data = json.loads(json.dumps(chartdata.to_json(comparison, "https://example.org/tn/")))
     assert data["licence"]["name"] == "CC BY 4.0"
     assert data["licence"]["url"].startswith("https://creativecommons.org/licenses/by/4.0")
     assert data["page"] == "https://example.org/tn/algorithms/"
@@ -229,9 +229,16 @@ def test_json_has_sources_licence_and_parameters(comparison: charts.Chart) -> No
     assert {"original_site", "scalerl_khatri", "glennklockwood_b200",
             "glennklockwood_h100"} <= ids
     cispo = next(s for s in data["series"] if s["algorithm_id"] == "cispo")
-    assert cispo["parameters"]["R0"]["value"] == 12 and cispo["status"] == "reported"
+    assert cispo["parameters"]["R0"]["value"] == 0.12 and cispo["status"] == "reported"
+    assert cispo["parameters"]["R0"]["as_given"] == {"value": 12, "unit": "percent"}
     grpo = next(s for s in data["series"] if s["algorithm_id"] == "grpo")
     assert grpo["parameters"]["A"]["reported_instead"]
+    # A and R0 are fractions like the reward; a fit without R0 says it is assumed (not null).
+    assert grpo["parameters"]["A"]["value"] == 0.5 and grpo["parameters"]["A"]["unit"] == "fraction"
+    assert grpo["parameters"]["R0"] == {
+        "value": 0.0, "unit": "fraction", "status": "assumed", "source": None,
+        "note": "not given by the fit's source; the curve assumes 0"}
+    assert max(p["reward"] for p in grpo["points"]) <= grpo["parameters"]["A"]["value"]
     assert len(grpo["points"]) == charts.CURVE_POINTS
 
 
@@ -258,9 +265,13 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     spec = html.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
     spec = spec.split("</template>", 1)[0]
     assert json.loads(spec)["data"][0]["name"] == "CISPO"
-    for name in ("data.csv", "data.json", "chart.svg"):
+    for name in ("data.csv", "data.json", "chart.svg", "chart.png"):
         assert f'href="../embed/scalerl-comparison/{name}"' in html
+    for ext in ("csv", "json", "svg", "png"):  # downloads are named after the chart
+        assert f'download="scalerl-comparison.{ext}"' in html
     assert "&lt;iframe src=&#34;https://example.org/tn/embed/scalerl-comparison/?theme=auto" \
+        in html
+    assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
         in html
     assert "https://example.org/tn/embed/resize.js" in html
     assert html.count("<svg") == 2 and "<table>" in html
@@ -277,15 +288,17 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
 
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
-        catalog: Catalog, tmp_path: Path) -> None:
+        catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url="https://example.org/tn/")
     first, second = tmp_path / "a", tmp_path / "b"
-    chartsite.write_outputs(ctx, first)
-    chartsite.write_outputs(ctx, second)
+    for out in (first, second):  # each with its own image cache: images are rendered twice
+        monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(out.with_name(out.name + "-cache")))
+        chartsite.write_outputs(ctx, out)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid in charts.chart_ids(catalog)
-                for name in ("index.html", "data.csv", "data.json", "chart.svg")}
-    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY}
+                for name in ("index.html", *chartsite.DATA_FILES)}
+    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
+                                     chartsite.SITE_CARD}
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \

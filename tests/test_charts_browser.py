@@ -90,6 +90,10 @@ class Session:
         self.context.add_init_script(
             f"localStorage.setItem('/{SUB_PATH}/.__palette', JSON.stringify({{index: 0, "
             "color: {media: '', scheme: 'default', primary: 'indigo', accent: 'indigo'}}));")
+        # The site's public URL (oEmbed links, which Material's instant navigation follows to a
+        # sitemap) is served by the local copy, as the published site would answer it.
+        self.context.route(SUB_PATH_URL + "**", lambda route: route.fulfill(
+            response=route.fetch(url=route.request.url.replace(SUB_PATH_URL, base_url))))
         self.page = self.context.new_page()
         self.base = base_url
         self.errors: list[str] = []
@@ -174,8 +178,8 @@ def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
     page.evaluate("window.__sameDocument = true")
     page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
     page.wait_for_url("**/formulas/")
-    page.wait_for_selector("article h1")
-    assert page.locator("[data-tn-chart]").count() == 0
+    page.wait_for_function("document.querySelector('article h1') && "
+                           "!document.querySelector('[data-tn-chart]')", timeout=TIMEOUT_MS)
     page.go_back()
     page.wait_for_url("**/algorithms/")
     page.locator(CHART).scroll_into_view_if_needed()
@@ -224,7 +228,13 @@ def _host_page(folder: Path, snippet: str, site_url: str, base_url: str) -> None
 def wait_heights_match(page, child, unlike: float | None = None) -> float:
     """Wait until the iframe is as tall as the embed page's content (and, if given, no longer
     ``unlike`` tall); return that height."""
-    inner = "Math.ceil(document.body.getBoundingClientRect().height)"
+    # The embed page fills its frame; its natural height is where the credit line ends with the
+    # chart box at its own aspect ratio (the box shrinks when the frame is too short).
+    inner = ("(() => { const f = document.querySelector('.tn-chart__frame');"
+             " const b = f.getBoundingClientRect();"
+             " const r = getComputedStyle(f).aspectRatio.split('/').map(parseFloat);"
+             " return Math.ceil(document.querySelector('.tn-embed__credit')"
+             ".getBoundingClientRect().bottom + 10 + b.width * r[1] / r[0] - b.height); })()")
     outer = "document.querySelector('iframe').getBoundingClientRect().height"
     for _ in range(100):
         height, content = page.evaluate(outer), child.evaluate(inner)
@@ -240,7 +250,7 @@ def test_embed_in_an_iframe_on_another_origin_sizes_itself(
     page_html = (built_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
     snippet = page_html.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
     snippet = html.unescape(snippet.split("</textarea>", 1)[0])
-    assert snippet.startswith(f'<iframe src="{SUB_PATH_URL}embed/{charts.COMPARISON_ID}/')
+    assert f'<iframe src="{SUB_PATH_URL}embed/{charts.COMPARISON_ID}/' in snippet
     _host_page(tmp_path, snippet.replace("?theme=auto", "?theme=dark"), SUB_PATH_URL, base_url)
     host = _serve(tmp_path)
     context = browser.new_context(viewport={"width": 1000, "height": 900})

@@ -13,7 +13,12 @@
  * - Every number, label and colour comes from the spec: this file only applies it. Charts are
  *   re-themed when the palette attribute (data-md-color-scheme) changes, resized with their box
  *   (window, content tabs) and purged when Material's instant navigation replaces the page.
- * - On an embed page it posts the page height to the parent frame (see embed/resize.js).
+ * - Below spec.narrow.width_px (phones) the chart takes the spec's narrow overrides.
+ * - Activated from its button, the chart takes the keyboard focus (it has role="img" and a
+ *   label), so focus does not fall to <body> when the button goes.
+ * - "Add a curve" (comparison chart) fetches the chosen curve's traces, written at build
+ *   under embed/scalerl-comparison/series/, and adds them: no curve is computed here.
+ * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js).
  */
 (function () {
   "use strict";
@@ -67,19 +72,50 @@
     return copy;
   }
 
-  function render(box) {
-    if (box.tnState) return;
+  /* The spec's values at the keys the narrow overrides change (to undo them when wider). */
+  function valuesAt(layout, keys) {
+    var out = {};
+    keys.forEach(function (path) {
+      var node = layout;
+      path.split(".").forEach(function (key) { node = node == null ? undefined : node[key]; });
+      out[path] = node === undefined ? null : node;
+    });
+    return out;
+  }
+
+  function isNarrow(chart) {
+    return chart.gd.offsetWidth > 0 && chart.gd.offsetWidth < chart.spec.narrow.width_px;
+  }
+
+  function fitWidth(chart) {
+    var narrow = isNarrow(chart);
+    if (narrow === chart.narrow) return;
+    chart.narrow = narrow;
+    window.Plotly.relayout(chart.gd, narrow ? chart.spec.narrow.layout : chart.wide);
+  }
+
+  function render(box, focus) {
+    if (box.tnState) {
+      if (focus && box.tnState === "ready") box.querySelector(".tn-chart__plot").focus();
+      return box.tnReady;
+    }
     box.tnState = "loading";
     var spec = JSON.parse(box.querySelector("template.tn-chart__spec").content.textContent);
     var gd = box.querySelector(".tn-chart__plot");
-    loadPlotly().then(function (Plotly) {
+    box.tnReady = loadPlotly().then(function (Plotly) {
       if (!box.isConnected) return null;
       var theme = themeName();
       var layout = themed(spec.layout, spec.themes[theme]);
+      var narrow = gd.offsetWidth > 0 && gd.offsetWidth < spec.narrow.width_px;
+      if (narrow) layout = themed(layout, spec.narrow.layout);
       return Plotly.newPlot(gd, spec.data, layout, spec.config).then(function () {
-        var chart = { box: box, gd: gd, spec: spec, theme: theme, resizer: null };
+        var chart = { box: box, gd: gd, spec: spec, theme: theme, resizer: null,
+          narrow: narrow, wide: valuesAt(spec.layout, Object.keys(spec.narrow.layout)) };
         chart.resizer = new ResizeObserver(function () {
-          if (gd.offsetWidth > 0 && gd.isConnected) Plotly.Plots.resize(gd);
+          if (gd.offsetWidth > 0 && gd.isConnected) {
+            fitWidth(chart);
+            Plotly.Plots.resize(gd);
+          }
         });
         chart.resizer.observe(gd);
         live.push(chart);
@@ -87,14 +123,18 @@
         box.tnState = "ready";
         box.classList.add("tn-chart--ready");
         showAll(box, ".tn-chart__needs-plot", true);
+        if (focus) gd.focus();
         observeVisible();
         box.dispatchEvent(new CustomEvent("tn-chart:ready", { bubbles: true }));
+        return chart;
       });
     }).catch(function (error) {
       box.tnState = "failed";
       box.classList.add("tn-chart--failed");
       console.warn("tinker-nomics chart " + box.getAttribute("data-tn-chart") + ": " + error);
+      return null;
     });
+    return box.tnReady;
   }
 
   function showAll(box, selector, shown) {
@@ -124,18 +164,56 @@
     });
   }
 
-  function copySnippet(button) {
-    var area = button.parentNode.querySelector(".tn-chart__snippet");
+  function copyText(button, text, area) {
+    var label = button.textContent;
     var done = function () {
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = "Copy embed code"; }, 2000);
+      button.textContent = "copied";
+      setTimeout(function () { button.textContent = label; }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(area.value).then(done, function () {});
-    } else {
+      navigator.clipboard.writeText(text).then(done, function () {});
+    } else if (area) {
       area.select();
       if (document.execCommand("copy")) done();
     }
+  }
+
+  function copySnippet(button) {
+    var area = button.parentNode.querySelector(".tn-chart__snippet");
+    copyText(button, area.value, area);
+  }
+
+  /* The snippet for another theme: the query (for the embed page's script) and, for a fixed
+     theme, the same as a fragment (its CSS reads that when scripts are off in the frame). */
+  function setSnippetTheme(select) {
+    var area = select.closest(".tn-chart__embed").querySelector(".tn-chart__snippet");
+    var theme = select.value;
+    area.value = area.value.replace(/\?theme=\w+(#theme=\w+)?/,
+      "?theme=" + theme + (theme === "auto" ? "" : "#theme=" + theme));
+  }
+
+  function addCurve(box, button) {
+    var select = box.querySelector(".tn-chart__select");
+    var status = box.querySelector(".tn-chart__status-text");
+    var option = select.options[select.selectedIndex];
+    if (!option || !option.value) return;
+    var url = new URL(box.getAttribute("data-tn-series") + option.value + ".json",
+      location.href).href;
+    button.disabled = true;
+    Promise.all([render(box), fetch(url).then(function (r) {
+      if (!r.ok) throw new Error(r.status + " " + url);
+      return r.json();
+    })]).then(function (done) {
+      var chart = done[0];
+      if (!chart) throw new Error("chart not drawn");
+      return window.Plotly.addTraces(chart.gd, done[1]).then(function () {
+        option.disabled = true;
+        select.selectedIndex = 0;
+        status.textContent = "Added " + option.textContent + ".";
+      });
+    }).catch(function (error) {
+      status.textContent = "Could not add the curve (" + error.message + ").";
+    }).then(function () { button.disabled = false; });
   }
 
   /* Snippets carry absolute URLs when the site knows its URL; otherwise resolve them here. */
@@ -152,13 +230,21 @@
       var target = event.target.closest("button");
       if (!target) return;
       if (target.hasAttribute("data-tn-activate")) {
-        render(box);
+        render(box, true);
       } else if (target.hasAttribute("data-tn-image")) {
         downloadImage(box, target.getAttribute("data-tn-image"));
       } else if (target.hasAttribute("data-tn-copy")) {
         copySnippet(target);
+      } else if (target.hasAttribute("data-tn-copy-link")) {
+        copyText(target, new URL(target.getAttribute("data-tn-copy-link"), location.href).href);
+      } else if (target.hasAttribute("data-tn-add")) {
+        addCurve(box, target);
       }
     });
+    var themeSelect = box.querySelector(".tn-chart__theme");
+    if (themeSelect) {
+      themeSelect.addEventListener("change", function () { setSnippetTheme(themeSelect); });
+    }
     var area = box.querySelector(".tn-chart__snippet");
     if (area) absolutize(area);
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
@@ -209,12 +295,28 @@
     }
   }
 
+  /* The embed page fills its frame (charts.css): its natural height is where the credit line
+     ends with the chart box at its own aspect ratio instead of the size it was given. */
+  function naturalHeight() {
+    var main = document.querySelector(".tn-embed__main");
+    var frame = document.querySelector(".tn-embed .tn-chart__frame");
+    var last = main && main.lastElementChild;
+    if (!main || !frame || !last) return document.body.getBoundingClientRect().height;
+    var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
+    var box = frame.getBoundingClientRect();
+    var own = ratio.length === 2 && ratio[0] > 0 ? box.width * ratio[1] / ratio[0] : box.height;
+    var padding = parseFloat(getComputedStyle(main).paddingBottom) || 0;
+    var lastBottom = last.getBoundingClientRect().bottom +
+      (parseFloat(getComputedStyle(last).marginBottom) || 0);
+    return lastBottom + padding + own - box.height + window.scrollY;
+  }
+
   /* Embed pages tell the host page their height (embed/resize.js applies it). */
   function reportHeight() {
     if (window.parent === window) return;
     var last = -1;
     var post = function () {
-      var height = Math.ceil(document.body.getBoundingClientRect().height);
+      var height = Math.ceil(naturalHeight());
       if (height === last) return;
       last = height;
       window.parent.postMessage({ type: "tinkernomics:height", height: height }, "*");

@@ -16,11 +16,11 @@ import json
 import sys
 from pathlib import Path
 
-from tinkernomics.site.charts import spec as charts
-
-from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.problems import CatalogError
+from tinkernomics.site.charts import data as chartdata
+from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import spec as charts
 
 FORMATS = ("html", "json", "csv")
 HELP = """Export one chart, built from the validated catalog exactly as on the site.
@@ -52,9 +52,9 @@ def export_text(chart: charts.Chart, fmt: str, *, project: Path, site_url: str =
                 plotly_src: str = "") -> str:
     """The chart in one format, as text."""
     if fmt == "csv":
-        return charts.to_csv(chart)
+        return chartdata.to_csv(chart, site_url)
     if fmt == "json":
-        return json.dumps(charts.to_json(chart, site_url), ensure_ascii=False, indent=2,
+        return json.dumps(chartdata.to_json(chart, site_url), ensure_ascii=False, indent=2,
                           allow_nan=False) + "\n"
     if fmt != "html":
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")

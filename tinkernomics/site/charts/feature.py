@@ -6,15 +6,19 @@ downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
-``write_outputs`` writes, per chart id, ``embed/<id>/index.html`` (no site chrome, theme from
-``?theme=``), ``data.csv``, ``data.json`` and ``chart.svg``; plus ``embed/resize.js`` for host
-pages and ``assets/vendor/plotly.min.js`` copied from the installed plotly package (the copy
-plotly.py's typed-array output is written for; never a CDN).
+``write_outputs`` writes, per chart id, ``embed/<id>/index.html`` (no site chrome; theme from
+``?theme=`` or, without a script, from the iframe's ``color-scheme``), ``data.csv``,
+``data.json``, ``chart.svg``, ``chart.png``, ``card.png`` (link previews) and ``oembed.json``;
+``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
+comparison; the site's own preview card; ``embed/resize.js`` for host pages and
+``assets/vendor/plotly.min.js`` copied from the installed plotly package (the copy plotly.py's
+typed-array output is written for; never a CDN).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from functools import cache
@@ -25,24 +29,36 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from tinkernomics.site.charts import spec as charts
-
-from tinkernomics.site.charts import svg as chartsvg
-
-from tinkernomics.derived import derive
-
-from tinkernomics.site.pages import macros as pages
 from tinkernomics.catalog import models as m
+from tinkernomics.derived import derive
+from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import data as chartdata
+from tinkernomics.site.charts import embed, images, plotlyspec
+from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.charts import svg as chartsvg
+from tinkernomics.site.pages import macros as pages
 from tinkernomics.site.pages.views import Links
 
-EMBED_DIR = "embed"
+EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
 LOADER_JS = "assets/javascripts/charts.js"
 CHART_CSS = "assets/stylesheets/charts.css"
-EMBED_HEIGHT_PX = 760
-"""Initial iframe height in the snippet, before resize.js sets the real one."""
-DATA_FILES = ("data.csv", "data.json", "chart.svg")
+DATA_FILES = ("data.csv", "data.json", "chart.svg", "chart.png", "card.png", "oembed.json",
+              "sitemap.xml")
+EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
+"""Material's instant navigation treats every ``<link rel="alternate">`` as another language of
+the site and fetches ``sitemap.xml`` beside its URL; for the oEmbed link that is this folder.
+An empty sitemap answers it (no 404 on every chart page; no link is rerouted)."""
+SERIES_DIR = "series"
+"""Under the comparison's embed folder: one JSON of Plotly traces per curve not drawn by default."""
+SITE_CARD = "assets/images/site-card.png"
+"""Link-preview image of pages without a chart."""
+SITE_TAGLINE = "The economics of RL post-training for LLMs"
+IMAGE_CACHE_ENV = "TINKERNOMICS_IMAGE_CACHE"
+IMAGE_CACHE_DIR = ".cache/images"
+"""Rendered PNGs by content hash, under the project root (or ``$TINKERNOMICS_IMAGE_CACHE``)."""
 
 
 # --------------------------------------------------------------------------- rendering helpers
@@ -85,22 +101,10 @@ def root_from(here: str) -> str:
     return "../" * depth or "./"
 
 
-def embed_url(site_url: str, root: str, chart_id: str) -> str:
-    """Where a chart's embed page lives: absolute when site_url is known."""
-    return f"{_site_base(site_url) or root}{EMBED_DIR}/{chart_id}/"
-
-
-def embed_snippet(chart: charts.Chart, site_url: str, root: str) -> str:
-    """The iframe + resize-script code a blogger pastes (URLs absolute when site_url is set;
-    charts.js makes relative ones absolute in the reader's browser otherwise)."""
-    base = _site_base(site_url) or root
-    title = f"{chart.title} (tinker-nomics)"
-    return (
-        f'<iframe src="{base}{EMBED_DIR}/{chart.id}/?theme=auto" title="{title}" '
-        f'loading="lazy" style="width:100%;max-width:960px;height:{EMBED_HEIGHT_PX}px;border:0">'
-        f"</iframe>\n"
-        f'<script src="{base}{EMBED_DIR}/resize.js" async></script>'
-    )
+def embed_snippet(chart: charts.Chart, site_url: str, root: str, theme: str = "auto") -> str:
+    """The iframe code a blogger pastes (URLs absolute when site_url is set; charts.js makes
+    relative ones absolute in the reader's browser otherwise)."""
+    return embed.embed_snippet(chart, _site_base(site_url) or root, theme)
 
 
 # --------------------------------------------------------------------------- view model
@@ -153,21 +157,28 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     data_base = "" if mode == EMBED else f"{root}{EMBED_DIR}/{chart.id}/"
     note = chart.unverified_note
     base = _site_base(site_url)
+    page_url = "" if mode == EXPORT and not base else f"{base or root}{chart.page}"
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow")),
         "frame_style": frame_style(chart),
-        "spec_json": Markup(inert_json(charts.plotly_figure(chart))),
+        "spec_json": Markup(inert_json(plotlyspec.plotly_figure(chart))),
         "data_links": mode != EXPORT,
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
-        "svg_url": f"{data_base}chart.svg",
-        "page_url": "" if mode == EXPORT and not base else f"{base or root}{chart.page}",
+        "svg_url": f"{data_base}chart.svg", "png_url": f"{data_base}chart.png",
+        "series_url": f"{data_base}{SERIES_DIR}/",
+        "file_stem": chart.id,
+        "page_url": page_url,
+        "share_url": f"{page_url}#chart-{chart.id}" if page_url else "",
+        "link_target": "_top" if mode == EMBED else "",
         "canonical": f"{base}{EMBED_DIR}/{chart.id}/" if base else "",
+        "oembed_url": f"{base}{EMBED_DIR}/{chart.id}/oembed.json" if base else "",
         "show_embed": mode == PAGE,
-        "show_params": params,
+        "show_params": params and mode != EMBED,
         "snippet": embed_snippet(chart, site_url, root),
+        "others": chart.others if mode == PAGE else (),
         "rows": [_param_row(s, chart.factor) for s in chart.series],
         "factor_text": chart.factor_text,
         "sources": chart.sources,
@@ -179,21 +190,6 @@ def render_figure(chart: charts.Chart, *, root: str, site_url: str, mode: str = 
                   params: bool = True) -> str:
     ctx = figure_context(chart, root=root, site_url=site_url, mode=mode, params=params)
     return _env().get_template("figure.html").render(c=ctx).strip()
-
-
-EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
-SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
-
-
-def embed_theme_css() -> str:
-    """Page colours of the embed page for each theme, from the chart themes (one source)."""
-    rules = []
-    for theme, values in charts.THEMES.items():
-        sel = f"html[data-md-color-scheme={SCHEME_OF_THEME[theme]}]"
-        rules.append(f"{sel} body{{background:{values['paper_bgcolor']};"
-                     f"color:{values['font.color']}}}"
-                     f"{sel} a,{sel} .tn-chart__button{{color:{EMBED_LINK_COLORS[theme]}}}")
-    return "".join(rules)
 
 
 @dataclass(frozen=True)
@@ -216,11 +212,12 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
     page = {
         "root": assets.root, "figure": Markup(figure),
         "theme_script": Markup(_template_text("embed-theme.js").strip()),
-        "theme_css": Markup(embed_theme_css()),
+        "theme_css": Markup(embed.embed_theme_css()),
         "inline_css": Markup(assets.inline_css),
         "inline_js": Markup(_script_safe(assets.inline_js)),
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
         "plotly_src": assets.plotly_src,
+        "fill": mode == EMBED,
     }
     return _env().get_template("embed.html").render(c=ctx, page=page)
 
@@ -241,7 +238,8 @@ def _charts(ctx: SiteContext) -> dict[str, charts.Chart]:
     """Every chart of the catalog, built once per site build (cached on the context)."""
     built = ctx.extra.get("charts")
     if built is None:
-        built = {cid: charts.build_chart(ctx.catalog, cid, ctx.factor)
+        date = _chart_date(ctx)
+        built = {cid: charts.build_chart(ctx.catalog, cid, ctx.factor, date)
                  for cid in charts.chart_ids(ctx.catalog)}
         ctx.extra["charts"] = built
     return built
@@ -281,31 +279,78 @@ def macros(ctx: SiteContext) -> dict[str, Any]:
     return {"chart": chart, "algorithm_chart": algorithm_chart}
 
 
-def write_chart_files(chart: charts.Chart, folder: Path, site_url: str) -> list[Path]:
-    """The embed page and the data/image downloads of one chart."""
+def _chart_date(ctx: SiteContext) -> str:
+    return data_last_changed(ctx.catalog.root).date().isoformat()
+
+
+def image_cache(ctx: SiteContext) -> images.ImageCache:
+    folder = os.environ.get(IMAGE_CACHE_ENV) or ctx.root / IMAGE_CACHE_DIR
+    return images.ImageCache(Path(folder))
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
+                      cache: images.ImageCache | None = None) -> list[Path]:
+    """The embed page, data and image downloads, preview card and oEmbed of one chart."""
+    cache = cache or images.ImageCache()
     folder.mkdir(parents=True, exist_ok=True)
-    files = {
+    png = images.chart_png(chart, site_url, cache)
+    files: dict[str, str | bytes] = {
         "index.html": render_embed_page(chart, site_url),
-        "data.csv": charts.to_csv(chart),
-        "data.json": json.dumps(charts.to_json(chart, site_url), ensure_ascii=False, indent=2,
-                                allow_nan=False) + "\n",
-        "chart.svg": chartsvg.standalone_svg(chart) + "\n",
+        "data.csv": chartdata.to_csv(chart, site_url),
+        "data.json": _json_text(chartdata.to_json(chart, site_url)),
+        "chart.svg": chartsvg.standalone_svg(chart, site_url) + "\n",
+        "chart.png": png,
+        "card.png": images.card_png(chart, site_url, cache),
+        "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url),
+                                               images.png_size(png))),
+        "sitemap.xml": EMPTY_SITEMAP,
     }
     written = []
-    for name, text in files.items():
+    for name, content in files.items():
         path = folder / name
-        path.write_text(text, encoding="utf-8", newline="\n")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="\n")
         written.append(path)
     return written
 
 
+def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> None:
+    """Traces of each fitted curve the comparison leaves out, on its axis, for "add a curve"."""
+    if not chart.others:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    for algorithm_id, _name in chart.others:
+        series = charts.series_for(ctx.catalog, algorithm_id, chart.x_low, chart.x_high,
+                                   chart.factor)
+        traces = plotlyspec.series_traces(series, chart)
+        (folder / f"{algorithm_id}.json").write_text(
+            json.dumps(traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False),
+            encoding="utf-8")
+
+
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """Embeds, downloads, the host resize script and the self-hosted plotly.js."""
+    """Embeds, downloads, images, the host resize script and the self-hosted plotly.js."""
     vendor = site_dir / VENDOR_PLOTLY
     vendor.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js_path(), vendor)
     embed_root = site_dir / EMBED_DIR
     embed_root.mkdir(parents=True, exist_ok=True)
     (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
-    for chart_id, chart in _charts(ctx).items():
-        write_chart_files(chart, embed_root / chart_id, ctx.site_url)
+    cache = image_cache(ctx)
+    built = _charts(ctx)
+    cache.prefill([job for chart in built.values() for job in images.jobs(chart, ctx.site_url)])
+    for chart_id, chart in built.items():
+        write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache)
+    if charts.COMPARISON_ID in built:
+        comparison = built[charts.COMPARISON_ID]
+        write_series_files(ctx, comparison, embed_root / charts.COMPARISON_ID / SERIES_DIR)
+        card = site_dir / SITE_CARD
+        card.parent.mkdir(parents=True, exist_ok=True)
+        card.write_bytes(cache.png(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
+                                   images.CARD_WIDTH_PX))

@@ -1,29 +1,25 @@
-"""ScaleRL convergence charts (pipeline step 6, derived view models -> chart specs and data).
+"""ScaleRL convergence charts: the view model (pipeline step 6, derived numbers -> one ``Chart``).
 
 A chart is built from the validated catalog only: every curve point comes from
 ``derive.scalerl_reward`` on the algorithm's fit, every H100-equivalent figure from
-``derive.h100_equivalent_hours`` with the sourced GB200->H100 factor. This module turns that view
-model into the three things a chart is shipped as: a Plotly figure spec (data, layout, config,
-and the light/dark theme overrides the browser applies), a flat table (CSV) and a JSON document
-with its sources and licence. The static SVG lives in ``chartsvg``; pages and embeds in
-``chartsite``.
+``derive.h100_equivalent_hours`` with the sourced GB200->H100 factor. Every output of a chart is
+drawn from this view model: the Plotly spec (``plotlyspec``), CSV and JSON (``data``), the static
+SVG (``svg``), PNG images (``images``), pages and embeds (``feature``).
 
-Chart ids are stable public names (they appear in embed URLs): ``scalerl-comparison`` for all
-algorithms with a fit, ``scalerl-<algorithm id>`` for one.
+Chart ids are stable public names (they appear in embed URLs): ``scalerl-comparison`` for the
+algorithms with a fit, ``scalerl-<algorithm id>`` for one. The comparison draws a readable
+*featured* set (``featured_ids``); the other fitted curves are offered on request.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
-from typing import Any
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
+from tinkernomics.derived import derive
 
 COMPARISON_ID = "scalerl-comparison"
 ALGORITHM_PREFIX = "scalerl-"
@@ -33,6 +29,7 @@ SPAN_FACTOR = 30.0
 """The compute axis runs from the smallest C_mid / 30 to the largest C_mid * 30 (before rounding
 to a 1-2-5 value): with B near 2 the curves are flat at R0 and at A beyond that."""
 NICE_STEPS = (1.0, 2.0, 5.0, 10.0)
+FORMULA = "R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"
 LICENCE = "CC BY 4.0"
 LICENCE_URL = "https://creativecommons.org/licenses/by/4.0/"
 PUBLISHER = "tinker-nomics"
@@ -41,10 +38,14 @@ X_TITLE = "GB200-hours (log scale)"
 X2_TITLE = "H100-equivalent hours"
 Y_TITLE = "Pass rate (reward)"
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8C6D1F",
+PALETTE = ("#0072B2", "#BF7500", "#009E73", "#CC79A7", "#D55E00", "#1F8FD0", "#8C6D1F",
            "#7F7F7F")
-"""Okabe-Ito colours (colour-blind safe), readable on the light and the dark background.
-An algorithm keeps its colour on every chart: the index of its id among the fitted ones."""
+"""Okabe-Ito hues (colour-blind safe), orange and sky blue darkened so that every colour has a
+contrast of at least 3:1 (WCAG 1.4.11, graphics) on the light (#ffffff) and the dark (#1e2029)
+background; tests check it. An algorithm keeps its colour on every chart: the index of its id
+among the fitted ones."""
+FEATURED_MAX = 6
+"""Curves the comparison chart draws by default; more are added by the reader on request."""
 
 THEMES: dict[str, dict[str, str]] = {
     "light": {
@@ -151,6 +152,10 @@ class Chart:
     y_high: float
     factor: derive.Factor
     sources: tuple[SourceRef, ...]
+    others: tuple[tuple[str, str], ...] = ()
+    """(algorithm id, name) of fitted curves not drawn by default (comparison only)."""
+    date: str = ""
+    """ISO date the data last changed (printed on images; "" when unknown)."""
 
     @property
     def x_low_h100(self) -> float:
@@ -196,29 +201,60 @@ def algorithm_chart_id(algorithm_id: str) -> str:
     return f"{ALGORITHM_PREFIX}{algorithm_id}"
 
 
-def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = None) -> Chart:
-    """The chart with this id; ``UnknownChartError`` (listing the valid ids) otherwise."""
+def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = None,
+                date: str = "") -> Chart:
+    """The chart with this id; ``UnknownChartError`` (listing the valid ids) otherwise.
+    ``date`` (ISO) is when the data last changed, printed on images."""
     fitted = fitted_algorithms(catalog)
     known = chart_ids(catalog)
     if chart_id not in known:
         raise UnknownChartError(chart_id, known)
     factor = factor or derive.conversion_factor(catalog)
-    colors = {aid: PALETTE[i % len(PALETTE)] for i, aid in enumerate(fitted)}
+    others: tuple[tuple[str, str], ...] = ()
     if chart_id == COMPARISON_ID:
-        chosen = list(fitted.values())
+        featured = featured_ids(catalog)
+        chosen = [fitted[aid] for aid in featured]
+        others = tuple((aid, a.name) for aid, a in fitted.items() if aid not in featured)
         title = "ScaleRL convergence fits by algorithm"
         page = "algorithms/"
+        # The axis spans every fitted curve, so a curve added on request fits on it.
+        low, high = compute_range([derive.sigmoid_params(_fit(a)).C_mid for a in fitted.values()])
     else:
         chosen = [fitted[chart_id.removeprefix(ALGORITHM_PREFIX)]]
         title = f"ScaleRL convergence fit: {chosen[0].name}"
         page = f"algorithms/{chosen[0].id}/"
-    low, high = compute_range([derive.sigmoid_params(_fit(a)).C_mid for a in chosen])
-    series = tuple(_series(a, colors[a.id], low, high, factor) for a in chosen)
+        low, high = compute_range([derive.sigmoid_params(_fit(chosen[0])).C_mid])
+    series = tuple(series_for(catalog, a.id, low, high, factor) for a in chosen)
+    sources = _sources(catalog, series, factor)
     return Chart(
-        id=chart_id, title=title, description=_description(series), page=page, series=series,
-        x_low=low, x_high=high, y_high=reward_axis_top(series), factor=factor,
-        sources=_sources(catalog, series, factor),
+        id=chart_id, title=title, description=_description(series, len(others)), page=page,
+        series=series, x_low=low, x_high=high, y_high=reward_axis_top(series), factor=factor,
+        sources=sources, others=others, date=date,
     )
+
+
+def featured_ids(catalog: Catalog) -> list[str]:
+    """The comparison chart's default curves: up to ``FEATURED_MAX`` fitted algorithms, the best
+    confirmed fits first (reported, then derived, then unverified), then by id. With the real
+    catalog (fewer fits than that) every fit is featured."""
+    rank = {Status.reported: 0, Status.derived: 1, Status.unverified: 2}
+    fitted = fitted_algorithms(catalog)
+    ordered = sorted(fitted, key=lambda aid: (rank[_status(_fit(fitted[aid]))], aid))
+    chosen = set(ordered[:FEATURED_MAX])
+    return [aid for aid in fitted if aid in chosen]
+
+
+def color_of(catalog: Catalog, algorithm_id: str) -> str:
+    """An algorithm's colour on every chart: its index among the fitted ones."""
+    index = list(fitted_algorithms(catalog)).index(algorithm_id)
+    return PALETTE[index % len(PALETTE)]
+
+
+def series_for(catalog: Catalog, algorithm_id: str, low: float, high: float,
+               factor: derive.Factor) -> Series:
+    """One fitted algorithm's curve on the axis [low, high] (GB200-hours)."""
+    algorithm = catalog.algorithms[algorithm_id]
+    return _series(algorithm, color_of(catalog, algorithm_id), low, high, factor)
 
 
 def _fit(algorithm: m.Algorithm) -> m.ScaleRLFit:
@@ -274,8 +310,10 @@ def reward_axis_top(series: tuple[Series, ...]) -> float:
     return min(1.0, math.ceil(top * 10 - 1e-9) / 10)
 
 
-def _description(series: tuple[Series, ...]) -> str:
+def _description(series: tuple[Series, ...], others: int = 0) -> str:
     names = ", ".join(s.name for s in series)
+    if others:
+        names += f" (and {others} more fitted algorithm{'s' if others > 1 else ''} on request)"
     marks = ("Diamonds mark C_mid, the compute at half the gain; dashed lines the asymptote A."
              if len(series) > 1 else
              "The diamond marks C_mid, the compute at half the gain; the dashed line the "
@@ -296,85 +334,6 @@ def _sources(catalog: Catalog, series: tuple[Series, ...],
     return tuple(out)
 
 
-# --------------------------------------------------------------------------- plotly spec
-
-
-def _hover_compute() -> str:
-    return "%{x:,.0f} GB200-h<br>≈ %{customdata:,.0f} H100-eq h"
-
-
-def _status_line(s: Series) -> str:
-    if s.unverified:
-        return "<br><i>Parameters unverified (see Data quality)</i>"
-    return ""
-
-
-def _curve_trace(s: Series) -> dict[str, Any]:
-    return {
-        "type": "scatter", "mode": "lines", "name": s.label, "legendgroup": s.algorithm_id,
-        "x": [_num(c) for c, _ in s.points], "y": [_num(r) for _, r in s.points],
-        "customdata": [_num(h) for h in s.h100_hours],
-        "line": {"color": s.color, "width": 2.5},
-        "hovertemplate": (f"<b>{s.name}</b><br>{_hover_compute()}<br>reward %{{y:.1%}}"
-                          f"{_status_line(s)}<extra></extra>"),
-    }
-
-
-def _cmid_trace(s: Series, factor: derive.Factor) -> dict[str, Any]:
-    p = s.params
-    return {
-        "type": "scatter", "mode": "markers", "name": f"{s.name} C_mid",
-        "legendgroup": s.algorithm_id, "showlegend": False,
-        "x": [p.C_mid], "y": [_num(s.midpoint_reward)],
-        "customdata": [_num(derive.h100_equivalent_hours(p.C_mid, factor))],
-        "marker": {"symbol": "diamond", "size": 11, "color": s.color,
-                   "line": {"width": 1, "color": "#ffffff"}},
-        "hovertemplate": (f"<b>{s.name}: C_mid</b> (half the gain)<br>{_hover_compute()}"
-                          f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
-    }
-
-
-def _asymptote_trace(s: Series, low: float, high: float) -> dict[str, Any]:
-    a = _num(s.params.A)
-    return {
-        "type": "scatter", "mode": "lines", "name": f"{s.name} asymptote A",
-        "legendgroup": s.algorithm_id, "showlegend": False,
-        "x": [low, high], "y": [a, a],
-        "line": {"color": s.color, "width": 1.2, "dash": "dash"},
-        "hovertemplate": (f"<b>{s.name}: asymptote A</b><br>reward ceiling %{{y:.1%}}"
-                          f"{_status_line(s)}<extra></extra>"),
-    }
-
-
-def _h100_axis_trace(chart: Chart) -> dict[str, Any]:
-    """An invisible trace that makes Plotly draw the H100-equivalent axis on top."""
-    return {
-        "type": "scatter", "mode": "markers", "name": "H100-equivalent axis", "xaxis": "x2",
-        "x": [chart.x_low_h100, chart.x_high_h100], "y": [None, None],
-        "showlegend": False, "hoverinfo": "skip", "marker": {"opacity": 0},
-    }
-
-
-def _annotations(chart: Chart) -> list[dict[str, Any]]:
-    """Text labels for C_mid and A; only on single-algorithm charts (they collide otherwise)."""
-    if len(chart.series) != 1:
-        return []
-    s = chart.series[0]
-    p = s.params
-    return [
-        {"x": math.log10(chart.x_high), "y": p.A, "xref": "x", "yref": "y", "xanchor": "right",
-         "yanchor": "bottom", "showarrow": False,
-         "text": f"asymptote A = {derive.format_number(p.A * 100)}%"},
-        {"x": math.log10(p.C_mid), "y": s.midpoint_reward, "xref": "x", "yref": "y",
-         "xanchor": "left", "yanchor": "top", "showarrow": False, "xshift": 8,
-         "text": f"C_mid = {derive.format_number(p.C_mid)} GB200-h"},
-    ]
-
-
-def _log_range(low: float, high: float) -> list[float]:
-    return [round(math.log10(low), 9), round(math.log10(high), 9)]
-
-
 def decade_ticks(low: float, high: float) -> list[float]:
     """Powers of ten within [low, high]: the labelled ticks of a log axis."""
     first = math.ceil(math.log10(low) - 1e-9)
@@ -390,64 +349,6 @@ def short_number(value: float) -> str:
     return derive.format_number(value)
 
 
-def _log_axis(low: float, high: float, title: str) -> dict[str, Any]:
-    ticks = decade_ticks(low, high)
-    return {
-        "type": "log", "fixedrange": True, "showline": True, "ticks": "outside",
-        "automargin": True, "range": _log_range(low, high), "tickvals": ticks,
-        "ticktext": [short_number(t) for t in ticks], "title": {"text": title, "standoff": 6},
-    }
-
-
-def plotly_figure(chart: Chart) -> dict[str, Any]:
-    """The Plotly figure (data, layout, config) plus theme overrides and image-export extras."""
-    data: list[dict[str, Any]] = []
-    for s in chart.series:
-        data += [_curve_trace(s), _asymptote_trace(s, chart.x_low, chart.x_high),
-                 _cmid_trace(s, chart.factor)]
-    data.append(_h100_axis_trace(chart))
-    layout = {
-        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-                 "size": 13},
-        "margin": {"l": 56, "r": 16, "t": 40, "b": 40},
-        "hovermode": "closest",
-        "dragmode": False,
-        "showlegend": True,
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
-                   "yref": "container", "title": {"text": ""}},
-        "xaxis": _log_axis(chart.x_low, chart.x_high, X_TITLE),
-        "xaxis2": {**_log_axis(chart.x_low_h100, chart.x_high_h100,
-                               f"{X2_TITLE} (× {chart.factor.text[:-1]})"),
-                   "overlaying": "x", "side": "top", "showgrid": False},
-        "yaxis": {"fixedrange": True, "showline": True, "ticks": "outside", "automargin": True,
-                  "title": {"text": Y_TITLE}, "tickformat": ".0%",
-                  "range": [0, chart.y_high], "zeroline": False},
-        "annotations": _annotations(chart),
-    }
-    return {
-        "data": data,
-        "layout": layout,
-        "config": {"displaylogo": False, "responsive": True, "displayModeBar": False,
-                   "scrollZoom": False},
-        "themes": THEMES,
-        "image": image_extras(chart, layout),
-    }
-
-
-def image_extras(chart: Chart, layout: dict[str, Any]) -> dict[str, Any]:
-    """A downloaded PNG/SVG: the on-page layout with the title and, under it, the credit,
-    licence, conversion basis and unverified warning (the legend keeps the bottom)."""
-    image_layout = {
-        **layout,
-        "title": {"text": chart.title, "x": 0.01, "xanchor": "left", "y": 0.97,
-                  "yanchor": "top", "font": {"size": 18},
-                  "subtitle": {"text": "<br>".join(attribution_lines(chart)),
-                               "font": {"size": 11}}},
-        "margin": {**layout["margin"], "t": 150},
-    }
-    return {"width": 960, "height": 640, "filename": chart.id, "layout": image_layout}
-
-
 def attribution_lines(chart: Chart) -> list[str]:
     """Credit, licence, conversion basis and (if any) the unverified warning, one per line."""
     lines = [f"{PUBLISHER} · data {LICENCE} · {chart.factor_text}"]
@@ -460,80 +361,6 @@ def attribution(chart: Chart) -> str:
     return " ".join(attribution_lines(chart))
 
 
-# --------------------------------------------------------------------------- data outputs
-
-CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "gb200_hours", "h100_equivalent_hours",
-               "reward", "parameter_status", "sources", "licence")
-
-
-def data_rows(chart: Chart) -> list[dict[str, Any]]:
-    """One row per curve point (long format), with provenance on every row."""
-    rows = []
-    for s in chart.series:
-        for (c, r), h in zip(s.points, s.h100_hours, strict=True):
-            rows.append({
-                "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
-                "gb200_hours": _num(c), "h100_equivalent_hours": _num(h), "reward": _num(r),
-                "parameter_status": s.status.value, "sources": " ".join(s.sources),
-                "licence": LICENCE,
-            })
-    return rows
-
-
-def _num(value: float) -> float:
+def num(value: float) -> float:
     """Round for output (spec, CSV, JSON): 6 significant digits keep files small and stable."""
     return float(f"{value:.6g}")
-
-
-def to_csv(chart: Chart) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(data_rows(chart))
-    return buffer.getvalue()
-
-
-def _figure_json(figure: m.Figure | None) -> dict[str, Any] | None:
-    if figure is None:
-        return None
-    out: dict[str, Any] = {"value": figure.value, "unit": figure.unit.value,
-                           "status": figure.status.value, "source": figure.source}
-    if figure.reported_instead:
-        out["reported_instead"] = figure.reported_instead
-    return out
-
-
-def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
-    """The chart's data with its parameters, sources and licence (keys in a fixed order)."""
-    base = site_url.rstrip("/") + "/" if site_url else ""
-    return {
-        "id": chart.id,
-        "title": chart.title,
-        "description": chart.description,
-        "formula": "R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)",
-        "page": f"{base}{chart.page}" if base else chart.page,
-        "licence": {"name": LICENCE, "url": LICENCE_URL, "attribution": attribution(chart)},
-        "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
-                  "reward": "pass rate as a fraction (0-1)"},
-        "conversion": {"id": chart.factor.id, "factor": chart.factor.value,
-                       "basis": chart.factor.basis, "status": chart.factor.status.value,
-                       "sources": [chart.factor.numerator.source,
-                                   chart.factor.denominator.source]},
-        "series": [_series_json(s) for s in chart.series],
-        "sources": [{"id": r.id, "title": r.title, "authors": r.authors, "url": r.url,
-                     "status": r.status} for r in chart.sources],
-    }
-
-
-def _series_json(s: Series) -> dict[str, Any]:
-    return {
-        "algorithm_id": s.algorithm_id,
-        "algorithm": s.name,
-        "model": s.fit.model,
-        "dataset": s.fit.dataset,
-        "status": s.status.value,
-        "parameters": {"A": _figure_json(s.fit.A), "B": _figure_json(s.fit.B),
-                       "C_mid": _figure_json(s.fit.C_mid), "R0": _figure_json(s.fit.R0)},
-        "points": [{"gb200_hours": _num(c), "h100_equivalent_hours": _num(h), "reward": _num(r)}
-                   for (c, r), h in zip(s.points, s.h100_hours, strict=True)],
-    }

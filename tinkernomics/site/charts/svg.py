@@ -46,23 +46,30 @@ CHAR_WIDTH_PX = 7.4
 """Rough width of a 13 px system-ui character, for laying out the legend."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 
-_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
+SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
          "axis": "xaxis.linecolor"}
 
 
-def _css() -> str:
-    """Colour variables for both themes plus the element rules (prefix ``tn-svg``)."""
+def _css(theme: str | None = None) -> str:
+    """Element rules (prefix ``tn-svg``). Inline on a page (``theme`` None) colours are
+    variables for both themes, switched by the palette attribute; in a file (``theme`` given)
+    they are that theme's literal colours, which renderers without CSS variables (resvg,
+    image viewers) draw."""
 
-    def block(theme: str) -> str:
-        return ";".join(f"--tn-svg-{name}:{THEMES[theme][key]}" for name, key in _VARS.items())
+    def block(name: str) -> str:
+        return ";".join(f"--tn-svg-{var}:{THEMES[name][key]}" for var, key in SVG_VARS.items())
 
+    def colour(var: str) -> str:
+        return THEMES[theme][SVG_VARS[var]] if theme else f"var(--tn-svg-{var})"
+
+    switch = "" if theme else (f".tn-svg{{{block('light')}}}"
+                               f"[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}")
     return (
-        f".tn-svg{{{block('light')}}}"
-        f"[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}"
-        ".tn-svg .bg{fill:var(--tn-svg-bg)}"
-        f".tn-svg text{{fill:var(--tn-svg-fg);font-family:{FONT};font-size:13px}}"
-        ".tn-svg .grid{stroke:var(--tn-svg-grid);stroke-width:1}"
-        ".tn-svg .axis{stroke:var(--tn-svg-axis);stroke-width:1;fill:none}"
+        switch
+        + f".tn-svg .bg{{fill:{colour('bg')}}}"
+        f".tn-svg text{{fill:{colour('fg')};font-family:{FONT};font-size:13px}}"
+        f".tn-svg .grid{{stroke:{colour('grid')};stroke-width:1}}"
+        f".tn-svg .axis{{stroke:{colour('axis')};stroke-width:1;fill:none}}"
         ".tn-svg .curve{fill:none;stroke-width:2.5}"
         ".tn-svg .asym{fill:none;stroke-width:1.2;stroke-dasharray:6 4}"
     )
@@ -198,8 +205,10 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
     return _frame(chart, LAYOUTS[layout]).height
 
 
-def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None) -> str:
-    """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file)."""
+def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
+              theme: str | None = None) -> str:
+    """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
+    ``theme`` fixes the colours (files and images) instead of following the page palette."""
     f = _frame(chart, LAYOUTS[layout])
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
     body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
@@ -210,7 +219,7 @@ def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = No
         f'aria-labelledby="{ident}-t {ident}-d" preserveAspectRatio="xMidYMid meet">'
         f'<title id="{ident}-t">{escape(chart.title)}</title>'
         f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
-        f"<style>{_css()}</style>" + "".join(body) + "</svg>"
+        f"<style>{_css(theme)}</style>" + "".join(body) + "</svg>"
     )
 
 
@@ -218,12 +227,22 @@ TITLE_PX = 40
 LINE_PX = 16
 
 
-def standalone_svg(chart: Chart) -> str:
-    """The downloadable SVG file: the chart with its title above and the attribution below."""
+def credit_lines(chart: Chart, site_url: str = "") -> list[str]:
+    """Attribution, then where the chart lives and the date of its data."""
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    where = [f"{base}{chart.page}" if base else "",
+             f"data as of {chart.date}" if chart.date else ""]
+    last = " · ".join(w for w in where if w)
+    return [*attribution_lines(chart), *([last] if last else [])]
+
+
+def standalone_svg(chart: Chart, site_url: str = "") -> str:
+    """The downloadable SVG file (light theme): the chart with its title above and the
+    attribution, page URL and data date below."""
     width, height = LAYOUTS["wide"].width, svg_height(chart)
-    lines = attribution_lines(chart)
+    lines = credit_lines(chart, site_url)
     total = TITLE_PX + height + LINE_PX * len(lines) + 12
-    inner = chart_svg(chart, element_id=f"tn-file-{chart.id}").replace(
+    inner = chart_svg(chart, element_id=f"tn-file-{chart.id}", theme="light").replace(
         "<svg ", f'<svg x="0" y="{TITLE_PX}" width="{width}" height="{height}" ', 1)
     credit = "".join(
         f'<text x="16" y="{TITLE_PX + height + LINE_PX * (i + 1) - 4}" font-family="{FONT}" '

@@ -1,6 +1,8 @@
 (function () {
-  /* ?theme=light|dark|auto (default auto: the reader's system setting, followed live). */
-  var wanted = new URLSearchParams(location.search).get("theme");
+  /* ?theme=light|dark|auto (default auto: the reader's system setting, followed live); the
+     snippet repeats a fixed theme as #theme=, which the CSS reads when scripts are off. */
+  var pinned = /(?:^#|&)theme=(\w+)/.exec(location.hash);
+  var wanted = new URLSearchParams(location.search).get("theme") || (pinned && pinned[1]);
   var root = document.documentElement;
   var query = window.matchMedia("(prefers-color-scheme: dark)");
   function apply() {

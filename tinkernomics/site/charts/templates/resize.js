@@ -12,6 +12,8 @@
     for (var i = 0; i < frames.length; i++) {
       if (frames[i].contentWindow === event.source) {
         frames[i].style.height = Math.max(0, Math.ceil(data.height)) + "px";
+        /* Sized to its content: no scroll bar (older snippets lack the attribute). */
+        frames[i].setAttribute("scrolling", "no");
         return;
       }
     }

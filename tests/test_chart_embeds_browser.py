@@ -1,0 +1,202 @@
+"""Embeds as a blogger's readers get them, in headless Chromium on the built site: the snippet
+in a host page on another port whose CSP blocks every script shows the whole chart at 360, 768
+and 1200 px (nothing clipped, no blank gap over 40 px); with JavaScript off in the frame the
+dark snippet is dark; a frame sized by resize.js has no empty scroll-bar track; activating the
+chart from the keyboard keeps the focus on the chart, which has an accessible name."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest_site import SUB_PATH_URL, BuiltSite
+from test_charts_browser import CHART, TIMEOUT_MS, _Quiet, _serve, base_url  # noqa: F401
+
+from tinkernomics.site.charts import spec as charts
+
+pytestmark = [pytest.mark.build, pytest.mark.browser]
+
+MAX_GAP_PX = 40
+DARK_BG = "rgb(30, 32, 41)"  # charts.THEMES["dark"]["paper_bgcolor"] #1e2029
+LIGHT_BG = "rgb(255, 255, 255)"
+
+MEASURE = """() => {
+  const frame = document.querySelector('.tn-chart__frame').getBoundingClientRect();
+  const svg = [...document.querySelectorAll('.tn-chart__fallback svg')]
+    .find(s => s.getBoundingClientRect().width > 0);
+  const vb = svg.viewBox.baseVal;
+  const box = svg.getBoundingClientRect();
+  const scale = Math.min(box.width / vb.width, box.height / vb.height);
+  const credit = document.querySelector('.tn-embed__credit').getBoundingClientRect();
+  return {view: window.innerHeight, viewWidth: window.innerWidth,
+          drawnWidth: vb.width * scale, drawnHeight: vb.height * scale,
+          frameWidth: frame.width, frameBottom: frame.bottom, creditBottom: credit.bottom,
+          scrollHeight: document.documentElement.scrollHeight,
+          clientWidth: document.documentElement.clientWidth};
+}"""
+"""What the reader sees in the frame: the static chart's drawn size inside its box (it keeps
+its proportions) and where the last line ends."""
+
+
+SHOWN_BACKGROUND = """(() => {
+  let el = document.querySelector('.tn-embed__main');
+  while (el) {
+    const bg = getComputedStyle(el).backgroundColor;
+    if (bg !== 'rgba(0, 0, 0, 0)') return bg;
+    el = el.parentElement;
+  }
+  return null;
+})()"""
+"""The background the reader sees behind the chart: the nearest painted one."""
+
+
+class _BlockScripts(_Quiet):
+    """A host that forbids every script, like a blog platform that strips them."""
+
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", "script-src 'none'")
+        super().end_headers()
+
+
+def snippet_of(site: Path, page: str, base: str) -> str:
+    text = (site / page).read_text(encoding="utf-8")
+    snippet = text.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
+    return html.unescape(snippet.split("</textarea>", 1)[0]).replace(SUB_PATH_URL, base)
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[tuple[Path, Callable[..., str]]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def serve(body: str, *, block_scripts: bool) -> str:
+        folder = tmp_path / f"host{len(servers)}"
+        folder.mkdir()
+        (folder / "index.html").write_text(
+            "<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' "
+            "content='width=device-width'><title>post</title></head><body style='margin:0'>"
+            f"<p>Before the chart.</p>{body}<p id='after'>After the chart.</p></body></html>",
+            encoding="utf-8")
+        handler = _BlockScripts if block_scripts else _Quiet
+        server = _serve(folder, handler)
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield tmp_path, serve
+    for server in servers:
+        server.shutdown()
+
+
+
+@pytest.mark.parametrize("width", [360, 768, 1200])
+@pytest.mark.parametrize("page", ["algorithms/index.html", "algorithms/grpo/index.html"])
+def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
+        browser, base_url: str, built_site: BuiltSite, host, width: int,  # noqa: F811
+        page: str) -> None:
+    _, serve = host
+    url = serve(snippet_of(built_site.root, page, base_url), block_scripts=True)
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        tab = context.new_page()
+        blocked: list[str] = []
+        tab.on("console", lambda m: "Content Security Policy" in m.text and blocked.append(m.text))
+        tab.goto(url)
+        tab.frame_locator("iframe").locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
+        assert blocked, "the host's CSP did not block resize.js"
+        frame = tab.frames[1]
+        m = frame.evaluate(MEASURE)
+        assert m["scrollHeight"] <= m["view"] + 1  # nothing below the fold of the frame
+        assert m["creditBottom"] <= m["view"] + 1  # the last line is inside the frame
+        assert m["view"] - m["creditBottom"] <= MAX_GAP_PX  # no blank band under it
+        assert m["frameWidth"] - m["drawnWidth"] <= MAX_GAP_PX  # chart not shrunk to fit
+        assert m["drawnWidth"] >= min(width, 960) - 60
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("theme", "system", "background"), [
+    ("dark", "light", DARK_BG), ("light", "dark", LIGHT_BG), ("auto", "dark", DARK_BG),
+    ("auto", "light", LIGHT_BG)])
+def test_theme_holds_with_javascript_off_in_the_frame(
+        browser, base_url: str, built_site: BuiltSite, host, theme: str,  # noqa: F811
+        system: str, background: str) -> None:
+    _, serve = host
+    snippet = snippet_of(built_site.root, "algorithms/index.html", base_url)
+    pinned = "" if theme == "auto" else f"#theme={theme}"  # as the snippet's theme menu writes
+    snippet = snippet.replace("?theme=auto", f"?theme={theme}{pinned}")
+    url = serve(snippet, block_scripts=True)
+    context = browser.new_context(java_script_enabled=False, color_scheme=system)
+    try:
+        tab = context.new_page()
+        tab.goto(url)
+        frame = tab.frame_locator("iframe")
+        frame.locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
+        shown = tab.frames[1].evaluate(SHOWN_BACKGROUND)
+        assert shown == background
+        grid = tab.frames[1].evaluate(
+            "getComputedStyle(document.querySelector('.tn-svg .bg')).fill")
+        assert grid == background  # the static chart follows the page
+    finally:
+        context.close()
+
+
+def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # noqa: F811
+                                                   built_site: BuiltSite, host) -> None:
+    _, serve = host
+    url = serve(snippet_of(built_site.root, "algorithms/index.html", base_url),
+                block_scripts=False)
+    context = browser.new_context(viewport={"width": 900, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(url)
+        tab.frame_locator("iframe").locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
+        tab.wait_for_function("document.querySelector('iframe').getAttribute('scrolling') "
+                              "=== 'no' && document.querySelector('iframe').style.height",
+                              timeout=TIMEOUT_MS)
+        m = tab.frames[1].evaluate(MEASURE)
+        assert m["clientWidth"] == m["viewWidth"]  # no scroll bar takes a track
+        assert abs(m["view"] - m["creditBottom"] - 10) <= 2  # sized to the content
+    finally:
+        context.close()
+
+
+def test_keyboard_activation_keeps_focus_on_the_named_chart(browser, base_url: str) -> None:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + "algorithms/")
+        button = tab.locator(f"{CHART} [data-tn-activate]")
+        button.scroll_into_view_if_needed()
+        button.focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace",
+                              timeout=TIMEOUT_MS)
+        focused = tab.evaluate("[document.activeElement.className, "
+                               "document.activeElement.getAttribute('role'), "
+                               "document.activeElement.getAttribute('aria-label')]")
+        assert "tn-chart__plot" in focused[0].split() and focused[1] == "img"
+        assert focused[2].startswith("ScaleRL convergence fits by algorithm")
+    finally:
+        context.close()
+
+
+def test_phone_width_keeps_a_usable_plot_area(browser, base_url: str) -> None:  # noqa: F811
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + f"embed/{charts.COMPARISON_ID}/?theme=light")
+        tab.locator("[data-tn-activate]").click()
+        tab.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
+        gd = "document.querySelector('.tn-chart__plot')"
+        size = tab.evaluate(f"[{gd}._fullLayout._size.h, {gd}.getBoundingClientRect().height, "
+                            f"{gd}._fullLayout.font.size]")
+        assert size[0] >= 0.45 * size[1]  # the plot area keeps about half the frame or more
+        assert size[2] < 13  # the narrow overrides apply
+        top = tab.evaluate("document.querySelector('.xtitle, .x2title') && "
+                           "Math.min(...[...document.querySelectorAll('.g-x2title text')]"
+                           ".map(t => t.getBoundingClientRect().top))")
+        assert top is None or top >= 0  # the top axis title is not clipped
+    finally:
+        context.close()

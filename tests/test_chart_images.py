@@ -1,0 +1,193 @@
+"""Chart images, preview cards, oEmbed, colours and the comparison's featured selection, built
+from a small catalog (no site build): PNG sizes, deterministic rendering and its cache,
+contrast of every chart colour on both backgrounds, the embed height estimate, and the
+comparison drawing a readable featured set with the rest on request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from helpers_charts import fitted_catalog, many_fits_catalog
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.site.charts import embed, images, plotlyspec
+from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import spec as charts
+
+OEMBED_RICH_SCHEMA = {
+    "type": "object",
+    "required": ["version", "type", "html", "width", "height", "title", "provider_name",
+                 "provider_url", "thumbnail_url", "thumbnail_width", "thumbnail_height"],
+    "properties": {
+        "version": {"const": "1.0"}, "type": {"const": "rich"},
+        "html": {"type": "string", "pattern": "^<div [^>]*><iframe "},
+        "width": {"type": "integer", "minimum": 1}, "height": {"type": "integer", "minimum": 1},
+        "title": {"type": "string", "minLength": 1},
+        "provider_url": {"type": "string", "pattern": "^https?://"},
+        "thumbnail_url": {"type": "string", "pattern": "^https?://.*/chart\\.png$"},
+        "thumbnail_width": {"type": "integer"}, "thumbnail_height": {"type": "integer"},
+    },
+}
+"""oEmbed 1.0 (https://oembed.com section 2.3.4) for type ``rich``; the thumbnail trio together."""
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    return fitted_catalog(tmp_path_factory.mktemp("images"))
+
+
+@pytest.fixture(scope="module")
+def grpo(catalog: Catalog) -> charts.Chart:
+    return charts.build_chart(catalog, "scalerl-grpo", date="2026-11-30")
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours, computed here independently."""
+
+    def luminance(colour: str) -> float:
+        rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("colour", charts.PALETTE)
+def test_every_chart_colour_has_3_to_1_contrast(colour: str, theme: str) -> None:
+    assert contrast(colour, charts.THEMES[theme]["paper_bgcolor"]) >= 3.0
+
+
+def test_contrast_helper_matches_a_known_pair() -> None:
+    assert contrast("#E69F00", "#ffffff") == pytest.approx(2.25, abs=0.01)  # the old DAPO orange
+
+
+def test_chart_png_is_1200_wide_and_the_card_1200x630(grpo: charts.Chart) -> None:
+    cache = images.ImageCache()
+    png = images.chart_png(grpo, "https://example.org/tn/", cache)
+    width, height = images.png_size(png)
+    assert width == 1200 and 800 < height < 1000
+    assert images.png_size(images.card_png(grpo, "https://example.org/tn/", cache)) == (1200, 630)
+    with pytest.raises(ValueError):
+        images.png_size(b"GIF89a" + png[6:])
+
+
+def test_png_source_has_title_axes_legend_credit_licence_url_and_date(
+        grpo: charts.Chart) -> None:
+    from tinkernomics.site.charts.svg import standalone_svg
+
+    text = standalone_svg(grpo, "https://example.org/tn/")
+    for expected in (grpo.title, "GB200-hours (log scale)", "Pass rate (reward)",
+                     "GRPO (unverified)", "tinker-nomics", "CC BY 4.0",
+                     "https://example.org/tn/algorithms/grpo/", "data as of 2026-11-30"):
+        assert expected in text, expected
+    assert "var(--" not in text  # literal colours: resvg and image viewers draw them
+
+
+def test_rendering_is_deterministic_and_cached(grpo: charts.Chart, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = images.ImageCache(tmp_path)
+    first = images.card_png(grpo, "", cache)
+    assert first == images.render_png(images.card_svg(grpo), images.CARD_WIDTH_PX)
+    assert len(list(tmp_path.glob("*.png"))) == 1
+
+    def fail(*_args: object) -> bytes:
+        raise AssertionError("rendered again instead of reading the cache")
+
+    monkeypatch.setattr(images, "render_png", fail)
+    assert images.card_png(grpo, "", cache) == first
+
+
+def test_oembed_is_a_valid_rich_response(grpo: charts.Chart) -> None:
+    data = embed.oembed(grpo, "https://example.org/tn/", (1200, 894))
+    jsonschema.validate(json.loads(json.dumps(data)), OEMBED_RICH_SCHEMA)
+    assert data["thumbnail_url"] == "https://example.org/tn/embed/scalerl-grpo/chart.png"
+    assert 'src="https://example.org/tn/embed/scalerl-grpo/?theme=auto"' in data["html"]
+
+
+def test_snippet_holds_without_script(grpo: charts.Chart) -> None:
+    snippet = chartsite.embed_snippet(grpo, "https://example.org/tn/", "")
+    iframe = snippet.split("\n")[0]
+    assert 'scrolling="no"' in iframe and "container-type:inline-size" in iframe
+    assert "cqw" in iframe and "?theme=auto\"" in iframe
+    dark = embed.embed_iframe(grpo, "https://example.org/tn/", "dark")
+    assert "?theme=dark#theme=dark" in dark  # the fragment holds the theme with scripts off
+
+
+def test_embed_height_estimate_grows_with_the_chart_and_switches_layout(
+        grpo: charts.Chart) -> None:
+    narrow, wide = embed.embed_height(grpo, 360), embed.embed_height(grpo, 768)
+    assert narrow > 500 and wide > 500
+    assert embed.embed_height(grpo, 960) > embed.embed_height(grpo, 700)
+    assert embed.embed_height(grpo, 1200) == embed.embed_height(grpo, 960)  # max width
+
+
+# --------------------------------------------------------------------------- featured selection
+
+
+def test_comparison_draws_every_fit_when_there_are_few(catalog: Catalog) -> None:
+    chart = charts.build_chart(catalog, charts.COMPARISON_ID)
+    assert [s.algorithm_id for s in chart.series] == ["cispo", "dapo", "grpo"]
+    assert chart.others == ()
+
+
+def test_comparison_draws_a_featured_set_and_offers_the_rest(tmp_path: Path) -> None:
+    catalog = many_fits_catalog(tmp_path, 40)
+    chart = charts.build_chart(catalog, charts.COMPARISON_ID)
+    featured = [s.algorithm_id for s in chart.series]
+    assert len(featured) == charts.FEATURED_MAX
+    assert featured[0] == "cispo"  # the reported fit comes first
+    others = [aid for aid, _ in chart.others]
+    assert len(featured) + len(others) == len(charts.fitted_algorithms(catalog))
+    assert not set(featured) & set(others)
+    spec = plotlyspec.plotly_figure(chart)
+    assert len(spec["data"]) == 3 * charts.FEATURED_MAX + 1  # the page does not grow with fits
+    # An added curve has the same three traces, on the comparison's own axis.
+    added = charts.series_for(catalog, others[0], chart.x_low, chart.x_high, chart.factor)
+    traces = plotlyspec.series_traces(added, chart)
+    assert [t["x"][0] for t in traces[:2]] == [chart.x_low, chart.x_low]
+    assert traces[0]["line"]["color"] == charts.color_of(catalog, others[0])
+
+
+def test_comparison_axis_spans_every_fitted_curve(tmp_path: Path) -> None:
+    catalog = many_fits_catalog(tmp_path, 12)
+    chart = charts.build_chart(catalog, charts.COMPARISON_ID)
+    c_mids = [a.scalerl.C_mid.value for a in charts.fitted_algorithms(catalog).values()]
+    assert chart.x_low <= min(c_mids) / 10 and chart.x_high >= max(c_mids) * 10
+
+
+def test_csv_metadata_header_names_title_page_units_sources_and_licence(
+        grpo: charts.Chart) -> None:
+    from helpers_charts import csv_metadata, csv_rows
+
+    from tinkernomics.site.charts import data as chartdata
+
+    text = chartdata.to_csv(grpo, "https://example.org/tn/")
+    meta = csv_metadata(text)
+    assert meta[0] == f"title: {grpo.title}"
+    assert "page: https://example.org/tn/algorithms/grpo/" in meta
+    assert any(line.startswith("parameters grpo: A = 0.5, B = 1.8, C_mid = 4000") and
+               "R0 = 0 (assumed)" in line for line in meta)
+    assert "unit reward: pass rate as a fraction (0-1)" in meta
+    assert any(line.startswith("source glennklockwood_h100:") and "https://" in line
+               for line in meta)
+    assert "data as of: 2026-11-30" in meta
+    assert any(line.startswith("licence: CC BY 4.0 https://creativecommons.org/") for line in meta)
+    assert len(csv_rows(text)) == charts.CURVE_POINTS  # the table itself is unchanged
+
+
+def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
+                                                         tmp_path: Path) -> None:
+    cache = images.ImageCache(tmp_path)
+    built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
+    todo = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    todo += [(images.site_card_svg(built[0], "tagline"), images.CARD_WIDTH_PX)] * 4
+    assert len(todo) >= images.PARALLEL_MIN_IMAGES
+    assert cache.prefill(todo) == len(todo) - 3  # the repeated card once
+    assert cache.prefill(todo) == 0  # all cached now
+    svg, width = todo[0]
+    assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process

@@ -1,0 +1,145 @@
+"""Charts in the built site (real catalog, built under a sub-path URL like the Pages site):
+every chart has its PNG, card and oEmbed file; every page carries link-preview tags whose
+absolute URLs point at files that exist in the built site; chart pages and embed pages
+announce their oEmbed file."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest_site import SUB_PATH_URL, BuiltSite
+from test_chart_images import OEMBED_RICH_SCHEMA
+
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import images
+from tinkernomics.site.charts import spec as charts
+
+pytestmark = pytest.mark.build
+
+PREVIEW_TAGS = ("og:title", "og:description", "og:url", "og:image", "twitter:card",
+                "twitter:image")
+URL_TAGS = ("og:url", "og:image", "twitter:image")
+
+
+class _Head(HTMLParser):
+    """Meta tags and alternate links of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meta: dict[str, str] = {}
+        self.alternates: list[dict[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "meta" and ("property" in a or "name" in a):
+            self.meta[a.get("property") or a["name"]] = a.get("content", "")
+        elif tag == "link" and a.get("rel") == "alternate":
+            self.alternates.append(a)
+
+
+def head_of(path: Path) -> _Head:
+    parser = _Head()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def site_file(site: Path, url: str) -> Path:
+    """The built file an absolute site URL serves (``.../x/`` -> ``x/index.html``)."""
+    assert url.startswith(SUB_PATH_URL), f"not an absolute URL of the site: {url}"
+    rel = url.removeprefix(SUB_PATH_URL).split("#", 1)[0]
+    path = site / rel
+    return path / "index.html" if rel == "" or rel.endswith("/") else path
+
+
+def content_pages(site: Path) -> list[Path]:
+    """Every page MkDocs built (the embed pages and the 404 page are checked apart)."""
+    return sorted(p for p in site.rglob("index.html")
+                  if p.relative_to(site).parts[0] not in ("embed", "assets"))
+
+
+@pytest.fixture(scope="module")
+def chart_ids() -> list[str]:
+    from conftest_site import REPO_ROOT
+
+    return charts.chart_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+
+
+def test_every_chart_has_a_png_a_card_and_an_svg(built_site: BuiltSite,
+                                                 chart_ids: list[str]) -> None:
+    assert chart_ids
+    for chart_id in chart_ids:
+        folder = built_site.root / "embed" / chart_id
+        width, height = images.png_size((folder / "chart.png").read_bytes())
+        assert width == images.PNG_WIDTH_PX and height > 600, chart_id
+        assert images.png_size((folder / "card.png").read_bytes()) == (1200, 630), chart_id
+        svg = (folder / "chart.svg").read_text(encoding="utf-8")
+        assert f"{SUB_PATH_URL}algorithms/" in svg and "data as of " in svg
+    site_card = built_site.root / "assets" / "images" / "site-card.png"
+    assert images.png_size(site_card.read_bytes()) == (1200, 630)
+
+
+def test_every_page_has_link_preview_tags_with_urls_that_exist(built_site: BuiltSite) -> None:
+    pages = content_pages(built_site.root)
+    assert len(pages) > 10
+    for page in pages:
+        meta = head_of(page).meta
+        missing = [tag for tag in PREVIEW_TAGS if not meta.get(tag)]
+        assert not missing, f"{page}: missing {missing}"
+        assert meta["twitter:card"] == "summary_large_image"
+        for tag in URL_TAGS:
+            assert site_file(built_site.root, meta[tag]).is_file(), f"{page}: {tag} {meta[tag]}"
+        assert site_file(built_site.root, meta["og:url"]) == page
+
+
+def test_chart_pages_show_the_charts_card_and_others_the_site_card(
+        built_site: BuiltSite) -> None:
+    site = built_site.root
+    grpo = head_of(site / "algorithms" / "grpo" / "index.html").meta
+    assert grpo["og:image"] == f"{SUB_PATH_URL}embed/scalerl-grpo/card.png"
+    assert grpo["og:title"].startswith("GRPO")
+    assert "Group Relative Policy Optimization" in grpo["og:description"]
+    formulas = head_of(site / "formulas" / "index.html").meta
+    assert formulas["og:image"] == f"{SUB_PATH_URL}assets/images/site-card.png"
+    assert formulas["og:description"] != grpo["og:description"]
+
+
+def test_oembed_files_validate_and_their_thumbnails_exist(built_site: BuiltSite,
+                                                          chart_ids: list[str]) -> None:
+    for chart_id in chart_ids:
+        folder = built_site.root / "embed" / chart_id
+        data = json.loads((folder / "oembed.json").read_text(encoding="utf-8"))
+        jsonschema.validate(data, OEMBED_RICH_SCHEMA)
+        thumb = site_file(built_site.root, data["thumbnail_url"])
+        assert images.png_size(thumb.read_bytes()) == (data["thumbnail_width"],
+                                                       data["thumbnail_height"])
+        assert f'src="{SUB_PATH_URL}embed/{chart_id}/?theme=auto"' in data["html"]
+
+
+def test_chart_pages_and_embed_pages_announce_their_oembed(built_site: BuiltSite,
+                                                          chart_ids: list[str]) -> None:
+    site = built_site.root
+    pages = {"scalerl-comparison": site / "algorithms" / "index.html"}
+    pages |= {cid: site / "algorithms" / cid.removeprefix("scalerl-") / "index.html"
+              for cid in chart_ids if cid != "scalerl-comparison"}
+    for chart_id in chart_ids:
+        for page in (pages[chart_id], site / "embed" / chart_id / "index.html"):
+            links = [a for a in head_of(page).alternates
+                     if a.get("type") == "application/json+oembed"]
+            assert len(links) == 1, page
+            assert links[0]["href"] == f"{SUB_PATH_URL}embed/{chart_id}/oembed.json"
+            assert site_file(site, links[0]["href"]).is_file()
+    assert not head_of(site / "formulas" / "index.html").alternates
+
+
+def test_links_in_the_embed_page_leave_the_frame(built_site: BuiltSite,
+                                                 chart_ids: list[str]) -> None:
+    for chart_id in chart_ids:
+        text = (built_site.root / "embed" / chart_id / "index.html").read_text(encoding="utf-8")
+        body = text.split("<body", 1)[1]
+        for anchor in body.split("<a ")[1:]:
+            tag = anchor.split(">", 1)[0]
+            assert "download=" in tag or 'target="_top"' in tag, f"{chart_id}: <a {tag}>"

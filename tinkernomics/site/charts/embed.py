@@ -1,0 +1,188 @@
+"""What a blogger pastes and what a link preview reads (pipeline step 6, embeds).
+
+- ``embed_snippet``: the iframe code. It holds without any script on the host page: a wrapper
+  is a CSS size container and the iframe's height is a formula of the wrapper's width (``cqw``)
+  with this chart's own numbers, estimated at build from its layouts and text
+  (``EmbedHeight``); the embed page lays its chart out to fill whatever height it gets, so an
+  estimate a few pixels off shrinks the chart a little instead of clipping it. ``resize.js``
+  (optional) then sets the exact height the embed page reports.
+- ``oembed``: the static ``embed/<id>/oembed.json`` (type ``rich``), whose thumbnail is the
+  chart's PNG.
+- ``embed_theme_css``: the embed page's colours, which need no script.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tinkernomics.site.charts.spec import LICENCE, LICENCE_URL, PUBLISHER, Chart
+from tinkernomics.site.charts.spec import THEMES as CHART_THEMES
+from tinkernomics.site.charts.svg import LAYOUTS, SVG_VARS, svg_height
+
+EMBED_DIR = "embed"
+EMBED_MAX_WIDTH_PX = 960
+NARROW_MAX_PX = 600
+"""The embed page takes the narrow layout at or below this width (charts.css, same number)."""
+FALLBACK_WIDTH_PX = 720
+"""Width the plain ``height`` (for browsers without container units) is computed for."""
+SNIPPET_THEMES = ("auto", "light", "dark")
+"""Values of ``?theme=`` (and of the snippet's theme menu)."""
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A run of text in the embed page: its line height and average character width (px)."""
+
+    line: float
+    char: float
+
+    def height(self, chars: int, width: float) -> float:
+        return max(1, math.ceil(chars * self.char / max(width, 1))) * self.line if chars else 0
+
+
+@dataclass(frozen=True)
+class EmbedMetrics:
+    """The embed page's box model (charts.css ``.tn-embed``), measured in Chromium: keep both
+    in step. Text widths are averages for a sans-serif system font."""
+
+    pad_x: float = 28  # 14 px each side
+    pad_y: float = 22  # 12 px top, 10 px bottom
+    title: TextBlock = TextBlock(22.5, 8.6)  # 15 px bold
+    caption: TextBlock = TextBlock(22.5, 8.0)  # 15 px
+    flag: TextBlock = TextBlock(20.25, 7.2)  # 0.9 em
+    tools: TextBlock = TextBlock(17, 5.9)  # 0.85 em
+    credit: TextBlock = TextBlock(14, 5.6)  # 0.8 em
+    gaps: float = 9 + 6.4 + 7.2  # margins under the caption, over the tools and the credit
+
+
+METRICS = EmbedMetrics()
+TOOLS_CHARS = 62
+"""Characters of the tools row ("Share: Link (copy) · PNG · SVG · CSV · JSON Interactive ...")."""
+CREDIT_CHARS = 61
+"""Characters of the credit line ("From tinker-nomics · data CC BY 4.0 · parameters and ...")."""
+
+
+def embed_height(chart: Chart, width: float) -> float:
+    """The embed page's natural height at an iframe ``width`` (px), estimated."""
+    mm = METRICS
+    inner = min(width, EMBED_MAX_WIDTH_PX) - mm.pad_x
+    layout = "narrow" if width <= NARROW_MAX_PX else "wide"
+    ratio = svg_height(chart, layout) / LAYOUTS[layout].width
+    text = (mm.title.height(len(chart.title), inner)
+            + mm.caption.height(len(chart.description) + 1, inner)
+            + mm.flag.height(len(chart.unverified_note), inner)
+            + mm.tools.height(TOOLS_CHARS, inner) + mm.credit.height(CREDIT_CHARS, inner))
+    return mm.pad_y + mm.gaps + text + inner * ratio
+
+
+NARROW_NODES = (300, 360, 440, NARROW_MAX_PX)
+WIDE_NODES = (NARROW_MAX_PX + 1, 768, EMBED_MAX_WIDTH_PX)
+"""Widths (px) where the height formula meets the estimate; between them it is linear."""
+
+
+def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
+    """``max()`` of the lines through consecutive estimates: for a height that falls with
+    width faster at first (text re-wrapping), that is the line joining the estimates."""
+    lines = []
+    for w1, w2 in itertools.pairwise(nodes):
+        h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
+        slope = (h2 - h1) / (w2 - w1)
+        lines.append(f"{h1 - slope * w1:.0f}px + {slope * 100:.2f}cqw")
+    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+
+
+def height_css(chart: Chart) -> str:
+    """``height`` declarations for the iframe: a plain px value, then a formula of the wrapper's
+    width (``100cqw``) that takes the narrow layout's line at or below ``NARROW_MAX_PX`` and the
+    wide layout's above it (the huge ``clamp`` term rules the wide line out below the switch)."""
+    step = f"clamp(0px, ({NARROW_MAX_PX + 0.5}px - 100cqw) * 1000, 100000px)"
+    return (f"height:{embed_height(chart, FALLBACK_WIDTH_PX):.0f}px;"
+            f"height:min({_secants(chart, NARROW_NODES)}, "
+            f"{_secants(chart, WIDE_NODES)} + {step})")
+
+
+def embed_src(chart: Chart, base: str, theme: str = "auto") -> str:
+    """The embed page's URL. ``?theme=`` is read by its script; a fixed theme is repeated as
+    the fragment ``#theme=`` so that it holds with scripts off in the frame (CSS ``:target``)."""
+    pinned = "" if theme == "auto" else f"#theme={theme}"
+    return f"{base}{EMBED_DIR}/{chart.id}/?theme={theme}{pinned}"
+
+
+def embed_iframe(chart: Chart, base: str, theme: str = "auto") -> str:
+    """The iframe in its size-container wrapper (no script needed)."""
+    title = f"{chart.title} (tinker-nomics)"
+    return (
+        f'<div style="container-type:inline-size;max-width:{EMBED_MAX_WIDTH_PX}px">'
+        f'<iframe src="{embed_src(chart, base, theme)}" title="{title}" loading="lazy" '
+        f'scrolling="no" style="display:block;width:100%;{height_css(chart)};border:0">'
+        "</iframe></div>"
+    )
+
+
+def embed_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
+    """The code a blogger pastes: the iframe, then the optional script for exact heights."""
+    return (f"{embed_iframe(chart, base, theme)}\n"
+            f'<script src="{base}{EMBED_DIR}/resize.js" async></script>')
+
+
+def oembed(chart: Chart, base: str, thumbnail: tuple[int, int]) -> dict[str, Any]:
+    """The chart's oEmbed response (https://oembed.com, type ``rich``), keys in a fixed order;
+    ``thumbnail`` is the (width, height) of its ``chart.png``."""
+    width = EMBED_MAX_WIDTH_PX
+    return {
+        "version": "1.0",
+        "type": "rich",
+        "title": chart.title,
+        "provider_name": PUBLISHER,
+        "provider_url": base,
+        "author_name": PUBLISHER,
+        "author_url": f"{base}{chart.page}",
+        "html": embed_snippet(chart, base),
+        "width": width,
+        "height": round(embed_height(chart, width)),
+        "thumbnail_url": f"{base}{EMBED_DIR}/{chart.id}/chart.png",
+        "thumbnail_width": thumbnail[0],
+        "thumbnail_height": thumbnail[1],
+        "license": LICENCE,
+        "license_url": LICENCE_URL,
+    }
+
+
+# --------------------------------------------------------------------------- embed page theme
+
+EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
+SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
+
+
+def _theme_rules(theme: str, selectors: list[str]) -> str:
+    values = CHART_THEMES[theme]
+    svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in SVG_VARS.items())
+
+    def each(suffix: str) -> str:
+        return ",".join(f"{sel}{suffix}" for sel in selectors)
+
+    return (f"{each('')}{{background:{values['paper_bgcolor']};"
+            f"color:{values['font.color']}}}"
+            f"{each(' a')},{each(' .tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
+            f"{each(' .tn-svg')}{{{svg_vars}}}")
+
+
+def _pinned(theme: str) -> str:
+    """The wrapper ``<div id="theme=<theme>">`` while the URL's fragment names it (``:target``,
+    no script). The light wrapper sits inside the dark one, so each overrides what is above."""
+    return f'[id="theme={theme}"]:target'
+
+
+def embed_theme_css() -> str:
+    """Page colours of the embed page, from the chart themes (one source). Without a script the
+    page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
+    (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
+    theme script pins ``?theme=`` with the palette attribute as well."""
+    return (_theme_rules("light", ["html body"])
+            + "@media (prefers-color-scheme: dark){"
+            + _theme_rules("dark", ["html:not([data-md-color-scheme=default]) body"]) + "}"
+            + _theme_rules("dark", ["html[data-md-color-scheme=slate] body", _pinned("dark")])
+            + _theme_rules("light", [_pinned("light")]))

@@ -1,0 +1,174 @@
+"""PNG images of charts, made at build time without a browser (pipeline step 6, output).
+
+``chart.png`` is the downloadable SVG (``svg.standalone_svg``: title, axes, legend, credit,
+licence, URL and date; light theme) rasterised 1200 px wide. ``card.png`` is a 1200x630
+link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages without a chart.
+
+Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
+are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
+so a build draws the same pixels on every machine. Rendering costs about 0.2 s per image, so
+images are cached by content (``ImageCache``): a rebuild renders only charts that changed, and
+a cold build renders them in parallel (``ImageCache.prefill``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from html import escape
+from importlib import metadata
+from pathlib import Path
+
+from tinkernomics.site.charts.spec import LICENCE, PUBLISHER, Chart
+from tinkernomics.site.charts.svg import FONT, LAYOUTS, chart_svg, standalone_svg, svg_height
+
+PNG_WIDTH_PX = 1200
+CARD_WIDTH_PX = 1200
+CARD_HEIGHT_PX = 630
+FONT_FAMILY = "Roboto"
+FONT_FILES = ("Roboto", "RobotoMedium", "RobotoBold")
+"""Names in ``font_roboto`` (Apache-2.0): regular, medium and bold weights."""
+INK = "#1f2328"
+MUTED = "#57606a"
+ACCENT = "#3f51b5"
+"""Material's indigo, the site's primary colour."""
+
+
+def _font_files() -> list[str]:
+    import font_roboto
+
+    return [str(getattr(font_roboto, name)) for name in FONT_FILES]
+
+
+def render_png(svg_text: str, width: int) -> bytes:
+    """Rasterise an SVG to PNG bytes at ``width`` px, with the bundled fonts only."""
+    import resvg_py
+
+    return bytes(resvg_py.svg_to_bytes(
+        svg_string=svg_text, width=width, skip_system_fonts=True, font_files=_font_files(),
+        font_family=FONT_FAMILY, sans_serif_family=FONT_FAMILY, background="#ffffff",
+    ))
+
+
+def renderer_version() -> str:
+    """Part of the cache key: a new resvg or font package re-renders every image."""
+    return "|".join(metadata.version(dist) for dist in ("resvg-py", "font-roboto"))
+
+
+@dataclass(frozen=True)
+class ImageCache:
+    """PNG files keyed by a hash of (SVG text, width, renderer version); ``folder`` None
+    renders every time."""
+
+    folder: Path | None = None
+
+    def _path(self, svg_text: str, width: int) -> Path | None:
+        if self.folder is None:
+            return None
+        key = hashlib.sha256(f"{renderer_version()}|{width}|{svg_text}".encode()).hexdigest()
+        return self.folder / f"{key}.png"
+
+    def _store(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+
+    def png(self, svg_text: str, width: int) -> bytes:
+        path = self._path(svg_text, width)
+        if path is not None and path.is_file():
+            return path.read_bytes()
+        data = render_png(svg_text, width)
+        if path is not None:
+            self._store(path, data)
+        return data
+
+    def prefill(self, jobs: list[tuple[str, int]]) -> int:
+        """Render the (SVG, width) jobs not cached yet, in parallel processes (one per core):
+        images are most of a build's time on a large catalog. Returns how many it rendered."""
+        todo = [(svg, w) for svg, w in dict.fromkeys(jobs)
+                if (path := self._path(svg, w)) is not None and not path.is_file()]
+        if len(todo) < PARALLEL_MIN_IMAGES:
+            return 0
+        workers = min(len(todo), os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            rendered = pool.map(_render_job, todo, chunksize=max(1, len(todo) // (4 * workers)))
+            for (svg, w), data in zip(todo, rendered, strict=True):
+                path = self._path(svg, w)
+                assert path is not None
+                self._store(path, data)
+        return len(todo)
+
+
+PARALLEL_MIN_IMAGES = 8
+"""Below this many images to render, starting worker processes costs more than it saves."""
+
+
+def _render_job(job: tuple[str, int]) -> bytes:
+    return render_png(*job)
+
+
+def _text(x: float, y: float, text: str, size: int, *, fill: str = INK, weight: int = 400,
+          anchor: str = "start") -> str:
+    return (f'<text x="{x}" y="{y}" font-family="{FONT}" font-size="{size}" '
+            f'font-weight="{weight}" fill="{fill}" text-anchor="{anchor}">{escape(text)}</text>')
+
+
+def _card(title: str, subtitle: str, chart: Chart, footer: str) -> str:
+    """A 1200x630 card: a title (and subtitle) over the chart, a credit line at the bottom."""
+    w, h = CARD_WIDTH_PX, CARD_HEIGHT_PX
+    top = 118 if subtitle else 92
+    box_h = h - top - 58
+    inner_w, inner_h = LAYOUTS["wide"].width, svg_height(chart)
+    box_w = min(w - 80, box_h * inner_w / inner_h)
+    inner = chart_svg(chart, element_id=f"tn-card-{chart.id}", theme="light").replace(
+        "<svg ", f'<svg x="{(w - box_w) / 2:g}" y="{top}" width="{box_w:g}" height="{box_h}" ', 1)
+    parts = [
+        f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
+        f'<rect x="0" y="0" width="{w}" height="10" fill="{ACCENT}"/>',
+        _text(40, 66, title, 38, weight=700),
+        _text(40, 102, subtitle, 22, fill=MUTED) if subtitle else "",
+        inner,
+        _text(40, h - 22, footer, 20, fill=MUTED),
+    ]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" '
+            f'height="{h}">' + "".join(parts) + "</svg>")
+
+
+def _host(site_url: str) -> str:
+    return site_url.split("://", 1)[-1].rstrip("/") if site_url else ""
+
+
+def card_svg(chart: Chart, site_url: str = "") -> str:
+    """The link-preview card of one chart."""
+    footer = " · ".join(p for p in (PUBLISHER, f"data {LICENCE}", _host(site_url)) if p)
+    return _card(chart.title, "", chart, footer)
+
+
+def site_card_svg(chart: Chart, tagline: str, site_url: str = "") -> str:
+    """The link-preview card of pages without a chart: the site's name over a chart."""
+    footer = " · ".join(p for p in (_host(site_url), f"data {LICENCE}") if p)
+    return _card(PUBLISHER, tagline, chart, footer)
+
+
+def jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
+    """The (SVG, width) pairs of a chart's ``chart.png`` and ``card.png``."""
+    return [(standalone_svg(chart, site_url), PNG_WIDTH_PX),
+            (card_svg(chart, site_url), CARD_WIDTH_PX)]
+
+
+def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
+    return cache.png(standalone_svg(chart, site_url), PNG_WIDTH_PX)
+
+
+def card_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
+    return cache.png(card_svg(chart, site_url), CARD_WIDTH_PX)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk; ValueError if it is not a PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG file")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -1,0 +1,179 @@
+"""The Plotly figure of a chart (pipeline step 6, view model -> the spec ``charts.js`` draws).
+
+Data, layout and config for plotly.js, the light/dark theme overrides the browser applies on
+top, overrides for phone-sized frames, and the layout of a PNG/SVG the reader downloads from
+the interactive chart. Numbers and labels come from ``spec.Chart``; nothing is computed here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tinkernomics.derived import derive
+from tinkernomics.site.charts.spec import (
+    THEMES,
+    X2_TITLE,
+    X_TITLE,
+    Y_TITLE,
+    Chart,
+    Series,
+    attribution_lines,
+    decade_ticks,
+    num,
+    short_number,
+)
+
+NARROW_PX = 600
+"""Below this frame width the chart takes ``NARROW`` (as the static SVG takes its narrow layout)."""
+NARROW: dict[str, Any] = {
+    "font.size": 11,
+    "margin.l": 44,
+    "margin.t": 56,
+    "xaxis.title.text": "GB200-hours (log)",
+    "xaxis2.title.text": "H100-equivalent hours",
+    "yaxis.title.text": "Pass rate",
+}
+"""Relayout keys for a phone-sized frame: smaller type and shorter titles keep the plot area."""
+
+
+def _hover_compute() -> str:
+    return "%{x:,.0f} GB200-h<br>≈ %{customdata:,.0f} H100-eq h"
+
+
+def _status_line(s: Series) -> str:
+    if s.unverified:
+        return "<br><i>Parameters unverified (see Data quality)</i>"
+    return ""
+
+
+def _curve_trace(s: Series) -> dict[str, Any]:
+    return {
+        "type": "scatter", "mode": "lines", "name": s.label, "legendgroup": s.algorithm_id,
+        "x": [num(c) for c, _ in s.points], "y": [num(r) for _, r in s.points],
+        "customdata": [num(h) for h in s.h100_hours],
+        "line": {"color": s.color, "width": 2.5},
+        "hovertemplate": (f"<b>{s.name}</b><br>{_hover_compute()}<br>reward %{{y:.1%}}"
+                          f"{_status_line(s)}<extra></extra>"),
+    }
+
+
+def _cmid_trace(s: Series, factor: derive.Factor) -> dict[str, Any]:
+    p = s.params
+    return {
+        "type": "scatter", "mode": "markers", "name": f"{s.name} C_mid",
+        "legendgroup": s.algorithm_id, "showlegend": False,
+        "x": [p.C_mid], "y": [num(s.midpoint_reward)],
+        "customdata": [num(derive.h100_equivalent_hours(p.C_mid, factor))],
+        "marker": {"symbol": "diamond", "size": 11, "color": s.color,
+                   "line": {"width": 1, "color": "#ffffff"}},
+        "hovertemplate": (f"<b>{s.name}: C_mid</b> (half the gain)<br>{_hover_compute()}"
+                          f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
+    }
+
+
+def _asymptote_trace(s: Series, low: float, high: float) -> dict[str, Any]:
+    a = num(s.params.A)
+    return {
+        "type": "scatter", "mode": "lines", "name": f"{s.name} asymptote A",
+        "legendgroup": s.algorithm_id, "showlegend": False,
+        "x": [low, high], "y": [a, a],
+        "line": {"color": s.color, "width": 1.2, "dash": "dash"},
+        "hovertemplate": (f"<b>{s.name}: asymptote A</b><br>reward ceiling %{{y:.1%}}"
+                          f"{_status_line(s)}<extra></extra>"),
+    }
+
+
+def _h100_axis_trace(chart: Chart) -> dict[str, Any]:
+    """An invisible trace that makes Plotly draw the H100-equivalent axis on top."""
+    return {
+        "type": "scatter", "mode": "markers", "name": "H100-equivalent axis", "xaxis": "x2",
+        "x": [chart.x_low_h100, chart.x_high_h100], "y": [None, None],
+        "showlegend": False, "hoverinfo": "skip", "marker": {"opacity": 0},
+    }
+
+
+def _annotations(chart: Chart) -> list[dict[str, Any]]:
+    """Text labels for C_mid and A; only on single-algorithm charts (they collide otherwise)."""
+    if len(chart.series) != 1:
+        return []
+    s = chart.series[0]
+    p = s.params
+    return [
+        {"x": math.log10(chart.x_high), "y": p.A, "xref": "x", "yref": "y", "xanchor": "right",
+         "yanchor": "bottom", "showarrow": False,
+         "text": f"asymptote A = {derive.format_number(p.A * 100)}%"},
+        {"x": math.log10(p.C_mid), "y": s.midpoint_reward, "xref": "x", "yref": "y",
+         "xanchor": "left", "yanchor": "top", "showarrow": False, "xshift": 8,
+         "text": f"C_mid = {derive.format_number(p.C_mid)} GB200-h"},
+    ]
+
+
+def _log_range(low: float, high: float) -> list[float]:
+    return [round(math.log10(low), 9), round(math.log10(high), 9)]
+
+
+def _log_axis(low: float, high: float, title: str) -> dict[str, Any]:
+    ticks = decade_ticks(low, high)
+    return {
+        "type": "log", "fixedrange": True, "showline": True, "ticks": "outside",
+        "automargin": True, "range": _log_range(low, high), "tickvals": ticks,
+        "ticktext": [short_number(t) for t in ticks], "title": {"text": title, "standoff": 6},
+    }
+
+
+def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
+    """The three traces of one curve: the line, its asymptote A and its C_mid diamond."""
+    return [_curve_trace(s), _asymptote_trace(s, chart.x_low, chart.x_high),
+            _cmid_trace(s, chart.factor)]
+
+
+def plotly_figure(chart: Chart) -> dict[str, Any]:
+    """The Plotly figure (data, layout, config) plus theme overrides and image-export extras."""
+    data: list[dict[str, Any]] = []
+    for s in chart.series:
+        data += series_traces(s, chart)
+    data.append(_h100_axis_trace(chart))
+    layout = {
+        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+                 "size": 13},
+        "margin": {"l": 56, "r": 16, "t": 40, "b": 40},
+        "hovermode": "closest",
+        "dragmode": False,
+        "showlegend": True,
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
+                   "yref": "container", "title": {"text": ""}},
+        "xaxis": _log_axis(chart.x_low, chart.x_high, X_TITLE),
+        "xaxis2": {**_log_axis(chart.x_low_h100, chart.x_high_h100,
+                               f"{X2_TITLE} (× {chart.factor.text[:-1]})"),
+                   "overlaying": "x", "side": "top", "showgrid": False},
+        "yaxis": {"fixedrange": True, "showline": True, "ticks": "outside", "automargin": True,
+                  "title": {"text": Y_TITLE}, "tickformat": ".0%",
+                  "range": [0, chart.y_high], "zeroline": False},
+        "annotations": _annotations(chart),
+    }
+    return {
+        "data": data,
+        "layout": layout,
+        "config": {"displaylogo": False, "responsive": True, "displayModeBar": False,
+                   "scrollZoom": False},
+        "themes": THEMES,
+        "narrow": {"width_px": NARROW_PX, "layout": NARROW},
+        "image": image_extras(chart, layout),
+    }
+
+
+def image_extras(chart: Chart, layout: dict[str, Any]) -> dict[str, Any]:
+    """A downloaded PNG/SVG: the on-page layout with the title and, under it, the credit,
+    licence, conversion basis and unverified warning (the legend keeps the bottom)."""
+    image_layout = {
+        **layout,
+        "title": {"text": chart.title, "x": 0.01, "xanchor": "left", "y": 0.97,
+                  "yanchor": "top", "font": {"size": 18},
+                  "subtitle": {"text": "<br>".join(attribution_lines(chart)),
+                               "font": {"size": 11}}},
+        "margin": {**layout["margin"], "t": 150},
+    }
+    return {"width": 960, "height": 640, "filename": chart.id, "layout": image_layout}
+
+
