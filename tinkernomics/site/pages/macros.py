@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from tinkernomics.site.pages import views
+from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
 
@@ -75,6 +76,7 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 ENV.filters["mdtext"] = md_text
+ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)))
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
@@ -104,8 +106,18 @@ def home_overview(ctx: SiteContext) -> str:
 def algorithms_table(ctx: SiteContext) -> str:
     index = site_index(ctx)
     links = Links(views.ALGORITHMS)
-    return render("algorithms_table.html", rows=views.algorithm_rows(index, links),
-                  factor=views.factor_view(index, links))
+    return raw_block(render("algorithms_table.html", rows=views.algorithm_rows(index, links),
+                            factor=views.factor_view(index, links))) + "\n"
+
+
+def raw_section(markdown: str) -> str:
+    """A section added by another feature (an optional ``## Heading`` line, a blank line, one
+    HTML element) with its HTML marked to pass through Markdown unparsed."""
+    text = markdown.strip()
+    head, body = ("", text) if text.startswith("<") else text.partition("\n\n")[::2]
+    if not body.startswith("<"):
+        return text
+    return f"{head}\n\n{raw_block(body)}" if head else raw_block(body)
 
 
 def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
@@ -115,7 +127,7 @@ def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
     for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
         html = hook.render(ctx, algo_id, links)
         if html:
-            sections[hook.slot].append(Markup(html.strip()))
+            sections[hook.slot].append(Markup(raw_section(html)))
     return render("algorithm.md", view=view, sections=sections)
 
 
