@@ -169,7 +169,7 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
     def at(*loc: str) -> Origin | None:
         return Origin("algorithm", algo.id, loc) if home else None
 
-    losses = [LossLink(lid, index.catalog.losses[lid].name,
+    losses = [LossLink(lid, index.losses[lid].name,
                        links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
     return AlgorithmRow(
         id=algo.id, name=algo.name, full_name=algo.full_name, attribution=algo.attribution,
@@ -202,20 +202,20 @@ def _filters(algo: m.Algorithm) -> dict[str, str]:
 
 
 def algorithm_rows(index: SiteIndex, links: Links) -> list[AlgorithmRow]:
-    algos = sorted(index.catalog.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
+    algos = sorted(index.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
     return [algorithm_row(index, a, links) for a in algos]
 
 
 def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
     """Everything the page ``algorithms/<id>/`` shows."""
-    algo = index.catalog.algorithms.get(algo_id)
+    algo = index.algorithms.get(algo_id)
     if algo is None:
-        known = ", ".join(sorted(index.catalog.algorithms))
+        known = ", ".join(sorted(index.algorithms))
         raise KeyError(f"unknown algorithm id {algo_id!r} (known: {known})")
     links = Links(algorithm_path(algo_id))
     order = index.algorithm_order
     at = order.position[algo_id]
-    neighbours = [(label, index.catalog.algorithms[other].name, links.to(algorithm_path(other)))
+    neighbours = [(label, index.algorithms[other].name, links.to(algorithm_path(other)))
                   for label, other in (("Previous", order.ids[at - 1] if at else None),
                                        ("Next", order.ids[at + 1] if at + 1 < len(order.ids)
                                         else None)) if other]

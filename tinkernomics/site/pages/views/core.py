@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from markdown import Markdown
@@ -247,8 +247,21 @@ class SiteIndex:
         for origin, obj in self.unverified:
             self.unverified_of[(origin.kind, origin.key)].append((origin, obj))
 
+    # Catalog.<kind> builds a sorted dict on every access; a view asks thousands of times.
+    @cached_property
+    def references(self) -> dict[str, m.Reference]:
+        return self.catalog.references
+
+    @cached_property
+    def algorithms(self) -> dict[str, m.Algorithm]:
+        return self.catalog.algorithms
+
+    @cached_property
+    def losses(self) -> dict[str, m.TinkerLoss]:
+        return self.catalog.losses
+
     def cite(self, ref_id: str, links: Links) -> Cite:
-        ref = self.catalog.references[ref_id]  # KeyError: unknown reference id
+        ref = self.references[ref_id]  # KeyError: unknown reference id
         bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
         return Cite(ref_id, self.numbers[ref_id], links.to(REFERENCES, ref_id),
                     ", ".join(b for b in bits if b))

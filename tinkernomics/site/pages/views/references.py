@@ -62,7 +62,7 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
     links = Links(REFERENCES)
     views = []
     for ref_id in index.ref_order:
-        ref = index.catalog.references[ref_id]
+        ref = index.references[ref_id]
         when = ref.date.isoformat() if ref.date else (str(ref.year) if ref.year else "")
         provenance = None
         if ref.status == Status.unverified:
@@ -105,7 +105,7 @@ def further_reading_views(index: SiteIndex) -> list[ReadingView]:
     links = Links(FURTHER_READING)
     views = []
     for ref_id in index.ref_order:
-        ref = index.catalog.references[ref_id]
+        ref = index.references[ref_id]
         if not ref.further_reading:
             continue
         views.append(ReadingView(
@@ -217,7 +217,7 @@ def _algorithm_entries(index: SiteIndex, links: Links) -> list[QualityEntry]:
         found = index.unverified_of.get(("algorithm", algo_id))
         if not found:
             continue
-        model = index.catalog.algorithms[algo_id]
+        model = index.algorithms[algo_id]
         fields = ", ".join(_field_label(origin.loc, model) for origin, _ in found)
         entries.append(QualityEntry(model.name, links.to(algorithm_path(algo_id), "data-quality"),
                                     len(found), fields))
