@@ -12,7 +12,7 @@ PORT    ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser validate schema build serve test test-fast lint bench clean
+.PHONY: help setup browser validate schema build serve test test-fast test-scale lint bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -51,6 +51,9 @@ test: setup browser ## set up and run every test (unit, build, browser)
 
 test-fast: setup ## tests without building the site or starting a browser
 	$(BIN)/pytest -q -m "not build and not browser"
+
+test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
+	$(BIN)/pytest -q -m scale
 
 lint: setup ## ruff
 	$(BIN)/ruff check .

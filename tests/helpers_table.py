@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-ROWS_JS = """() => [...document.querySelectorAll('table.tn-algotable tbody tr')]
+ROWS_JS = """() => [...document.querySelectorAll('.tn-algorithms table tbody tr')]
     .filter(r => !r.hidden).map(r => ({id: r.id, ...r.dataset}))"""
 """The visible rows, in page order, with their data-* values."""
 

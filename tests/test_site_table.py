@@ -39,11 +39,11 @@ def test_without_javascript_the_first_screen_shows_the_table(browser, served: Se
     context.route("**/*", served.handle)
     page = context.new_page()
     page.goto(SUB_PATH_URL + "algorithms/")
-    rows = page.locator("table.tn-algotable tbody tr")
+    rows = page.locator(".tn-algorithms table tbody tr")
     assert rows.count() == len(catalog.algorithms)
     first = rows.first.bounding_box()
     assert first is not None and first["y"] + first["height"] < 900, "first row below the fold"
-    assert page.locator("table.tn-algotable tbody tr").first.is_visible()
+    assert page.locator(".tn-algorithms table tbody tr").first.is_visible()
     assert page.locator("form.tn-filters").count() == 0  # nothing half-built without JS
     context.close()
 

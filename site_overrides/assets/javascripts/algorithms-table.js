@@ -6,7 +6,7 @@
  * from the rows' data-* values, sort buttons in the headers that carry data-sort, a live count,
  * and paging (PAGE_ROWS at a time) so a catalog of a thousand entries stays one screen long.
  * Runs on every page Material's instant navigation shows (document$); only acts where a
- * table.tn-algotable exists, once per table. No dependencies, nothing fetched.
+ * .tn-algorithms table exists, once per table. No dependencies, nothing fetched.
  */
 (function () {
   "use strict";
@@ -152,7 +152,7 @@
   }
 
   function scan() {
-    document.querySelectorAll("table.tn-algotable:not([data-tn-ready])").forEach(enhance);
+    document.querySelectorAll(".tn-algorithms table:not([data-tn-ready])").forEach(enhance);
   }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
