@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from tinkernomics.site.pages import views
+from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
@@ -77,6 +78,7 @@ ENV = Environment(
 )
 ENV.filters["mdtext"] = md_text
 ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)))
+ENV.globals.update(PARTIALS)
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 

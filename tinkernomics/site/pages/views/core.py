@@ -40,6 +40,10 @@ DATA_QUALITY = "data-quality/"
 """Site-relative page paths (``use_directory_urls: true``); docs/<path>.md renders to each."""
 
 
+PROSE_CACHE_SIZE = 65_536
+"""Distinct texts (catalog prose, link pairs) kept converted; bounded so memory stays small."""
+
+
 def algorithm_path(algo_id: str) -> str:
     return f"{ALGORITHMS}{algo_id}/"
 
@@ -54,9 +58,15 @@ class Links:
         """Href of ``path`` (a site-relative directory path), optionally at ``#anchor``."""
         if path == self.here:
             return f"#{anchor}" if anchor else "./"
-        rel = posixpath.relpath("/" + path, "/" + self.here)
-        href = "./" if rel == "." else rel + "/"
+        href = _relative(path, self.here)
         return f"{href}#{anchor}" if anchor else href
+
+
+@lru_cache(maxsize=PROSE_CACHE_SIZE)
+def _relative(path: str, here: str) -> str:
+    """posixpath.relpath is slow and a page links the same few pages many times: cached."""
+    rel = posixpath.relpath("/" + path, "/" + here)
+    return "./" if rel == "." else rel + "/"
 
 
 # --------------------------------------------------------------------------- prose and math
@@ -67,8 +77,6 @@ _MARKDOWN = Markdown(
         "generic": True, "inline_syntax": ["round"], "block_syntax": ["square"],
     }},
 )
-PROSE_CACHE_SIZE = 65_536
-"""Distinct catalog texts kept converted (a few per entry; bounded so memory stays small)."""
 _SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
 
 
@@ -262,9 +270,17 @@ class SiteIndex:
 
     def cite(self, ref_id: str, links: Links) -> Cite:
         ref = self.references[ref_id]  # KeyError: unknown reference id
-        bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
         return Cite(ref_id, self.numbers[ref_id], links.to(REFERENCES, ref_id),
-                    ", ".join(b for b in bits if b))
+                    self.ref_hover[ref_id])
+
+    @cached_property
+    def ref_hover(self) -> dict[str, str]:
+        """Each reference as one line: authors, title, venue, year (a citation's hover)."""
+        def line(ref: m.Reference) -> str:
+            bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
+            return ", ".join(b for b in bits if b)
+
+        return {ref_id: line(ref) for ref_id, ref in self.references.items()}
 
     # ------------------------------------------------------------------ shown values
 

@@ -1,0 +1,61 @@
+"""How a figure appears on the site, in Python (pipeline step 6, rendering speed).
+
+``shown`` is THE way a figure appears: value (source on hover), status badge (text, not colour
+alone) and footnote-style citation links. The templates' partials (``_partials.html``: ``shown``,
+``brief``, ``badge``, ``cite``, ``cites``) call these functions: a figure is printed thousands
+of times per build, and nested Jinja macro calls cost more than the rest of a page. Output is
+the same HTML the macros wrote, escaped the same way (markupsafe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from markupsafe import Markup, escape
+
+from tinkernomics.site.pages.views import Cite, Shown
+
+
+def cite(c: Cite) -> Markup:
+    return Markup(f'<sup class="tn-cite"><a href="{escape(c.href)}" title="{escape(c.hover)}">'
+                  f"[{c.number}]</a></sup>")
+
+
+def cites(items: Iterable[Cite]) -> Markup:
+    return Markup("".join(cite(c) for c in items))
+
+
+def badge(s: Shown) -> Markup:
+    meaning = escape(s.status_meaning)
+    if s.status == "unverified":
+        return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}" '
+                      f'title="Unverified: {meaning}. Click for what the sources report '
+                      f'instead.">unverified</a>')
+    if s.status == "derived":
+        return Markup(f'<span class="tn-badge tn-badge--derived" title="Derived: {meaning}.">'
+                      "derived</span>")
+    return Markup("")
+
+
+def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
+    id_attr = f' id="{escape(element_id)}"' if element_id else ""
+    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
+                  f'<span class="tn-fig__value" title="{escape(hover)}">{escape(s.text)}</span>'
+                  f"{badge(s)}{cites(s.cites)}</span>")
+
+
+def shown(s: Shown, with_id: bool = True) -> Markup:
+    """A value with its provenance; ``with_id=False`` when the value is shown a second time
+    on the page (element ids are unique)."""
+    return _figure(s, s.hover, s.anchor if with_id else None)
+
+
+def brief(s: Shown) -> Markup:
+    """A figure in a long list (the algorithms index): status and source in its hover text, not
+    its note or what the sources report instead (its page has them)."""
+    return _figure(s, s.brief_hover, None)
+
+
+PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,
+            "fig_cites": cites}
+"""Jinja globals the partials call."""
