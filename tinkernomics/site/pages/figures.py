@@ -25,23 +25,26 @@ def cites(items: Iterable[Cite]) -> Markup:
     return Markup("".join(cite(c) for c in items))
 
 
-def badge(s: Shown) -> Markup:
+def badge(s: Shown, *, titled: bool = True) -> Markup:
+    """The status badge (unverified links to its data-quality entry); ``titled`` adds the
+    status meaning as hover text."""
     meaning = escape(s.status_meaning)
     if s.status == "unverified":
-        return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}" '
-                      f'title="Unverified: {meaning}. Click for what the sources report '
-                      f'instead.">unverified</a>')
+        title = (f' title="Unverified: {meaning}. Click for what the sources report instead."'
+                 if titled else "")
+        return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
+                      f"{title}>unverified</a>")
     if s.status == "derived":
-        return Markup(f'<span class="tn-badge tn-badge--derived" title="Derived: {meaning}.">'
-                      "derived</span>")
+        title = f' title="Derived: {meaning}."' if titled else ""
+        return Markup(f'<span class="tn-badge tn-badge--derived"{title}>derived</span>')
     return Markup("")
 
 
-def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
+def _figure(s: Shown, hover: str, element_id: str | None, *, brief: bool = False) -> Markup:
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
     return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
                   f'<span class="tn-fig__value" title="{escape(hover)}">{escape(s.text)}</span>'
-                  f"{badge(s)}{cites(s.cites)}</span>")
+                  f"{badge(s, titled=not brief)}{cites(s.cites)}</span>")
 
 
 def shown(s: Shown, with_id: bool = True) -> Markup:
@@ -51,9 +54,10 @@ def shown(s: Shown, with_id: bool = True) -> Markup:
 
 
 def brief(s: Shown) -> Markup:
-    """A figure in a long list (the algorithms index): status and source in its hover text, not
-    its note or what the sources report instead (its page has them)."""
-    return _figure(s, s.brief_hover, None)
+    """A figure in a long list (the algorithms index): its source as hover text and a plain
+    badge; not the status meaning, note or what the sources report instead (its page has
+    them), which would repeat in every row."""
+    return _figure(s, s.brief_hover, None, brief=True)
 
 
 PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,

@@ -148,7 +148,7 @@ class Shown:
     anchor: str | None = None
     quality_href: str | None = None
     brief_hover: str = ""
-    """Status and source only (no note): the hover text of a figure in a long list."""
+    """"Source: ..." only: the hover text of a figure in a long list."""
 
     @property
     def unverified(self) -> bool:
@@ -307,7 +307,7 @@ class SiteIndex:
             quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
-            brief_hover=" ".join(hover[:2]),
+            brief_hover=hover[1],
         )
 
     def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
