@@ -77,7 +77,7 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 ENV.filters["mdtext"] = md_text
-ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)))
+ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)) + "\n")
 ENV.globals.update(PARTIALS)
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -156,7 +156,8 @@ def references_page(ctx: SiteContext) -> str:
 
 
 def further_reading_page(ctx: SiteContext) -> str:
-    return render("further_reading.html", items=views.further_reading_views(site_index(ctx)))
+    items = views.further_reading_views(site_index(ctx))
+    return raw_block(render("further_reading.html", items=items)) + "\n"
 
 
 def data_quality_page(ctx: SiteContext) -> str:
