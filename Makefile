@@ -7,16 +7,16 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PORT    ?= 8000
 
-# Material prints an end-of-life banner (May 2027) on every build; DESIGN.md covers the move to
+# Material prints an end-of-life banner (May 2027) on every build; ARCHITECTURE.md covers the move to
 # its successor, so keep `make build` output to real problems.
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser validate schema build serve test test-fast test-scale lint bench clean
+.PHONY: help setup browser axe validate schema new find build serve test test-fast test-scale lint bench clean
 
-help: ## list the targets
+help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
-	  awk 'BEGIN{FS=":.*## "}{printf "  make %-10s %s\n", $$1, $$2}'
+	  awk 'BEGIN{FS=":.*## "}{printf "  make %-15s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -33,6 +33,18 @@ browser: ## install Debian's chromium for the browser tests (needs root or sudo)
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
+AXE := tests/node_modules/axe-core/axe.min.js
+
+$(AXE): tests/package.json tests/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "installing Debian's npm for axe-core"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
+	cd tests && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(AXE)
+
+axe: $(AXE) ## install axe-core (npm, tests/package-lock.json) for the accessibility tests
+
 validate: setup ## check every catalog entry (file:line:col: field: message)
 	$(BIN)/tinkernomics validate catalog
 
@@ -42,11 +54,20 @@ schema: setup ## regenerate the editor JSON Schemas in catalog/schema/
 build: validate ## validate, then build the site into site/ (strict: warnings fail)
 	$(BIN)/mkdocs build --strict
 
-serve: validate ## set up, then serve the site with live reload (also on catalog/ edits)
+new: setup ## write a documented new entry: make new KIND=algorithm ID=rloo
+	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: algorithm, reference, formula, hardware, conversion, model, loss, price_list)" >&2; exit 2; }
+	$(BIN)/tinkernomics new $(KIND) $(ID)
+
+find: setup ## look up ids, titles, authors, arXiv ids: make find Q="leave-one-out"
+	@test -n "$(Q)" || { echo 'usage: make find Q="leave-one-out"' >&2; exit 2; }
+	$(BIN)/tinkernomics find "$(Q)"
+
+serve: setup ## serve the site with live reload on port 8000 (another: make serve PORT=8001)
+	@$(PY) -m tinkernomics.site.contributing.devserver $(PORT)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT) \
 	  --watch catalog --watch tinkernomics --watch macros
 
-test: setup browser ## set up and run every test (unit, build, browser)
+test: setup browser axe ## set up and run every test (unit, build, browser)
 	$(BIN)/pytest -q
 
 test-fast: setup ## tests without building the site or starting a browser
@@ -55,7 +76,7 @@ test-fast: setup ## tests without building the site or starting a browser
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale
 
-lint: setup ## ruff
+lint: setup ## check the code with ruff
 	$(BIN)/ruff check .
 
 bench: setup ## run the benchmarks in benchmarks/

@@ -67,3 +67,30 @@ def with_toys(catalog: Catalog) -> Catalog:
                              data["id"]: Entry(KINDS_BY_NAME[kind], data["id"], model,
                                                YamlDoc(path=f"toy/{data['id']}"))}
     return toy
+
+
+def cost_lines(catalog: Catalog, e: Any, group: str) -> dict[str, Any]:
+    """The cost lines of one bill (``tinker`` or ``self``) that apply, by key, as namespaces:
+    ``usd``, ``phase``, and for ``self`` also ``flops``, ``gpu_hours``, ``flops_per_token``,
+    ``formula`` (the catalog formula that priced it)."""
+    from types import SimpleNamespace
+
+    from tinkernomics.derived.calculator.estimate import graph_for
+    from tinkernomics.derived.calculator.ids import FLOPS_REFERENCE, FLOPS_ROLLOUT
+
+    found = {}
+    for line in graph_for(catalog).lines:
+        if line.group != group:
+            continue
+        k = f"{group}.{line.key}"
+        if group == "tinker" and e[k] is not None:
+            found[line.key] = SimpleNamespace(key=line.key, usd=e[k], phase=line.phase,
+                                              rate=e[f"{k}.rate"])
+        elif group == "self" and e[f"{k}.usd"] is not None:
+            formula = {"rollout": FLOPS_ROLLOUT, "reference": FLOPS_REFERENCE}.get(
+                line.phase, e.resolved.names["train_formula"])
+            found[line.key] = SimpleNamespace(
+                key=line.key, phase=line.phase, flops=e[f"{k}.flops"], usd=e[f"{k}.usd"],
+                gpu_hours=e[f"{k}.gpu_hours"], flops_per_token=e[f"{k}.per_token"],
+                formula=formula)
+    return found

@@ -32,7 +32,8 @@ def _variant(grpo: str, algo_id: str, name: str, a: str, b: str, c_mid: str, *,
     text = text.replace("    value: 1.8\n", f"    value: {b}\n", 1)
     text = text.replace("    value: 4000\n", f"    value: {c_mid}\n", 1)
     if reported:
-        text = text.replace("status: unverified\n    source: original_site",
+        text = text.replace("status: unverified\n    asserted_by: original_site\n"
+                            "    source: original_site",
                             "status: reported\n    source: scalerl_khatri")
         text = re.sub(r"\n    reported_instead: [^\n]*", "", text)
     if r0 is not None:

@@ -16,7 +16,7 @@ from tinkernomics.site.api.models import COLLECTIONS
 
 CATALOGS = ["fixture", "real"]
 COLLECTION_OF_KIND = {c.kind: c.path for c in COLLECTIONS}
-PRICE_ROW_OVERRIDES = {"status", "source", "reported_instead"}
+PRICE_ROW_OVERRIDES = {"status", "asserted_by", "source", "reported_instead"}
 REL = 10.0 ** (1 - SIGNIFICANT_DIGITS)
 
 
@@ -94,12 +94,14 @@ def test_a_row_that_overrides_status_and_source_wins(catalog_copy) -> None:
     path = catalog_copy / "tinker" / "prices" / "2026-07-17.yaml"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("    train: 0.44\n", "    train: 0.44\n    status: unverified\n"
+                                 "    asserted_by: contributor\n"
                                  "    source: original_site\n    reported_instead: Not found.\n"),
                     encoding="utf-8")
     data = build_api(load_valid_catalog(catalog_copy))
     row = data.collections["prices"]["2026-07-17"].rows[0]
-    assert (row.train.status, row.train.source, row.train.reported_instead) == (
-        Status.unverified, "original_site", "Not found.")
+    assert (row.train.status, row.train.source, row.train.reported_instead,
+            row.train.asserted_by) == (Status.unverified, "original_site", "Not found.",
+                                       "contributor")
 
 
 @pytest.mark.parametrize("name", CATALOGS)

@@ -2,27 +2,34 @@
 
 Each case is a calculator link (its query string). The page, built once per session and served
 on a loopback port, is opened in headless Chromium through that link; the test then compares,
-for every number, the browser's value with ``calc.numbers`` (exact float equality), every shown
-number with ``calcsite.fmt_value`` of Python's value, and the listed inputs with
-``calcinputs.figure_keys``.
+for every shown quantity of the graph, the browser's value with Python's (exact float
+equality), every shown number with ``formatting.fmt_value`` of Python's value, and the listed
+inputs with ``figures.figure_keys``. The last tests add a cost line and a quantity to the graph
+in Python only and show the unchanged calculator.js computing and showing them.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import calc, calcinputs
+from tinkernomics.derived.calculator import figures, model, resources, tree
+from tinkernomics.derived.calculator.estimate import estimate, graph_for
+from tinkernomics.derived.calculator.graph import Line, Quantity
 from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.calculator import pagedata
+from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
+from tinkernomics.site.pages.views import Links
 
 pytestmark = pytest.mark.browser
 
@@ -78,12 +85,16 @@ def calc_browser(browser: Any) -> Any:
     return browser
 
 
-def open_calculator(browser: Any, base: str, query: dict[str, str], *,
-                    width: int = 1280, scheme: str = "light") -> tuple[Any, list[str]]:
+def open_calculator(browser: Any, base: str, query: dict[str, str], *, width: int = 1280,
+                    scheme: str = "light", html: str | None = None) -> tuple[Any, list[str]]:
+    """The calculator through a link; with ``html``, that HTML is served as the page."""
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    if html is not None:
+        page.route(lambda url: urlsplit(url).path == "/calculator/", lambda route: route.fulfill(
+            status=200, content_type="text/html; charset=utf-8", body=html))
     suffix = "?" + urlencode(query) if query else ""
     page.goto(base + "calculator/" + suffix)
     page.wait_for_selector("[data-tn-calc][data-tn-ready]")
@@ -93,12 +104,18 @@ def open_calculator(browser: Any, base: str, query: dict[str, str], *,
 @pytest.mark.parametrize("case", list(CASES))
 def test_browser_equals_python(calc_browser: Any, calc_server: str, catalog: Catalog,
                                case: str) -> None:
-    query = CASES[case]
-    result = calcinputs.estimate(catalog, query)
-    expected = calc.numbers(result)
-    page, errors = open_calculator(calc_browser, calc_server, query)
+    assert_page_equals_python(calc_browser, calc_server, catalog, CASES[case])
+
+
+def assert_page_equals_python(browser: Any, base: str, catalog: Catalog,
+                              query: dict[str, str], html: str | None = None) -> list[Any]:
+    """Open the calculator (its HTML replaced by ``html`` if given) and compare with Python."""
+    e = estimate(catalog, query)
+    graph = graph_for(catalog)
+    page, errors = open_calculator(browser, base, query, html=html)
     try:
-        last = page.evaluate("window.tnCalculator.last()")
+        last = page.evaluate("(({numbers, figures}) => ({numbers, figures}))"
+                             "(window.tnCalculator.last())")
         shown = page.eval_on_selector_all(
             ".tn-calc__results [data-key]", "els => els.map(e => [e.dataset.key, e.textContent])")
     finally:
@@ -107,13 +124,14 @@ def test_browser_equals_python(calc_browser: Any, calc_server: str, catalog: Cat
     # Playwright hands over whole JS numbers as Python ints written out in decimal; float()
     # gives back the very double the browser held.
     got = {k: None if v is None else float(v) for k, v in last["numbers"].items()}
-    assert set(got) == set(expected)
-    differ = {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}
-    assert differ == {}, f"browser and Python disagree on {case}"
-    assert last["figures"] == calcinputs.figure_keys(result.resolved)
+    assert set(got) == set(e.numbers)
+    differ = {k: (got[k], e.numbers[k]) for k in e.numbers if got[k] != e.numbers[k]}
+    assert differ == {}, f"browser and Python disagree on {query}"
+    assert last["figures"] == figures.figure_keys(e, figures.registry(catalog))
     assert shown, "the page shows no numbers"
     for key, text in shown:
-        assert text == calcsite.fmt_value(calcsite.format_kind(key), expected[key]), key
+        assert text == fmt_value(graph.quantity(key).format, e.numbers[key]), key
+    return shown
 
 
 @pytest.mark.parametrize(("query", "formula_id"), [
@@ -166,18 +184,18 @@ def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server:
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         page.fill('input[name="steps"]', "250")
-        page.wait_for_function("window.tnCalculator.last().inputs.shape.steps === 250")
+        page.wait_for_function("window.tnCalculator.last().env['run.steps'] === 250")
         url = page.url
         total = page.text_content('.tn-calc__cards [data-key="tinker.total"]')
         page.select_option('select[name="a"]', "ppo")
-        page.wait_for_function("window.tnCalculator.last().inputs.algorithm === 'ppo'")
+        page.wait_for_function("window.tnCalculator.last().names.algorithm === 'ppo'")
         ppo_query = page.evaluate("location.search")
     finally:
         page.close()
     assert errors == []
     assert "steps=250" in url
-    expected = calcinputs.estimate(catalog, {"steps": "250"}).tinker.total
-    assert total == calcsite.fmt_usd(expected)
+    expected = estimate(catalog, {"steps": "250"})["tinker.total"]
+    assert total == fmt_usd(expected)
     # changing the algorithm drops G and K so they default to PPO's typical values
     assert "a=ppo" in ppo_query and "G=" not in ppo_query
 
@@ -186,7 +204,7 @@ def test_preset_link_reproduces_the_estimate(calc_browser: Any, calc_server: str
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         page.click(".tn-calc__preset >> nth=1")
-        page.wait_for_function("window.tnCalculator.last().inputs.model === 'kimi-k2.6'")
+        page.wait_for_function("window.tnCalculator.last().names.model === 'kimi-k2.6'")
         first = page.evaluate("window.tnCalculator.last().numbers")
         page.goto(page.url)  # the link alone
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
@@ -217,7 +235,7 @@ TRICKY = [0.0, 0.125, 0.0625, 2.5, 12.25, 99.96, 99.95, 999.995, 1234.5, -1234.5
 
 
 def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -> None:
-    """calculator.js formats like calcsite.fmt_* on ties, tiny and huge values, negatives."""
+    """calculator.js formats like formatting.fmt_* on ties, tiny and huge values, negatives."""
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         got = page.evaluate(
@@ -227,8 +245,7 @@ def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -
     finally:
         page.close()
     assert errors == []
-    expected = [[calcsite.fmt_number(v), calcsite.fmt_count(v), calcsite.fmt_usd(v)]
-                for v in TRICKY]
+    expected = [[fmt_number(v), fmt_count(v), fmt_usd(v)] for v in TRICKY]
     assert got == expected
 
 
@@ -241,15 +258,95 @@ def test_calculator_survives_instant_navigation(calc_browser: Any, calc_server: 
         page.goto(calc_server + "formulas/")
         page.click('.md-nav--primary a[href$="calculator/"]')
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-        assert page.evaluate("window.tnCalculator.last().inputs.algorithm") == "grpo"
+        assert page.evaluate("window.tnCalculator.last().names.algorithm") == "grpo"
         page.click('.md-nav--primary a[href$="formulas/"]')
         page.wait_for_selector("[data-tn-calc]", state="detached")
         page.go_back()
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
         page.fill('input[name="G"]', "4")
-        page.wait_for_function("window.tnCalculator.last().inputs.shape.group_size === 4")
+        page.wait_for_function("window.tnCalculator.last().env['run.G'] === 4")
         reloads = page.evaluate("performance.getEntriesByType('navigation').length")
     finally:
         page.close()
     assert errors == []
     assert reloads == 1  # one real page load: the rest was instant navigation
+
+
+# --------------------------------------------------------------------------- a new quantity
+
+EGRESS_LINE = (
+    Line("tinker", "egress", "Trajectory egress", "storage", "1 - missing(price.prefill)",
+         "{amount:number} GB × {rate:rate} per GB"),
+    "tokens.sequence * 4.0 / 1e9", "0.09", "1.0",
+)
+"""A cost line that is not in the model: 4 bytes per trajectory token at $0.09 per GB."""
+PER_EPISODE = Quantity("self.usd_per_episode", "self.total / tokens.episodes", "usd",
+                       "Self-hosted cost per episode")
+
+
+@pytest.fixture(scope="module")
+def extended(monkeypatch_module: Any, catalog: Catalog) -> Catalog:
+    """A fresh catalog whose graph has one more Tinker line and one more quantity (Python only)."""
+    graph_for(catalog)  # the plain graph, built before the patch
+    original_lines, original_break_even = model.tinker_lines, resources.break_even
+    monkeypatch_module.setattr(model, "tinker_lines", lambda: [*original_lines(), EGRESS_LINE])
+    monkeypatch_module.setattr(resources, "break_even",
+                               lambda: [*original_break_even(), PER_EPISODE])
+    return real_catalog()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def extended_page(built_site: Any, catalog: Catalog) -> str:
+    """The built calculator page with its data replaced by the extended graph's."""
+    html = (Path(built_site.root) / "calculator" / "index.html").read_text(encoding="utf-8")
+    links = Links(pagedata.CALCULATOR)
+    presets = [{"label": label, "href": "?" + calcsite.query_string(q)}
+               for (label, _), q in zip(calcsite.PRESETS, calcsite.preset_queries(catalog),
+                                        strict=True)]
+    data = pagedata.script_json(pagedata.page_data(catalog, links, presets))
+    return re.sub(r'(<script type="application/json" class="tn-calc__data">).*?(</script>)',
+                  lambda match: match.group(1) + data + match.group(2), html, count=1,
+                  flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("case", ["defaults", "opd-teacher", "no-price-row"])
+def test_new_quantity_needs_no_javascript(calc_browser: Any, calc_server: str, built_site: Any,
+                                          extended: Catalog, catalog: Catalog,
+                                          case: str) -> None:
+    """A cost line and a quantity added in Python alone: computed identically in Chromium,
+    shown in the Tinker table, and counted in the Tinker total."""
+    query = CASES[case]
+    shown = dict(assert_page_equals_python(calc_browser, calc_server, extended, query,
+                                           html=extended_page(built_site, extended)))
+    e, plain = estimate(extended, query), estimate(catalog, query)
+    assert "tinker.egress" not in plain.numbers
+    assert "self.usd_per_episode" in e.numbers and "tinker.egress" in e.numbers
+    if plain["tinker.total"] is None:  # no price row: no Tinker bill, so no egress either
+        assert e["tinker.egress"] is None and "tinker.egress" not in shown
+        return
+    assert e["tinker.egress"] == e["tokens.sequence"] * 4.0 / 1e9 * 0.09 / 1.0
+    assert e["tinker.total"] == pytest.approx(plain["tinker.total"] + e["tinker.egress"])
+    assert shown["tinker.egress"] == fmt_usd(e["tinker.egress"])
+    assert e["self.usd_per_episode"] == plain["self.total"] / plain["tokens.episodes"]
+
+
+def test_javascript_evaluates_any_tree(calc_browser: Any, calc_server: str) -> None:
+    """The browser's generic evaluator against tree.evaluate on expressions it never saw."""
+    cases = ["min(a, b) * ceil(c / 3) + max(a, 2.5) ** 0.5", "coalesce(m, a) - missing(m)",
+             "a / b if c > 4 else -a", "(a == 2.0) + (b <= 3) + (c >= 9)", "m * 2 + a",
+             "coalesce(m * 2, b * 1e15) / 7"]
+    env = {"a": 2.0, "b": 3.0, "c": 10.0, "m": None}
+    graph = [[f"q{i}", "number", 1, None, tree.to_tree(x)] for i, x in enumerate(cases)]
+    page, errors = open_calculator(calc_browser, calc_server, {})
+    try:
+        got = page.evaluate("([g, env]) => window.tnCalculator.evaluate(g, env)", [graph, env])
+    finally:
+        page.close()
+    assert errors == []
+    for i, expression in enumerate(cases):
+        assert got[f"q{i}"] == tree.evaluate(tree.to_tree(expression), env), expression

@@ -16,7 +16,8 @@ import pytest
 from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import calc, calcinputs
+from tinkernomics.derived.calculator import inputs
+from tinkernomics.derived.calculator.estimate import Estimate, estimate
 
 FIREWORKS_EPISODE = {
     # steps × prompts × G = 1 × 1,000 × 1 = 1,000 episodes
@@ -35,31 +36,31 @@ def catalog() -> Catalog:
     return real_catalog()
 
 
-def fireworks(catalog: Catalog, **extra: str) -> calc.Result:
-    query = {**FIREWORKS_EPISODE, **extra}
-    return calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
+def fireworks(catalog: Catalog, **extra: str) -> Estimate:
+    return estimate(catalog, {**FIREWORKS_EPISODE, **extra})
 
 
 def test_catalog_row_is_the_fireworks_rate(catalog: Catalog) -> None:
-    row = calc.price_row(catalog.price_lists["2026-07-17"], "kimi-k2.6", ":peft:131072")
+    row = inputs.price_row(catalog.price_lists["2026-07-17"], "kimi-k2.6", ":peft:131072")
     assert row is not None
     assert (row.prefill, row.sample) == (FIREWORKS_TINKER_PREFILL, FIREWORKS_TINKER_SAMPLE)
 
 
 def test_fireworks_episode_tokens(catalog: Catalog) -> None:
-    t = fireworks(catalog).tokens
+    t = fireworks(catalog)
     # per episode: T·C0 + Δ·T(T−1)/2 = 8 × 8,000 + 12,000 × 8 × 7 / 2 = 64,000 + 336,000
-    assert t.prefill_per_episode == 8 * 8_000 + 12_000 * 8 * 7 / 2 == 400_000
+    assert t["tokens.prefill_per_episode"] == 8 * 8_000 + 12_000 * 8 * 7 / 2 == 400_000
     # decoded: T × 2,000 = 16,000 per episode
-    assert t.sample_per_episode == 8 * 2_000 == 16_000
+    assert t["tokens.sample_per_episode"] == 8 * 2_000 == 16_000
     # × 1,000 episodes
-    assert t.episodes == 1_000
-    assert t.prefill == 400_000_000
-    assert t.sample == 16_000_000
+    assert t["tokens.episodes"] == 1_000
+    assert t["tokens.prefill"] == 400_000_000
+    assert t["tokens.sample"] == 16_000_000
 
 
 def test_fireworks_episode_tinker_bill(catalog: Catalog) -> None:
-    usd = {line.key: line.usd for line in fireworks(catalog).tinker.lines}
+    e = fireworks(catalog)
+    usd = {k: e[f"tinker.{k}"] for k in ("prefill", "sample", "prefill_cached")}
     # 400M prefill tokens × $5.15 / 1M = $2,060; 16M sampled × $12.81 / 1M = $204.96
     assert usd["prefill"] == pytest.approx(400 * 5.15) == 2_060
     assert usd["sample"] == pytest.approx(16 * 12.81) == 204.96
@@ -68,24 +69,26 @@ def test_fireworks_episode_tinker_bill(catalog: Catalog) -> None:
 
 
 def test_prefill_is_quadratic_in_turns(catalog: Catalog) -> None:
-    per_episode = [fireworks(catalog, T=str(t)).tokens.prefill_per_episode for t in (1, 2, 4, 8)]
+    per_episode = [fireworks(catalog, T=str(t))["tokens.prefill_per_episode"]
+                   for t in (1, 2, 4, 8)]
     # 8,000; 2·8,000 + 12,000; 4·8,000 + 6·12,000; 8·8,000 + 28·12,000
     assert per_episode == [8_000, 28_000, 104_000, 400_000]
 
 
 def test_prefix_cache_serves_the_old_context(catalog: Catalog) -> None:
-    t = fireworks(catalog, cache="1").tokens
+    t = fireworks(catalog, cache="1")
     # each turn t ≥ 1 finds the previous context cached: Σ_{t=1..7} (C0 + Δ(t−1))
     #   = 7 × 8,000 + 12,000 × 7 × 6 / 2 = 56,000 + 252,000 = 308,000 per episode
-    assert t.cached_per_episode == 308_000
+    assert t["tokens.cached_per_episode"] == 308_000
     # only C0 + Δ(T−1) = 8,000 + 84,000 = 92,000 tokens per episode are new
-    assert t.prefill_per_episode - t.cached_per_episode == 8_000 + 7 * 12_000
+    assert t["tokens.prefill_per_episode"] - t["tokens.cached_per_episode"] == 8_000 + 7 * 12_000
     # 308,000 / 400,000 = 77%: the cache-hit rate Fireworks quotes for 8 turns
-    assert t.cached_per_episode / t.prefill_per_episode == pytest.approx(0.77)
+    assert t["tokens.cached_per_episode"] / t["tokens.prefill_per_episode"] == pytest.approx(0.77)
 
 
 def test_prefix_cache_discount_on_tinker(catalog: Catalog) -> None:
-    usd = {line.key: line.usd for line in fireworks(catalog, cache="1").tinker.lines}
+    e = fireworks(catalog, cache="1")
+    usd = {k: e[f"tinker.{k}"] for k in ("prefill", "prefill_cached")}
     discount = catalog.price_lists["2026-07-17"].cached_prefill_discount.value  # 80%
     # uncached 92M × $5.15 / 1M; cached 308M × $5.15 × (1 − 0.8) / 1M
     assert usd["prefill"] == pytest.approx(92 * 5.15)
@@ -93,6 +96,6 @@ def test_prefix_cache_discount_on_tinker(catalog: Catalog) -> None:
 
 
 def test_trajectory_length(catalog: Catalog) -> None:
-    t = fireworks(catalog).tokens
+    t = fireworks(catalog)
     # the finished trajectory: C0 + Δ(T−1) + last reply = 8,000 + 84,000 + 2,000
-    assert t.sequence_per_episode == 94_000
+    assert t["tokens.sequence_per_episode"] == 94_000

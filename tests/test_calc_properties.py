@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from helpers_calc import real_catalog
+from helpers_calc import cost_lines, real_catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import calc, calcinputs, derive
+from tinkernomics.derived import derive
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.derived.calculator.estimate import estimate as evaluate
 
 CATALOG: Catalog = real_catalog()
 ALGORITHMS = sorted(CATALOG.algorithms)
@@ -28,8 +31,8 @@ queries = st.fixed_dictionaries({
 })
 
 
-def estimate(query: dict[str, str]) -> calc.Result:
-    return calc.calculate(CATALOG, calcinputs.inputs_from_query(CATALOG, query))
+def estimate(query: dict[str, str]) -> Estimate:
+    return evaluate(CATALOG, query)
 
 
 @settings(max_examples=60, deadline=None)
@@ -37,39 +40,39 @@ def estimate(query: dict[str, str]) -> calc.Result:
 def test_costs_grow_with_tokens(query: dict[str, str], key: str) -> None:
     before = estimate(query)
     after = estimate({**query, key: str(int(query[key]) * 2)})
-    assert after.tinker.total >= before.tinker.total
-    assert after.self_hosted.total >= before.self_hosted.total
-    assert after.self_hosted.flops >= before.self_hosted.flops
+    assert after["tinker.total"] >= before["tinker.total"]
+    assert after["self.total"] >= before["self.total"]
+    assert after["self.flops"] >= before["self.flops"]
     if key in ("steps", "n", "G", "in"):  # these always add trained tokens
-        assert after.tokens.train > before.tokens.train
-        assert after.tinker.total > before.tinker.total
-        assert after.self_hosted.total > before.self_hosted.total
+        assert after["tokens.train"] > before["tokens.train"]
+        assert after["tinker.total"] > before["tinker.total"]
+        assert after["self.total"] > before["self.total"]
 
 
 @settings(max_examples=40, deadline=None)
 @given(queries)
 def test_zero_tokens_cost_nothing(query: dict[str, str]) -> None:
     result = estimate({**query, "steps": "0", "ck": "0"})  # no steps, no checkpoints kept
-    assert result.tokens.train == result.tokens.prefill == result.tokens.sample == 0
-    assert result.tinker.total == 0
-    assert result.self_hosted.flops == 0
-    assert result.self_hosted.total == 0
+    assert result["tokens.train"] == result["tokens.prefill"] == result["tokens.sample"] == 0
+    assert result["tinker.total"] == 0
+    assert result["self.flops"] == 0
+    assert result["self.total"] == 0
 
 
-@pytest.mark.parametrize("accounting", sorted(calc.LORA_FLOP_FORMULAS))
+@pytest.mark.parametrize("accounting", sorted(ids.LORA_FLOP_FORMULAS))
 @settings(max_examples=60, deadline=None)
 @given(st.floats(1e8, 1e12), st.integers(1024, 16384), st.integers(1, 64))
 def test_lora_below_full_when_rank_is_small(accounting: str, p_active: float, d_model: int,
                                             rank: int) -> None:
     values = {"P_active": p_active, "R": rank, "D": d_model}
-    formula = CATALOG.formulas[calc.LORA_FLOP_FORMULAS[accounting]]
+    formula = CATALOG.formulas[ids.LORA_FLOP_FORMULAS[accounting]]
     lora = derive.evaluate_formula(formula, {v.name: values[v.name] for v in formula.variables})
-    full = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_FULL], {"P_active": p_active})
+    full = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert rank <= d_model / 16  # R << D
     assert lora < full
 
 
-@pytest.mark.parametrize("accounting", sorted(calc.LORA_FLOP_FORMULAS))
+@pytest.mark.parametrize("accounting", sorted(ids.LORA_FLOP_FORMULAS))
 @settings(max_examples=30, deadline=None)
 @given(queries, st.integers(1, 64))
 def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, str],
@@ -78,14 +81,14 @@ def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, st
     # none: R <= 64 keeps R << D
     lora = estimate({**query, "ft": "lora", "lf": accounting, "r": str(rank)})
     full = estimate({**query, "ft": "full", "lf": accounting, "r": str(rank)})
-    assert lora.resolved.d_model >= 16 * rank
-    lora_train = [x for x in lora.self_hosted.lines if x.phase == "training"]
-    full_train = [x for x in full.self_hosted.lines if x.phase == "training"]
+    assert lora["lora.d_model"] >= 16 * rank
+    lora_train = [x for x in cost_lines(CATALOG, lora, "self").values() if x.phase == "training"]
+    full_train = [x for x in cost_lines(CATALOG, full, "self").values() if x.phase == "training"]
     assert [x.key for x in lora_train] == [x.key for x in full_train]
     for mine, theirs in zip(lora_train, full_train, strict=True):
-        assert mine.formula == calc.LORA_FLOP_FORMULAS[accounting]
+        assert mine.formula == ids.LORA_FLOP_FORMULAS[accounting]
         assert mine.flops < theirs.flops
-    assert lora.self_hosted.flops <= full.self_hosted.flops
+    assert lora["self.flops"] <= full["self.flops"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -93,11 +96,11 @@ def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, st
 def test_sourced_lora_is_two_thirds_of_full(p_active: float, d_model: int, rank: int) -> None:
     """The sourced count (transformer_math, lora_without_regret): 4·P of full fine-tuning's 6·P,
     above the original site's expression whenever R < D / 3."""
-    sourced = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_LORA_SOURCED],
+    sourced = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_LORA_SOURCED],
                                       {"P_active": p_active})
-    site = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_LORA],
+    site = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_LORA],
                                    {"P_active": p_active, "R": rank, "D": d_model})
-    full = derive.evaluate_formula(CATALOG.formulas[calc.FLOPS_FULL], {"P_active": p_active})
+    full = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert sourced == pytest.approx(full * 2 / 3)
     assert site < sourced
 
@@ -105,29 +108,31 @@ def test_sourced_lora_is_two_thirds_of_full(p_active: float, d_model: int, rank:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 50), st.integers(0, 100_000), st.integers(0, 100_000))
 def test_closed_form_equals_turn_by_turn_sum(turns: int, c0: int, delta: int) -> None:
-    shape = calc.RunShape(1, 1, 1, 1, float(c0), 100.0, float(turns), float(delta), True)
+    e = estimate({"a": "grpo", "T": str(turns), "in": str(c0), "d": str(delta), "cache": "1"})
     # turn t (0-based) re-sends C0 + Δ·t; from turn 1 on the previous context is cached
-    assert calc.episode_prefill(shape) == sum(c0 + delta * t for t in range(turns))
-    assert calc.episode_cached(shape) == sum(c0 + delta * (t - 1) for t in range(1, turns))
+    assert e["tokens.prefill_per_episode"] == sum(c0 + delta * t for t in range(turns))
+    assert e["tokens.cached_per_episode"] == sum(c0 + delta * (t - 1) for t in range(1, turns))
 
 
 @settings(max_examples=30, deadline=None)
 @given(queries)
 def test_single_turn_is_the_t1_case(query: dict[str, str]) -> None:
-    one = estimate({**query, "T": "1"}).tokens
+    one = estimate({**query, "T": "1"})
     prompt, out = float(query["in"]), float(query["out"])
     online = CATALOG.algorithms[query["a"]].online
-    assert one.prefill_per_episode == (prompt if online else 0)
-    assert one.sequence_per_episode == prompt + out
-    assert one.prefill_cached == 0
+    assert one["tokens.prefill_per_episode"] == (prompt if online else 0)
+    assert one["tokens.sequence_per_episode"] == prompt + out
+    assert one["tokens.prefill_cached"] == 0
 
 
 @settings(max_examples=30, deadline=None)
 @given(queries)
 def test_totals_are_the_sum_of_lines(query: dict[str, str]) -> None:
     result = estimate(query)
-    assert result.tinker.total == pytest.approx(sum(x.usd for x in result.tinker.lines))
-    assert result.self_hosted.total == pytest.approx(sum(x.usd for x in result.self_hosted.lines))
-    mem = result.memory
-    assert mem.total_bytes == pytest.approx(sum(t.bytes for t in mem.terms))
-    assert mem.min_gpus * mem.gpu_memory_gb * 1e9 >= mem.total_bytes
+    tinker, own = cost_lines(CATALOG, result, "tinker"), cost_lines(CATALOG, result, "self")
+    assert result["tinker.total"] == pytest.approx(sum(x.usd for x in tinker.values()))
+    assert result["self.total"] == pytest.approx(sum(x.usd for x in own.values()))
+    terms = [v for k, v in result.numbers.items() if k.startswith("vram.") and v is not None
+             and k not in ("vram.total", "vram.min_gpus")]
+    assert result["vram.total"] == pytest.approx(sum(terms))
+    assert result["vram.min_gpus"] * result["hw.memory_gb"] * 1e9 >= result["vram.total"]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, real_catalog, with_toys
+from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, real_catalog, with_toys
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import calc, calcinputs
+from tinkernomics.derived.calculator import assumptions, figures, inputs
+from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 
 
 @pytest.fixture(scope="module")
@@ -38,23 +39,24 @@ def toy_query(**extra: str) -> dict[str, str]:
     return query
 
 
-def run(catalog: Catalog, **extra: str) -> calc.Result:
-    return calc.calculate(catalog, calcinputs.inputs_from_query(catalog, toy_query(**extra)))
+def run(catalog: Catalog, **extra: str) -> Estimate:
+    return estimate(catalog, toy_query(**extra))
 
 
 def test_tokens_single_turn(toy: Catalog) -> None:
-    t = run(toy).tokens
-    assert t.episodes == 90 * 100 * 100 == 900_000
-    assert t.prefill == 900_000 * 1000 == 9e8
-    assert t.sample == 900_000 * 1000 == 9e8
-    assert t.sequence == 900_000 * (1000 + 1000) == 1.8e9
-    assert t.train == 1.8e9 * 1  # K = 1
-    assert run(toy, K="3").tokens.train == 1.8e9 * 3
+    t = run(toy)
+    assert t["tokens.episodes"] == 90 * 100 * 100 == 900_000
+    assert t["tokens.prefill"] == 900_000 * 1000 == 9e8
+    assert t["tokens.sample"] == 900_000 * 1000 == 9e8
+    assert t["tokens.sequence"] == 900_000 * (1000 + 1000) == 1.8e9
+    assert t["tokens.train"] == 1.8e9 * 1  # K = 1
+    assert run(toy, K="3")["tokens.train"] == 1.8e9 * 3
 
 
 def test_tinker_bill_by_hand(toy: Catalog) -> None:
-    bill = run(toy).tinker
-    usd = {line.key: line.usd for line in bill.lines}
+    bill = run(toy)
+    usd = {k.removeprefix("tinker."): v for k, v in bill.numbers.items()
+           if k.startswith("tinker.") and v is not None}
     assert usd["prefill"] == pytest.approx(9e8 * 1.0 / 1e6)  # $900
     assert usd["prefill_cached"] == 0  # no prefix cache asked for
     assert usd["sample"] == pytest.approx(9e8 * 2.0 / 1e6)  # $1,800
@@ -63,13 +65,13 @@ def test_tinker_bill_by_hand(toy: Catalog) -> None:
     assert usd["train"] == pytest.approx(1.8e9 * 3.0 / 1e6)  # $5,400
     # storage: 1 checkpoint × 0.5 GB (the LoRA formula's lora_overhead example) × 1 month × $0.10
     assert usd["storage"] == pytest.approx(1 * 0.5 * 1 * 0.10)
-    assert bill.total == pytest.approx(900 + 1800 + 1800 + 5400 + 0.05)
-    assert bill.available and bill.not_covered == ()
+    assert bill["tinker.total"] == pytest.approx(900 + 1800 + 1800 + 5400 + 0.05)
+    assert bill["tinker.teacher"] is None and bill.resolved.names["not_covered"] == ""
 
 
 def test_self_hosted_by_hand(toy: Catalog) -> None:
-    own = run(toy).self_hosted
-    lines = {line.key: line for line in own.lines}
+    own = run(toy)
+    lines = cost_lines(toy, own, "self")
     # rollout, 2 FLOPs per parameter per token: 9e8 tokens × 2e9 = 1.8e18 FLOP
     assert lines["prefill"].flops == pytest.approx(1.8e18)
     # at 1,000 TFLOP/s × 50% = 5e14 FLOP/s: 3,600 s = 1 GPU-hour, $2
@@ -84,39 +86,39 @@ def test_self_hosted_by_hand(toy: Catalog) -> None:
     assert lines["train"].formula == "flops_lora_training_sourced"
     assert lines["train"].flops_per_token == pytest.approx(4e9)
     assert lines["train"].gpu_hours == pytest.approx(4.0)
-    assert own.gpu_hours == pytest.approx(1 + 5 + 2 + 4)
-    assert own.total == pytest.approx((1 + 5 + 2 + 4) * 2.0)
+    assert own["self.gpu_hours"] == pytest.approx(1 + 5 + 2 + 4)
+    assert own["self.total"] == pytest.approx((1 + 5 + 2 + 4) * 2.0)
 
 
 def test_self_hosted_site_accounting_by_hand(toy: Catalog) -> None:
-    own = run(toy, lf="site").self_hosted
-    train = {line.key: line for line in own.lines}["train"]
+    own = run(toy, lf="site")
+    train = cost_lines(toy, own, "self")["train"]
     # the original site's expression (R = 32 by default, D = 1,000):
     # 2e9 + 6e9 × 32 / 1000 = 2.192e9 FLOP per token
     assert train.formula == "flops_lora_training"
     assert train.flops_per_token == pytest.approx(2e9 + 6e9 * 32 / 1000)
     assert train.gpu_hours == pytest.approx(1.8e9 * 2.192e9 / 5e14 / 3600)  # 2.192 h
-    assert own.gpu_hours == pytest.approx(1 + 5 + 2 + 2.192)
-    assert own.total == pytest.approx((1 + 5 + 2 + 2.192) * 2.0)
+    assert own["self.gpu_hours"] == pytest.approx(1 + 5 + 2 + 2.192)
+    assert own["self.total"] == pytest.approx((1 + 5 + 2 + 2.192) * 2.0)
     # rank and hidden size move only this accounting: R = 64, D = 2,000 -> 2e9 + 6e9 × 0.032
-    site = {x.key: x for x in run(toy, lf="site", r="64", D="2000").self_hosted.lines}["train"]
+    site = cost_lines(toy, run(toy, lf="site", r="64", D="2000"), "self")["train"]
     assert site.flops_per_token == pytest.approx(2e9 + 6e9 * 64 / 2000)
-    sourced = {x.key: x for x in run(toy, r="64", D="2000").self_hosted.lines}["train"]
+    sourced = cost_lines(toy, run(toy, r="64", D="2000"), "self")["train"]
     assert sourced.flops_per_token == pytest.approx(4e9)
 
 
 def test_lora_accounting_does_not_touch_the_rest(toy: Catalog) -> None:
-    sourced, site = calc.numbers(run(toy)), calc.numbers(run(toy, lf="site"))
+    sourced, site = run(toy).numbers, run(toy, lf="site").numbers
     changed = {k for k in sourced if sourced[k] != site[k]}
     # training lines and what sums them; the Tinker bill, tokens and memory stay put
     assert "self.train.flops" in changed and "tinker.total" not in changed
     assert all(k.startswith(("self.", "breakeven.", "wall_clock")) for k in changed), changed
     # full fine-tuning ignores the setting
-    assert calc.numbers(run(toy, ft="full")) == calc.numbers(run(toy, ft="full", lf="site"))
+    assert run(toy, ft="full").numbers == run(toy, ft="full", lf="site").numbers
 
 
 def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
-    train = {x.key: x for x in run(toy, ft="full").self_hosted.lines}["train"]
+    train = cost_lines(toy, run(toy, ft="full"), "self")["train"]
     assert train.formula == "flops_training"
     assert train.flops_per_token == pytest.approx(6e9)
     assert train.gpu_hours == pytest.approx(1.8e9 * 6e9 / 5e14 / 3600)  # 6 GPU-hours
@@ -129,167 +131,190 @@ def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
 def test_break_even_by_hand(toy: Catalog, accounting: str, hours: float) -> None:
     result = run(toy, lf=accounting)
     tinker, own = 9900.05, hours * 2.0
-    be = result.break_even
-    assert be.gpu_price == pytest.approx(tinker / hours)  # $/GPU-hour where the bills meet
-    assert be.ratio == pytest.approx(tinker / own)
+    # $/GPU-hour where the bills meet
+    assert result["breakeven.gpu_price"] == pytest.approx(tinker / hours)
+    assert result["breakeven.ratio"] == pytest.approx(tinker / own)
     setup = toy.platform.setup_cost.total.value  # the catalog's cost of building the stack
-    assert be.setup_usd == setup
-    assert be.runs_to_repay_setup == pytest.approx(setup / (tinker - own))
+    assert result["const.setup"] == setup
+    assert result["breakeven.runs"] == pytest.approx(setup / (tinker - own))
+
+
+def vram_terms(e: Estimate) -> dict[str, float]:
+    """The memory terms that apply, by VRAM variable: bytes."""
+    return {k.removeprefix("vram."): v for k, v in e.numbers.items()
+            if k.startswith("vram.") and k not in ("vram.total", "vram.min_gpus") and v is not None}
 
 
 def test_memory_grpo_lora_by_hand(toy: Catalog) -> None:
-    mem = run(toy).memory
-    terms = {t.variable: t.bytes for t in mem.terms}
-    assert mem.formula == "vram_grpo_lora"
+    e = run(toy)
+    terms = vram_terms(e)
+    assert e.resolved.names["vram_formula"] == "vram_grpo_lora"
     assert terms["P_total"] == 1e9 * 2  # frozen bf16 base
     assert terms["P_ref"] == 1e9 * 2  # frozen reference
     # adapter state, KV cache and activations default to the formula's example values
-    assert mem.total_bytes == 2e9 + 2e9 + 0.5e9 + 4e9 + 4e9  # 12.5 GB
-    assert mem.min_gpus == math.ceil(12.5 / 10) == 2
-    assert run(toy, kv_cache="20").memory.total_bytes == 2e9 + 2e9 + 0.5e9 + 20e9 + 4e9
+    assert e["vram.total"] == 2e9 + 2e9 + 0.5e9 + 4e9 + 4e9  # 12.5 GB
+    assert e["vram.min_gpus"] == math.ceil(12.5 / 10) == 2
+    assert run(toy, kv_cache="20")["vram.total"] == 2e9 + 2e9 + 0.5e9 + 20e9 + 4e9
 
 
 def test_memory_ppo_full_by_hand(toy: Catalog) -> None:
-    mem = run(toy, a="ppo", ft="full").memory
-    terms = {t.variable: t.bytes for t in mem.terms}
+    e = run(toy, a="ppo", ft="full")
     # policy and critic 16 bytes/param, reference and reward model 2 bytes/param (ZeRO)
-    assert terms == {"P_total": 16e9, "P_critic": 16e9, "P_ref": 2e9, "P_RM": 2e9}
-    assert mem.total_bytes == 36e9
-    assert mem.min_gpus == 4  # 36 GB on 10 GB GPUs
+    assert vram_terms(e) == {"P_total": 16e9, "P_critic": 16e9, "P_ref": 2e9, "P_RM": 2e9}
+    assert e["vram.total"] == 36e9
+    assert e["vram.min_gpus"] == 4  # 36 GB on 10 GB GPUs
 
 
 def test_ppo_adds_critic_and_reward_model(toy: Catalog) -> None:
     result = run(toy, a="ppo", K="2")
-    keys = [line.key for line in result.self_hosted.lines]
-    assert keys == ["prefill", "decode", "reference", "reward_model", "train", "critic"]
-    lines = {line.key: line for line in result.self_hosted.lines}
+    lines = cost_lines(toy, result, "self")
+    assert list(lines) == ["prefill", "decode", "reference", "reward_model", "train", "critic"]
     assert lines["critic"].flops == lines["train"].flops  # same size, same mode, K passes
-    assert result.tinker.not_covered == ("critic", "reward_model")
+    assert result.resolved.names["not_covered"] == "critic and reward model"
 
 
 def test_reference_can_be_switched_off(toy: Catalog) -> None:
     result = run(toy, ref="0")
-    assert "reference" not in [line.key for line in result.tinker.lines]
-    assert "reference" not in [line.key for line in result.self_hosted.lines]
-    assert {t.variable: t.bytes for t in result.memory.terms}["P_ref"] == 0
+    assert "reference" not in cost_lines(toy, result, "tinker")
+    assert "reference" not in cost_lines(toy, result, "self")
+    assert vram_terms(result)["P_ref"] == 0
 
 
 def test_teacher_uses_its_own_size_and_price(catalog: Catalog) -> None:
     query = {"a": "opd", "m": "qwen3-8b", "tm": "qwen3-32b", "p": "2026-01-05", "G": "4"}
-    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
-    teacher = {line.key: line for line in result.self_hosted.lines}["teacher"]
+    result = estimate(catalog, query)
+    teacher = cost_lines(catalog, result, "self")["teacher"]
     assert teacher.flops_per_token == 2 * 32e9  # forward pass of the 32B teacher
-    bill = {line.key: line for line in result.tinker.lines}["teacher"]
-    assert bill.rate == 0.49  # Qwen3-32B prefill in the 2026-01-05 list
-    assert {t.variable: t.value for t in result.memory.terms}["P_ref"] == 32e9
+    assert cost_lines(catalog, result, "tinker")["teacher"].rate == 0.49  # 2026-01-05 list
+    assert result["vram.value.P_ref"] == 32e9
 
 
 def test_offline_algorithm_samples_nothing(toy: Catalog) -> None:
-    t = run(toy, a="dpo", G="2").tokens
-    assert t.prefill == t.sample == 0
-    assert t.sequence == 90 * 100 * 2 * 2000  # chosen + rejected, 1,000 + 1,000 tokens each
+    t = run(toy, a="dpo", G="2")
+    assert t["tokens.prefill"] == t["tokens.sample"] == 0
+    assert t["tokens.sequence"] == 90 * 100 * 2 * 2000  # chosen + rejected, 1,000 + 1,000 each
+
+
+def test_missing_typical_g_is_never_replaced(toy: Catalog) -> None:
+    """DPO's entry gives no typical G: the estimate says G is missing instead of pricing G = 1,
+    and everything that depends on it is missing too, totals included (no partial sums)."""
+    assert toy.algorithms["dpo"].typical_g is None
+    e = estimate(toy, {k: v for k, v in toy_query(a="dpo").items() if k != "G"})
+    assert e["run.G"] is None
+    for key in ("tokens.episodes", "tokens.train", "tinker.train", "tinker.total",
+                "self.train.usd", "self.total", "breakeven.gpu_price", "wall_clock_hours"):
+        assert e[key] is None, key
+    assert e["tinker.storage"] == pytest.approx(0.05)  # needs no G: still priced
+    assert e["vram.total"] is not None  # memory does not depend on G
+    # once the reader gives G, every number is there
+    assert estimate(toy, toy_query(a="dpo", G="2"))["tinker.total"] is not None
 
 
 def test_default_training_mfu_from_deepseek_v3(catalog: Catalog) -> None:
     # 6 × 37e9 × 14.8e12 = 3.2856e24 FLOP over 2.788e6 h × 3,600 s × 989.4e12 FLOP/s
-    mfu = calc.training_mfu(catalog)
-    assert mfu.value == pytest.approx(3.2856e24 / (2.788e6 * 3600 * 989.4e12))
-    assert 0.33 < mfu.value < 0.332
-    assert mfu.source == "deepseek_v3"
+    mfu = assumptions.training_mfu(catalog)
+    assert mfu == pytest.approx(3.2856e24 / (2.788e6 * 3600 * 989.4e12))
+    assert 0.33 < mfu < 0.332
+    assert figures.registry(catalog)["assumption:mfu_train"].source == "deepseek_v3"
 
 
 def test_default_decode_mfu_is_the_roofline(catalog: Catalog) -> None:
-    h100, dense = catalog.hardware["h100"], catalog.models["qwen3-8b"]
     # dense: 32 sequences × 2 FLOP × 8e9 ÷ (2 bytes × min(8e9, 32 × 8e9)) × 3.35 TB/s ÷ 989.4
     # TFLOP/s = 32 × 3.35 / 989.4 ≈ 10.8%
-    mfu = calc.decode_mfu(catalog, h100, dense)
-    assert mfu.value == pytest.approx(32 * 3.35e12 / 989.4e12)
-    assert mfu.status == "unverified"
+    dense = estimate(catalog, {"m": "qwen3-8b", "hw": "h100"})["mfu.decode"]
+    assert dense == pytest.approx(32 * 3.35e12 / 989.4e12)
+    assert figures.registry(catalog)["assumption:mfu_decode:h100"].status == "unverified"
     # MoE (Kimi K2.6, 1,000B total, 32B active): a batch of 32 reads min(1e12, 32 × 32e9) bytes/2
     # = all 1e12 parameters for 32 × 32e9 tokens' worth of work: 1.024 × 3.35 / 989.4 ≈ 0.35%
-    moe = calc.decode_mfu(catalog, h100, catalog.models["kimi-k2.6"]).value
+    moe = estimate(catalog, {"m": "kimi-k2.6", "hw": "h100"})["mfu.decode"]
     assert moe == pytest.approx(32 * 2 * 32e9 / (2 * 1e12) * 3.35e12 / 989.4e12)
-    assert moe < mfu.value / 25
+    assert moe < dense / 25
 
 
 def test_convergence_matches_derive(catalog: Catalog) -> None:
     from tinkernomics.derived import derive
 
-    result = calcinputs.estimate(catalog, {"a": "grpo", "tf": "50"})
-    conv = result.convergence
-    assert conv is not None
+    result = estimate(catalog, {"a": "grpo", "tf": "50"})
     # at half the gain, C = C_mid (GRPO's fit: 4,000 GB200-hours)
-    c_mid = catalog.algorithms["grpo"].scalerl.C_mid.value
-    assert conv.gb200_hours == pytest.approx(c_mid)
+    fit = catalog.algorithms["grpo"].scalerl
+    c_mid = fit.C_mid.value
+    assert result["scalerl.gb200_hours"] == pytest.approx(c_mid)
+    assert result["scalerl.gb200_hours"] == derive.compute_to_reach(derive.sigmoid_params(fit), 0.5)
     factor = derive.conversion_factor(catalog).value
-    assert conv.h100_hours == pytest.approx(c_mid * factor)
-    assert conv.chosen_hours == pytest.approx(c_mid * factor)  # chosen GPU is the H100
-    assert conv.usd == pytest.approx(c_mid * factor * result.resolved.gpu_price)
+    assert result["scalerl.h100_hours"] == pytest.approx(c_mid * factor)
+    assert result["scalerl.chosen_hours"] == pytest.approx(c_mid * factor)  # chosen GPU: H100
+    assert result["scalerl.usd"] == pytest.approx(c_mid * factor * result["gpu_price"])
+    reward = derive.scalerl_reward(derive.sigmoid_params(fit), c_mid)
+    assert result["scalerl.reward"] == pytest.approx(reward)
 
 
 def test_no_convergence_without_fit(catalog: Catalog) -> None:
-    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, {"a": "ppo"}))
-    assert result.convergence is None
+    result = estimate(catalog, {"a": "ppo"})
+    assert all(v is None for k, v in result.numbers.items() if k.startswith("scalerl."))
 
 
 def test_defaults_come_from_the_catalog(catalog: Catalog) -> None:
-    inputs = calcinputs.inputs_from_query(catalog, {"a": "ppo"})
+    e = estimate(catalog, {"a": "ppo"})
     ppo = catalog.algorithms["ppo"]
-    assert inputs.shape.group_size == ppo.typical_g.values[len(ppo.typical_g.values) // 2]
-    assert inputs.shape.passes == ppo.typical_k.values[len(ppo.typical_k.values) // 2]
-    assert inputs.price_list == max(catalog.price_lists.values(), key=lambda p: p.effective).id
-    resolved = calc.resolve(catalog, inputs)
-    assert resolved.gpu_price == catalog.hardware["h100"].rental_prices[0].price.value
+    assert e["run.G"] == ppo.typical_g.values[len(ppo.typical_g.values) // 2]
+    assert e["run.K"] == ppo.typical_k.values[len(ppo.typical_k.values) // 2]
+    latest = max(catalog.price_lists.values(), key=lambda p: p.effective).id
+    assert e.choice.price_list == latest
+    assert e["gpu_price"] == catalog.hardware["h100"].rental_prices[0].price.value
+
+
+def used(catalog: Catalog, query: dict[str, str]) -> list[figures.InputFigure]:
+    return figures.input_figures(catalog, estimate(catalog, query))
 
 
 def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
-    result = calcinputs.estimate(catalog, {})
-    figures = calcinputs.input_figures(catalog, result.resolved)
-    flagged = {f.key for f in figures if f.unverified}
+    found = used(catalog, {})
+    flagged = {f.key for f in found if f.unverified}
     # by default LoRA is priced by the sourced formula (derived), without rank or hidden size
-    keys = {f.key for f in figures}
+    keys = {f.key for f in found}
     assert "formula:flops_lora_training_sourced" in keys - flagged
     assert "formula:flops_lora_training" not in keys
     assert "model:qwen3-8b:d_model" not in keys
     # GRPO's ScaleRL parameters are unverified in the catalog
     assert "algorithm:grpo:C_mid" in flagged
     assert "assumption:mfu_decode:h100" in flagged
-    assert "hardware:h100:tflops" in {f.key for f in figures} - flagged
-    # every key the estimate names exists in the registry
-    assert len(figures) == len(calcinputs.figure_keys(result.resolved))
+    assert "hardware:h100:tflops" in keys - flagged
 
 
 def test_site_accounting_is_flagged_unverified(catalog: Catalog) -> None:
-    result = calcinputs.estimate(catalog, {"lf": "site"})
-    figures = calcinputs.input_figures(catalog, result.resolved)
-    flagged = {f.key for f in figures if f.unverified}
+    found = used(catalog, {"lf": "site"})
+    flagged = {f.key for f in found if f.unverified}
     # the original site's LoRA expression is unverified, and it reads the model's hidden size
     assert "formula:flops_lora_training" in flagged
-    assert "model:qwen3-8b:d_model" in {f.key for f in figures}
-    assert "formula:flops_lora_training_sourced" not in {f.key for f in figures}
+    assert "model:qwen3-8b:d_model" in {f.key for f in found}
+    assert "formula:flops_lora_training_sourced" not in {f.key for f in found}
 
 
 def test_overridden_assumptions_are_not_listed(catalog: Catalog) -> None:
-    result = calcinputs.estimate(catalog, {"mt": "40", "md": "5", "gp": "3"})
-    keys = calcinputs.figure_keys(result.resolved)
+    keys = [f.key for f in used(catalog, {"mt": "40", "md": "5", "gp": "3"})]
     assert "assumption:mfu_train" not in keys
     assert "assumption:mfu_decode:h100" not in keys
     assert "hardware:h100:price" not in keys
     assert "assumption:mfu_prefill" in keys
 
 
-@pytest.mark.parametrize(("query", "field", "expected"), [
-    ({"steps": "abc"}, "steps", 100.0),  # invalid -> default
-    ({"steps": "-5"}, "steps", 100.0),  # signs are not accepted
-    ({"steps": "99999999999"}, "steps", 1e7),  # clamped to the highest allowed
-    ({"G": "0"}, "group_size", 1.0),  # clamped to the lowest allowed
-    ({"T": "3"}, "turns", 3.0),
-    ({"in": "1.5"}, "prompt_tokens", 512.0),  # token counts are whole numbers
+def test_typical_g_listed_only_when_used(catalog: Catalog) -> None:
+    assert "algorithm:grpo:g" in [f.key for f in used(catalog, {})]
+    assert "algorithm:grpo:g" not in [f.key for f in used(catalog, {"G": "3"})]
+    assert "algorithm:dpo:g" not in [f.key for f in used(catalog, {"a": "dpo"})]
+
+
+@pytest.mark.parametrize(("query", "name", "expected"), [
+    ({"steps": "abc"}, "run.steps", 100.0),  # invalid -> default
+    ({"steps": "-5"}, "run.steps", 100.0),  # signs are not accepted
+    ({"steps": "99999999999"}, "run.steps", 1e7),  # clamped to the highest allowed
+    ({"G": "0"}, "run.G", 1.0),  # clamped to the lowest allowed
+    ({"T": "3"}, "run.T", 3.0),
+    ({"in": "1.5"}, "run.C0", 512.0),  # token counts are whole numbers
 ])
-def test_query_parsing(catalog: Catalog, query: dict[str, str], field: str,
+def test_query_parsing(catalog: Catalog, query: dict[str, str], name: str,
                        expected: float) -> None:
-    shape = calcinputs.inputs_from_query(catalog, query).shape
-    assert getattr(shape, field) == expected
+    assert inputs.choose(catalog, query).numbers[name] == expected
 
 
 @pytest.mark.parametrize(("lf", "lora_flops"), [
@@ -298,18 +323,36 @@ def test_query_parsing(catalog: Catalog, query: dict[str, str], field: str,
 ])
 def test_query_lora_accounting(catalog: Catalog, lf: str | None, lora_flops: str) -> None:
     query = {} if lf is None else {"lf": lf}
-    assert calcinputs.inputs_from_query(catalog, query).lora_flops == lora_flops
+    assert inputs.choose(catalog, query).lora_flops == lora_flops
 
 
 def test_query_unknown_ids_fall_back(catalog: Catalog) -> None:
-    inputs = calcinputs.inputs_from_query(catalog, {"m": "nope", "a": "nope", "hw": "nope"})
-    assert (inputs.model, inputs.algorithm, inputs.hardware) == ("qwen3-8b", "grpo", "h100")
+    c = inputs.choose(catalog, {"m": "nope", "a": "nope", "hw": "nope"})
+    assert (c.model, c.algorithm, c.hardware) == ("qwen3-8b", "grpo", "h100")
 
 
 def test_model_without_price_row(catalog: Catalog) -> None:
     # Llama-3.1-8B is in the 2026-01-05 list only
-    query = {"m": "llama-3.1-8b", "p": "2026-07-17"}
-    result = calc.calculate(catalog, calcinputs.inputs_from_query(catalog, query))
-    assert not result.tinker.available
-    assert calc.numbers(result)["tinker.total"] is None
-    assert result.break_even.gpu_price is None
+    result = estimate(catalog, {"m": "llama-3.1-8b", "p": "2026-07-17"})
+    assert result["tinker.total"] is None
+    assert cost_lines(catalog, result, "tinker") == {}
+    assert result["breakeven.gpu_price"] is None
+
+
+def test_every_quantity_names_its_sources(catalog: Catalog) -> None:
+    """Provenance: the Tinker bill rests on the price row, the self-hosted bill on the GPU, the
+    FLOP formulas and the utilisation assumptions; every source named is in the registry."""
+    e = estimate(catalog, {})
+    graph, names = graph_for(catalog), e.resolved.names
+    registry = figures.registry(catalog)
+    tinker = figures.provenance(graph, "tinker.total", names)
+    assert "prices:2026-07-17:qwen3-8b" in tinker and "prices:2026-07-17:storage" in tinker
+    assert not any(k.startswith("hardware:") for k in tinker)
+    own = figures.provenance(graph, "self.total", names)
+    assert {"hardware:h100:tflops", "hardware:h100:price", "formula:flops_rollout",
+            "formula:flops_lora_training_sourced", "assumption:mfu_train",
+            "assumption:mfu_decode:h100", "model:qwen3-8b:total_params"} <= own
+    assert figures.provenance(graph, "vram.total", names) >= {"formula:vram_grpo_lora"}
+    for q in graph.quantities:  # Qwen3-8B is dense: no active_params or d_model entry
+        sources = figures.provenance(graph, q.key, names)
+        assert all(k in registry or k.startswith("model:qwen3-8b:") for k in sources), q.key

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,8 +11,11 @@ from helpers_calc import real_catalog
 from helpers_site import load_page
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import calc, calcinputs, expr
+from tinkernomics.derived.calculator import figures, ids, inputs, tree
+from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.calculator import form, pagedata
+from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
 from tinkernomics.site.pages.views import Links
 
 
@@ -34,7 +38,7 @@ def catalog() -> Catalog:
     (-1234.5, "-1,235"),
 ])
 def test_fmt_number(value: float, text: str) -> None:
-    assert calcsite.fmt_number(value) == text
+    assert fmt_number(value) == text
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -47,42 +51,69 @@ def test_fmt_number(value: float, text: str) -> None:
     (3.2e15, "$3.20e15"),
 ])
 def test_fmt_usd(value: float, text: str) -> None:
-    assert calcsite.fmt_usd(value) == text
+    assert fmt_usd(value) == text
 
 
-def test_fmt_kinds() -> None:
-    assert calcsite.format_kind("tokens.prefill") == "count"
-    assert calcsite.format_kind("self.decode.flops") == "flops"
-    assert calcsite.format_kind("self.decode.gpu_hours") == "hours"
-    assert calcsite.format_kind("vram.min_gpus") == "count"
-    assert calcsite.format_kind("vram.P_total") == "gb"
-    assert calcsite.format_kind("tinker.total") == "usd"
-    assert calcsite.fmt_value("flops", 8.388608e17) == "8.39e17"
-    assert calcsite.fmt_value("gb", 40.5e9) == "40.5 GB"
-    assert calcsite.fmt_value("percent", 0.10834849403678998) == "10.8%"
-    assert calcsite.fmt_value("usd", None) == "–"
-    assert calcsite.fmt_count(262_144_000) == "262,144,000"
+def test_fmt_kinds(catalog: Catalog) -> None:
+    graph = graph_for(catalog)
+    kinds = {k: graph.quantity(k).format for k in (
+        "tokens.prefill", "self.decode.flops", "self.decode.gpu_hours", "vram.min_gpus",
+        "vram.P_total", "tinker.total", "mfu.decode", "breakeven.ratio")}
+    assert kinds == {"tokens.prefill": "count", "self.decode.flops": "flops",
+                     "self.decode.gpu_hours": "hours", "vram.min_gpus": "count",
+                     "vram.P_total": "gb", "tinker.total": "usd", "mfu.decode": "percent",
+                     "breakeven.ratio": "ratio"}
+    assert fmt_value("flops", 8.388608e17) == "8.39e17"
+    assert fmt_value("gb", 40.5e9) == "40.5 GB"
+    assert fmt_value("percent", 0.10834849403678998) == "10.8%"
+    assert fmt_value("usd", None) == "–"
+    assert fmt_count(262_144_000) == "262,144,000"
 
 
-def test_page_data_takes_formulas_from_the_catalog(catalog: Catalog) -> None:
-    data = calcsite.page_data(catalog, Links(calcsite.CALCULATOR))
-    for formula_id, shipped in data["formulas"].items():
-        expression = catalog.formulas[formula_id].expression
-        assert shipped["expression"] == expression
-        assert shipped["js"] == expr.to_js(expression)
-    assert data["defaults"]["mfu_train"] == calc.training_mfu(catalog).value
-    assert data["decode"]["flops_per_param"] == 2  # flops_rollout at P_active = 1
-    assert data["spec"]["shape"] == calcinputs.SHAPE_KEYS  # ranges shipped, not retyped in JS
-    json.loads(calcsite.script_json(data))  # serialisable, no NaN
+def page(catalog: Catalog) -> dict[str, Any]:
+    return pagedata.page_data(catalog, Links(pagedata.CALCULATOR), [])
+
+
+def test_page_ships_the_graph_not_a_copy(catalog: Catalog) -> None:
+    """The page carries the graph's trees (made from the catalog formulas), the query rules
+    and the formulas' text: calculator.js types none of them."""
+    data = page(catalog)
+    shipped = {row[0]: row for row in data["graph"]}
+    graph = graph_for(catalog)
+    assert list(shipped) == graph.keys()
+    for q in graph.quantities:
+        assert shipped[q.key][4] == tree.to_tree(q.expression)
+    for formula_id, f in data["formulas"].items():
+        assert f["expression"] == catalog.formulas[formula_id].expression
+    assert data["spec"]["keys"] == inputs.SPEC  # ranges shipped, not retyped in JS
+    json.loads(pagedata.script_json(data))  # serialisable, no NaN
+
+
+def test_graph_uses_the_catalog_formulas(catalog: Catalog) -> None:
+    """Changing a catalog formula changes the quantity that inlines it (nothing re-typed)."""
+    graph = graph_for(catalog)
+    rollout = catalog.formulas[ids.FLOPS_ROLLOUT].expression
+    assert rollout.replace(" ", "") in graph.quantity("self.prefill.per_token").expression \
+        .replace(" ", "").replace("p.active", "P_active")
+
+
+def test_page_does_not_grow_with_algorithms(catalog: Catalog) -> None:
+    """Algorithms are files fetched on demand: the page data holds none of them."""
+    text = pagedata.script_json(page(catalog))
+    for algo_id, _algo in catalog.algorithms.items():
+        assert f"algorithm:{algo_id}:" not in text
+    data = pagedata.algorithm_data(catalog, catalog.algorithms["grpo"], Links("calculator/"))
+    assert data["G"] == 16 and set(data["figures"]) >= {"algorithm:grpo:k", "algorithm:grpo:C_mid"}
+    assert pagedata.algorithm_data(catalog, catalog.algorithms["dpo"], Links("x/"))["G"] is None
 
 
 def test_lora_accounting_choices_are_catalog_formulas(catalog: Catalog) -> None:
-    data = calcsite.page_data(catalog, Links(calcsite.CALCULATOR))
-    assert data["lora_flops"] == calc.LORA_FLOP_FORMULAS
-    assert data["defaults"]["lora_flops"] == "sourced"
-    for formula_id in calc.LORA_FLOP_FORMULAS.values():
+    data = page(catalog)
+    assert data["spec"]["train"] == ids.LORA_FLOP_FORMULAS
+    assert data["spec"]["lora_flops"][0] == "sourced"
+    for formula_id in ids.LORA_FLOP_FORMULAS.values():
         assert formula_id in data["formulas"]  # shipped with its expression for the browser
-    labels = dict(calcsite.lora_flop_options(catalog))
+    labels = dict(form.lora_flop_options(catalog))
     assert labels["sourced"].endswith("(derived)") and labels["site"].endswith("(unverified)")
 
 
@@ -93,7 +124,7 @@ def test_lora_accounting_choices_are_catalog_formulas(catalog: Catalog) -> None:
 ])
 def test_summary_names_the_training_formula(catalog: Catalog, query: dict[str, str],
                                             formula_id: str, status: str) -> None:
-    rows = calcsite.summary_rows(catalog, calcinputs.estimate(catalog, query))
+    rows = calcsite.summary_rows(catalog, estimate(catalog, query))
     row = next(r for r in rows if r["label"] == "Training FLOPs per token")
     formula = catalog.formulas[formula_id]
     assert row["cells"][0]["text"] == f"{formula.name}: {formula.expression}"
@@ -101,11 +132,10 @@ def test_summary_names_the_training_formula(catalog: Catalog, query: dict[str, s
 
 
 def test_every_figure_key_resolves(catalog: Catalog) -> None:
-    registry = calcinputs.figure_registry(catalog)
+    registry = figures.registry(catalog)
     for label, query in calcsite.PRESETS:
-        result = calcinputs.estimate(catalog, query)
-        missing = [k for k in calcinputs.figure_keys(result.resolved) if k not in registry]
-        assert missing == [], label
+        keys = figures.figure_keys(estimate(catalog, query), registry)
+        assert keys and all(k in registry for k in keys), label
         for fig in registry.values():
             # a figure without a source is an assumption made here, and says so by its status
             assert fig.source in catalog.references or (
@@ -115,17 +145,17 @@ def test_every_figure_key_resolves(catalog: Catalog) -> None:
 def test_presets_name_catalog_ids(catalog: Catalog) -> None:
     calcsite.check_presets(catalog)  # raises on an unknown id
     for _, query in calcsite.PRESETS:
-        inputs = calcinputs.inputs_from_query(catalog, query)
-        assert inputs.model == query["m"] and inputs.algorithm == query["a"]
+        c = inputs.choose(catalog, query)
+        assert c.model == query["m"] and c.algorithm == query["a"]
 
 
 def test_default_preset_is_the_issue_example(catalog: Catalog) -> None:
     # "GRPO on Qwen3-8B, 100 steps, 64 prompts x G=16, 512+2,048 tokens"
-    shape = calcinputs.inputs_from_query(catalog, calcsite.PRESETS[0][1]).shape
-    assert (shape.steps, shape.prompts_per_step, shape.group_size) == (100, 64, 16)
-    assert (shape.prompt_tokens, shape.completion_tokens) == (512, 2048)
+    shape = inputs.choose(catalog, calcsite.PRESETS[0][1]).numbers
+    assert [shape[k] for k in ("run.steps", "run.prompts", "run.G")] == [100, 64, 16]
+    assert (shape["run.C0"], shape["run.out"]) == (512, 2048)
     # and it is what an empty link shows
-    assert calcinputs.inputs_from_query(catalog, {}).shape == shape
+    assert inputs.choose(catalog, {}).numbers == shape
 
 
 @pytest.mark.build
@@ -136,7 +166,17 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     data = json.loads(data_nodes[0].text())
     assert set(data["models"]) == set(catalog.models)
     static = {n.attrs["data-key"]: n.text() for n in page.iter() if "data-key" in n.attrs}
-    expected = calcsite.shown_numbers(calcinputs.estimate(catalog, {}))
+    expected = calcsite.shown_numbers(catalog, estimate(catalog, {}))
+    # the default estimate of the issue: Tinker $302.56, self-hosted $47.20 for 20.1 GPU-hours,
+    # break-even $15.07 per GPU-hour, 40.5 GB on one H100
+    assert {k: static[k] for k in ("tinker.total", "self.total", "self.gpu_hours",
+                                   "breakeven.gpu_price", "vram.total", "vram.min_gpus")} == {
+        "tinker.total": "$302.56", "self.total": "$47.20", "self.gpu_hours": "20.1",
+        "breakeven.gpu_price": "$15.07", "vram.total": "40.5 GB", "vram.min_gpus": "1"}
+    files = Path(built_site.root) / "calculator" / "algorithms"
+    index = json.loads((files / "index.json").read_text(encoding="utf-8"))
+    assert [row[0] for row in index] == list(catalog.algorithms)
+    assert all((files / f"{algo_id}.json").exists() for algo_id in catalog.algorithms)
     assert static and all(expected[k] == v for k, v in static.items())
     names = {n.attrs.get("name") for n in page.by_tag("select") + page.by_tag("input")}
     assert {"a", "m", "p", "hw", "steps", "n", "G", "K", "in", "out", "T", "d", "lf"} <= names
@@ -151,13 +191,52 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
         assert page.by_id(calcsite.SECTION_ID) is not None, algo_id
         panel = page.by_class("tn-calc-panel")
         assert len(panel) == 1, algo_id
-        query = {"a": algo_id, "m": calcinputs.default_model(catalog),
-                 "p": calc.latest_price_list(catalog), "hw": calcinputs.DEFAULT_HARDWARE}
-        expected = calcsite.shown_numbers(calcinputs.estimate(catalog, query))
+        query = {"a": algo_id, "m": inputs.default_model(catalog),
+                 "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
+        e = estimate(catalog, query)
+        expected = calcsite.shown_numbers(catalog, e)
         shown = {n.attrs["data-key"]: n.text() for n in panel[0].iter() if "data-key" in n.attrs}
         assert shown and all(expected[k] == v for k, v in shown.items()), algo_id
         # the panel prices LoRA with the default, sourced accounting and says so
-        sourced = catalog.formulas[calc.FLOPS_LORA_SOURCED]
+        sourced = catalog.formulas[ids.FLOPS_LORA_SOURCED]
         assert sourced.name in panel[0].text(), algo_id
+        # no silent default: without a typical G the panel says G is missing, prices nothing
+        assert ("G is missing" in panel[0].text()) == (e["run.G"] is None), algo_id
+        if e["run.G"] is None:
+            assert shown["tinker.total"] == shown["self.total"] == "–"
         link = next(a.attrs["href"] for a in panel[0].by_tag("a"))
         assert link.startswith("../../calculator/?a=" + algo_id)
+
+
+def with_extra_algorithms(catalog: Catalog, count: int) -> Catalog:
+    """A copy of ``catalog`` with ``count`` more algorithms (copies of GRPO under new ids)."""
+    import copy
+
+    from tinkernomics.catalog.entries import KINDS_BY_NAME, Entry
+    from tinkernomics.catalog.yamlread import YamlDoc
+
+    bigger = Catalog(root=catalog.root, entries=copy.copy(catalog.entries))
+    algorithms = dict(bigger.entries["algorithm"])
+    grpo = catalog.algorithms["grpo"]
+    for i in range(count):
+        algo_id = f"synthetic-{i:04d}"
+        model = grpo.model_copy(update={"id": algo_id, "name": f"Synthetic {i}"})
+        algorithms[algo_id] = Entry(KINDS_BY_NAME["algorithm"], algo_id, model,
+                                    YamlDoc(path=f"synthetic/{algo_id}"))
+    bigger.entries["algorithm"] = algorithms
+    return bigger
+
+
+def test_calculator_page_does_not_grow_with_the_catalog(catalog: Catalog) -> None:
+    """Issue 12: at 1,000 more algorithms the page's HTML is the very same size; each
+    algorithm is a small file fetched when chosen."""
+    from tinkernomics.site.build import SiteContext
+
+    bigger = with_extra_algorithms(catalog, 1000)
+    assert len(bigger.algorithms) == len(catalog.algorithms) + 1000
+    small_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=catalog))
+    big_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=bigger))
+    assert len(big_html) == len(small_html)
+    one = pagedata.script_json(pagedata.algorithm_data(
+        bigger, bigger.algorithms["synthetic-0999"], Links(pagedata.CALCULATOR)))
+    assert len(one) < 4_000

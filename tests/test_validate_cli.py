@@ -98,7 +98,7 @@ def test_every_mistake_in_one_file_is_reported(tmp_path: Path) -> None:
     assert run.wheres == [
         "catalog/algorithms/ppo.yaml:5:7: year",
         "catalog/algorithms/ppo.yaml:9:17: memory_profile",
-        "catalog/algorithms/ppo.yaml:16:1: async_suport",
+        "catalog/algorithms/ppo.yaml:17:1: async_suport",
     ]
 
 
@@ -132,7 +132,8 @@ def test_github_annotations(tmp_path: Path) -> None:
     lines = run.out.splitlines()
     assert lines[0] == plain.out.splitlines()[0]
     assert lines[1] == ("::error file=catalog/algorithms/ppo.yaml,line=5,col=7::"
-                        "year: Input should be a valid integer")
+                        "year: Input should be a valid integer "
+                        '(hint: remove the quotes: write 2017, not "2017")')
 
 
 def test_github_annotation_escapes_newlines_and_percent() -> None:

@@ -117,3 +117,21 @@ def test_real_catalog_validates(repo_root: Path) -> None:
     run = run_validate(repo_root, "catalog")
     assert run.code == 0, run.out
     assert run.out.startswith("catalog OK: ")
+
+
+@pytest.mark.parametrize(("status", "asserted_by", "valid"), [
+    ("unverified", "contributor", True),
+    ("unverified", None, False),
+    ("reported", None, True),
+    ("reported", "original_site", False),
+])
+def test_schema_requires_asserted_by_exactly_when_unverified(
+        status: str, asserted_by: str | None, valid: bool) -> None:
+    schema = json.loads(render_schemas()["hardware.schema.json"])
+    figure = {"value": 1.0, "unit": "gb", "status": status, "source": "x"}
+    if asserted_by:
+        figure["asserted_by"] = asserted_by
+    entry = {"id": "h", "name": "H", "bf16_dense_tflops": {**figure, "unit": "tflops"},
+             "memory_gb": figure}
+    errors = list(Draft202012Validator(schema).iter_errors(entry))
+    assert (not errors) is valid, [e.message for e in errors]

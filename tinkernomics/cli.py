@@ -1,4 +1,4 @@
-"""Command line: ``tinkernomics validate | schema | new | chart | ...`` (the pipeline's entry).
+"""Command line: ``tinkernomics validate | schema | find | new | chart | ...`` (the entry point).
 
 Each sub-command is a small function; ``main`` only parses arguments. Commands that live
 with their feature (``new``, ``chart``, ``api``) are listed in ``COMMANDS``; those modules never
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS, load_catalog
+from tinkernomics.catalog.lookup import find
 from tinkernomics.catalog.schema import stale_schemas, write_schemas
 from tinkernomics.site.api.feature import add_api_command
 from tinkernomics.site.charts.export import add_chart_command
@@ -64,6 +65,25 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_find(args: argparse.Namespace) -> int:
+    """Print the entries matching a query (ids, titles, authors, arXiv ids); 1 if none."""
+    catalog, _ = load_catalog(Path(args.catalog))  # problems are `validate`'s job
+    matches = find(catalog, args.query)
+    for match in matches:
+        print(match.format())
+    if not matches:
+        print(f"nothing in {args.catalog} matches {args.query!r}", file=sys.stderr)
+    return 0 if matches else 1
+
+
+def _find_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("find", help="look up entries by id, title, author or arXiv id")
+    p.add_argument("query", help='words, an id or an arXiv id, e.g. "leave-one-out"')
+    p.add_argument("--catalog", default=str(DEFAULT_CATALOG),
+                   help="catalog folder (default: catalog)")
+    p.set_defaults(func=cmd_find)
+
+
 def _validate_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check every catalog file and cross-entry rule")
     p.add_argument("catalog", nargs="?", default=str(DEFAULT_CATALOG),
@@ -81,7 +101,8 @@ def _schema_parser(sub: argparse._SubParsersAction) -> None:
 
 
 COMMANDS: tuple[Setup, ...] = (
-    _validate_parser, _schema_parser, add_new_command, add_chart_command, add_api_command,
+    _validate_parser, _schema_parser, _find_parser, add_new_command, add_chart_command,
+    add_api_command,
 )
 """Every sub-command's parser setup, in the order ``--help`` lists them."""
 

@@ -60,6 +60,8 @@ class Entry:
     """The file name without `.yaml`; equals ``model.id`` in a valid catalog."""
     model: Any
     doc: YamlDoc
+    partial: bool = False
+    """True when the file failed validation: values that failed are ``partial.HOLE``."""
 
 
 @dataclass
@@ -84,6 +86,21 @@ class Catalog:
         """Ids of valid entries plus those of files that exist but failed validation: a link to
         a broken file is not reported a second time as an unknown id."""
         return self.ids(kind) | self.invalid.get(kind, set())
+
+    def partial_entries(self) -> list[Entry]:
+        """Entries whose file failed validation (kept so the rules still check the rest)."""
+        return [e for e in self.iter_entries() if e.partial]
+
+    def view(self, keep: Entry | None = None) -> Catalog:
+        """The complete entries, plus ``keep`` if given; other partial entries count as known
+        ids only. Used to run a rule around the holes of partial entries."""
+        view = Catalog(root=self.root, invalid={k: set(v) for k, v in self.invalid.items()})
+        for entry in self.iter_entries():
+            if not entry.partial or entry is keep:
+                view.entries.setdefault(entry.kind.name, {})[entry.key] = entry
+            else:
+                view.invalid.setdefault(entry.kind.name, set()).add(entry.key)
+        return view
 
     def entry(self, kind: str, entry_id: str) -> Entry:
         return self.entries[kind][entry_id]

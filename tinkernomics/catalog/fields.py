@@ -8,6 +8,7 @@ reaches the generated JSON Schema.
 from __future__ import annotations
 
 import re
+import unicodedata
 from enum import StrEnum
 from typing import Annotated
 
@@ -38,10 +39,44 @@ def _no_html(text: str) -> str:
     return text
 
 
+def _no_invisible(text: str) -> str:
+    """Text shows what it says: no bidi controls (U+202A-U+202E, U+2066-U+2069), zero-width or
+    other invisible format characters (Unicode category Cf), which can make text read
+    differently from what a reviewer saw in the YAML."""
+    for offset, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            name = unicodedata.name(char, "format character")
+            raise ValueError(
+                f"invisible character U+{ord(char):04X} ({name}) at character {offset + 1}: "
+                "bidi controls and zero-width characters can make text read differently from "
+                "what is shown; delete it"
+            )
+    return text
+
+
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\(\s*<?(?P<url>[^)\s>]*))?")
+_FOREIGN_URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|\\)")
+
+
+def _site_images_only(text: str) -> str:
+    """Images in prose come from the site itself: an inline image with a relative path; an image
+    from another host, or a reference-style image (its URL is defined elsewhere), is refused."""
+    for match in _IMAGE.finditer(text):
+        url = match.group("url")
+        if not url or _FOREIGN_URL.match(url):
+            raise ValueError(
+                "images in prose must come from this site: write ![description](path/on/site.png)"
+                " with a relative path; images from other hosts are not allowed"
+            )
+    return text
+
+
 Prose = Annotated[
     str,
     StringConstraints(min_length=1, max_length=4000, strip_whitespace=True),
     AfterValidator(_no_html),
+    AfterValidator(_no_invisible),
+    AfterValidator(_site_images_only),
     Field(description="Markdown text. No raw HTML or script."),
 ]
 
@@ -49,6 +84,8 @@ ShortText = Annotated[
     str,
     StringConstraints(min_length=1, max_length=300, strip_whitespace=True),
     AfterValidator(_no_html),
+    AfterValidator(_no_invisible),
+    AfterValidator(_site_images_only),
 ]
 
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s<>\"]*$")
@@ -64,6 +101,7 @@ def _http_url(url: str) -> str:
 Url = Annotated[
     str,
     AfterValidator(_http_url),
+    AfterValidator(_no_invisible),
     Field(description="Absolute http(s) URL.", examples=["https://arxiv.org/abs/2402.03300"]),
 ]
 
@@ -79,8 +117,39 @@ class Status(StrEnum):
 STATUS_MEANINGS: dict[Status, str] = {
     Status.reported: "stated in the cited source",
     Status.derived: "computed here from cited inputs",
-    Status.unverified: "as given by the original site; no source found that confirms it",
+    Status.unverified: "no source found that confirms it; `asserted_by` says who gave it",
 }
+
+
+class AssertedBy(StrEnum):
+    """Who asserted an unverified figure (required with `status: unverified`, refused otherwise)."""
+
+    original_site = "original_site"
+    contributor = "contributor"
+    secondary_source = "secondary_source"
+
+
+ASSERTED_BY_MEANINGS: dict[AssertedBy, str] = {
+    AssertedBy.original_site: "as given by the original site",
+    AssertedBy.contributor: "added by a contributor",
+    AssertedBy.secondary_source: "as given by a secondary source",
+}
+
+ASSERTED_BY_DESCRIPTION = (
+    "Who asserted it; required when `status` is `unverified`, refused otherwise. "
+    "`original_site`: as given by the original site; `contributor`: added by a contributor, "
+    "not yet checked; `secondary_source`: taken from a secondary source (a blog, a summary) "
+    "that the cited source does not confirm."
+)
+
+
+def status_meaning(status: Status, asserted_by: AssertedBy | str | None = None) -> str:
+    """What a status means for one value: an unverified value says who asserted it."""
+    if status == Status.unverified:
+        if not asserted_by:  # a value computed here from unverified inputs
+            return "no source found that confirms it"
+        return f"{ASSERTED_BY_MEANINGS[AssertedBy(asserted_by)]}; no source found that confirms it"
+    return STATUS_MEANINGS[status]
 
 
 class Unit(StrEnum):

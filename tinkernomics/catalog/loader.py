@@ -16,6 +16,8 @@ from pydantic import ValidationError
 
 from tinkernomics.catalog.entries import KINDS, SCHEMA_DIR, Catalog, Entry, Kind
 from tinkernomics.catalog.messages import problems_from_validation
+from tinkernomics.catalog.partial import HOLE, partial_model
+from tinkernomics.catalog.placement import stray_yaml, wrong_folder
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
 from tinkernomics.catalog.rules import run_rules
 from tinkernomics.catalog.yamlread import read_yaml
@@ -85,8 +87,15 @@ def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, 
         # date; strict JSON validation takes both and still refuses "4000" for a number.
         model = kind.model.model_validate_json(json.dumps(doc.data, allow_nan=False))
     except ValidationError as err:
+        misplaced = wrong_folder(doc.data, kind, shown)
+        if misplaced is not None:  # one message, not one "unknown field" per line
+            return None, [*problems, misplaced]
         problems.extend(problems_from_validation(err, kind.model, doc))
-        return None, problems
+        bad = frozenset(tuple(e["loc"]) for e in err.errors(include_url=False))
+        partial = partial_model(kind.model, doc.data, bad)
+        if partial is HOLE:  # not even a mapping: nothing for the rules to check
+            return None, problems
+        return Entry(kind, path.stem, partial, doc, partial=True), problems
     return Entry(kind, path.stem, model, doc), problems
 
 
@@ -106,6 +115,8 @@ def load_catalog(root: Path, *, cwd: Path | None = None,
         elif path.suffix == ".yaml" and (kind := _kind_for(path.relative_to(root))):
             catalog.invalid.setdefault(kind.name, set()).add(path.stem)
     problems.extend(run_rules(catalog, docs_dir=docs_dir))
+    if docs_dir is not None and docs_dir.is_dir():
+        problems.extend(stray_yaml(docs_dir, cwd))
     return catalog, sorted(set(problems))
 
 

@@ -8,6 +8,7 @@ at the mapping that lacks them and quote the field's description.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -99,6 +100,21 @@ def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> 
     return hint.strip()
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _enum_hint(value: Any, expected: str) -> str:
+    """'did you mean ...?' for an enum typo, else the allowed values."""
+    choices = re.findall(r"'([^']*)'", expected)
+    close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else f"one of: {', '.join(choices)}"
+
+
 def _value_hint(error: dict[str, Any]) -> str | None:
     value = error.get("input")
     kind = error["type"]
@@ -106,6 +122,12 @@ def _value_hint(error: dict[str, Any]) -> str | None:
         return f"write true or false; {value!r} is read as text (YAML 1.2)"
     if isinstance(value, str) and kind in ("float_type", "int_type") and "," in value:
         return "write numbers without thousands separators, e.g. 4000"
+    if isinstance(value, str) and kind in ("float_type", "int_type") and _is_number(value):
+        return f"remove the quotes: write {value.strip()}, not \"{value}\""
+    if isinstance(value, str) and kind == "bool_type" and value.lower() in ("true", "false"):
+        return f"remove the quotes: write {value.lower()}"
+    if kind == "enum" and isinstance(value, str):
+        return _enum_hint(value, str(error.get("ctx", {}).get("expected", "")))
     if kind == "list_type":
         return "write a list: [a, b] or one `- item` per line"
     return None

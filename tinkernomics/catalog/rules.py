@@ -6,7 +6,9 @@ A rule's docstring is the rule in one sentence; ``RULES`` lists them in the orde
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog.duplicates import rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
-from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
+from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
@@ -95,15 +99,34 @@ def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str
     return catalog.problem(entry.kind.name, entry.key, loc, f"unknown {what} {wanted!r}", hint)
 
 
+def _free_id(base: str, taken: set[str]) -> str:
+    """``base`` if no entry has it, else ``base_2``, ``base_3``, ...: a hint never names a taken
+    file."""
+    n, candidate = 2, base
+    while candidate in taken:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
+
+
 def rule_id_matches_file(catalog: Catalog) -> Iterator[Problem]:
-    """An entry's id equals its file name without `.yaml` (which also keeps ids unique)."""
+    """An entry's id equals its file name; an id that another file already has is a duplicate."""
     for entry in catalog.iter_entries():
-        if entry.model.id != entry.key:
-            yield catalog.problem(entry.kind.name, entry.key, ("id",),
-                                  f"id {entry.model.id!r} differs from the file name "
-                                  f"{entry.key!r}",
-                                  f"rename the file to {entry.model.id}.yaml or set "
-                                  f"id: {entry.key}")
+        wanted, kind = entry.model.id, entry.kind
+        if wanted == entry.key:
+            continue
+        taken = catalog.known_ids(kind.name)
+        own_ok = re.fullmatch(ID_PATTERN, entry.key) is not None
+        if wanted in taken:
+            fix = (f"set id: {entry.key} (the file name)" if own_ok else
+                   f"rename the file to {_free_id(wanted, taken)}.yaml and set the same id")
+            yield catalog.problem(kind.name, entry.key, ("id",),
+                                  f"duplicate id {wanted!r}: catalog/{kind.folder}/{wanted}.yaml "
+                                  "already has it", fix)
+        else:
+            fix = f"rename the file to {wanted}.yaml" + (f" or set id: {entry.key}"
+                                                         if own_ok else "")
+            yield catalog.problem(kind.name, entry.key, ("id",),
+                                  f"id {wanted!r} differs from the file name {entry.key!r}", fix)
 
 
 def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
@@ -149,6 +172,24 @@ def rule_unverified_says_what_sources_report(catalog: Catalog) -> Iterator[Probl
             yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
                                   "an unverified figure needs `reported_instead`",
                                   "say what the sources report instead, or where you looked")
+
+
+def rule_asserted_by(catalog: Catalog) -> Iterator[Problem]:
+    """An `unverified` value says who asserted it (`asserted_by`); any other status has none."""
+    choices = ", ".join(a.value for a in AssertedBy)
+    for entry, loc, obj, _, _ in _nested(catalog):
+        if not isinstance(obj, PROVENANCE):
+            continue
+        unverified = obj.status == Status.unverified
+        if unverified and obj.asserted_by is None:
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "status"),
+                                  "an unverified value needs `asserted_by`",
+                                  f"add asserted_by: one of {choices} (who gave the figure)")
+        elif not unverified and obj.asserted_by is not None:
+            status = obj.status.value if obj.status else "inherited from the list"
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "asserted_by"),
+                                  f"`asserted_by` is only for unverified values (status: {status})",
+                                  "remove asserted_by, or set status: unverified", key=True)
 
 
 def rule_figure_ranges(catalog: Catalog) -> Iterator[Problem]:
@@ -289,8 +330,10 @@ def rule_docs_page_exists(catalog: Catalog, docs_dir: Path | None) -> Iterator[P
 RULES: tuple[Rule, ...] = (
     rule_id_matches_file,
     rule_sources_exist,
+    rule_references_unique,
     rule_links_exist,
     rule_unverified_says_what_sources_report,
+    rule_asserted_by,
     rule_figure_ranges,
     rule_expected_units,
     rule_scalerl_sane,
@@ -301,10 +344,31 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+def _collect(rule: Rule, catalog: Catalog) -> list[Problem]:
+    """What ``rule`` yields until it touches a hole."""
+    found: list[Problem] = []
+    with contextlib.suppress(HoleTouched):  # list.extend keeps what came before the hole
+        found.extend(rule(catalog))
+    return found
+
+
+def run_guarded(rule: Rule, catalog: Catalog) -> list[Problem]:
+    """Run ``rule``; if it touches a value that failed validation, run it again on the complete
+    entries, then once beside each partial entry, so a hole skips one rule for one entry."""
+    try:
+        return list(rule(catalog))
+    except HoleTouched:
+        pass
+    problems = _collect(rule, catalog.view())
+    for entry in catalog.partial_entries():
+        problems.extend(_collect(rule, catalog.view(keep=entry)))
+    return problems
+
+
 def run_rules(catalog: Catalog, *, docs_dir: Path | None = None) -> list[Problem]:
-    """Run every rule; collect every problem."""
+    """Run every rule, around the holes of partial entries; collect every problem."""
     problems: list[Problem] = []
     for rule in RULES:
-        problems.extend(rule(catalog))
-    problems.extend(rule_docs_page_exists(catalog, docs_dir))
+        problems.extend(run_guarded(rule, catalog))
+    problems.extend(run_guarded(lambda c: rule_docs_page_exists(c, docs_dir), catalog))
     return problems

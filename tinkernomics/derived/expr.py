@@ -3,7 +3,7 @@
 A catalog formula's ``expression`` is plain arithmetic over named variables (``+ - * / **``,
 parentheses, numbers). It is parsed with Python's ``ast`` and only those nodes are accepted, so
 the Formulas page, the calculator in Python and the calculator in the browser all evaluate the
-very same expression (the browser gets it through ``to_js``).
+very same expression (the calculator inlines it into its graph: ``derived/calculator/tree.py``).
 """
 
 from __future__ import annotations

@@ -77,7 +77,8 @@ def figure(f: m.Figure) -> Figure:
     """A catalog figure, copied as is."""
     return Figure(value=f.value, high=f.high, approx=f.approx, unit=f.unit,
                   unit_label=UNIT_LABELS[f.unit], status=f.status, source=f.source, note=f.note,
-                  reported_instead=f.reported_instead, derivation=None)
+                  reported_instead=f.reported_instead, asserted_by=f.asserted_by,
+                  derivation=None)
 
 
 def input_of(name: str, f: Figure, path: str) -> DerivationInput:
@@ -116,7 +117,7 @@ def derived(value: float, unit: Unit, how: Derivation, *, high: float | None = N
     """A figure computed here."""
     return Figure(value=_sig(value), high=None if high is None else _sig(high), approx=False,
                   unit=unit, unit_label=UNIT_LABELS[unit], status=Status.derived, source=None,
-                  note=note, reported_instead=None, derivation=how)
+                  note=note, reported_instead=None, asserted_by=None, derivation=how)
 
 
 def _copy(obj: BaseModel, cls: type[ApiModel], **extra: Any) -> Any:
@@ -280,6 +281,7 @@ def price_figure(value: float, plist: m.PriceList, row: m.PriceRow) -> Figure:
         unit_label=UNIT_LABELS[Unit.usd_per_million_tokens], status=status,
         source=row.source or plist.source, note=row.note, derivation=None,
         reported_instead=row.reported_instead if own else plist.reported_instead,
+        asserted_by=row.asserted_by if own else plist.asserted_by,
     )
 
 

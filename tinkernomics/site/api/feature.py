@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import posixpath
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from tinkernomics.site.api.models import API_MAJOR, API_VERSION, api_schema, schema_guard
 from tinkernomics.site.api.files import (
@@ -179,10 +181,28 @@ def changelog_body(text: str) -> str:
     return "\n".join("#" + line if line.startswith("##") else line for line in lines).strip()
 
 
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+
+
+def markdown_text(text: str) -> Markup:
+    """Markdown text (schema descriptions) made safe to splice into a page: ``< > &`` are
+    escaped outside code spans; inside them Markdown escapes them itself."""
+    parts, last = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        parts += [str(escape(text[last:match.start()])), match.group(0)]
+        last = match.end()
+    return Markup("".join([*parts, str(escape(text[last:]))]))
+
+
 def _template_env() -> Environment:
-    return Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
-                       keep_trailing_newline=True, autoescape=False, trim_blocks=True,
-                       lstrip_blocks=True)
+    # *.md.j2 becomes the API page's HTML: every value is escaped (a path such as
+    # `references/<id>.json` must not open an <id> element); *.py.j2 is code, left as is.
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
+                      keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+                      autoescape=select_autoescape(enabled_extensions=("md.j2",),
+                                                   default_for_string=True))
+    env.filters["markdown_text"] = markdown_text
+    return env
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

@@ -19,9 +19,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
 
 from tinkernomics.catalog import models as m
-from tinkernomics.catalog.fields import Status, Unit
+from tinkernomics.catalog.fields import AssertedBy, Status, Unit
 
-API_VERSION = "1.0.0"
+API_VERSION = "1.2.0"
 """Semantic version of the public API. Bump it (and add a CHANGELOG_API.md entry) whenever the
 generated schema changes: patch for wording, minor for additions, major (new /api/vN/) for
 anything that breaks a reader."""
@@ -29,6 +29,8 @@ anything that breaks a reader."""
 API_MAJOR = "v1"
 SEMVER_PATTERN = r"^1\.\d+\.\d+$"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+ASSERTED_BY_API = ("Who asserted an unverified value: `original_site`, `contributor` or "
+                   "`secondary_source`; null unless `status` is `unverified`.")
 
 # --------------------------------------------------------------------------- base and provenance
 
@@ -98,8 +100,8 @@ class Figure(ApiModel):
     status: Status = Field(
         description="`reported`: stated in the source; `derived`: computed from cited inputs, "
         "by this site's build (`derivation` says how) or by the catalog's authors from "
-        "`source` (`note` says how); `unverified`: as given by the original site, no source "
-        "confirms it."
+        "`source` (`note` says how); `unverified`: no source confirms it (`asserted_by` says "
+        "who gave it)."
     )
     source: str | None = Field(
         description="Reference id backing the figure (references/<id>.json); null when the "
@@ -109,6 +111,7 @@ class Figure(ApiModel):
     reported_instead: str | None = Field(
         description="For unverified figures: what the sources report instead (markdown)."
     )
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     derivation: Derivation | None = Field(
         description="How the build computed it; null for figures taken from the catalog."
     )
@@ -132,6 +135,7 @@ class FigureList(ApiModel):
     source: str = Field(description="Reference id backing the values.")
     note: str | None = Field(description="Context (markdown).")
     reported_instead: str | None = Field(description="For unverified values: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
 
 
 class Claim(ApiModel):
@@ -141,6 +145,7 @@ class Claim(ApiModel):
     status: Status = Field(description="Provenance status; see Figure.status.")
     source: str = Field(description="Reference id backing the claim.")
     reported_instead: str | None = Field(description="For unverified claims: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
 
 
 class Citation(ApiModel):
@@ -163,8 +168,10 @@ class Reference(ApiModel):
     year: int | None = Field(description="Publication year.")
     date: dt.date | None = Field(description="Publication or snapshot date.")
     url: str | None = Field(description="Canonical URL; null only for unverified references.")
+    checked: dt.date = Field(description="When the citation was last checked against the source.")
     status: Status = Field(description="`reported` when the citation was checked.")
     reported_instead: str | None = Field(description="For unverified references: what was found.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     key: bool = Field(description="True for the site's key references.")
     label: str | None = Field(description="Short label for lists.")
     further_reading: str | None = Field(description="Why it is worth reading, when listed.")
@@ -265,6 +272,7 @@ class Formula(ApiModel):
     status: Status = Field(description="Provenance status of the formula.")
     source: str = Field(description="Reference id backing it.")
     reported_instead: str | None = Field(description="For unverified formulas: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     worked_example: WorkedExample = Field(description="Evaluated at the example values.")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
@@ -342,6 +350,7 @@ class PriceList(ApiModel):
     status: Status = Field(description="Default status of its prices.")
     source: str = Field(description="Default source of its prices.")
     reported_instead: str | None = Field(description="For an unverified list: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     storage_usd_per_gb_month: Figure | None = Field(description="Checkpoint storage price.")
     cached_prefill_discount: Figure | None = Field(description="Discount on cached prefill.")
     rows: list[PriceRow] = Field(description="One row per model and variant.")

@@ -151,8 +151,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     chart's embed folder (siblings on the embed page; none in an export, whose data is inline).
     """
     data_base = "" if mode == EMBED else f"{root}{EMBED_DIR}/{chart.id}/"
-    note = ("Parameters marked unverified are as given by the original site; no source "
-            "confirms them.") if chart.any_unverified else ""
+    note = chart.unverified_note
     base = _site_base(site_url)
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,

@@ -23,7 +23,7 @@ from typing import Any
 from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
 
 COMPARISON_ID = "scalerl-comparison"
 ALGORITHM_PREFIX = "scalerl-"
@@ -163,6 +163,16 @@ class Chart:
     @property
     def any_unverified(self) -> bool:
         return any(s.unverified for s in self.series)
+
+    @property
+    def unverified_note(self) -> str:
+        """Caption for unverified parameters, naming who asserted them; empty if none."""
+        if not self.any_unverified:
+            return ""
+        whos = sorted({f.asserted_by for s in self.series for f in _parameter_figures(s.fit)
+                       if f.status == Status.unverified and f.asserted_by})
+        who = " or ".join(ASSERTED_BY_MEANINGS[w] for w in whos) or "unconfirmed"
+        return f"Parameters marked unverified are {who}; no source confirms them."
 
     @property
     def factor_text(self) -> str:
@@ -442,8 +452,7 @@ def attribution_lines(chart: Chart) -> list[str]:
     """Credit, licence, conversion basis and (if any) the unverified warning, one per line."""
     lines = [f"{PUBLISHER} · data {LICENCE} · {chart.factor_text}"]
     if chart.any_unverified:
-        lines.append("Parameters marked unverified are as given by the original site; "
-                     "no source confirms them.")
+        lines.append(chart.unverified_note)
     return lines
 
 

@@ -28,6 +28,7 @@ from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
+from tinkernomics.site.pages.views.checks import reference_checks
 
 SLOTS = ("chart", "cost", "end")
 """Places on an algorithm page where other features may add sections."""
@@ -163,7 +164,7 @@ def further_reading_page(ctx: SiteContext) -> str:
 def data_quality_page(ctx: SiteContext) -> str:
     index = site_index(ctx)
     return render("data_quality.md", groups=views.quality_groups(index),
-                  total=len(index.unverified))
+                  total=len(index.unverified), checks=reference_checks(index))
 
 
 PAGE_MACROS: dict[str, Callable[..., str]] = {

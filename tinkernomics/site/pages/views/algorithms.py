@@ -153,6 +153,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
             [fit.C_mid.source, index.factor.legacy.source], links,
             note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
             reported_instead=index.factor.legacy.reported_instead,
+            asserted_by=index.factor.legacy.asserted_by,
         )
     return ScaleRLView(
         math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),

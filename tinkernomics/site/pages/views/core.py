@@ -23,7 +23,13 @@ from pydantic import BaseModel
 from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS, Catalog
-from tinkernomics.catalog.fields import STATUS_MEANINGS, UNIT_LABELS, Status
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_MEANINGS,
+    UNIT_LABELS,
+    AssertedBy,
+    Status,
+    status_meaning,
+)
 from tinkernomics.site.pages.mathml import MathExtension, to_mathml
 from tinkernomics.catalog.rules import PROVENANCE, walk
 
@@ -149,6 +155,8 @@ class Shown:
     quality_href: str | None = None
     brief_hover: str = ""
     """"Source: ..." only: the hover text of a figure in a long list."""
+    asserted: str = ""
+    """Who asserted an unverified value, e.g. 'as given by the original site'."""
 
     @property
     def unverified(self) -> bool:
@@ -286,11 +294,12 @@ class SiteIndex:
 
     def shown(self, text: Markup | str, status: Status, sources: Iterable[str], links: Links,
               *, note: str | None = None, reported_instead: str | None = None,
-              origin: Origin | None = None, anchor: bool = True) -> Shown:
+              origin: Origin | None = None, anchor: bool = True,
+              asserted_by: AssertedBy | None = None) -> Shown:
         """A value with provenance. ``origin`` marks the value's home: an unverified value gets
         an element id there (unless ``anchor`` is False) and a link to its Data quality entry."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
-        meaning = STATUS_MEANINGS[status]
+        meaning = status_meaning(status, asserted_by)
         hover = [f"{status.value.capitalize()}: {meaning}."]
         hover.append("Source: " + "; ".join(c.hover for c in cites) + ".")
         if note:
@@ -300,6 +309,7 @@ class SiteIndex:
         unverified = status == Status.unverified
         return Shown(
             text=text, status=status.value, status_meaning=meaning, cites=cites,
+            asserted=ASSERTED_BY_MEANINGS[asserted_by] if asserted_by and unverified else "",
             hover=" ".join(hover),
             note=prose_inline(note) if note else None,
             reported_instead=prose_inline(reported_instead) if reported_instead else None,
@@ -312,18 +322,21 @@ class SiteIndex:
 
     def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
         return self.shown(derive.format_figure(fig), fig.status, [fig.source], links,
-                          note=fig.note, reported_instead=fig.reported_instead, origin=origin)
+                          note=fig.note, reported_instead=fig.reported_instead, origin=origin,
+                          asserted_by=fig.asserted_by)
 
     def figure_list(self, figs: m.FigureList, links: Links,
                     origin: Origin | None = None) -> Shown:
         label = UNIT_LABELS[figs.unit]
         text = ", ".join(str(v) for v in figs.values) + (f" {label}" if label else "")
         return self.shown(text, figs.status, [figs.source], links, note=figs.note,
-                          reported_instead=figs.reported_instead, origin=origin)
+                          reported_instead=figs.reported_instead, origin=origin,
+                          asserted_by=figs.asserted_by)
 
     def claim(self, claim: m.Claim, links: Links, origin: Origin | None = None) -> Shown:
         return self.shown(prose_inline(claim.text), claim.status, [claim.source], links,
-                          reported_instead=claim.reported_instead, origin=origin)
+                          reported_instead=claim.reported_instead, origin=origin,
+                          asserted_by=claim.asserted_by)
 
     def cites(self, ref_ids: Iterable[str], links: Links) -> list[Cite]:
         return [self.cite(r, links) for r in dict.fromkeys(ref_ids)]

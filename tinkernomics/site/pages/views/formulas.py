@@ -63,7 +63,8 @@ def formula_view(index: SiteIndex, formula: m.Formula, links: Links) -> FormulaV
                                 _with_unit(v.example, v.unit)) for v in formula.variables],
         description=prose(formula.description),
         provenance=index.shown(formula.status.value, formula.status, [formula.source], links,
-                               reported_instead=formula.reported_instead, origin=origin),
+                               reported_instead=formula.reported_instead, origin=origin,
+                               asserted_by=formula.asserted_by),
         example_inputs=[(symbols[name], _with_unit(value, next(
             v.unit for v in formula.variables if v.name == name)))
             for name, value in example.inputs.items()],

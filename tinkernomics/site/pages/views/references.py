@@ -68,6 +68,7 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
         if ref.status == Status.unverified:
             provenance = index.shown(ref.status.value, ref.status, [ref_id], links,
                                      reported_instead=ref.reported_instead,
+                                     asserted_by=ref.asserted_by,
                                      origin=Origin("reference", ref_id), anchor=False)
         cited_by = [(b.label, b.kind_title, links.to(b.page, b.anchor))
                     for b in index.backlinks.get(ref_id, [])]
@@ -198,7 +199,8 @@ def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> Q
     model = index.catalog.entry(origin.kind, origin.key).model
     page = entry_page(origin.kind, origin.key)
     shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
-                        note=getattr(obj, "note", None), reported_instead=obj.reported_instead)
+                        note=getattr(obj, "note", None), reported_instead=obj.reported_instead,
+                        asserted_by=obj.asserted_by)
     return QualityItem(
         anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
         field=_field_label(origin.loc, model), value=shown,

@@ -147,14 +147,15 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
         return Origin("price_list", plist.id, loc)
 
     provenance = index.shown(plist.status.value, plist.status, [plist.source], links,
-                             reported_instead=plist.reported_instead, origin=at())
+                             reported_instead=plist.reported_instead, origin=at(),
+                             asserted_by=plist.asserted_by)
     rows = []
     for i, row in enumerate(plist.rows):
         own = row.status is not None or row.source is not None
         status = row.status or plist.status
         source = row.source or plist.source
         shown = index.shown(status.value, status, [source], links,
-                            reported_instead=row.reported_instead,
+                            reported_instead=row.reported_instead, asserted_by=row.asserted_by,
                             origin=at("rows", i)) if own else None
         hover = (shown or provenance).hover
         rows.append(PriceRowView(

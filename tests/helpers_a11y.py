@@ -1,0 +1,115 @@
+"""Helpers for the accessibility and HTML checks: a bare Material site with our theme settings
+(the baseline every check compares against), the page types, and axe-core from npm.
+
+Used by tests/test_a11y*.py, tests/test_site_html.py and benchmarks/bench_a11y.py.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TESTS_DIR = REPO_ROOT / "tests"
+AXE_JS = TESTS_DIR / "node_modules" / "axe-core" / "axe.min.js"
+"""axe-core from npm (tests/package.json); `make test` installs it (`make axe`)."""
+
+PAGE_TYPES = {
+    "home": "",
+    "algorithms index": "algorithms/",
+    "algorithm page": "algorithms/grpo/",
+    "formulas": "formulas/",
+    "tinker": "tinker/",
+    "calculator": "calculator/",
+    "data quality": "data-quality/",
+    "api": "api/",
+    "embed page": "embed/scalerl-comparison/",
+}
+"""One page of every kind the site renders, by site-relative path."""
+
+
+def nav_files(nav: object) -> list[str]:
+    """Every markdown file named in a MkDocs nav (nested sections included)."""
+    if isinstance(nav, str):
+        return [nav] if nav.endswith(".md") else []
+    if isinstance(nav, list):
+        return [f for item in nav for f in nav_files(item)]
+    if isinstance(nav, dict):
+        return [f for value in nav.values() for f in nav_files(value)]
+    return []
+
+
+def bare_material_site(tmp: Path, *, overrides: Path | None = None) -> Path:
+    """Bare Material pages with our theme settings and our nav's shape (every page a title and
+    one section, so it has a table of contents), plus one page outside the nav
+    (``outside/``). With ``overrides``, that folder is the theme's custom_dir."""
+    from mkdocs.utils.yaml import yaml_load
+
+    ours = yaml_load((REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    theme = {k: v for k, v in ours["theme"].items() if k != "custom_dir"}
+    if overrides is not None:
+        theme["custom_dir"] = str(overrides)
+    for name in [*nav_files(ours["nav"]), "outside.md"]:
+        page = tmp / "docs" / name
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"# {page.stem}\n\nA bare page.\n\n## Section\n\nText.\n",
+                        encoding="utf-8")
+    config = {"site_name": "bare", "site_url": "https://example.org/bare/", "theme": theme,
+              "plugins": ["search"], "nav": ours["nav"]}
+    (tmp / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    subprocess.run([str(mkdocs), "build", "--site-dir", str(tmp / "site")], cwd=tmp, check=True,
+                   capture_output=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""})
+    return tmp / "site"
+
+
+SCHEMES = {"light": "default", "dark": "slate"}
+"""Browser colour scheme -> the Material palette it selects (mkdocs.yml's media queries)."""
+
+
+def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
+              size: tuple[int, int] = (1280, 900)) -> tuple[Any, list[str]]:
+    """A page in a fresh context that answers ``base_url`` from the built folder ``root``,
+    with the system colour scheme ``scheme``; returns it and a list that collects requests
+    to any other host (refused)."""
+    foreign: list[str] = []
+    base = urlsplit(base_url)
+
+    def handle(route: Any, request: Any) -> None:
+        url = urlsplit(request.url)
+        if url.netloc != base.netloc or not url.path.startswith(base.path):
+            foreign.append(request.url)
+            route.abort()
+            return
+        path = root / url.path[len(base.path):]
+        path = path / "index.html" if path.is_dir() else path
+        if not path.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  color_scheme=scheme)
+    context.route("**/*", handle)
+    return context.new_page(), foreign
+
+
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+BLOCKING_IMPACTS = ("serious", "critical")
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's violations on the loaded page (all WCAG 2.x A/AA rules and best practices)."""
+    if not AXE_JS.is_file():
+        raise AssertionError("axe-core is not installed: run `make axe` (`make test` does)")
+    page.add_script_tag(path=str(AXE_JS))
+    result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags},"
+                           " resultTypes: ['violations']})", AXE_TAGS)
+    return result["violations"]

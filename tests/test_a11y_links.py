@@ -1,0 +1,113 @@
+"""Links are checked on every build: MkDocs validates Markdown links and anchors (strict, so a
+warning fails the build), and this test checks what MkDocs cannot see, the links in HTML that
+macros and templates write: every internal href/src of every built page resolves to a file,
+and every #fragment to an id on the target page. External links are checked weekly by
+.github/workflows/links.yml (never on a pull request: the network is not the build's)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+import yaml
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_site import parse
+
+pytestmark = pytest.mark.build
+
+LINK_ATTRS = ("href", "src")
+
+
+def site_pages(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.html"))
+
+
+def target_file(root: Path, url: str) -> Path | None:
+    """The built file an internal URL points at (None for another host)."""
+    parts = urlsplit(url)
+    base = urlsplit(SUB_PATH_URL)
+    if parts.scheme not in ("http", "https") or parts.netloc != base.netloc \
+            or not parts.path.startswith(base.path):
+        return None
+    path = root / unquote(parts.path[len(base.path):])
+    return path / "index.html" if path.is_dir() or parts.path.endswith("/") else path
+
+
+def broken_links(root: Path) -> list[str]:
+    @cache
+    def ids(path: Path) -> frozenset[str]:
+        return frozenset(parse(path.read_text(encoding="utf-8")).ids())
+
+    broken = []
+    for page in site_pages(root):
+        rel = page.relative_to(root).as_posix()
+        page_url = urljoin(SUB_PATH_URL, rel)
+        for node in parse(page.read_text(encoding="utf-8")).iter():
+            for attr in LINK_ATTRS:
+                value = node.attrs.get(attr)
+                if not value or value.startswith(("mailto:", "data:", "javascript:", "blob:")) \
+                        or node.tag in ("base",):
+                    continue
+                url = urljoin(page_url, value)
+                target = target_file(root, url)
+                if target is None:
+                    continue
+                if not target.is_file():
+                    broken.append(f"{rel}: {attr}={value} (no {target.relative_to(root)})")
+                    continue
+                fragment = unquote(urlsplit(url).fragment)
+                if fragment and target.suffix == ".html" and fragment not in ids(target):
+                    broken.append(f"{rel}: {attr}={value} (no id {fragment!r})")
+    return broken
+
+
+def test_every_internal_link_and_anchor_of_the_built_site_resolves(
+        built_site: BuiltSite) -> None:
+    pages = site_pages(built_site.root)
+    assert len(pages) > 20
+    broken = broken_links(built_site.root)
+    assert not broken, "\n".join(broken[:30])
+
+
+def test_the_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<p id="here">x</p>', encoding="utf-8")
+    (tmp_path / "index.html").write_text(
+        '<a href="a/#here">ok</a><a href="a/#gone">anchor</a><a href="b/">page</a>'
+        '<a href="https://elsewhere.example/x">external</a><img src="img.png" alt="">',
+        encoding="utf-8")
+    broken = broken_links(tmp_path)
+    assert broken == ["index.html: href=a/#gone (no id 'gone')",
+                      "index.html: href=b/ (no b/index.html)",
+                      "index.html: src=img.png (no img.png)"]
+
+
+@pytest.mark.parametrize(("link", "fails"), [("[gone](missing.md)", True),
+                                             ("[gone](other.md#no-such-heading)", True),
+                                             ("[fine](other.md#here)", False)])
+def test_mkdocs_with_our_settings_fails_on_a_broken_markdown_link(tmp_path: Path, link: str,
+                                                                  fails: bool) -> None:
+    """A tiny site with mkdocs.yml's own `validation` and `strict` settings."""
+    from mkdocs.utils.yaml import yaml_load
+
+    ours = yaml_load((REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert ours["strict"] is True
+    config = {"site_name": "t", "strict": ours["strict"], "validation": ours["validation"],
+              "nav": ["index.md", "other.md"]}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\n## Here\n", encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(f"# Home\n\n[ok](other.md#here) {link}\n",
+                                               encoding="utf-8")
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    done = subprocess.run([str(mkdocs), "build", "--site-dir", str(tmp_path / "site")],
+                          cwd=tmp_path, capture_output=True, text=True, check=False,
+                          env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""}, timeout=120)
+    assert (done.returncode != 0) == fails, done.stderr
+    if fails:
+        assert "missing.md" in done.stderr or "no-such-heading" in done.stderr, done.stderr
+    assert "mkdocs build --strict" in (REPO_ROOT / "Makefile").read_text(encoding="utf-8")

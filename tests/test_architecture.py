@@ -1,0 +1,169 @@
+"""The package's shape, checked by parsing its source (no imports executed).
+
+ARCHITECTURE.md promises: folders that follow the pipeline, no import cycles, the package never
+imports mkdocs or the macros adapter, modules and functions small enough to read, and a layout
+that the README and ARCHITECTURE.md describe as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "tinkernomics"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 50
+FORBIDDEN_ROOTS = ("mkdocs", "macros", "material")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(path: Path, name: str, modules: frozenset[str] = frozenset()) -> set[str]:
+    """Every module ``name`` imports, at any depth (lazy imports inside functions included).
+
+    ``from pkg import mod`` counts as importing ``pkg.mod`` (not ``pkg``) when that is a module.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            subs = {f"{base}.{alias.name}" for alias in node.names}
+            found.update(subs & modules or {base})
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    names = frozenset(modules)
+    return {name: {dep for dep in _imports(path, name, names) if dep in modules and dep != name}
+            for name, path in modules.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the list of modules on it, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                return [*stack[stack.index(dep):], dep]
+            if dep not in state and (found := visit(dep)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycles() -> None:
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+LAYERS = ("tinkernomics.catalog", "tinkernomics.derived", "tinkernomics.site")
+LEAVES = {"tinkernomics.derived.expr"}
+"""Modules that import nothing from the package, so any layer may use them."""
+
+
+def _layer(name: str) -> int:
+    return next((i for i, prefix in enumerate(LAYERS) if name.startswith(prefix)), len(LAYERS))
+
+
+def test_imports_point_down_the_pipeline() -> None:
+    graph = _graph()
+    upward = sorted(f"{name} imports {dep}" for name, deps in graph.items() for dep in deps
+                    if dep not in LEAVES and _layer(dep) > _layer(name))
+    assert not upward, "\n".join(upward)
+    impure = sorted(f"{leaf} imports {dep}" for leaf in LEAVES for dep in graph[leaf])
+    assert not impure, "\n".join(impure)
+
+
+def test_package_never_imports_the_site_generator_or_the_adapter() -> None:
+    bad = sorted(f"{name} imports {dep}"
+                 for name, path in _modules().items()
+                 for dep in _imports(path, name)
+                 if dep.split(".")[0] in FORBIDDEN_ROOTS)
+    assert not bad, "\n".join(bad)
+
+
+def test_modules_stay_small() -> None:
+    big = {name: n for name, path in _modules().items()
+           if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not big, f"modules over {MAX_MODULE_LINES} lines: {big}"
+
+
+def test_functions_stay_short() -> None:
+    long: list[str] = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name} ({length} lines)")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_every_module_says_where_it_sits() -> None:
+    missing = [name for name, path in _modules().items()
+               if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not missing, f"modules without a docstring: {missing}"
+
+
+def _folders_named_in(text: str) -> set[str]:
+    return set(re.findall(r"`(tinkernomics/[a-z_/]+/)`", text))
+
+
+@pytest.mark.parametrize("doc", ["ARCHITECTURE.md", "README.md"])
+def test_docs_describe_the_package_folders_that_exist(doc: str) -> None:
+    named = _folders_named_in((REPO / doc).read_text(encoding="utf-8"))
+    actual = {f"{p.relative_to(REPO).as_posix()}/" for p in PACKAGE.rglob("*")
+              if p.is_dir() and (p / "__init__.py").exists() and p != PACKAGE}
+    assert named, f"{doc} names no package folder"
+    assert named <= actual, f"{doc} names folders that do not exist: {sorted(named - actual)}"
+    if doc == "ARCHITECTURE.md":
+        assert actual <= named, f"{doc} misses folders: {sorted(actual - named)}"
+
+
+def test_nothing_in_the_repository_points_outside_it() -> None:
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.split()
+    tracked = [REPO / f for f in listed if (REPO / f).is_file() and (REPO / f).suffix in
+               {".md", ".py", ".yml", ".yaml", ".toml", ".html", ".js", ".css", ""}]
+    outside = re.compile(r"\.\./shared|\bDESIGN\.md\b")
+    hits = [str(p.relative_to(REPO)) for p in tracked
+            if p.name != "test_architecture.py"
+            and outside.search(p.read_text(encoding="utf-8", errors="replace"))]
+    assert not hits, f"files pointing outside the repository: {hits}"

@@ -1,0 +1,134 @@
+"""Algorithm and formula models (pipeline step 2): what an RL algorithm keeps in memory, its
+typical settings and ScaleRL fit; FLOP/VRAM formulas with their variables.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from tinkernomics.catalog.fields import (
+    ASSERTED_BY_DESCRIPTION,
+    AssertedBy,
+    Id,
+    Prose,
+    ShortText,
+    Status,
+    Unit,
+)
+from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
+from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
+
+
+class ModelRole(StrEnum):
+    """A model an algorithm keeps in memory during training."""
+
+    policy = "policy"
+    reference = "reference"
+    critic = "critic"
+    reward_model = "reward_model"
+    teacher = "teacher"
+
+
+class MemoryProfile(StrEnum):
+    """Coarse memory class: low (policy + frozen copy), high (extra trained models)."""
+
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+class ScaleRLFit(StrictModel):
+    """Parameters of the ScaleRL sigmoid R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)."""
+
+    model: ShortText = Field(description="Model the fit was made on.", examples=["Llama-3.1-8B"])
+    dataset: ShortText = Field(description="Training/evaluation data of the fit.",
+                               examples=["MATH"])
+    A: Figure = Field(description="Asymptotic pass rate (ceiling), unit `percent`.")
+    B: Figure = Field(description="Scaling exponent (> 0), unit `dimensionless`.")
+    C_mid: Figure = Field(description="Compute at half the gain, unit `gb200_hours`.")
+    R0: Figure | None = Field(
+        default=None,
+        description="Starting pass rate, unit `percent`. When absent, curves assume 0.",
+    )
+
+
+class Algorithm(StrictModel):
+    """An RL post-training algorithm and its cost/memory profile."""
+
+    id: Id = Field(description="Equal to the file name without `.yaml`.", examples=["grpo"])
+    name: ShortText = Field(description="Short name shown in tables.", examples=["GRPO"])
+    full_name: ShortText = Field(description="Expanded name.",
+                                 examples=["Group Relative Policy Optimization"])
+    attribution: ShortText = Field(description="Who introduced it, as shown under the name.",
+                                   examples=["Shao et al., DeepSeekMath"])
+    year: int = Field(ge=1950, le=2100, description="Year of the original paper.",
+                      examples=[2024])
+    models_in_memory: list[ModelRole] = Field(
+        min_length=1, description="Models held in memory while training.",
+        examples=[["policy", "reference"]],
+    )
+    needs_critic: bool = Field(description="True if a value model (critic) is trained.")
+    needs_reward_model: bool = Field(description="True if a learned reward model scores rollouts.")
+    memory_profile: MemoryProfile = Field(description="Coarse memory class.")
+    typical_k: FigureList = Field(description="Typical optimisation passes K per batch.")
+    typical_g: FigureList | None = Field(
+        default=None, description="Typical group size G (rollouts per prompt); omit if N/A."
+    )
+    async_support: bool = Field(description="True if it tolerates off-policy (async) rollouts.")
+    online: bool = Field(default=True, description="False for offline methods with no rollouts.")
+    tinker_losses: list[Id] = Field(
+        default_factory=list,
+        description="Tinker loss ids (catalog/tinker/losses/) it maps to, primary first.",
+        examples=[["importance_sampling"]],
+    )
+    tinker_mapping: Prose | None = Field(
+        default=None, description="How the algorithm is run on Tinker, if not a plain mapping."
+    )
+    scalerl: ScaleRLFit | None = Field(default=None, description="ScaleRL sigmoid fit, if any.")
+    notes: Prose = Field(description="What sets it apart, in a few sentences of markdown.")
+    claims: list[Claim] = Field(default_factory=list, description="Headline results with sources.")
+    references: list[Id] = Field(min_length=1, description="Reference ids it rests on.",
+                                 examples=[["grpo_deepseekmath", "2_grpo"]])
+
+
+class FormulaKind(StrEnum):
+    """What a formula computes."""
+
+    flops = "flops"
+    vram = "vram"
+
+
+class Variable(StrictModel):
+    """A variable of a formula's expression."""
+
+    name: Identifier = Field(description="Name used in `expression`.", examples=["P_active"])
+    symbol: str = Field(max_length=80, description="LaTeX symbol.", examples=["P_{active}"])
+    meaning: ShortText = Field(description="What the variable stands for.")
+    unit: Unit = Field(description="Unit of the variable.")
+    example: float = Field(ge=0, description="Value used in the worked example.")
+
+
+class Formula(ProvenanceModel):
+    """A FLOP or VRAM formula: display form, variables and a computable expression."""
+
+    id: Id = Field(description="Equal to the file name without `.yaml`.")
+    kind: FormulaKind = Field(description="`flops` or `vram`.")
+    name: ShortText = Field(description="Component it prices.", examples=["Rollout, per token"])
+    order: int = Field(default=0, ge=0, description="Position in its table, smallest first.")
+    latex: str = Field(min_length=1, max_length=400, description="Display form (LaTeX).")
+    expression: str = Field(
+        min_length=1, max_length=400,
+        description="Arithmetic over the variables: + - * / ** and parentheses.",
+        examples=["2 * P_active"],
+    )
+    result_unit: Unit = Field(description="Unit of the result.")
+    variables: list[Variable] = Field(min_length=1, description="Every variable it uses.")
+    description: Prose = Field(description="What it counts and what it leaves out.")
+    status: Status = Field(description="Provenance status of the formula.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
+    source: Id = Field(description="Reference id backing it.", examples=["transformer_math"])
+    reported_instead: Prose | None = Field(
+        default=None, description="Required when unverified: what the sources give instead."
+    )

@@ -1,0 +1,47 @@
+"""Hardware models (pipeline step 2): accelerators, rental prices, compute conversions."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tinkernomics.catalog.fields import Id, Prose, ShortText
+from tinkernomics.catalog.models.base import StrictModel
+from tinkernomics.catalog.models.provenance import Claim, Figure
+
+
+class RentalPrice(StrictModel):
+    """A dated rental price for one GPU."""
+
+    provider: ShortText = Field(description="Provider or index.", examples=["CoreWeave"])
+    date: ShortText = Field(description="When the price held, e.g. '2026-02'.")
+    price: Figure = Field(description="Price, unit `usd_per_gpu_hour`.")
+
+
+class Hardware(StrictModel):
+    """An accelerator with the specs the cost formulas need."""
+
+    id: Id = Field(description="Equal to the file name without `.yaml`.", examples=["h100"])
+    name: ShortText = Field(description="Display name.", examples=["NVIDIA H100 SXM"])
+    bf16_dense_tflops: Figure = Field(description="Peak dense BF16, unit `tflops`.")
+    memory_gb: Figure = Field(description="Memory per GPU, unit `gb`.")
+    bandwidth_tb_s: Figure | None = Field(default=None, description="Unit `tb_per_second`.")
+    power_w: Figure | None = Field(default=None, description="Board power, unit `watts`.")
+    rental_prices: list[RentalPrice] = Field(
+        default_factory=list, description="Dated rental prices; the first is the default."
+    )
+    notes: Prose | None = Field(default=None, description="Anything a reader should know.")
+
+
+class Conversion(StrictModel):
+    """A compute-equivalence between two accelerators, derived from their specs."""
+
+    id: Id = Field(description="Equal to the file name without `.yaml`.")
+    from_hardware: Id = Field(description="Hardware id converted from.", examples=["gb200"])
+    to_hardware: Id = Field(description="Hardware id converted to.", examples=["h100"])
+    basis: ShortText = Field(description="How the factor is derived, shown beside it.")
+    description: Prose = Field(description="Why this basis, and its limits.")
+    legacy_factor: Figure | None = Field(
+        default=None, description="A factor used before, kept for the record (often unverified)."
+    )
+    alternatives: list[Claim] = Field(default_factory=list,
+                                      description="Other defensible factors, with sources.")

@@ -1,0 +1,107 @@
+"""Partial entries (pipeline step 2 -> 3): what is left of an entry whose file failed validation.
+
+A file with a type error is not dropped: every value that validated is kept, and each value that
+failed (or is missing) becomes ``HOLE``. The cross-entry rules then check the rest of the file in
+the same run, so one run reports every problem. A rule that touches a hole (compares it, reads
+an attribute, iterates it) raises ``HoleTouched``; ``rules.run_rules`` then skips that rule for
+that one entry only. A hole is falsy, so ``getattr(obj, "x", None) or []`` reads it as empty.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+from functools import lru_cache
+from typing import Annotated, Any, NoReturn, Union, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from tinkernomics.catalog.yamlread import Loc
+
+
+class HoleTouched(Exception):
+    """A rule read a value that failed validation; the rule skips that entry."""
+
+
+class _Hole:
+    """Stands for a value that failed validation. Anything but truthiness and repr raises."""
+
+    __slots__ = ()
+
+    def _touch(self, *args: object, **kwargs: object) -> NoReturn:
+        raise HoleTouched
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _touch  # type: ignore[assignment]
+    __hash__ = __iter__ = __len__ = __contains__ = __getitem__ = _touch  # type: ignore[assignment]
+    __str__ = __format__ = __float__ = __int__ = __index__ = _touch  # type: ignore[assignment]
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _touch
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = _touch
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise HoleTouched
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "HOLE"
+
+
+HOLE: Any = _Hole()
+"""The one hole value."""
+
+
+@lru_cache(maxsize=256)
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation)
+
+
+def _unwrap_optional(tp: Any) -> Any:
+    while True:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            tp = get_args(tp)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _value(annotation: Any, raw: Any, bad: frozenset[Loc], loc: Loc) -> Any:
+    if loc in bad:
+        return HOLE
+    if not any(b[:len(loc)] == loc for b in bad):  # nothing wrong inside: validate as usual
+        try:
+            return _adapter(annotation).validate_json(json.dumps(raw, allow_nan=False))
+        except (ValidationError, TypeError, ValueError):
+            return HOLE
+    tp = _unwrap_optional(annotation)
+    if _is_model(tp):
+        return partial_model(tp, raw, bad, loc)
+    if get_origin(tp) is list and isinstance(raw, list):
+        item = get_args(tp)[0]
+        return [_value(item, x, bad, (*loc, i)) for i, x in enumerate(raw)]
+    return HOLE
+
+
+def partial_model(cls: type[BaseModel], data: Any, bad: frozenset[Loc], loc: Loc = ()) -> Any:
+    """``cls`` built from ``data`` with every value at (or missing at) a ``bad`` loc a HOLE."""
+    if not isinstance(data, dict):
+        return HOLE
+    values: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        here = (*loc, name)
+        if name in data:
+            values[name] = _value(info.annotation, data[name], bad, here)
+        elif info.is_required():
+            values[name] = HOLE
+        else:
+            values[name] = info.get_default(call_default_factory=True)
+    return cls.model_construct(**values)

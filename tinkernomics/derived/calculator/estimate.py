@@ -1,0 +1,128 @@
+"""One estimate: a link's query -> inputs -> the evaluated graph (pipeline step 5).
+
+``environment`` looks up what a ``Choice`` names in the catalog and flattens it into the graph's
+input values (lookups and 0/1 flags only, no arithmetic); ``calculator.js`` does the same over
+the tables the page ships. ``estimate`` evaluates the graph: the reference results the page,
+the algorithm pages and the tests use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import derive
+from tinkernomics.derived.calculator import ids, inputs, model
+from tinkernomics.derived.calculator.constants import default_gpu_price
+from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
+
+_GRAPHS: dict[int, tuple[Catalog, Graph]] = {}
+
+
+def graph_for(catalog: Catalog) -> Graph:
+    """The catalog's graph, built once per catalog object."""
+    cached = _GRAPHS.get(id(catalog))
+    if cached is None or cached[0] is not catalog:
+        cached = _GRAPHS[id(catalog)] = (catalog, model.build(catalog))
+    return cached[1]
+
+
+def _flag(value: bool) -> float:
+    return 1.0 if value else 0.0
+
+
+def _fig(fig: m.Figure | None) -> float | None:
+    return None if fig is None else fig.value
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a choice names: the roles in use and the ids of every entry read (for provenance)."""
+
+    choice: inputs.Choice
+    roles: tuple[str, ...]
+    names: dict[str, str]
+    """Ids and names the page and the figure keys read: model, teacher, row keys, formulas."""
+
+
+def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
+    algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
+    plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
+    in_memory = [r.value for r in algo.models_in_memory]
+    score_ref = "reference" in in_memory if c.score_reference is None else c.score_reference
+    roles = tuple(r for r in in_memory if score_ref or r != "reference")
+    teacher = c.teacher if "teacher" in roles else ""
+    row = inputs.price_row(plist, c.model, c.variant)
+    teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
+    train = ids.LORA_FLOP_FORMULAS[c.lora_flops] if c.lora else ids.FLOPS_FULL
+    names = {
+        "model": c.model, "teacher": teacher, "algorithm": c.algorithm, "hw": c.hardware,
+        "price_list": c.price_list, "model_name": model_entry.name, "hw_name": hw.name,
+        "algorithm_name": algo.name, "row": inputs.row_key(plist, row) if row else "",
+        "variant": (row.variant or "") if row else "",
+        "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
+        "not_covered": " and ".join(x.replace("_", " ") for x in roles
+                                    if x in ("critic", "reward_model")),
+        "train_formula": train, "vram_formula": ids.VRAM_LORA if c.lora else ids.VRAM_FULL,
+    }
+    return Resolved(c, roles, names)
+
+
+def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
+    """The graph's input values for a resolved choice (``environment`` in calculator.js)."""
+    c = r.choice
+    algo, mod, hw = (catalog.algorithms[c.algorithm], catalog.models[c.model],
+                     catalog.hardware[c.hardware])
+    plist = catalog.price_lists[c.price_list]
+    row = inputs.price_row(plist, c.model, c.variant)
+    teacher = catalog.models[r.names["teacher"]] if r.names["teacher"] else None
+    teacher_row = inputs.price_row(plist, teacher.id, "") if teacher else None
+    fit, typical = algo.scalerl, inputs.typical(algo)
+    return {
+        **c.numbers, "run.online": _flag(algo.online), "run.cache": _flag(c.cache),
+        "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
+        **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},
+        "model.total_b": mod.total_params.value,
+        "model.active_b": derive.active_params_billion(mod), "model.d_model": _fig(mod.d_model),
+        "teacher.total_b": teacher.total_params.value if teacher else None,
+        "teacher.active_b": derive.active_params_billion(teacher) if teacher else None,
+        "price.prefill": row.prefill if row else None,
+        "price.sample": row.sample if row else None, "price.train": row.train if row else None,
+        "price.teacher_prefill": teacher_row.prefill if teacher_row else None,
+        "price.cache": _fig(plist.cached_prefill_discount),
+        "price.storage": _fig(plist.storage_usd_per_gb_month),
+        "hw.tflops": hw.bf16_dense_tflops.value, "hw.memory_gb": hw.memory_gb.value,
+        "hw.bandwidth": _fig(hw.bandwidth_tb_s), "hw.price": default_gpu_price(catalog, hw.id),
+        "fit.A": _fig(fit.A) if fit else None, "fit.B": _fig(fit.B) if fit else None,
+        "fit.C_mid": _fig(fit.C_mid) if fit else None, "fit.R0": _fig(fit.R0) if fit else None,
+        "algo.G": typical["G"], "algo.K": typical["K"],
+    }
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An evaluated estimate: the inputs, every quantity's value, what the page shows."""
+
+    resolved: Resolved
+    env: dict[str, Any]
+    values: dict[str, float | None]
+    numbers: dict[str, float | None]
+
+    @property
+    def choice(self) -> inputs.Choice:
+        return self.resolved.choice
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key] if key in self.values else self.env[key]
+
+
+def estimate(catalog: Catalog, query: Mapping[str, str]) -> Estimate:
+    """The estimate a calculator link shows."""
+    graph = graph_for(catalog)
+    r = resolve(catalog, inputs.choose(catalog, query))
+    env = environment(catalog, r)
+    values = evaluate(graph, env)
+    return Estimate(r, env, values, numbers(graph, values))

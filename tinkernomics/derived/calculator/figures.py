@@ -1,0 +1,248 @@
+"""Provenance of an estimate (pipeline step 5): the catalog figures and assumptions it rests on.
+
+``registry`` lists every catalog figure and calculator assumption an estimate can rest on
+(with status and source) under a stable key. ``RULES`` say, as data, which of them one
+estimate uses: a key template filled from the estimate's names and a condition in the
+calculator's expression language over its inputs and quantities. Python (``figure_keys``) and
+calculator.js apply the same rules; the page flags the figures whose status is unverified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.fields import Status
+from tinkernomics.derived import derive
+from tinkernomics.derived.calculator import assumptions, ids, inputs, tree
+from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.derived.calculator.graph import Graph
+
+RULES: tuple[tuple[str, str], ...] = (
+    # (key template, condition): the figures one estimate used, in display order.
+    ("model:{model}:total_params", ""),
+    ("model:{model}:active_params", ""),
+    ("model:{model}:d_model", "run.lora * run.lf_site * missing(set.d_model)"),
+    ("model:{teacher}:total_params", "role.teacher * teacher_differs"),
+    ("model:{teacher}:active_params", "role.teacher * teacher_differs"),
+    ("{row}", "1 - missing(price.prefill)"),
+    ("{teacher_row}", "(1 - missing(price.teacher_prefill)) * teacher_differs"),
+    ("prices:{price_list}:cache", "run.cache"),
+    ("prices:{price_list}:storage", ""),
+    ("hardware:{hw}:tflops", ""),
+    ("hardware:{hw}:memory", ""),
+    ("hardware:{hw}:price", "missing(set.gpu_price)"),
+    ("algorithm:{algorithm}:k", "run.K == algo.K"),
+    ("algorithm:{algorithm}:g", "run.G == algo.G"),
+    ("algorithm:{algorithm}:A", ""),
+    ("algorithm:{algorithm}:B", ""),
+    ("algorithm:{algorithm}:C_mid", ""),
+    (f"formula:{ids.FLOPS_ROLLOUT}", ""),
+    (f"formula:{ids.FLOPS_REFERENCE}", "max(role.reference, role.teacher, role.reward_model)"),
+    ("formula:{train_formula}", ""),
+    ("formula:{vram_formula}", ""),
+    ("assumption:mfu_train", "missing(set.mfu_train)"),
+    ("assumption:mfu_prefill", "missing(set.mfu_prefill)"),
+    ("hardware:{hw}:bandwidth", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
+    ("assumption:decode_sequences", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
+    ("assumption:mfu_decode:{hw}", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
+    ("setup:total", ""),
+)
+_FIELD = re.compile(r"\{(\w+)\}")
+
+INPUT_FIGURES: dict[str, str] = {
+    # Input name -> the catalog figure it is read from (key template, as in RULES).
+    "model.total_b": "model:{model}:total_params", "model.active_b": "model:{model}:active_params",
+    "model.d_model": "model:{model}:d_model", "teacher.total_b": "model:{teacher}:total_params",
+    "teacher.active_b": "model:{teacher}:active_params", "price.prefill": "{row}",
+    "price.sample": "{row}", "price.train": "{row}", "price.teacher_prefill": "{teacher_row}",
+    "price.cache": "prices:{price_list}:cache", "price.storage": "prices:{price_list}:storage",
+    "hw.tflops": "hardware:{hw}:tflops", "hw.memory_gb": "hardware:{hw}:memory",
+    "hw.bandwidth": "hardware:{hw}:bandwidth", "hw.price": "hardware:{hw}:price",
+    "fit.A": "algorithm:{algorithm}:A", "fit.B": "algorithm:{algorithm}:B",
+    "fit.C_mid": "algorithm:{algorithm}:C_mid", "algo.G": "algorithm:{algorithm}:g",
+    "algo.K": "algorithm:{algorithm}:k",
+}
+
+
+def fill(template: str, names: Mapping[str, str]) -> str:
+    return _FIELD.sub(lambda match: names[match.group(1)], template)
+
+
+def figure_keys(est: Estimate, registry: Mapping[str, Any]) -> list[str]:
+    """Keys of the figures one estimate used that the catalog holds, in display order."""
+    names = est.resolved.names
+    env = {**est.env, **est.values,
+           "teacher_differs": 1.0 if names["teacher"] not in ("", names["model"]) else 0.0}
+    keys = []
+    for template, when in RULES:
+        if when and not tree.evaluate(tree.to_tree(when), env):
+            continue
+        key = fill(template, names)
+        if key in registry and key not in keys:
+            keys.append(key)
+    return keys
+
+
+def provenance(graph: Graph, key: str, names: Mapping[str, str]) -> set[str]:
+    """Keys of every catalog figure and formula a quantity may rest on (any branch)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    by_key = {q.key: q for q in graph.quantities}
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        q = by_key.get(name)
+        for template in (INPUT_FIGURES.get(name, ""), *(q.uses if q else ())):
+            if template and all(names[f] for f in _FIELD.findall(template)):
+                found.add(fill(template, names))  # (no teacher: no teacher figures)
+        if q is None:
+            return
+        for expression in (q.expression, q.when):
+            for read in tree.names(tree.to_tree(expression or "1")):
+                visit(read)
+
+    visit(key)
+    return found
+
+
+@dataclass(frozen=True)
+class InputFigure:
+    """A catalog value (or calculator assumption) an estimate rests on, with provenance."""
+
+    key: str
+    label: str
+    text: str
+    status: Status
+    source: str | None
+    """Reference id; None for an assumption made here that no source states."""
+    reported_instead: str | None = None
+    derivation: str | None = None
+    """How an assumption's value is obtained (shown beside it)."""
+
+    @property
+    def unverified(self) -> bool:
+        return self.status == Status.unverified
+
+
+def _figure(key: str, label: str, fig: m.Figure) -> InputFigure:
+    return InputFigure(key, label, derive.format_figure(fig), fig.status, fig.source,
+                       fig.reported_instead)
+
+
+def _model_figures(model: m.LanguageModel) -> Iterable[InputFigure]:
+    yield _figure(f"model:{model.id}:total_params", f"{model.name}: parameters",
+                  model.total_params)
+    if model.active_params is not None:
+        yield _figure(f"model:{model.id}:active_params", f"{model.name}: active parameters",
+                      model.active_params)
+    if model.d_model is not None:
+        yield _figure(f"model:{model.id}:d_model", f"{model.name}: hidden size", model.d_model)
+
+
+def _price_figures(plist: m.PriceList) -> Iterable[InputFigure]:
+    for row in plist.rows:
+        yield InputFigure(
+            inputs.row_key(plist, row), f"Tinker {plist.id}: {row.model}{row.variant or ''}",
+            f"${row.prefill} / ${row.sample} / ${row.train} per 1M prefill / sample / train",
+            row.status or plist.status, row.source or plist.source,
+            row.reported_instead or plist.reported_instead)
+    if plist.cached_prefill_discount is not None:
+        yield _figure(f"prices:{plist.id}:cache", f"Tinker {plist.id}: cached-prefill discount",
+                      plist.cached_prefill_discount)
+    if plist.storage_usd_per_gb_month is not None:
+        yield _figure(f"prices:{plist.id}:storage", f"Tinker {plist.id}: storage",
+                      plist.storage_usd_per_gb_month)
+
+
+def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]:
+    yield _figure(f"hardware:{hw.id}:tflops", f"{hw.name}: dense BF16", hw.bf16_dense_tflops)
+    yield _figure(f"hardware:{hw.id}:memory", f"{hw.name}: memory", hw.memory_gb)
+    if hw.bandwidth_tb_s is not None:
+        yield _figure(f"hardware:{hw.id}:bandwidth", f"{hw.name}: bandwidth", hw.bandwidth_tb_s)
+    if hw.rental_prices:
+        rent = hw.rental_prices[0]
+        yield _figure(f"hardware:{hw.id}:price",
+                      f"{hw.name}: rental ({rent.provider}, {rent.date})", rent.price)
+    if hw.bandwidth_tb_s is not None:
+        yield InputFigure(f"assumption:mfu_decode:{hw.id}", "Decode utilisation (MFU)",
+                          "depends on the model", Status.unverified, hw.bandwidth_tb_s.source,
+                          assumptions.DECODE_INSTEAD, assumptions.decode_note(catalog, hw))
+
+
+def algorithm_figures(algo: m.Algorithm) -> Iterable[InputFigure]:
+    lists = [("k", "typical K", algo.typical_k), ("g", "typical G", algo.typical_g)]
+    for key, label, values in lists:
+        if values is not None:
+            yield InputFigure(f"algorithm:{algo.id}:{key}", f"{algo.name}: {label}",
+                              ", ".join(map(str, values.values)), values.status, values.source,
+                              values.reported_instead)
+    if algo.scalerl is not None:
+        for name in ("A", "B", "C_mid"):
+            yield _figure(f"algorithm:{algo.id}:{name}", f"{algo.name}: ScaleRL {name}",
+                          getattr(algo.scalerl, name))
+
+
+def assumption_figures(catalog: Catalog) -> list[InputFigure]:
+    """Training and prefill utilisation, and the decode batch, as listed input figures."""
+    value = assumptions.training_mfu(catalog)
+    peak = catalog.hardware[ids.H800_PEAK_HARDWARE].bf16_dense_tflops.value
+    percent = derive.format_number(value * ids.PERCENT)
+    return [
+        InputFigure(
+            "assumption:mfu_train", "Training utilisation (MFU)", f"{percent}%",
+            Status.derived, "deepseek_v3",
+            derivation=f"6 × 37B active × 14.8T tokens ÷ (2.788M H800-hours × 3,600 s × "
+                       f"{derive.format_number(peak, digits=4)} TFLOP/s) ≈ {percent}%"),
+        InputFigure(
+            "assumption:mfu_prefill", "Prefill and scoring utilisation (MFU)", f"{percent}%",
+            Status.unverified, "deepseek_v3", assumptions.PREFILL_INSTEAD,
+            "the training utilisation, reused: prompt processing and log-prob scoring are "
+            "large compute-bound matrix products like the training forward pass"),
+        InputFigure(
+            "assumption:decode_sequences", "Sequences decoded at once per GPU",
+            derive.format_number(ids.DECODE_SEQUENCES_PER_GPU), Status.unverified, None,
+            assumptions.DECODE_INSTEAD,
+            "assumed here: a modest continuous-batching decode batch; more sequences at once "
+            "raise decode utilisation, long contexts (KV-cache reads) lower it"),
+    ]
+
+
+def shared_figures(catalog: Catalog) -> list[InputFigure]:
+    """Every figure an estimate may use except the algorithms' (loaded per algorithm)."""
+    found: list[InputFigure] = []
+    for model in catalog.models.values():
+        found.extend(_model_figures(model))
+    for plist in catalog.price_lists.values():
+        found.extend(_price_figures(plist))
+    for hw in catalog.hardware.values():
+        found.extend(_hardware_figures(catalog, hw))
+    for formula_id in ids.FORMULA_IDS:
+        f = catalog.formulas[formula_id]
+        found.append(InputFigure(f"formula:{f.id}", f"Formula: {f.name}", f.expression,
+                                 f.status, f.source, f.reported_instead))
+    found.extend(assumption_figures(catalog))
+    if catalog.platform is not None:
+        found.append(_figure("setup:total", "Cost of building the stack",
+                             catalog.platform.setup_cost.total))
+    return found
+
+
+def registry(catalog: Catalog) -> dict[str, InputFigure]:
+    """Every figure an estimate may use, by key."""
+    found = shared_figures(catalog)
+    for algo in catalog.algorithms.values():
+        found.extend(algorithm_figures(algo))
+    return {f.key: f for f in found}
+
+
+def input_figures(catalog: Catalog, est: Estimate) -> list[InputFigure]:
+    """The figures one estimate used, with their provenance."""
+    reg = registry(catalog)
+    return [reg[key] for key in figure_keys(est, reg)]

@@ -1,0 +1,106 @@
+"""The calculator's estimate as data: a graph of named quantities (pipeline step 5).
+
+Every number of an estimate is a ``Quantity``: a key (``tinker.total``), an expression in the
+calculator's expression language (``tree``) over the estimate's inputs (``inputs.env``) and over
+quantities defined before it, a display format, a label and its provenance (the catalog
+figures and formulas it rests on). A ``Line`` is a cost line of a bill: its quantities are
+generated from it and its bill's totals sum every line, so adding a cost line is one ``Line``
+in ``model.py``.
+
+Python evaluates the graph here (reference results, algorithm pages, tests); the calculator page
+ships ``to_json(graph)`` and ``calculator.js`` evaluates the very same trees in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tinkernomics.derived.calculator import tree as t
+
+FORMATS = ("count", "gb", "flops", "hours", "percent", "ratio", "number", "usd")
+"""Display kinds of a quantity (``site/calculator/formatting.py`` and calculator.js)."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One named number of an estimate."""
+
+    key: str
+    expression: str
+    format: str
+    label: str = ""
+    when: str = ""
+    """An expression; where it is 0 or missing the quantity does not apply (missing)."""
+    uses: tuple[str, ...] = ()
+    """Provenance: keys of the catalog figures and formulas (``figures.py``) it rests on."""
+    shown: bool = True
+    """Part of ``numbers`` (what the page and the tests compare); False for helpers."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """A cost line of a bill (``group`` ``tinker`` or ``self``): what it prices and how."""
+
+    group: str
+    key: str
+    label: str
+    phase: str
+    when: str
+    how: str
+    """Template of the 'How' cell: ``{name}`` or ``{name:format}`` of quantities and inputs."""
+    uses: tuple[str, ...] = ()
+
+
+@dataclass
+class Graph:
+    """Quantities in evaluation order; every name a quantity reads is an input or comes earlier."""
+
+    inputs: tuple[str, ...]
+    quantities: list[Quantity] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
+
+    def add(self, *items: Quantity) -> None:
+        known = set(self.inputs) | {q.key for q in self.quantities}
+        for q in items:
+            if q.format not in FORMATS:
+                raise ValueError(f"quantity {q.key}: unknown format {q.format!r}")
+            if q.key in known:
+                raise ValueError(f"quantity {q.key} is defined twice")
+            for expression in (q.expression, q.when):
+                unknown = [n for n in t.names(t.to_tree(expression or "1")) if n not in known]
+                if unknown:
+                    raise ValueError(f"quantity {q.key} reads {', '.join(unknown)}, "
+                                     "which is neither an input nor an earlier quantity")
+            self.quantities.append(q)
+            known.add(q.key)
+
+    def keys(self) -> list[str]:
+        return [q.key for q in self.quantities]
+
+    def quantity(self, key: str) -> Quantity:
+        return next(q for q in self.quantities if q.key == key)
+
+
+def evaluate(graph: Graph, env: Mapping[str, Any]) -> dict[str, float | None]:
+    """Every quantity's value (None where it does not apply or an input is missing)."""
+    values: dict[str, Any] = dict(env)
+    out: dict[str, float | None] = {}
+    for q in graph.quantities:
+        applies = t.evaluate(t.to_tree(q.when), values) if q.when else 1.0
+        value = t.evaluate(t.to_tree(q.expression), values) if applies else None
+        values[q.key] = out[q.key] = value
+    return out
+
+
+def numbers(graph: Graph, values: Mapping[str, float | None]) -> dict[str, float | None]:
+    """The shown quantities (what the page tags with ``data-key``)."""
+    return {q.key: values[q.key] for q in graph.quantities if q.shown}
+
+
+def to_json(graph: Graph) -> list[list[Any]]:
+    """The graph as the page ships it, in evaluation order: one compact row per quantity,
+    ``[key, format, shown (1/0), when tree or null, expression tree]``."""
+    return [[q.key, q.format, 1 if q.shown else 0, t.to_tree(q.when) if q.when else None,
+             t.to_tree(q.expression)] for q in graph.quantities]

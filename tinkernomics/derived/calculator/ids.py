@@ -1,0 +1,71 @@
+"""Catalog ids and constants the calculator's model names (pipeline step 5)."""
+
+from __future__ import annotations
+
+from tinkernomics.catalog import models as m
+
+FLOPS_ROLLOUT = "flops_rollout"
+FLOPS_REFERENCE = "flops_ref_logprobs"
+FLOPS_FULL = "flops_training"
+FLOPS_LORA = "flops_lora_training"
+"""The original site's LoRA expression (unverified): 2·P + 6·P·R/D."""
+FLOPS_LORA_SOURCED = "flops_lora_training_sourced"
+"""LoRA as transformer_math and lora_without_regret count it: about 4·P."""
+VRAM_LORA = "vram_grpo_lora"
+VRAM_FULL = "vram_ppo_full"
+FORMULA_IDS = (FLOPS_ROLLOUT, FLOPS_REFERENCE, FLOPS_FULL, FLOPS_LORA_SOURCED, FLOPS_LORA,
+               VRAM_LORA, VRAM_FULL)
+VAR_ACTIVE = "P_active"
+VAR_RANK = "R"
+VAR_DMODEL = "D"
+VAR_LORA_STATE = "lora_overhead"
+"""Adapter weights and optimiser state; also the size of one Tinker checkpoint here."""
+
+LORA_FLOP_FORMULAS: dict[str, str] = {
+    # The "LoRA FLOP accounting" setting (query key ``lf``): choice -> catalog formula id.
+    "sourced": FLOPS_LORA_SOURCED,
+    "site": FLOPS_LORA,
+}
+LORA_FLOP_LABELS: dict[str, str] = {
+    "sourced": "Sourced (Transformer Math, LoRA Without Regret)",
+    "site": "Original site's formula",
+}
+
+ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
+    # Which parameter variable of each VRAM formula holds a model of each role. Frozen models
+    # (reference, teacher, reward model) go where the formula keeps frozen bf16 weights; under
+    # LoRA a critic is another frozen base with its own adapter, so it joins P_total.
+    VRAM_LORA: {
+        m.ModelRole.policy: "P_total", m.ModelRole.critic: "P_total",
+        m.ModelRole.reference: "P_ref", m.ModelRole.teacher: "P_ref",
+        m.ModelRole.reward_model: "P_ref",
+    },
+    VRAM_FULL: {
+        m.ModelRole.policy: "P_total", m.ModelRole.critic: "P_critic",
+        m.ModelRole.reference: "P_ref", m.ModelRole.teacher: "P_ref",
+        m.ModelRole.reward_model: "P_RM",
+    },
+}
+
+TOKENS_PER_MILLION = 1e6
+"""Tinker prices are USD per million tokens (tinker_pricing_2026_07)."""
+PARAMS_PER_BILLION = 1e9
+FLOPS_PER_TFLOP = 1e12
+BYTES_PER_GB = 1e9
+"""Decimal gigabytes, as GPU memory is quoted (glennklockwood_h100: 80 GB)."""
+BYTES_PER_TB = 1e12
+SECONDS_PER_HOUR = 3600.0
+PERCENT = 100.0
+
+BF16_BYTES_PER_PARAM = 2.0
+"""Bytes read per parameter per decode step, bf16 weights (zero_rajbhandari: 2 bytes/param)."""
+DEEPSEEK_V3_ACTIVE_PARAMS = 37e9
+"""deepseek_v3: 37B active parameters of 671B."""
+DEEPSEEK_V3_TOKENS = 14.8e12
+"""deepseek_v3: 14.8T training tokens."""
+DEEPSEEK_V3_GPU_HOURS = 2.788e6
+"""deepseek_v3: 2.788M H800 GPU-hours for the whole run."""
+H800_PEAK_HARDWARE = "h100"
+"""The H800 is the H100 die with cut interconnect: same dense BF16 peak (facts §8 uses 989)."""
+DECODE_SEQUENCES_PER_GPU = 32.0
+"""Sequences decoded at once per GPU in the decode roofline; an assumption (no source)."""

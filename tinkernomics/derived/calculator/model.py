@@ -1,0 +1,225 @@
+"""The cost model: every quantity of an RL-run estimate, as a graph (pipeline step 5).
+
+For one RL post-training run, from catalog values only:
+
+1. tokens by kind (prefill, sample, train) from the run shape, single- or multi-turn;
+2. the Tinker bill from a dated price list (cached-prefill discount and storage included);
+3. FLOPs per phase from the catalog's FLOP formulas (LoRA training in the chosen accounting),
+   and the self-hosted GPU-hours and dollars at an assumed utilisation (MFU) per phase;
+4. memory from the catalog's VRAM formulas and the minimum number of GPUs that hold it;
+5. the compute at which an algorithm's ScaleRL fit reaches a fraction of its asymptote;
+6. the break-even between the two bills (``resources.py`` holds 4 to 6 and the utilisation).
+
+To add a cost line, add a ``Line`` to ``tinker_lines`` or ``compute_lines``: its quantities,
+its bill's totals and its row on the calculator page follow from it. Expressions keep the
+operation order of the original reference, so every figure stays bit for bit what it was.
+"""
+
+from __future__ import annotations
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import ids, inputs, resources
+from tinkernomics.derived.calculator.constants import constants, inline
+from tinkernomics.derived.calculator.graph import Graph, Line, Quantity
+
+ROW = "1 - missing(price.prefill)"
+"""The model has a row in the chosen price list (else there is no Tinker bill)."""
+
+BASE_INPUTS = (
+    "run.online", "run.cache", "run.lora", "run.lf_site",
+    *(f"role.{r}" for r in inputs.ROLES),
+    "model.total_b", "model.active_b", "model.d_model", "teacher.total_b", "teacher.active_b",
+    "price.prefill", "price.sample", "price.train", "price.teacher_prefill", "price.cache",
+    "price.storage", "hw.tflops", "hw.memory_gb", "hw.bandwidth", "hw.price",
+    "fit.A", "fit.B", "fit.C_mid", "fit.R0", "algo.G", "algo.K",
+    *(spec["name"] for spec in inputs.SPEC.values()),
+)
+"""Inputs every estimate has (``inputs.environment``); VRAM overrides are added per catalog."""
+
+
+def token_quantities() -> list[Quantity]:
+    """Run totals: episodes = steps × prompts × G; offline methods sample nothing.
+
+    Prefill per episode with re-prefill every turn is T·C0 + Δ·T(T−1)/2 (turn t re-sends
+    C0 + Δ·t; fireworks_cost_comparison). A prefix cache serves every turn's context but the
+    new part: (T−1)·C0 + Δ·(T−1)(T−2)/2. A finished trajectory is C0 + Δ·(T−1) + the last reply.
+    """
+    def q(key: str, expression: str, label: str, fmt: str = "count", **kw: object) -> Quantity:
+        return Quantity(key, expression, fmt, label, **kw)  # type: ignore[arg-type]
+
+    return [
+        q("tokens.episodes", "run.steps * run.prompts * run.G", "Episodes"),
+        q("tokens.prefill_per_episode",
+          "run.T * run.C0 + run.delta * run.T * (run.T - 1) / 2 if run.online else 0.0",
+          "Prefill per episode", shown=False),
+        q("tokens.cached_per_episode",
+          "((run.T - 1) * run.C0 + run.delta * (run.T - 1) * (run.T - 2) / 2 if run.cache "
+          "else 0.0) if run.online else 0.0", "Cached prefill per episode", shown=False),
+        q("tokens.sample_per_episode", "run.T * run.out if run.online else 0.0",
+          "Sampled per episode", shown=False),
+        q("tokens.sequence_per_episode", "run.C0 + run.delta * (run.T - 1) + run.out",
+          "Trajectory length", shown=False),
+        q("tokens.prefill", "tokens.episodes * tokens.prefill_per_episode", "Prefill"),
+        q("tokens.prefill_cached", "tokens.episodes * tokens.cached_per_episode",
+          "of which cached"),
+        q("tokens.prefill_uncached", "tokens.episodes * tokens.prefill_per_episode - "
+          "tokens.episodes * tokens.cached_per_episode", "Uncached prefill"),
+        q("tokens.sample", "tokens.episodes * tokens.sample_per_episode", "Sampled"),
+        q("tokens.sequence", "tokens.episodes * tokens.sequence_per_episode", "Trajectories"),
+        q("tokens.train", "tokens.episodes * tokens.sequence_per_episode * run.K", "Trained"),
+    ]
+
+
+def tinker_lines() -> list[tuple[Line, str, str, str]]:
+    """(line, amount, rate, per): amount × rate ÷ per: tokens × USD per 1M tokens (per 1e6),
+    checkpoint storage GB-months × USD per GB-month (per 1).
+
+    Scoring with a reference or teacher uses ``compute_logprobs`` on a sampling client
+    (tinker_cookbook), billed as prefill of the finished trajectories. Tinker runs no critic
+    and no reward model (tinker_docs): those are listed as not covered.
+    """
+    per_m = "{amount:count} tokens × {rate:rate} / 1M"
+    cached = "price.prefill * (1 - price.cache / 100.0)"
+    return [
+        (Line("tinker", "prefill", "Prefill", "rollout", ROW, per_m),
+         "tokens.prefill_uncached", "price.prefill", "1e6"),
+        (Line("tinker", "prefill_cached", "Cached prefill", "rollout", ROW,
+              per_m + " (prefill price less the {price.cache:number}% cached discount)"),
+         "tokens.prefill_cached", f"coalesce({cached}, price.prefill)", "1e6"),
+        (Line("tinker", "sample", "Sample", "rollout", ROW, per_m),
+         "tokens.sample", "price.sample", "1e6"),
+        (Line("tinker", "reference", "Reference log-probs (as prefill)", "reference",
+              f"({ROW}) * role.reference", per_m),
+         "tokens.sequence", "price.prefill", "1e6"),
+        (Line("tinker", "teacher", "Teacher log-probs (as prefill)", "reference",
+              f"({ROW}) * (1 - missing(price.teacher_prefill))", per_m),
+         "tokens.sequence", "price.teacher_prefill", "1e6"),
+        (Line("tinker", "train", "Train", "training", ROW, per_m),
+         "tokens.train", "price.train", "1e6"),
+        (Line("tinker", "storage", "Checkpoint storage", "storage",
+              f"({ROW}) * (1 - missing(price.storage))",
+              "{amount:number} GB-months × {rate:rate} per GB-month",
+              (f"formula:{ids.VRAM_LORA}",)),
+         "run.checkpoints * storage.checkpoint_gb * run.months", "price.storage", "1.0"),
+    ]
+
+
+def tinker_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]:
+    found = [Quantity("storage.checkpoint_gb", f"const.vram.{ids.VAR_LORA_STATE} / 1e9", "number",
+                      "One checkpoint (adapter and optimiser state), GB", shown=False)]
+    for line, amount, rate, per in lines:
+        k = f"tinker.{line.key}"
+        found += [
+            Quantity(f"{k}.amount", amount, "count", line.label, line.when, shown=False),
+            Quantity(f"{k}.rate", rate, "number", line.label, line.when, shown=False),
+            Quantity(k, f"{k}.amount * {k}.rate / {per}", "usd", line.label, line.when,
+                     uses=line.uses),
+        ]
+    return found
+
+
+def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
+    """(line, tokens, FLOPs per token, MFU) of each phase on rented GPUs.
+
+    Rollout: uncached prefill at the prefill MFU, sampled tokens at the decode MFU
+    (flops_rollout). Scoring: one forward pass over the trajectories per model kept for it
+    (flops_ref_logprobs; the reward model and critic are taken as large as the policy).
+    Training: K passes of the training formula for the policy, and for the critic if any.
+    """
+    roll = inline(catalog, ids.FLOPS_ROLLOUT, P_active="p.active")
+    ref = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.active")
+    teacher = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.teacher_active")
+    how = ("{amount:count} tokens × {per_token:flops} FLOP/token ({formula}) ÷ "
+           "({hw.tflops:plain} TFLOP/s × {mfu:percent} MFU)")
+
+    def line(key: str, label: str, phase: str, when: str, formula: str) -> Line:
+        fid = formula[len("{formula:"):-1]  # a formula id, or the name that holds one
+        uses = (f"formula:{{{fid}}}" if fid == "train_formula" else f"formula:{fid}",)
+        return Line("self", key, label, phase, when, how.replace("{formula}", formula), uses)
+
+    rollout, scoring = f"{{formula:{ids.FLOPS_ROLLOUT}}}", f"{{formula:{ids.FLOPS_REFERENCE}}}"
+    return [
+        (line("prefill", "Rollout prefill", "rollout", "1", rollout),
+         "tokens.prefill_uncached", roll, "mfu.prefill"),
+        (line("decode", "Rollout decode", "rollout", "1", rollout),
+         "tokens.sample", roll, "mfu.decode"),
+        (line("reference", "Reference log-probs", "reference", "role.reference", scoring),
+         "tokens.sequence", ref, "mfu.prefill"),
+        (line("teacher", "Teacher log-probs", "reference", "role.teacher", scoring),
+         "tokens.sequence", teacher, "mfu.prefill"),
+        (line("reward_model", "Reward model", "reference", "role.reward_model", scoring),
+         "tokens.sequence", ref, "mfu.prefill"),
+        (line("train", "Policy training", "training", "1", "{formula:train_formula}"),
+         "tokens.train", "train.flops_per_token", "mfu.train"),
+        (line("critic", "Critic training", "training", "role.critic", "{formula:train_formula}"),
+         "tokens.train", "train.flops_per_token", "mfu.train"),
+    ]
+
+
+def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]:
+    """FLOPs = tokens × FLOPs/token; GPU-hours = FLOPs ÷ (peak × MFU) ÷ 3,600; × price."""
+    found = []
+    for line, tokens, per_token, mfu in lines:
+        k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
+        found += [
+            Quantity(f"{k}.amount", tokens, "count", line.label, w, shown=False),
+            Quantity(f"{k}.per_token", per_token, "flops", line.label, w, line.uses, False),
+            Quantity(f"{k}.mfu", mfu, "percent", line.label, w, shown=False),
+            Quantity(f"{k}.flops", f"{k}.amount * {k}.per_token", "flops", line.label, w),
+            Quantity(f"{k}.gpu_hours", f"{k}.flops / (hw.tflops * 1e12 * {k}.mfu) / 3600.0",
+                     "hours", line.label, w),
+            Quantity(f"{k}.usd", f"{k}.gpu_hours * gpu_price", "usd", line.label, w),
+        ]
+    return found
+
+
+def _sum(terms: list[tuple[str, str]]) -> str:
+    """Left-to-right sum (0.0 + a + b ..., as a loop adds them) of (key, when) terms.
+
+    A line that does not apply adds 0; a line that applies but is missing (an input the
+    catalog does not hold) makes the sum missing: a total is never a silent partial sum.
+    """
+    parts = [k if when in ("", "1") else f"({k} if ({when}) else 0.0)" for k, when in terms]
+    return " + ".join(["0.0", *parts])
+
+
+def totals(graph: Graph) -> list[Quantity]:
+    """Each bill's total, and its share per phase (the bars of the page)."""
+    tinker = [x for x in graph.lines if x.group == "tinker"]
+    own = [x for x in graph.lines if x.group == "self"]
+
+    def bill(suffix: str, lines: list[Line]) -> str:
+        return _sum([(f"{x.group}.{x.key}{suffix}", x.when) for x in lines])
+
+    found = [
+        Quantity("tinker.total", bill("", tinker), "usd", "Tinker bill", ROW),
+        Quantity("self.flops", bill(".flops", own), "flops", "FLOPs"),
+        Quantity("self.gpu_hours", bill(".gpu_hours", own), "hours", "GPU-hours"),
+        Quantity("self.total", bill(".usd", own), "usd", "Self-hosted compute"),
+    ]
+    for phase in resources.PHASES:
+        found.append(Quantity(f"tinker.phase.{phase}", bill(
+            "", [x for x in tinker if x.phase == phase]), "usd", phase, ROW, shown=False))
+        found.append(Quantity(f"self.phase.{phase}", bill(
+            ".usd", [x for x in own if x.phase == phase]), "usd", phase, shown=False))
+    return found
+
+
+def build(catalog: Catalog) -> Graph:
+    """The whole estimate as a graph over ``BASE_INPUTS`` and the VRAM overrides."""
+    vram = tuple(f"set.vram.{n}" for n in inputs.vram_variables(catalog))
+    graph = Graph(inputs=BASE_INPUTS + vram)
+    graph.add(*constants(catalog))
+    graph.add(*resources.parameters(catalog))
+    graph.add(*token_quantities())
+    tinker = tinker_lines()
+    graph.lines += [line for line, _, _, _ in tinker]
+    graph.add(*tinker_quantities(tinker))
+    own = compute_lines(catalog)
+    graph.lines += [line for line, _, _, _ in own]
+    graph.add(*compute_quantities(own))
+    graph.add(*totals(graph))
+    graph.add(*resources.memory(catalog))
+    graph.add(*resources.convergence())
+    graph.add(*resources.break_even())
+    return graph

@@ -1,0 +1,173 @@
+"""The cost model, part two: sizes, utilisation, memory, convergence, break-even (step 5).
+
+Quantities of the graph ``model.build`` assembles (see its docstring). Utilisation defaults:
+training is DeepSeek-V3's effective utilisation, 6·N·D FLOPs over its GPU-hours at peak
+(deepseek_v3, transformer_math, glennklockwood_h100); prefill and scoring reuse it (both are
+compute-bound); decode is the bandwidth roofline of the chosen GPU for a batch of sequences.
+"""
+
+from __future__ import annotations
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.constants import inline
+from tinkernomics.derived.calculator.graph import Quantity
+
+PHASES = ("rollout", "reference", "training", "storage")
+VRAM_USES = "formula:{vram_formula}"
+
+
+def parameters(catalog: Catalog) -> list[Quantity]:
+    """Model sizes, LoRA settings, the training FLOPs per token, utilisation and GPU price."""
+    full = inline(catalog, ids.FLOPS_FULL, P_active="p.active")
+    sourced = inline(catalog, ids.FLOPS_LORA_SOURCED, P_active="p.active")
+    site = inline(catalog, ids.FLOPS_LORA, P_active="p.active", R="lora.rank", D="lora.d_model")
+    q = Quantity
+    return [
+        q("p.total", "model.total_b * 1e9", "count", "Parameters", shown=False),
+        q("p.active", "model.active_b * 1e9", "count", "Active parameters", shown=False),
+        q("p.teacher_total", "teacher.total_b * 1e9", "count", "Teacher parameters",
+          shown=False),
+        q("p.teacher_active", "teacher.active_b * 1e9", "count", "Teacher active parameters",
+          shown=False),
+        q("lora.rank", "coalesce(set.rank, const.lora_rank)", "count", "LoRA rank R",
+          shown=False),
+        q("lora.d_model", "coalesce(set.d_model, model.d_model, const.d_model)", "count",
+          "Hidden size D", shown=False),
+        q("train.flops_per_token", f"({site} if run.lf_site else {sourced}) if run.lora "
+          f"else {full}", "flops", "Training FLOPs per token", uses=("formula:{train_formula}",),
+          shown=False),
+        *utilisation(catalog),
+        q("gpu_price", "coalesce(set.gpu_price, hw.price)", "usd", "Price per GPU-hour"),
+    ]
+
+
+def utilisation(catalog: Catalog) -> list[Quantity]:
+    """MFU per phase: the reader's setting, else the sourced or assumed default."""
+    dsv3 = inline(catalog, ids.FLOPS_FULL, P_active="const.dsv3_active")
+    per_param = inline(catalog, ids.FLOPS_ROLLOUT, P_active="1.0")
+    roofline = ("min(1.0, const.decode_sequences * " + per_param + " * p.active / (2.0 * "
+                "min(p.total, const.decode_sequences * p.active)) * (hw.bandwidth * 1e12) / "
+                "(hw.tflops * 1e12))")
+    q = Quantity
+    return [
+        q("assumption.mfu_train", f"{dsv3} * const.dsv3_tokens / (const.dsv3_gpu_hours * "
+          "3600.0 * (const.h800_tflops * 1e12))", "percent", "Training utilisation (MFU)",
+          uses=("assumption:mfu_train",), shown=False),
+        q("assumption.mfu_decode", roofline, "percent", "Decode utilisation (MFU)",
+          uses=("assumption:decode_sequences", "assumption:mfu_decode:{hw}"), shown=False),
+        q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", "percent",
+          "Training MFU"),
+        q("mfu.prefill", "coalesce(set.mfu_prefill / 100.0, assumption.mfu_train)", "percent",
+          "Prefill and scoring MFU"),
+        q("mfu.decode", "coalesce(set.mfu_decode / 100.0, assumption.mfu_decode, "
+          "assumption.mfu_train)", "percent", "Decode MFU"),
+    ]
+
+
+def _role_sum(roles: list[m.ModelRole]) -> str:
+    """Parameters held for some roles: the teacher's own size, the policy's for the others."""
+    terms = [f"({'p.teacher_total' if r == m.ModelRole.teacher else 'p.total'} "
+             f"if role.{r.value} else 0.0)" for r in roles]
+    return " + ".join(["0.0", *terms])
+
+
+def _vram_values(catalog: Catalog, formula_id: str) -> dict[str, str]:
+    """The formula's variables: summed parameters per role, bytes set in GB or the example."""
+    values = {}
+    mapping = ids.ROLE_VARIABLES[formula_id]
+    for var in catalog.formulas[formula_id].variables:
+        if var.unit.value == "parameters":
+            values[var.name] = _role_sum([r for r in m.ModelRole if mapping.get(r) == var.name])
+        else:
+            values[var.name] = f"coalesce(set.vram.{var.name} * 1e9, const.vram.{var.name})"
+    return values
+
+
+def _terms(catalog: Catalog, formula_id: str) -> dict[str, str]:
+    """Each variable's share: f(that variable alone) − f(all zero)."""
+    values = _vram_values(catalog, formula_id)
+    zeros = {name: "0.0" for name in values}
+    base = inline(catalog, formula_id, **zeros)
+    return {name: f"{inline(catalog, formula_id, **{**zeros, name: f'vram.value.{name}'})} "
+                  f"- {base}" for name in values}
+
+
+def memory(catalog: Catalog) -> list[Quantity]:
+    """VRAM from the catalog expression (LoRA or full), its terms, and GPUs that hold it."""
+    lora, full = _vram_values(catalog, ids.VRAM_LORA), _vram_values(catalog, ids.VRAM_FULL)
+    found = []
+    for name in dict.fromkeys([*lora, *full]):
+        both = name in lora and name in full
+        expression = (f"{lora[name]} if run.lora else {full[name]}" if both
+                      else (lora if name in lora else full)[name])
+        found.append(Quantity(f"vram.value.{name}", expression, "number", name,
+                              _when(name, lora, full), shown=False))
+    terms_lora, terms_full = _terms(catalog, ids.VRAM_LORA), _terms(catalog, ids.VRAM_FULL)
+    for name in dict.fromkeys([*lora, *full]):
+        if name in lora and name in full:
+            expression = f"({terms_lora[name]}) if run.lora else ({terms_full[name]})"
+        else:
+            expression = terms_lora[name] if name in lora else terms_full[name]
+        found.append(Quantity(f"vram.{name}", expression, "gb", name, _when(name, lora, full),
+                              (VRAM_USES,)))
+    value = {n: f"vram.value.{n}" for n in lora}
+    total = (f"{inline(catalog, ids.VRAM_LORA, **value)} if run.lora else "
+             f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
+    return [
+        *found,
+        Quantity("vram.total", total, "gb", "GPU memory", uses=(VRAM_USES,)),
+        Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
+                 "GPUs that hold it"),
+        Quantity("wall_clock_hours", "self.gpu_hours / vram.min_gpus", "hours",
+                 "Hours on those GPUs"),
+    ]
+
+
+def _when(name: str, lora: dict[str, str], full: dict[str, str]) -> str:
+    if name in lora and name in full:
+        return ""
+    return "run.lora" if name in lora else "1 - run.lora"
+
+
+def convergence() -> list[Quantity]:
+    """C = C_mid / (1/f − 1)^(1/B) in GB200-hours (derive.compute_to_reach), its reward
+    R(C) = R0 + (A − R0) / (1 + (C_mid / C)^B), H100-equivalent hours and dollars."""
+    fit = "1 - missing(fit.C_mid)"
+
+    def q(key: str, expression: str, fmt: str, label: str, shown: bool = True) -> Quantity:
+        return Quantity(key, expression, fmt, label, fit, (), shown)
+
+    return [
+        q("scalerl.fraction", "run.target_percent / 100.0", "percent", "Target", False),
+        q("scalerl.A", "fit.A / 100.0", "percent", "Asymptote A", False),
+        q("scalerl.R0", "coalesce(fit.R0 / 100.0, 0.0)", "percent", "Start R0", False),
+        q("scalerl.gb200_hours",
+          "fit.C_mid / (1.0 / scalerl.fraction - 1.0) ** (1.0 / fit.B)", "hours",
+          "GB200-hours to the target"),
+        q("scalerl.h100_hours", "scalerl.gb200_hours * conv.factor", "hours",
+          "H100-equivalent hours"),
+        q("scalerl.reward", "scalerl.R0 if scalerl.gb200_hours <= 0 else scalerl.R0 + "
+          "(scalerl.A - scalerl.R0) / (1.0 + (fit.C_mid / scalerl.gb200_hours) ** fit.B)",
+          "percent", "Pass rate at the target"),
+        q("scalerl.chosen_hours", "scalerl.gb200_hours * const.gb200_tflops / hw.tflops",
+          "hours", "Hours on the chosen GPU"),
+        q("scalerl.usd", "scalerl.chosen_hours * gpu_price", "usd", "Cost on the chosen GPU"),
+        q("scalerl.gb200_usd", "scalerl.gb200_hours * const.gb200_price", "usd",
+          "Cost on GB200"),
+    ]
+
+
+def break_even() -> list[Quantity]:
+    """The GPU price at which both bills are equal, their ratio, runs that repay the setup."""
+    both = "(1 - missing(tinker.total)) * (self.gpu_hours > 0)"
+    return [
+        Quantity("breakeven.gpu_price", "tinker.total / self.gpu_hours", "usd",
+                 "Break-even GPU price", both),
+        Quantity("breakeven.ratio", "tinker.total / self.total", "ratio", "Tinker ÷ self-hosted",
+                 f"{both} * (self.total > 0)"),
+        Quantity("breakeven.runs", "const.setup / (tinker.total - self.total)", "number",
+                 "Runs that repay the setup", f"{both} * (tinker.total - self.total > 0)",
+                 ("setup:total",)),
+    ]

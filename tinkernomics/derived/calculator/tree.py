@@ -1,0 +1,181 @@
+"""Calculator expressions as JSON trees, and their evaluation (pipeline step 5, derived numbers).
+
+The calculator's quantities are written in the catalog's expression language (``expr``: ``+ - *
+/ **``, parentheses, numbers, names) plus what an estimate needs and a catalog formula must not
+use: dotted names (``tokens.train``), the functions ``min``, ``max``, ``ceil``, ``coalesce``
+(first value that is not missing) and ``missing`` (1 if its argument is missing, else 0),
+comparisons (``a > b`` is 1 or 0) and ``a if c else b``.
+
+``to_tree`` turns an expression into a small JSON tree; ``evaluate`` here and ``evalTree`` in
+``calculator.js`` walk that same tree with the same rules, so Python and the browser compute
+every quantity with the same float operations in the same order. A missing value (``None``,
+JavaScript ``null``) makes every result that reads it missing, except through ``coalesce`` and
+the untaken branch of an ``if``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from tinkernomics.derived.expr import ExpressionError
+
+Tree = list[Any]
+"""``["n", 2.0]`` number, ``["v", "a.b"]`` name, ``[op, left, right]`` with op one of
+``+ - * / ** > >= < <= ==``, ``["neg", x]``, ``["if", cond, then, else]``, ``["f", name, args]``."""
+
+FUNCTIONS = ("min", "max", "ceil", "coalesce", "missing")
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_COMPARE = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "=="}
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    raise ExpressionError(f"{type(node).__name__} is not allowed in a name")
+
+
+def _call(node: ast.Call) -> Tree:
+    name = node.func.id if isinstance(node.func, ast.Name) else ""
+    if name not in FUNCTIONS or node.keywords or not node.args:
+        raise ExpressionError(f"call of {ast.unparse(node.func)} is not allowed; use "
+                              + ", ".join(FUNCTIONS))
+    return ["f", name, [_tree(a) for a in node.args]]
+
+
+def _tree(node: ast.expr) -> Tree:
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
+            raise ExpressionError(f"constant {node.value!r} is not a number")
+        return ["n", float(node.value)]
+    if isinstance(node, ast.Name | ast.Attribute):
+        return ["v", _dotted(node)]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return [_BINOPS[type(node.op)], _tree(node.left), _tree(node.right)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = _tree(node.operand)
+        return ["neg", inner] if isinstance(node.op, ast.USub) else inner
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1
+            and type(node.ops[0]) in _COMPARE):
+        return [_COMPARE[type(node.ops[0])], _tree(node.left), _tree(node.comparators[0])]
+    if isinstance(node, ast.IfExp):
+        return ["if", _tree(node.test), _tree(node.body), _tree(node.orelse)]
+    if isinstance(node, ast.Call):
+        return _call(node)
+    raise ExpressionError(f"{type(node).__name__} is not allowed in a calculator expression")
+
+
+@lru_cache(maxsize=2048)
+def _parsed(expression: str) -> Tree:
+    try:
+        body = ast.parse(expression.strip(), mode="eval").body
+    except SyntaxError as err:
+        raise ExpressionError(f"not a valid expression: {err.msg}") from err
+    return _tree(body)
+
+
+def to_tree(expression: str) -> Tree:
+    """The expression's JSON tree; raise ExpressionError with the reason."""
+    return _parsed(expression)
+
+
+def names(tree: Tree) -> list[str]:
+    """Names the tree reads, in first-use order."""
+    found: dict[str, None] = {}
+
+    def walk(node: Tree) -> None:
+        if node[0] == "v":
+            found.setdefault(node[1], None)
+        elif node[0] == "f":
+            for arg in node[2]:
+                walk(arg)
+        elif node[0] != "n":
+            for child in node[1:]:
+                walk(child)
+
+    walk(tree)
+    return list(found)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+Value = float | None
+
+
+def _divide(left: float, right: float) -> float:
+    """IEEE division as JavaScript does it: x/0 is ±Infinity, 0/0 is NaN."""
+    if right == 0:
+        if left == 0 or math.isnan(left):
+            return math.nan
+        return math.copysign(math.inf, left) * math.copysign(1.0, right)
+    return left / right
+
+
+def _power(left: float, right: float) -> float:
+    try:
+        return math.pow(left, right)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+def _binary(op: str, a: float, b: float) -> float:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return _divide(a, b)
+    if op == "**":
+        return _power(a, b)
+    result = {">": a > b, ">=": a >= b, "<": a < b, "<=": a <= b, "==": a == b}[op]
+    return 1.0 if result else 0.0
+
+
+def _function(name: str, args: list[Tree], env: Mapping[str, Any]) -> Value:
+    if name == "coalesce":
+        for arg in args:
+            value = evaluate(arg, env)
+            if value is not None:
+                return value
+        return None
+    if name == "missing":
+        return 1.0 if evaluate(args[0], env) is None else 0.0
+    values = [evaluate(a, env) for a in args]
+    if any(v is None for v in values):
+        return None
+    if name == "ceil":
+        return float(math.ceil(values[0])) if math.isfinite(values[0]) else values[0]
+    return min(values) if name == "min" else max(values)
+
+
+def evaluate(tree: Tree, env: Mapping[str, Any]) -> Value:
+    """The tree's value over ``env`` (names -> float or None); KeyError for an unknown name."""
+    kind = tree[0]
+    if kind == "n":
+        return tree[1]
+    if kind == "v":
+        value = env[tree[1]]
+        return None if value is None else float(value)
+    if kind == "f":
+        return _function(tree[1], tree[2], env)
+    if kind == "if":
+        test = evaluate(tree[1], env)
+        if test is None:
+            return None
+        return evaluate(tree[2] if test != 0 else tree[3], env)
+    if kind == "neg":
+        inner = evaluate(tree[1], env)
+        return None if inner is None else -inner
+    left, right = evaluate(tree[1], env), evaluate(tree[2], env)
+    if left is None or right is None:
+        return None
+    return _binary(kind, left, right)

@@ -1,0 +1,114 @@
+"""The calculator's form (pipeline step 6: calculator feature): fields named by query keys.
+
+Fields are grouped as the page shows them, each with the value of the default estimate. The
+algorithm list is not in the page (it grows with the catalog): the select holds the chosen
+algorithm and calculator.js fills in the others from ``algorithms/index.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.constants import vram_examples
+from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.site.calculator.formatting import fmt_count, fmt_number
+
+
+def field(key: str, label: str, kind: str, value: Any, **extra: Any) -> dict[str, Any]:
+    return {"key": key, "label": label, "kind": kind, "value": value, "help": "",
+            "options": [], "unit": "", **extra}
+
+
+def _whole(value: float | None) -> Any:
+    return "" if value is None else int(value)
+
+
+def _options(items: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [(key, item.name) for key, item in items.items()]
+
+
+def lora_flop_options(catalog: Catalog) -> list[tuple[str, str]]:
+    """The accounting choices, each labelled with its formula's status from the catalog."""
+    return [(key, f"{ids.LORA_FLOP_LABELS[key]} ({catalog.formulas[fid].status.value})")
+            for key, fid in ids.LORA_FLOP_FORMULAS.items()]
+
+
+def model_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
+    names, c = e.resolved.names, e.choice
+    plists = sorted(catalog.price_lists.values(), key=lambda p: p.effective, reverse=True)
+    models = _options(catalog.models)
+    return {"title": "Model and algorithm", "open": True, "fields": [
+        field("a", "Algorithm", "select", c.algorithm,
+              options=[(c.algorithm, names["algorithm_name"])]),
+        field("m", "Model", "select", c.model, options=models),
+        field("tm", "Teacher model", "select", names["teacher"] or c.model, options=models,
+              help="Only for algorithms that keep a teacher."),
+        field("p", "Tinker price list", "select", c.price_list,
+              options=[(p.id, p.title) for p in plists]),
+        field("v", "Price variant", "select", c.variant, options=[("", "standard")]),
+        field("ft", "Fine-tuning", "select", "lora" if c.lora else "full",
+              options=[("lora", "LoRA"), ("full", "Full fine-tuning")]),
+        field("lf", "LoRA FLOP accounting", "select", c.lora_flops,
+              options=lora_flop_options(catalog),
+              help="Which formula prices LoRA training passes."),
+        field("r", "LoRA rank R", "int", fmt_count(e["lora.rank"])),
+        field("D", "Hidden size D", "int", fmt_count(e["lora.d_model"]).replace(",", "")),
+    ]}
+
+
+def shape_group(e: Estimate) -> dict[str, Any]:
+    missing = "The catalog gives no typical value for this algorithm: enter one."
+    return {"title": "Run shape", "open": True, "fields": [
+        field("steps", "Steps", "int", _whole(e["run.steps"])),
+        field("n", "Prompts per step", "int", _whole(e["run.prompts"])),
+        field("G", "Completions per prompt G", "int", _whole(e["run.G"]),
+              help=missing if e["run.G"] is None else ""),
+        field("K", "Passes per batch K", "int", _whole(e["run.K"])),
+        field("in", "Prompt tokens (initial context C0)", "int", _whole(e["run.C0"])),
+        field("out", "Completion tokens (per turn)", "int", _whole(e["run.out"])),
+        field("T", "Turns T", "int", _whole(e["run.T"])),
+        field("d", "Context added per turn Δ", "int", _whole(e["run.delta"]),
+              help="Reply plus tool output that joins the context each turn."),
+        field("cache", "Prefix cache across turns", "check", bool(e["run.cache"])),
+        field("ref", "Score with the reference (KL)", "check", bool(e["role.reference"])),
+    ]}
+
+
+def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
+    def pct(value: float) -> str:
+        return fmt_number(value * ids.PERCENT)
+
+    return {"title": "Rented GPUs", "open": True, "fields": [
+        field("hw", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),
+        field("gp", "Price per GPU-hour (USD)", "num", e["gpu_price"]),
+        field("mt", "Training MFU (%)", "num", pct(e["mfu.train"])),
+        field("mp", "Prefill and scoring MFU (%)", "num", pct(e["mfu.prefill"])),
+        field("md", "Decode MFU (%)", "num", pct(e["mfu.decode"])),
+    ]}
+
+
+def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
+    meanings: dict[str, str] = {}
+    for fid in (ids.VRAM_LORA, ids.VRAM_FULL):
+        for v in catalog.formulas[fid].variables:
+            meanings.setdefault(v.name, v.meaning)
+    vram = [field(name, f"{meanings[name]} (GB)", "num",
+                  fmt_number(e[f"set.vram.{name}"] if e[f"set.vram.{name}"] is not None
+                             else example / ids.BYTES_PER_GB))
+            for name, example in vram_examples(catalog).items()]
+    return {"title": "Memory, storage, convergence", "open": False, "fields": [
+        *vram,
+        field("ck", "Checkpoints kept on Tinker", "int", _whole(e["run.checkpoints"])),
+        field("mo", "Months stored", "num", fmt_number(e["run.months"])),
+        field("tf", "ScaleRL target (% of the gain)", "num",
+              fmt_number(e["run.target_percent"])),
+    ]}
+
+
+def form_groups(catalog: Catalog, e: Estimate) -> list[dict[str, Any]]:
+    """The form's fields (names are the query keys), grouped, with the default values."""
+    return [model_group(catalog, e), shape_group(e), gpu_group(catalog, e),
+            memory_group(catalog, e)]

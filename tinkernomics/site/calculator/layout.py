@@ -1,0 +1,205 @@
+"""What the calculator page shows, as data (pipeline step 6: calculator feature).
+
+The results are blocks of text templates over the estimate, rendered by calculator.js: in a
+template ``{key}`` is a quantity or input in its own format (a shown quantity is tagged with
+``data-key``), ``{key:format}`` in another (``rate``, ``plain``, ``text`` for names),
+``{formula:id}``, ``{formula_name:id}`` and ``{badge:id}`` show a catalog formula (the id may be
+a name such as ``train_formula``). A block or row with ``when`` shows only where that
+expression is non-zero; ``cases`` pick the first template whose condition holds. Cost lines
+come from the graph's ``Line`` entries, so a new line appears with no change here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.graph import Graph
+from tinkernomics.derived.calculator.tree import to_tree
+
+ROW = "1 - missing(price.prefill)"
+UNCOVERED = "role.critic + role.reward_model > 0"
+
+
+def _w(expression: str) -> Any:
+    return to_tree(expression) if expression else None
+
+
+def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
+    return [[_w(when), template] for when, template in pairs]
+
+
+def cards() -> list[dict[str, Any]]:
+    tinker = "{tinker.total}<small>{model_name:text}{variant:text} at the {price_list:text} prices"
+    own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
+           "GPU-hour; ≈ {wall_clock_hours} hours on {vram.min_gpus:count} GPU")
+    even = ("{breakeven.gpu_price}<small>per GPU-hour ({tinker.total} ÷ {self.gpu_hours} "
+            "GPU-hours) makes both bills equal; Tinker costs {breakeven.ratio} the self-hosted "
+            "compute")
+    return [
+        {"title": "Tinker bill", "cases": cases(
+            (f"({ROW}) * ({UNCOVERED})", tinker + "; without the {not_covered:text}, which "
+             "Tinker does not run</small>"),
+            (ROW, tinker + "</small>"),
+            ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
+             "price list</small>"))},
+        {"title": "Self-hosted compute", "cases": cases(
+            ("vram.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
+        {"title": "Break-even GPU price", "cases": cases(
+            (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),
+            ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs both bills and "
+             "some compute to compare</small>"),
+            ("1 - missing(breakeven.runs)", even + "; {breakeven.runs} such runs repay the "
+             "{const.setup:usd} of building the stack</small>"),
+            ("", even + "</small>"))},
+        {"title": "GPU memory", "cases": cases(
+            ("", "{vram.total}<small>fits on {vram.min_gpus} × {hw_name:text} "
+             "({hw.memory_gb:number} GB each)</small>"))},
+    ]
+
+
+def token_rows() -> list[dict[str, Any]]:
+    def row(label: str, key: str, *pairs: tuple[str, str]) -> dict[str, Any]:
+        return {"label": label, "cells": [key], "cases": cases(*pairs), "when": None}
+
+    rows = [
+        row("Episodes", "tokens.episodes",
+            ("", "{run.steps:count} steps × {run.prompts:count} prompts × G {run.G:count}")),
+        row("Prefill", "tokens.prefill",
+            ("run.online", "(T·C0 + Δ·T(T−1)/2 with T = {run.T:count}, C0 = {run.C0:count}, "
+             "Δ = {run.delta:count}: {tokens.prefill_per_episode:count} per episode) × "
+             "episodes; every turn re-sends the whole context"),
+            ("", "none: an offline method samples nothing")),
+        row("of which cached", "tokens.prefill_cached",
+            ("", "((T−1)·C0 + Δ·(T−1)(T−2)/2 = {tokens.cached_per_episode:count} per episode) "
+             "× episodes: all but the newest context")),
+        row("Sampled", "tokens.sample",
+            ("run.online", "T × {run.out:count} completion tokens × episodes"), ("", "none")),
+        row("Trajectories", "tokens.sequence",
+            ("", "(C0 + Δ·(T−1) + completion = {tokens.sequence_per_episode:count}) × "
+             "episodes: what one scoring pass reads")),
+        row("Trained", "tokens.train",
+            ("", "trajectories × K (K = {run.K:count} optimisation passes)")),
+    ]
+    rows[2]["when"] = _w("run.cache")
+    return rows
+
+
+def line_rows(graph: Graph, group: str) -> list[dict[str, Any]]:
+    """One row per cost line of a bill, its 'How' template pointed at the line's quantities."""
+    found = []
+    for line in graph.lines:
+        if line.group != group:
+            continue
+        k = f"{group}.{line.key}"
+        how = line.how
+        for part in ("amount", "rate", "per_token", "mfu"):
+            how = how.replace("{" + part, "{" + k + "." + part)
+        cells = [k] if group == "tinker" else [f"{k}.flops", f"{k}.gpu_hours", f"{k}.usd"]
+        found.append({"label": line.label, "cells": cells, "cases": cases(("", how)),
+                      "when": _w(f"1 - missing({cells[-1]})")})
+    return found
+
+
+def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for formula_id in (ids.VRAM_LORA, ids.VRAM_FULL):
+        for v in catalog.formulas[formula_id].variables:
+            if v.name in found:
+                continue
+            value = ("{vram.value.%s:number} parameters" % v.name if v.unit.value == "parameters"
+                     else "{vram.value.%s:gb}" % v.name)
+            found[v.name] = {"label": v.name, "cells": [f"vram.{v.name}"],
+                             "cases": cases(("", f"{v.meaning} = {value}")),
+                             "when": _w(f"1 - missing(vram.{v.name})")}
+    return list(found.values())
+
+
+def training_note() -> list[list[Any]]:
+    note = ('<p class="tn-calc__note tn-calc__training-formula" data-formula="'
+            '{train_formula:text}">Training FLOPs per token: {formula_name:train_formula} '
+            '{formula:train_formula} {badge:train_formula}.')
+    switch = ' Switch with “LoRA FLOP accounting”: {formula_name:%s} ({formula:%s}, {status:%s}).'
+    sourced, site = ids.FLOPS_LORA_SOURCED, ids.FLOPS_LORA
+    return cases(("run.lora * run.lf_site", note + switch % (sourced, sourced, sourced) + "</p>"),
+                 ("run.lora", note + switch % (site, site, site) + "</p>"),
+                 ("", note + "</p>"))
+
+
+def _table(block_id: str, title: str, head: list[str], rows: list[dict[str, Any]],
+           total: list[str], flags: list[str], **extra: Any) -> dict[str, Any]:
+    return {"type": "table", "id": block_id, "title": title, "head": head, "rows": rows,
+            "total": total, "flags": flags, "before": [], "after": [], "when": None, **extra}
+
+
+def _tinker(graph: Graph) -> dict[str, Any]:
+    notes = ('<p class="tn-calc__note">Scoring with a reference or teacher is billed as prefill '
+             "(the cookbook calls <code>compute_logprobs</code> on a sampling client). Tinker "
+             "trains LoRA adapters only, so its bill does not change with the fine-tuning "
+             "setting.")
+    return _table(
+        "calc-tinker", "Tinker bill", ["Kind", "How", "Cost"], line_rows(graph, "tinker"),
+        ["", "{tinker.total}"],
+        ["{row}", "{teacher_row}", "prices:{price_list}:cache", "prices:{price_list}:storage"],
+        missing=cases((f"1 - ({ROW})", "<p>{model_name:text} has no price in the "
+                       "{price_list:text} list; pick another price list or model.</p>")),
+        after=[cases((UNCOVERED, notes + " Tinker runs no {not_covered:text}: those would have "
+                      "to run elsewhere and are not in this bill.</p>"), ("", notes + "</p>"))])
+
+
+def _own(graph: Graph) -> dict[str, Any]:
+    note = ('<p class="tn-calc__note">Utilisation: training {mfu.train}, prefill and scoring '
+            "{mfu.prefill}, decode {mfu.decode}. Compute only: no idle GPUs, engineering, "
+            "storage or egress. The reward model and critic are taken as large as the "
+            "policy.</p>")
+    return _table(
+        "calc-self", "Self-hosted compute", ["Phase", "How", "FLOP", "GPU-hours", "Cost"],
+        line_rows(graph, "self"),
+        ["at {gpu_price} per GPU-hour", "{self.flops}", "{self.gpu_hours}", "{self.total}"],
+        ["assumption:mfu_train", "assumption:mfu_prefill", "assumption:mfu_decode:{hw}",
+         "formula:{train_formula}", "hardware:{hw}:price"],
+        after=[cases(("", note)), training_note()])
+
+
+def _convergence() -> dict[str, Any]:
+    text = ("<p>{algorithm_name:text}'s ScaleRL fit reaches {run.target_percent:number}% of its "
+            "gain (pass rate {scalerl.reward} of an asymptote of {fit.A:number}%) at C = "
+            "C<sub>mid</sub> / (1/f − 1)<sup>1/B</sup> = {fit.C_mid:number} / "
+            "(1/{scalerl.fraction:number} − 1)<sup>1/{fit.B:number}</sup> = "
+            "{scalerl.gb200_hours} GB200-hours, {scalerl.h100_hours} H100-equivalent "
+            "(×{conv.factor:number}, peak dense BF16 ratio).</p><p>On {hw_name:text}: "
+            "{scalerl.chosen_hours} GPU-hours at {gpu_price} = {scalerl.usd}; on GB200 at its "
+            "default price: {scalerl.gb200_usd}. The fit was made on one model and dataset; it "
+            "is an order of magnitude, not a forecast for your run.</p>")
+    return {"type": "text", "id": "calc-scalerl", "title": "Compute to converge", "when": None,
+            "flags": ["algorithm:{algorithm}:A", "algorithm:{algorithm}:B",
+                      "algorithm:{algorithm}:C_mid"],
+            "cases": cases(("1 - missing(fit.C_mid)", text),
+                           ("", "<p>{algorithm_name:text} has no ScaleRL fit in the catalog.</p>"))}
+
+
+def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
+    """The results, top to bottom."""
+    missing_g = ('<p class="tn-calc__missing" role="status"><strong>G is missing.</strong> The '
+                 "catalog gives no typical number of completions per prompt (G) for "
+                 "{algorithm_name:text}: enter one under “Run shape” to price this run. Numbers "
+                 "that depend on it show as –.</p>")
+    return [
+        {"type": "text", "id": "", "title": "", "flags": [], "when": _w("missing(run.G)"),
+         "cases": cases(("", missing_g))},
+        {"type": "cards", "cards": cards(), "when": None},
+        {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
+         "phases": [["rollout", "Rollout"],
+                    ["reference", "Scoring (reference, teacher, reward model)"],
+                    ["training", "Training"], ["storage", "Storage"]]},
+        _table("calc-tokens", "Tokens", ["Kind", "How", "Tokens"], token_rows(), [], []),
+        _tinker(graph),
+        _own(graph),
+        _table("calc-memory", "GPU memory", ["Term", "Value", "Bytes"], memory_rows(catalog),
+               ["÷ {hw.memory_gb:number} GB per {hw_name:text} → {vram.min_gpus} GPUs",
+                "{vram.total}"], ["formula:{vram_formula}"],
+               before=[cases(("", "<p>{formula_name:vram_formula}: {formula:vram_formula}</p>"))]),
+        _convergence(),
+        {"type": "inputs", "when": None},
+    ]

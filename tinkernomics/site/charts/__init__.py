@@ -1,0 +1,1 @@
+"""Charts: ScaleRL curve specs, static SVG, embeds and chart exports."""

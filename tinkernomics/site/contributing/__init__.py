@@ -1,0 +1,1 @@
+"""Contributor tools: the scaffold (`tinkernomics new`), the fields reference, the guide page."""
