@@ -27,6 +27,8 @@ pytestmark = [pytest.mark.scale, pytest.mark.build, pytest.mark.browser]
 
 N_SYNTHETIC = 1000
 PAGE_ROWS = 50
+LOAD_MS = 180_000
+"""Page-load timeout: generous, the machine running the suite may be busy."""
 """Rows the index shows at first with JavaScript (PAGE_ROWS in algorithms-table.js)."""
 
 
@@ -51,8 +53,9 @@ def served(big_site: Path) -> Served:
 
 def test_index_sorts_and_filters_a_thousand_algorithms(browser, served: Served) -> None:
     page = served.open(browser, "default", VIEWPORTS["desktop"])
-    page.goto(SUB_PATH_URL + "algorithms/")
-    page.wait_for_selector("form.tn-filters")
+    # The comparison chart below the table is heavy at this size: wait for the DOM, not "load".
+    page.goto(SUB_PATH_URL + "algorithms/", wait_until="domcontentloaded", timeout=LOAD_MS)
+    page.wait_for_selector("form.tn-filters", timeout=LOAD_MS)
     total = page.locator(".tn-algorithms table tbody tr").count()
     assert total == N_SYNTHETIC + 11
     assert len(visible_rows(page)) == PAGE_ROWS
@@ -79,12 +82,12 @@ def test_index_sorts_and_filters_a_thousand_algorithms(browser, served: Served) 
 def test_data_quality_page_loads_and_lists_every_algorithm(browser, served: Served,
                                                            big_site: Path) -> None:
     page = served.open(browser, "default", VIEWPORTS["phone"])
-    response = page.goto(SUB_PATH_URL + "data-quality/", wait_until="load")
+    response = page.goto(SUB_PATH_URL + "data-quality/", wait_until="load", timeout=LOAD_MS)
     assert response is not None and response.ok
     links = page.locator(".tn-dq__entries a")
     assert links.count() >= N_SYNTHETIC
     links.nth(links.count() - 1).click()
-    page.wait_for_url("**/algorithms/**#data-quality")
+    page.wait_for_url("**/algorithms/**#data-quality", timeout=LOAD_MS)
     assert page.locator("#data-quality").is_visible()
     page.context.close()
     assert not served.errors, served.errors

@@ -102,7 +102,6 @@ class AlgorithmView:
     neighbours: list[tuple[str, str, str]]
     """("Previous" | "Next", name, href) of the algorithms beside it in name order."""
     index_href: str
-    total: int
     factor_href: str
     quality: list[QualityItem]
     """Its unverified values with what the sources report instead."""
@@ -229,7 +228,6 @@ def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
         references=index.cites(algo.references, links),
         neighbours=neighbours,
         index_href=links.to(ALGORITHMS),
-        total=len(order.ids),
         factor_href=links.to(HARDWARE, entry_anchor("conversion", index.factor.id)),
         quality=quality_items(index, "algorithm", algo_id, links),
         quality_href=links.to(DATA_QUALITY, "algorithms"),
