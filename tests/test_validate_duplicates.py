@@ -19,6 +19,7 @@ def reference(title: str, url: str | None = None, venue: str | None = None) -> s
         lines.append(f"venue: {venue}")
     if url:
         lines.append(f"url: {url}")
+    lines.append("checked: 2026-12-01")  # Reference.checked is required
     return "\n".join(lines) + "\n"
 
 
