@@ -12,7 +12,7 @@ PORT    ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser axe validate schema new find build build-zensical serve test test-fast lint bench clean
+.PHONY: help setup browser axe validate schema new find build build-zensical serve test test-fast test-scale lint bench clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -76,10 +76,13 @@ serve: setup ## serve the site with live reload on port 8000 (another: make serv
 	  --watch catalog --watch tinkernomics --watch macros
 
 test: setup browser axe ## set up and run every test (unit, build, browser)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not scale"
 
 test-fast: setup ## tests without building the site or starting a browser
 	$(BIN)/pytest -q -m "not build and not browser"
+
+test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
+	$(BIN)/pytest -q -m scale
 
 lint: setup ## check the code with ruff
 	$(BIN)/ruff check .

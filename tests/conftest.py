@@ -45,3 +45,13 @@ def browser() -> Iterator[Any]:
 
 
 from conftest_site import built_site  # noqa: E402,F401 - the real site, built once per session
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """1,000-entry checks run only when asked for (`make test-scale`, i.e. `pytest -m scale`)."""
+    if "scale" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
+    for item in items:
+        if item.get_closest_marker("scale"):
+            item.add_marker(skip)

@@ -214,19 +214,36 @@ def resolve(site: Path, page: str, href: str) -> tuple[Path, str]:
 
 def test_data_quality_lists_every_unverified_value_and_each_is_marked_where_it_appears(
         built_site: BuiltSite, catalog: Catalog) -> None:
+    """Algorithms' values are listed on their own pages (the Data quality page lists the
+    algorithms, linking there), every other kind's on the Data quality page; each item says
+    what the sources report instead and links to the value, which carries the badge."""
     site = built_site.root
     body = article(load_page(site, "data-quality/"))
-    items = body.by_class("tn-dq__item")
+    items = [(item, "data-quality/") for item in body.by_class("tn-dq__item")]
+    entry_links = {a.attrs["href"] for ul in body.by_class("tn-dq__entries")
+                   for a in ul.by_tag("a")}
+    with_values = {key for kind, key, _ in unverified_values(catalog) if kind == "algorithm"}
+    assert entry_links == {f"../algorithms/{key}/#data-quality" for key in with_values}
+    for key in with_values:
+        page = f"algorithms/{key}/"
+        section = article(load_page(site, page))
+        assert section.by_id("data-quality") is not None, key
+        items += [(item, page) for item in section.by_class("tn-dq__item")]
     assert len(items) == len(list(unverified_values(catalog)))
     pages: dict[Path, Node] = {}
-    for item in items:
+    for item, where_page in items:
         where = [a for a in item.by_tag("a") if text_of(a).startswith("where it appears")]
         assert len(where) == 1, item.attrs["id"]
-        target, fragment = resolve(site, "data-quality/", where[0].attrs["href"])
+        target, fragment = resolve(site, where_page, where[0].attrs["href"])
         page = pages.setdefault(target, parse(target.read_text(encoding="utf-8")))
         marked = page.by_id(fragment)
         assert marked is not None, where[0].attrs["href"]
-        assert marked.by_class("tn-badge--unverified"), where[0].attrs["href"]
+        badge = marked.by_class("tn-badge--unverified")
+        assert badge, where[0].attrs["href"]
+        back, back_fragment = resolve(site, target.parent.relative_to(site).as_posix() + "/",
+                                      badge[0].attrs["href"])
+        assert back == (site / where_page / "index.html").resolve(), item.attrs["id"]
+        assert back_fragment == item.attrs["id"]
         assert item.by_class("tn-instead"), item.attrs["id"]
 
 

@@ -24,6 +24,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from tinkernomics.site.pages import views
+from tinkernomics.site.pages.figures import PARTIALS
+from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -76,6 +78,8 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 ENV.filters["mdtext"] = md_text
+ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)) + "\n")
+ENV.globals.update(PARTIALS)
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
@@ -105,8 +109,18 @@ def home_overview(ctx: SiteContext) -> str:
 def algorithms_table(ctx: SiteContext) -> str:
     index = site_index(ctx)
     links = Links(views.ALGORITHMS)
-    return render("algorithms_table.html", rows=views.algorithm_rows(index, links),
-                  factor=views.factor_view(index, links))
+    return raw_block(render("algorithms_table.html", rows=views.algorithm_rows(index, links),
+                            factor=views.factor_view(index, links))) + "\n"
+
+
+def raw_section(markdown: str) -> str:
+    """A section added by another feature (an optional ``## Heading`` line, a blank line, one
+    HTML element) with its HTML marked to pass through Markdown unparsed."""
+    text = markdown.strip()
+    head, body = ("", text) if text.startswith("<") else text.partition("\n\n")[::2]
+    if not body.startswith("<"):
+        return text
+    return f"{head}\n\n{raw_block(body)}" if head else raw_block(body)
 
 
 def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
@@ -116,7 +130,7 @@ def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
     for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
         html = hook.render(ctx, algo_id, links)
         if html:
-            sections[hook.slot].append(Markup(html.strip()))
+            sections[hook.slot].append(Markup(raw_section(html)))
     return render("algorithm.md", view=view, sections=sections)
 
 
@@ -143,7 +157,8 @@ def references_page(ctx: SiteContext) -> str:
 
 
 def further_reading_page(ctx: SiteContext) -> str:
-    return render("further_reading.html", items=views.further_reading_views(site_index(ctx)))
+    items = views.further_reading_views(site_index(ctx))
+    return raw_block(render("further_reading.html", items=items)) + "\n"
 
 
 def data_quality_page(ctx: SiteContext) -> str:

@@ -9,7 +9,10 @@ from markupsafe import Markup
 from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import Status
+from tinkernomics.site.pages.views.references import QualityItem, quality_items
 from tinkernomics.site.pages.views.core import (
+    ALGORITHMS,
+    DATA_QUALITY,
     HARDWARE,
     TINKER,
     Cite,
@@ -85,6 +88,9 @@ class AlgorithmRow:
     losses: list[LossLink]
     scalerl: ScaleRLView | None
 
+    filters: dict[str, str]
+    """The row's ``data-*`` values the index table's script sorts and filters by."""
+
 
 @dataclass(frozen=True)
 class AlgorithmView:
@@ -93,8 +99,13 @@ class AlgorithmView:
     tinker_mapping: Markup | None
     claims: list[Shown]
     references: list[Cite]
-    others: list[tuple[str, str]]
+    neighbours: list[tuple[str, str, str]]
+    """("Previous" | "Next", name, href) of the algorithms beside it in name order."""
+    index_href: str
     factor_href: str
+    quality: list[QualityItem]
+    """Its unverified values with what the sources report instead."""
+    quality_href: str
 
 
 def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> FactorView:
@@ -158,7 +169,7 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
     def at(*loc: str) -> Origin | None:
         return Origin("algorithm", algo.id, loc) if home else None
 
-    losses = [LossLink(lid, index.catalog.losses[lid].name,
+    losses = [LossLink(lid, index.losses[lid].name,
                        links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
     return AlgorithmRow(
         id=algo.id, name=algo.name, full_name=algo.full_name, attribution=algo.attribution,
@@ -174,24 +185,40 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
         rollouts="online" if algo.online else "offline (no rollouts)",
         losses=losses,
         scalerl=_scalerl_view(index, algo, links, home),
+        filters=_filters(algo),
     )
 
 
+def _filters(algo: m.Algorithm) -> dict[str, str]:
+    """What the index table sorts and filters by (``data-*`` attributes of the row)."""
+    return {
+        "name": algo.name.casefold(), "year": str(algo.year),
+        "memory": algo.memory_profile.value, "critic": yes_no(algo.needs_critic).lower(),
+        "reward": yes_no(algo.needs_reward_model).lower(),
+        "loss": " ".join(algo.tinker_losses) or "none",
+        "fit": "yes" if algo.scalerl else "no",
+        "a": repr(float(algo.scalerl.A.value)) if algo.scalerl else "",
+    }
+
+
 def algorithm_rows(index: SiteIndex, links: Links) -> list[AlgorithmRow]:
-    algos = sorted(index.catalog.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
+    algos = sorted(index.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
     return [algorithm_row(index, a, links) for a in algos]
 
 
 def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
     """Everything the page ``algorithms/<id>/`` shows."""
-    algo = index.catalog.algorithms.get(algo_id)
+    algo = index.algorithms.get(algo_id)
     if algo is None:
-        known = ", ".join(sorted(index.catalog.algorithms))
+        known = ", ".join(sorted(index.algorithms))
         raise KeyError(f"unknown algorithm id {algo_id!r} (known: {known})")
     links = Links(algorithm_path(algo_id))
-    others = [(a.name, links.to(algorithm_path(a.id)))
-              for a in sorted(index.catalog.algorithms.values(), key=lambda a: a.name.casefold())
-              if a.id != algo_id]
+    order = index.algorithm_order
+    at = order.position[algo_id]
+    neighbours = [(label, index.algorithms[other].name, links.to(algorithm_path(other)))
+                  for label, other in (("Previous", order.ids[at - 1] if at else None),
+                                       ("Next", order.ids[at + 1] if at + 1 < len(order.ids)
+                                        else None)) if other]
     return AlgorithmView(
         row=algorithm_row(index, algo, links, home=True),
         notes=prose(algo.notes),
@@ -199,8 +226,11 @@ def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
         claims=[index.claim(c, links, Origin("algorithm", algo.id, ("claims", i)))
                 for i, c in enumerate(algo.claims)],
         references=index.cites(algo.references, links),
-        others=others,
+        neighbours=neighbours,
+        index_href=links.to(ALGORITHMS),
         factor_href=links.to(HARDWARE, entry_anchor("conversion", index.factor.id)),
+        quality=quality_items(index, "algorithm", algo_id, links),
+        quality_href=links.to(DATA_QUALITY, "algorithms"),
     )
 
 

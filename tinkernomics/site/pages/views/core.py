@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property, lru_cache
 from typing import Any
 
 from markdown import Markdown
@@ -45,6 +46,10 @@ DATA_QUALITY = "data-quality/"
 """Site-relative page paths (``use_directory_urls: true``); docs/<path>.md renders to each."""
 
 
+PROSE_CACHE_SIZE = 65_536
+"""Distinct texts (catalog prose, link pairs) kept converted; bounded so memory stays small."""
+
+
 def algorithm_path(algo_id: str) -> str:
     return f"{ALGORITHMS}{algo_id}/"
 
@@ -59,9 +64,15 @@ class Links:
         """Href of ``path`` (a site-relative directory path), optionally at ``#anchor``."""
         if path == self.here:
             return f"#{anchor}" if anchor else "./"
-        rel = posixpath.relpath("/" + path, "/" + self.here)
-        href = "./" if rel == "." else rel + "/"
+        href = _relative(path, self.here)
         return f"{href}#{anchor}" if anchor else href
+
+
+@lru_cache(maxsize=PROSE_CACHE_SIZE)
+def _relative(path: str, here: str) -> str:
+    """posixpath.relpath is slow and a page links the same few pages many times: cached."""
+    rel = posixpath.relpath("/" + path, "/" + here)
+    return "./" if rel == "." else rel + "/"
 
 
 # --------------------------------------------------------------------------- prose and math
@@ -75,11 +86,17 @@ _MARKDOWN = Markdown(
 _SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
 
 
+@lru_cache(maxsize=PROSE_CACHE_SIZE)
 def prose(text: str) -> Markup:
-    """Catalog markdown (validated: no raw HTML) as HTML paragraphs."""
+    """Catalog markdown (validated: no raw HTML) as HTML paragraphs.
+
+    Cached per text: the same note or source hover is shown on many pages (every figure's
+    hover text goes through ``plain``), and one conversion costs more than the rest of a value.
+    """
     return Markup(_MARKDOWN.reset().convert(text))
 
 
+@lru_cache(maxsize=PROSE_CACHE_SIZE)
 def prose_inline(text: str) -> Markup:
     """Catalog markdown as inline HTML (without the wrapping paragraph)."""
     html = str(prose(text))
@@ -87,6 +104,7 @@ def prose_inline(text: str) -> Markup:
     return Markup(match.group(1) if match and "<p>" not in match.group(1) else html)
 
 
+@lru_cache(maxsize=PROSE_CACHE_SIZE)
 def plain(text: str) -> str:
     """Catalog markdown as plain text (for title attributes)."""
     return prose(text).striptags()
@@ -135,6 +153,8 @@ class Shown:
     reported_instead: Markup | None = None
     anchor: str | None = None
     quality_href: str | None = None
+    brief_hover: str = ""
+    """"Source: ..." only: the hover text of a figure in a long list."""
     asserted: str = ""
     """Who asserted an unverified value, e.g. 'as given by the original site'."""
 
@@ -191,6 +211,12 @@ def quality_anchor(origin: Origin) -> str:
     return "dq-" + slug("-".join([origin.kind, origin.key, *(str(p) for p in origin.loc)]))
 
 
+def quality_page(origin: Origin) -> str:
+    """Where an unverified value's data-quality entry is: an algorithm's on its own page (so
+    the Data quality page does not grow with every algorithm), any other on Data quality."""
+    return algorithm_path(origin.key) if origin.kind == "algorithm" else DATA_QUALITY
+
+
 # --------------------------------------------------------------------------- the site index
 
 
@@ -200,6 +226,20 @@ class Backlink:
     kind_title: str
     page: str
     anchor: str | None
+
+
+@dataclass(frozen=True)
+class AlgorithmOrder:
+    """Algorithm ids in name order and each id's place in it (pages link their neighbours)."""
+
+    ids: list[str]
+    position: dict[str, int]
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> AlgorithmOrder:
+        algos = catalog.algorithms
+        ids = sorted(algos, key=lambda a: (algos[a].name.casefold(), a))
+        return cls(ids, {a: i for i, a in enumerate(ids)})
 
 
 @dataclass
@@ -212,15 +252,43 @@ class SiteIndex:
     backlinks: dict[str, list[Backlink]]
     unverified: list[tuple[Origin, Any]]
     numbers: dict[str, int] = field(init=False)
+    algorithm_order: AlgorithmOrder = field(init=False)
+    unverified_of: dict[tuple[str, str], list[tuple[Origin, Any]]] = field(init=False)
+    """The unverified values of each entry, by (kind, key)."""
 
     def __post_init__(self) -> None:
         self.numbers = {ref_id: i + 1 for i, ref_id in enumerate(self.ref_order)}
+        self.algorithm_order = AlgorithmOrder.of(self.catalog)
+        self.unverified_of = defaultdict(list)
+        for origin, obj in self.unverified:
+            self.unverified_of[(origin.kind, origin.key)].append((origin, obj))
+
+    # Catalog.<kind> builds a sorted dict on every access; a view asks thousands of times.
+    @cached_property
+    def references(self) -> dict[str, m.Reference]:
+        return self.catalog.references
+
+    @cached_property
+    def algorithms(self) -> dict[str, m.Algorithm]:
+        return self.catalog.algorithms
+
+    @cached_property
+    def losses(self) -> dict[str, m.TinkerLoss]:
+        return self.catalog.losses
 
     def cite(self, ref_id: str, links: Links) -> Cite:
-        ref = self.catalog.references[ref_id]  # KeyError: unknown reference id
-        bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
+        ref = self.references[ref_id]  # KeyError: unknown reference id
         return Cite(ref_id, self.numbers[ref_id], links.to(REFERENCES, ref_id),
-                    ", ".join(b for b in bits if b))
+                    self.ref_hover[ref_id])
+
+    @cached_property
+    def ref_hover(self) -> dict[str, str]:
+        """Each reference as one line: authors, title, venue, year (a citation's hover)."""
+        def line(ref: m.Reference) -> str:
+            bits = [ref.authors, ref.title, ref.venue, str(ref.year) if ref.year else None]
+            return ", ".join(b for b in bits if b)
+
+        return {ref_id: line(ref) for ref_id, ref in self.references.items()}
 
     # ------------------------------------------------------------------ shown values
 
@@ -246,9 +314,10 @@ class SiteIndex:
             note=prose_inline(note) if note else None,
             reported_instead=prose_inline(reported_instead) if reported_instead else None,
             anchor=value_anchor(origin) if origin and unverified and anchor else None,
-            quality_href=(links.to(DATA_QUALITY, quality_anchor(origin))
+            quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
+            brief_hover=hover[1],
         )
 
     def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:

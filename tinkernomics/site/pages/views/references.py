@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
@@ -28,6 +28,7 @@ from tinkernomics.site.pages.views.core import (
     Origin,
     Shown,
     SiteIndex,
+    algorithm_path,
     entry_label,
     entry_page,
     math,
@@ -61,7 +62,7 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
     links = Links(REFERENCES)
     views = []
     for ref_id in index.ref_order:
-        ref = index.catalog.references[ref_id]
+        ref = index.references[ref_id]
         when = ref.date.isoformat() if ref.date else (str(ref.year) if ref.year else "")
         provenance = None
         if ref.status == Status.unverified:
@@ -105,7 +106,7 @@ def further_reading_views(index: SiteIndex) -> list[ReadingView]:
     links = Links(FURTHER_READING)
     views = []
     for ref_id in index.ref_order:
-        ref = index.catalog.references[ref_id]
+        ref = index.references[ref_id]
         if not ref.further_reading:
             continue
         views.append(ReadingView(
@@ -130,10 +131,22 @@ class QualityItem:
 
 
 @dataclass(frozen=True)
+class QualityEntry:
+    """One entry's line on the Data quality page whose values are listed on its own page."""
+
+    name: str
+    href: str
+    count: int
+    fields: str
+
+
+@dataclass(frozen=True)
 class QualityGroup:
     title: str
     anchor: str
     items: list[QualityItem]
+    entries: list[QualityEntry] = field(default_factory=list)
+    """Entries listed by name, with their values on their own pages (algorithms)."""
 
 
 FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B": "B",
@@ -182,23 +195,53 @@ def _value_text(obj: Any) -> Markup | str:
     return str(obj)
 
 
+def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> QualityItem:
+    model = index.catalog.entry(origin.kind, origin.key).model
+    page = entry_page(origin.kind, origin.key)
+    shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
+                        note=getattr(obj, "note", None), reported_instead=obj.reported_instead,
+                        asserted_by=obj.asserted_by)
+    return QualityItem(
+        anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
+        field=_field_label(origin.loc, model), value=shown,
+        where_href=links.to(page, value_anchor(origin)), where_label=_page_title(page))
+
+
+def quality_items(index: SiteIndex, kind: str, key: str, links: Links) -> list[QualityItem]:
+    """The unverified values of one entry, for its own page (an algorithm's)."""
+    return [_quality_item(index, origin, obj, links)
+            for origin, obj in index.unverified_of.get((kind, key), [])]
+
+
+def _algorithm_entries(index: SiteIndex, links: Links) -> list[QualityEntry]:
+    entries = []
+    for algo_id in index.algorithm_order.ids:
+        found = index.unverified_of.get(("algorithm", algo_id))
+        if not found:
+            continue
+        model = index.algorithms[algo_id]
+        fields = ", ".join(_field_label(origin.loc, model) for origin, _ in found)
+        entries.append(QualityEntry(model.name, links.to(algorithm_path(algo_id), "data-quality"),
+                                    len(found), fields))
+    return entries
+
+
 def quality_groups(index: SiteIndex) -> list[QualityGroup]:
+    """Every kind with unverified values: its values in full, except algorithms, which are
+    listed by name (count and fields) and show their values on their own pages."""
     links = Links(DATA_QUALITY)
     groups: dict[str, list[QualityItem]] = defaultdict(list)
     for origin, obj in index.unverified:
-        model = index.catalog.entry(origin.kind, origin.key).model
-        page = entry_page(origin.kind, origin.key)
-        anchor = value_anchor(origin)
-        shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
-                            note=getattr(obj, "note", None),
-                            reported_instead=obj.reported_instead,
-                            asserted_by=obj.asserted_by)
-        groups[KIND_TITLES[origin.kind]].append(QualityItem(
-            anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
-            field=_field_label(origin.loc, model), value=shown,
-            where_href=links.to(page, anchor), where_label=_page_title(page)))
-    order = [k.title for k in KINDS]
-    return [QualityGroup(t, slug(t), groups[t]) for t in order if groups.get(t)]
+        if origin.kind != "algorithm":
+            groups[KIND_TITLES[origin.kind]].append(_quality_item(index, origin, obj, links))
+    algorithms = _algorithm_entries(index, links)
+    result = []
+    for kind in KINDS:
+        if kind.name == "algorithm" and algorithms:
+            result.append(QualityGroup(kind.title, slug(kind.title), [], algorithms))
+        elif groups.get(kind.title):
+            result.append(QualityGroup(kind.title, slug(kind.title), groups[kind.title]))
+    return result
 
 
 def _source_of(obj: Any, origin: Origin) -> str:

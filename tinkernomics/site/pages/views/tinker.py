@@ -200,7 +200,7 @@ def loss_view(index: SiteIndex, loss: m.TinkerLoss, links: Links) -> LossView:
         return Origin("loss", loss.id, loc)
 
     used_by = [(a.name, links.to(algorithm_path(a.id)))
-               for a in sorted(index.catalog.algorithms.values(), key=lambda a: a.name.casefold())
+               for a in sorted(index.algorithms.values(), key=lambda a: a.name.casefold())
                if loss.id in a.tinker_losses]
     return LossView(
         id=loss.id, anchor=entry_anchor("loss", loss.id) or loss.id, name=loss.name,
@@ -247,7 +247,7 @@ def tinker_view(index: SiteIndex) -> TinkerView:
         return Origin("platform", "tinker", loc)
 
     lists = sorted(index.catalog.price_lists.values(), key=lambda p: p.effective, reverse=True)
-    losses = sorted(index.catalog.losses.values(), key=lambda x: (not x.builtin, x.order, x.id))
+    losses = sorted(index.losses.values(), key=lambda x: (not x.builtin, x.order, x.id))
     return TinkerView(
         intro=prose(platform.intro),
         core=[_primitive(index, p, links) for p in platform.primitives if p.core],

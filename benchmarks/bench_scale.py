@@ -1,0 +1,237 @@
+"""Benchmark: build time and page weight of the site at 100 and 1,000 synthetic algorithms.
+
+Builds, in one run and on this machine (synthetic catalogs from ``benchmarks/synth.py``):
+
+1. the real site (0 extra algorithms), then 100 and 1,000 extra algorithms, each the way
+   ``make build`` builds (``tinkernomics validate`` is timed apart; ``mkdocs build --strict``);
+2. the same-content floor at 1,000: bare Material (theme + search, no macros, no markdown
+   extensions) building, for every algorithm page of the 1,000 build, the article HTML that page
+   has, pasted as raw HTML into a plain page; a second floor does the same for every page of
+   the site (index, data quality, references... too);
+3. bare Material with 1,000 thin pages (a title and one sentence each).
+
+Times are CPU seconds of each build process (the machine may be shared; wall time is printed
+too). Prints times and ratios -- build/floor at 1,000 (target <= 2), time(1,000)/time(100) (target
+<= 11) -- site sizes (target < 100 MB at 1,000), the largest pages raw and gzipped, the
+algorithms index gzipped (target < 300 KB) and GRPO's page at 0 and 1,000 extra algorithms
+(target: no larger). Exit status 1 if a target is missed.
+
+Usage: .venv/bin/python benchmarks/bench_scale.py [--sizes 100 1000] [--keep DIR] [--profile]
+(``--profile`` also writes a cProfile of the largest build to DIR/profile.out; a few minutes.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth import make_project
+
+BIN = Path(sys.executable).parent
+TIMEOUT_S = 1800
+TARGET_FLOOR_RATIO = 2.0
+TARGET_LINEARITY = 11.0
+TARGET_SITE_MB = 100.0
+TARGET_INDEX_GZ_KB = 300.0
+GRPO_SLACK_BYTES = 200
+"""GRPO's page may grow only by the extra digits of its citation numbers."""
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+BARE_CONFIG = """site_name: floor
+use_directory_urls: true
+theme:
+  name: material
+  font: false
+plugins:
+  - search
+not_in_nav: |
+  /algorithms/*.md
+"""
+
+
+@dataclass(frozen=True)
+class Built:
+    label: str
+    seconds: float
+    """CPU seconds (user + system) of the build process: robust on a machine shared with other
+    jobs, where wall time depends on the load. Wall seconds are printed beside it."""
+    site: Path
+    wall: float = 0.0
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TINKERNOMICS_CATALOG"}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of running ``cmd`` to completion."""
+    cpu, start = _child_cpu(), time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=_env(), check=True, timeout=TIMEOUT_S,
+                   stdout=subprocess.DEVNULL)
+    return _child_cpu() - cpu, time.perf_counter() - start
+
+
+def mkdocs_build(project: Path, label: str, profile: Path | None = None) -> Built:
+    site = project / "site"
+    cmd = [str(BIN / "mkdocs"), "build", "--strict", "--quiet", "-d", str(site)]
+    if profile is not None:
+        cmd = [sys.executable, "-m", "cProfile", "-o", str(profile), *cmd]
+    cpu, wall = timed(cmd, project)
+    return Built(label, cpu, site, wall)
+
+
+def build_catalog(n: int, work: Path, profile: Path | None = None) -> tuple[Built, float]:
+    project = make_project(n, work / f"n{n}")
+    validate = timed([str(BIN / "tinkernomics"), "validate", "catalog"], project)[0]
+    return mkdocs_build(project, f"site, {n} extra algorithms", profile), validate
+
+
+def bare_project(dest: Path, pages: dict[str, str]) -> Path:
+    """A bare Material project whose docs/<path> files have the given markdown."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    (dest / "docs").mkdir(parents=True)
+    (dest / "mkdocs.yml").write_text(BARE_CONFIG, encoding="utf-8")
+    (dest / "docs" / "index.md").write_text("# Floor\n", encoding="utf-8")
+    for rel, text in pages.items():
+        path = dest / "docs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return dest
+
+
+def article_pages(site: Path, *, algorithms_only: bool) -> dict[str, str]:
+    """Every built page's article HTML as a raw-HTML markdown page (docs path -> text)."""
+    pages = {}
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).as_posix()
+        if rel in (".", "") or rel.startswith(("embed", "api")):
+            continue
+        if algorithms_only and not (rel.startswith("algorithms/") and rel.count("/") == 1):
+            continue
+        match = _ARTICLE.search(html.read_text(encoding="utf-8"))
+        if match:
+            pages[f"{rel}.md"] = f"<div>\n{match.group(1).strip()}\n</div>\n"
+    return pages
+
+
+def thin_pages(n: int) -> dict[str, str]:
+    return {f"algorithms/thin_{i:04d}.md": f"# Thin {i}\n\nA thin page.\n"
+            for i in range(1, n + 1)}
+
+
+def bare_build(work: Path, label: str, pages: dict[str, str]) -> Built:
+    return mkdocs_build(bare_project(work / label.split(",")[0].replace(" ", "_"), pages), label)
+
+
+def size_mb(site: Path) -> float:
+    return sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) / 1e6
+
+
+def page_kb(path: Path) -> tuple[float, float]:
+    data = path.read_bytes()
+    return len(data) / 1e3, len(gzip.compress(data, 6)) / 1e3
+
+
+def largest_pages(site: Path, count: int = 6) -> list[tuple[str, float, float]]:
+    pages = sorted(site.rglob("*.html"), key=lambda p: p.stat().st_size, reverse=True)
+    return [(p.relative_to(site).as_posix(), *page_kb(p)) for p in pages[:count]]
+
+
+def report(builds: list[Built], validates: dict[str, float], floors: list[Built]) -> list[str]:
+    """Print the figures; return the targets missed."""
+    print(f"\n{'build':<52}{'CPU s':>9}{'wall s':>9}{'site MB':>10}")
+    for b in [*builds, *floors]:
+        print(f"{b.label:<52}{b.seconds:>9.1f}{b.wall:>9.1f}{size_mb(b.site):>10.1f}")
+    for label, seconds in validates.items():
+        print(f"{'tinkernomics validate, ' + label:<52}{seconds:>9.1f}")
+    missed = []
+    small, big = builds[1], builds[-1]
+    floor, floor_all = floors[0], floors[1]
+    checks = [
+        ("build / same-content floor (algorithm pages), 1,000", big.seconds / floor.seconds,
+         TARGET_FLOOR_RATIO),
+        ("build / same-content floor (every page), 1,000", big.seconds / floor_all.seconds, None),
+        ("build / bare Material thin pages, 1,000", big.seconds / floors[2].seconds, None),
+        ("time(1,000) / time(100)", big.seconds / small.seconds, TARGET_LINEARITY),
+        ("site MB at 1,000", size_mb(big.site), TARGET_SITE_MB),
+    ]
+    index_kb, index_gz = page_kb(big.site / "algorithms" / "index.html")
+    checks.append(("algorithms index KB gzipped at 1,000", index_gz, TARGET_INDEX_GZ_KB))
+    print()
+    for name, value, target in checks:
+        verdict = "" if target is None else ("  ok" if value <= target else "  MISSED")
+        print(f"{name:<56}{value:>8.2f}" + (f"  (target <= {target:g}){verdict}" if target else ""))
+        if target is not None and value > target:
+            missed.append(name)
+    grpo0 = page_kb(builds[0].site / "algorithms" / "grpo" / "index.html")
+    grpo_n = page_kb(big.site / "algorithms" / "grpo" / "index.html")
+    grown = round((grpo_n[0] - grpo0[0]) * 1e3)
+    # Reference numbers are global ([72] becomes [2072]): a few bytes, not growth in content.
+    ok = grown <= GRPO_SLACK_BYTES
+    print(f"{'GRPO page KB (gzipped), real catalog':<56}{grpo0[0]:>8.1f} ({grpo0[1]:.1f})")
+    print(f"{'GRPO page KB (gzipped), 1,000 extra':<56}{grpo_n[0]:>8.1f} ({grpo_n[1]:.1f})"
+          f"  {grown:+d} bytes (target <= +{GRPO_SLACK_BYTES}: citation numbers' digits)"
+          + ("  ok" if ok else "  MISSED"))
+    if not ok:
+        missed.append("GRPO page grows with the catalog")
+    print(f"algorithms index at 1,000: {index_kb:.0f} KB ({index_gz:.0f} KB gzipped)")
+    for b in builds[1:]:
+        print(f"\nlargest pages, {b.label} (KB, gzipped KB):")
+        for rel, kb, gz in largest_pages(b.site):
+            print(f"  {rel:<58}{kb:>9.0f}{gz:>9.0f}")
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs=2, default=[100, 1000])
+    parser.add_argument("--keep", type=Path, help="work in DIR and keep it (default: a temp dir)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the largest build")
+    args = parser.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="tn-scale-"))
+    try:
+        builds, validates = [], {}
+        for n in (0, *args.sizes):
+            profile = work / "profile.out" if args.profile and n == args.sizes[-1] else None
+            built, validates[f"{n} extra"] = build_catalog(n, work, profile)
+            builds.append(built)
+            print(f"{built.label}: {built.seconds:.1f} s CPU, {built.wall:.1f} s wall", flush=True)
+        big = builds[-1]
+        floors = [
+            bare_build(work, "floor, algorithm pages' article HTML",
+                       article_pages(big.site, algorithms_only=True)),
+            bare_build(work, "floor all, every page's article HTML",
+                       article_pages(big.site, algorithms_only=False)),
+            bare_build(work, f"thin, bare Material, {args.sizes[-1]} thin pages",
+                       thin_pages(args.sizes[-1] + 11)),
+        ]
+        missed = report(builds, validates, floors)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if missed:
+        print("\nmissed: " + "; ".join(missed))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

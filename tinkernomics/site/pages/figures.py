@@ -1,0 +1,65 @@
+"""How a figure appears on the site, in Python (pipeline step 6, rendering speed).
+
+``shown`` is THE way a figure appears: value (source on hover), status badge (text, not colour
+alone) and footnote-style citation links. The templates' partials (``_partials.html``: ``shown``,
+``brief``, ``badge``, ``cite``, ``cites``) call these functions: a figure is printed thousands
+of times per build, and nested Jinja macro calls cost more than the rest of a page. Output is
+the same HTML the macros wrote, escaped the same way (markupsafe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from markupsafe import Markup, escape
+
+from tinkernomics.site.pages.views import Cite, Shown
+
+
+def cite(c: Cite) -> Markup:
+    return Markup(f'<sup class="tn-cite"><a href="{escape(c.href)}" title="{escape(c.hover)}">'
+                  f"[{c.number}]</a></sup>")
+
+
+def cites(items: Iterable[Cite]) -> Markup:
+    return Markup("".join(cite(c) for c in items))
+
+
+def badge(s: Shown, *, titled: bool = True) -> Markup:
+    """The status badge (unverified links to its data-quality entry); ``titled`` adds the
+    status meaning as hover text."""
+    meaning = escape(s.status_meaning)
+    if s.status == "unverified":
+        title = (f' title="Unverified: {meaning}. Click for what the sources report instead."'
+                 if titled else "")
+        return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
+                      f"{title}>unverified</a>")
+    if s.status == "derived":
+        title = f' title="Derived: {meaning}."' if titled else ""
+        return Markup(f'<span class="tn-badge tn-badge--derived"{title}>derived</span>')
+    return Markup("")
+
+
+def _figure(s: Shown, hover: str, element_id: str | None, *, brief: bool = False) -> Markup:
+    id_attr = f' id="{escape(element_id)}"' if element_id else ""
+    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
+                  f'<span class="tn-fig__value" title="{escape(hover)}">{escape(s.text)}</span>'
+                  f"{badge(s, titled=not brief)}{cites(s.cites)}</span>")
+
+
+def shown(s: Shown, with_id: bool = True) -> Markup:
+    """A value with its provenance; ``with_id=False`` when the value is shown a second time
+    on the page (element ids are unique)."""
+    return _figure(s, s.hover, s.anchor if with_id else None)
+
+
+def brief(s: Shown) -> Markup:
+    """A figure in a long list (the algorithms index): its source as hover text and a plain
+    badge; not the status meaning, note or what the sources report instead (its page has
+    them), which would repeat in every row."""
+    return _figure(s, s.brief_hover, None, brief=True)
+
+
+PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,
+            "fig_cites": cites}
+"""Jinja globals the partials call."""
