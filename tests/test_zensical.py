@@ -334,8 +334,12 @@ def errors() -> list[str]:
 
 
 @pytest.fixture
-def page(browser: Any, errors: list[str]) -> Iterator[Any]:
+def page(browser: Any, errors: list[str], served: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    # The site's public URL (oEmbed discovery links, which Material's instant navigation
+    # follows to a sitemap) is answered by the local copy, as the published host would.
+    context.route(SUB_PATH_URL + "**", lambda route: route.fulfill(
+        response=route.fetch(url=route.request.url.replace(SUB_PATH_URL, served))))
     tab = context.new_page()
     tab.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
     tab.on("console", lambda m: m.type == "error" and errors.append(m.text))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -25,6 +26,7 @@ from markupsafe import Markup
 
 from tinkernomics.site.pages import views
 from tinkernomics.site.pages.figures import PARTIALS
+from tinkernomics.site.pages.previews import add_previews
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
@@ -178,6 +180,11 @@ PAGE_MACROS: dict[str, Callable[..., str]] = {
     "further_reading_page": further_reading_page,
     "data_quality_page": data_quality_page,
 }
+
+
+def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
+    """After the pages: link-preview tags on every page (see ``previews``)."""
+    add_previews(site_dir, ctx.site_url)
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

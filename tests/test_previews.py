@@ -1,0 +1,49 @@
+"""Link-preview tags added after the pages (tinkernomics.site.pages.previews), on toy pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tinkernomics.site.pages.previews import add_previews, preview
+
+BASE = "https://example.org/sub/"
+PAGE = """<html><head><title>GRPO - tinker-nomics</title>
+<meta name="description" content="Site &amp; description">
+<link rel="canonical" href="https://example.org/sub/algorithms/grpo/">
+</head><body><nav><p>not this</p></nav><article><h1>GRPO</h1><p></p>
+<p>Group <em>Relative</em> &lt;Policy&gt; "Optimization"</p>
+<div data-tn-chart="scalerl-grpo"></div></article></body></html>"""
+
+
+def test_a_chart_page_previews_its_first_paragraph_and_its_chart_card() -> None:
+    found = preview(PAGE, "algorithms/grpo/", BASE)
+    assert found.title == "GRPO - tinker-nomics"
+    assert found.description == 'Group Relative <Policy> "Optimization"'
+    assert found.url == "https://example.org/sub/algorithms/grpo/"
+    assert found.image == BASE + "embed/scalerl-grpo/card.png"
+    tags = found.tags(BASE)
+    assert 'content="Group Relative &lt;Policy&gt; &quot;Optimization&quot;"' in tags
+    assert f'href="{BASE}embed/scalerl-grpo/oembed.json"' in tags
+
+
+def test_a_page_without_chart_or_text_uses_the_site_card_and_meta_description() -> None:
+    bare = "<html><head><title>T</title><meta name=\"description\" content=\"Site &amp; d\">" \
+           "</head><body><article><h1>T</h1></article></body></html>"
+    found = preview(bare, "formulas/", BASE)
+    assert (found.image, found.description, found.url) == (
+        BASE + "assets/images/site-card.png", "Site & d", BASE + "formulas/")
+    assert "oembed" not in found.tags(BASE)
+
+
+def test_long_descriptions_are_cut_and_pages_are_tagged_once(tmp_path: Path) -> None:
+    long_page = PAGE.replace("Group", "word " * 200)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(long_page, encoding="utf-8")
+    (tmp_path / "frag.html").write_text("<p>no head</p>", encoding="utf-8")
+    assert add_previews(tmp_path, "https://example.org/sub") == 1
+    assert add_previews(tmp_path, "https://example.org/sub") == 0
+    text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
+    assert text.count('property="og:title"') == 1
+    description = preview(long_page, "a/", BASE).description
+    assert len(description) == 300 and description.endswith("…")
+    assert (tmp_path / "frag.html").read_text(encoding="utf-8") == "<p>no head</p>"

@@ -1,0 +1,115 @@
+"""Link previews (pipeline step 6, written after the pages): Open Graph, Twitter, oEmbed links.
+
+Every built page gets ``og:*`` and ``twitter:*`` tags and, when it shows a chart, the chart's
+preview card and a ``<link rel="alternate" type="application/json+oembed">``. They are added to
+the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
+builds carry the same tags (Zensical's template engine lacks the string methods and filters a
+template would need to find the page's chart and first paragraph). URLs are absolute, from
+``site_url``, so a site under a sub-path stays right.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+DESCRIPTION_CHARS = 300
+"""Longest og:description, in characters (previews cut longer text anyway)."""
+SITE_CARD = "assets/images/site-card.png"
+"""The preview image of pages without a chart (drawn by the charts feature)."""
+CARD_SIZE_PX = (1200, 630)
+
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_CANONICAL = re.compile(r'<link rel="canonical" href="([^"]+)"')
+_CHART = re.compile(r'data-tn-chart="([a-z0-9_.-]+)"')
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_META_DESCRIPTION = re.compile(r'<meta name="description" content="([^"]*)"')
+_MARKER = 'property="og:title"'
+_OEMBED = "application/json+oembed"
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a link to one page previews as."""
+
+    title: str
+    description: str
+    url: str
+    image: str
+    chart: str | None
+    oembed: bool = False
+    """Whether to add the chart's oEmbed discovery link."""
+
+    def tags(self, site_url: str) -> str:
+        """The ``<head>`` tags, escaped."""
+        esc = html.escape
+        lines = [
+            '<meta property="og:type" content="website">',
+            f'<meta property="og:title" content="{esc(self.title)}">',
+            f'<meta property="og:description" content="{esc(self.description)}">',
+            f'<meta property="og:url" content="{esc(self.url)}">',
+            f'<meta property="og:image" content="{esc(self.image)}">',
+            f'<meta property="og:image:width" content="{CARD_SIZE_PX[0]}">',
+            f'<meta property="og:image:height" content="{CARD_SIZE_PX[1]}">',
+            '<meta name="twitter:card" content="summary_large_image">',
+            f'<meta name="twitter:title" content="{esc(self.title)}">',
+            f'<meta name="twitter:description" content="{esc(self.description)}">',
+            f'<meta name="twitter:image" content="{esc(self.image)}">',
+        ]
+        if self.chart and self.oembed:
+            lines.append('<link rel="alternate" type="application/json+oembed" '
+                         f'href="{esc(site_url)}embed/{self.chart}/oembed.json" '
+                         f'title="{esc(self.title)}">')
+        return "\n  ".join(lines)
+
+
+def _text(fragment: str) -> str:
+    return " ".join(html.unescape(_TAG.sub("", fragment)).split())
+
+
+def _description(page: str) -> str:
+    """The page's own summary: the first non-empty paragraph of its article, else the page's
+    meta description (its front matter's, or the site's)."""
+    start = page.find("<article")
+    for match in _PARAGRAPH.finditer(page, start if start >= 0 else 0):
+        text = _text(match.group(1))
+        if text:
+            return text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS - 1] + "…"
+    return _text(m.group(1)) if (m := _META_DESCRIPTION.search(page)) else ""
+
+
+def preview(page: str, rel_url: str, site_url: str) -> Preview:
+    """The preview of one built page (``rel_url``: its URL relative to the site root)."""
+    title = _text(m.group(1)) if (m := _TITLE.search(page)) else ""
+    canonical = m.group(1) if (m := _CANONICAL.search(page)) else site_url + rel_url
+    chart = m.group(1) if (m := _CHART.search(page)) else None
+    image = site_url + (f"embed/{chart}/card.png" if chart else SITE_CARD)
+    announces_oembed = _OEMBED in page  # the embed pages link their oEmbed file themselves
+    return Preview(title, _description(page), canonical, image, chart,
+                   oembed=bool(chart) and not announces_oembed)
+
+
+def _rel_url(site_dir: Path, path: Path) -> str:
+    rel = path.relative_to(site_dir).as_posix()
+    return rel[: -len("index.html")] if rel.endswith("index.html") else rel
+
+
+def add_previews(site_dir: Path, site_url: str) -> int:
+    """Add preview tags to every content page under ``site_dir``; return how many changed.
+
+    Pages that already carry them (the embed pages write their own) and pages without a
+    ``<head>`` (redirects, fragments) are left as they are.
+    """
+    base = site_url if site_url.endswith("/") or not site_url else site_url + "/"
+    changed = 0
+    for path in sorted(site_dir.rglob("*.html")):
+        page = path.read_text(encoding="utf-8")
+        if _MARKER in page or "</head>" not in page:
+            continue
+        tags = preview(page, _rel_url(site_dir, path), base).tags(base)
+        path.write_text(page.replace("</head>", f"  {tags}\n</head>", 1), encoding="utf-8")
+        changed += 1
+    return changed
