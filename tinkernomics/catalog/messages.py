@@ -28,8 +28,9 @@ DERIVED_FIELDS = {
 }
 
 
-def _unwrap(tp: Any) -> Any:
-    """Strip Annotated, Optional and list wrappers down to the model class (or leaf type)."""
+def unwrap_annotation(tp: Any, *, lists: bool = True) -> Any:
+    """Strip Annotated and Optional (and, with ``lists``, list) wrappers down to the model
+    class or leaf type."""
     while True:
         origin = get_origin(tp)
         if origin is Annotated:
@@ -39,7 +40,7 @@ def _unwrap(tp: Any) -> Any:
             if len(args) != 1:
                 return tp
             tp = args[0]
-        elif origin is list:
+        elif origin is list and lists:
             tp = get_args(tp)[0]
         else:
             return tp
@@ -56,7 +57,7 @@ def model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
         info = current.model_fields.get(step)
         if info is None:
             return None
-        current = _unwrap(info.annotation)
+        current = unwrap_annotation(info.annotation)
     if isinstance(current, type) and issubclass(current, BaseModel):
         return current
     return None
@@ -94,7 +95,7 @@ def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> 
     if info is None or not info.is_required():
         return None
     hint = info.description or ""
-    leaf = _unwrap(info.annotation)
+    leaf = unwrap_annotation(info.annotation)
     if isinstance(leaf, type) and issubclass(leaf, Enum):
         hint += f" One of: {', '.join(str(v.value) for v in leaf)}."
     return hint.strip()

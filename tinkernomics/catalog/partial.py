@@ -11,12 +11,12 @@ a value that failed its type a second time, as missing.
 from __future__ import annotations
 
 import json
-import types
 from functools import lru_cache
-from typing import Annotated, Any, NoReturn, Union, get_args, get_origin
+from typing import Any, NoReturn, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from tinkernomics.catalog.messages import unwrap_annotation
 from tinkernomics.catalog.yamlread import Loc
 
 
@@ -54,20 +54,6 @@ def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def _unwrap_optional(tp: Any) -> Any:
-    while True:
-        origin = get_origin(tp)
-        if origin is Annotated:
-            tp = get_args(tp)[0]
-        elif origin in (Union, types.UnionType):
-            args = [a for a in get_args(tp) if a is not type(None)]
-            if len(args) != 1:
-                return tp
-            tp = args[0]
-        else:
-            return tp
-
-
 def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
@@ -80,7 +66,7 @@ def _value(annotation: Any, raw: Any, bad: frozenset[Loc], loc: Loc) -> Any:
             return _adapter(annotation).validate_json(json.dumps(raw, allow_nan=False))
         except (ValidationError, TypeError, ValueError):
             return HOLE
-    tp = _unwrap_optional(annotation)
+    tp = unwrap_annotation(annotation, lists=False)
     if _is_model(tp):
         return partial_model(tp, raw, bad, loc)
     if get_origin(tp) is list and isinstance(raw, list):
