@@ -2,8 +2,9 @@
  *
  * The page's HTML already holds every row (tinkernomics/site/pages/templates/
  * algorithms_table.html), so without JavaScript the table is complete and readable. This script
- * adds: a filter bar (name, year, memory, critic, reward model, Tinker loss, ScaleRL fit) built
- * from the rows' data-* values, sort buttons in the headers that carry data-sort, a live count,
+ * wires up the filter bar the page carries (name, year, memory, critic, reward model, Tinker loss,
+ * ScaleRL fit; hidden without JavaScript), sort buttons in the headers that carry data-sort, a
+ * live count,
  * and paging (PAGE_ROWS at a time) so a catalog of a thousand entries stays one screen long.
  * Runs on every page Material's instant navigation shows (document$); only acts where a
  * .tn-algorithms table exists, once per table. No dependencies, nothing fetched.
@@ -14,34 +15,12 @@
   var PAGE_ROWS = 50;
   var MEMORY_RANK = { low: "1", medium: "2", high: "3" };
   var NUMERIC = { year: true, a: true };
-  var FILTERS = [
-    { key: "year", label: "Year" },
-    { key: "memory", label: "Memory", order: ["low", "medium", "high"] },
-    { key: "critic", label: "Critic", order: ["yes", "no"] },
-    { key: "reward", label: "Reward model", order: ["yes", "no"] },
-    { key: "loss", label: "Tinker loss", multi: true },
-    { key: "fit", label: "ScaleRL fit", order: ["yes", "no"] },
-  ];
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
     if (text !== undefined) node.textContent = text;
     return node;
-  }
-
-  function valuesOf(rows, f) {
-    var seen = {};
-    rows.forEach(function (row) {
-      var v = row.dataset[f.key] || "";
-      (f.multi ? v.split(" ") : [v]).forEach(function (x) { if (x) seen[x] = true; });
-    });
-    var found = Object.keys(seen);
-    if (f.order) return f.order.filter(function (x) { return seen[x]; });
-    if (f.key === "year") return found.sort().reverse();
-    return found.sort(function (a, b) {
-      return (a === "none") - (b === "none") || a.localeCompare(b);
-    });
   }
 
   function sortKey(row, key) {
@@ -66,29 +45,15 @@
     var rows = Array.prototype.slice.call(tbody.rows);
     var count = root.querySelector(".tn-algorithms__count");
     var state = { shown: PAGE_ROWS, sort: null, dir: 1 };
-    var form = el("form", { "class": "tn-filters", role: "search",
-                            "aria-label": "Filter the algorithms" });
-    var name = el("input", { type: "search", name: "q", placeholder: "Name contains…",
-                             "aria-label": "Algorithm name contains", autocomplete: "off" });
-    var nameLabel = el("label", { "class": "tn-filters__field" });
-    nameLabel.append(el("span", {}, "Name"), name);
-    form.append(nameLabel);
-    var selects = FILTERS.map(function (f) {
-      var label = el("label", { "class": "tn-filters__field" });
-      var select = el("select", { name: f.key });
-      select.append(el("option", { value: "" }, "any"));
-      valuesOf(rows, f).forEach(function (v) { select.append(el("option", { value: v }, v)); });
-      label.append(el("span", {}, f.label), select);
-      form.append(label);
-      return { f: f, select: select };
+    var form = root.querySelector("form.tn-filters");  // in the page: showing it shifts nothing
+    var name = form.elements.q;
+    var selects = Array.prototype.map.call(form.querySelectorAll("select"), function (select) {
+      return { f: { key: select.name, multi: select.hasAttribute("data-multi") }, select: select };
     });
-    var reset = el("button", { type: "reset", "class": "md-button tn-filters__reset" }, "Clear");
-    form.append(reset);
     var more = el("div", { "class": "tn-algorithms__more" });
     var moreButton = el("button", { type: "button", "class": "md-button" }, "Show more");
     var allButton = el("button", { type: "button", "class": "md-button" }, "Show all");
     more.append(moreButton, allButton);
-    root.insertBefore(form, count);
     table.closest(".tn-table-wrap").after(more);
 
     function matches(row) {

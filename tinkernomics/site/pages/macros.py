@@ -111,7 +111,8 @@ def home_overview(ctx: SiteContext) -> str:
 def algorithms_table(ctx: SiteContext) -> str:
     index = site_index(ctx)
     links = Links(views.ALGORITHMS)
-    return raw_block(render("algorithms_table.html", rows=views.algorithm_rows(index, links),
+    rows = views.algorithm_rows(index, links)
+    return raw_block(render("algorithms_table.html", rows=rows, filters=views.filter_views(rows),
                             factor=views.factor_view(index, links))) + "\n"
 
 

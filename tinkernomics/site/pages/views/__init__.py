@@ -25,6 +25,7 @@ from tinkernomics.site.pages.views.algorithms import (
     ScaleRLView,
     algorithm_row,
     algorithm_rows,
+    filter_views,
     algorithm_view,
     factor_view,
 )
@@ -154,6 +155,7 @@ __all__ = [
     "algorithm_path",
     "algorithm_row",
     "algorithm_rows",
+    "filter_views",
     "algorithm_view",
     "build_index",
     "conversion_view",

@@ -201,6 +201,44 @@ def _filters(algo: m.Algorithm) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class FilterView:
+    """One select of the index table's filter bar: a row ``data-*`` key and its values."""
+
+    key: str
+    label: str
+    values: list[str]
+    multi: bool = False
+    """True when a row holds several space-separated values (Tinker losses)."""
+
+
+FILTERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("year", "Year", ()), ("memory", "Memory", ("low", "medium", "high")),
+    ("critic", "Critic", ("yes", "no")), ("reward", "Reward model", ("yes", "no")),
+    ("loss", "Tinker loss", ()), ("fit", "ScaleRL fit", ("yes", "no")),
+)
+"""The filter bar (key, label, fixed order or none): rendered in the page, so showing it when
+the script starts moves nothing (no layout shift); the script only wires it up."""
+
+
+def filter_views(rows: list[AlgorithmRow]) -> list[FilterView]:
+    """Each filter's values as the rows hold them: fixed order, years newest first, else A-Z
+    with 'none' last."""
+    views = []
+    for key, label, order in FILTERS:
+        multi = key == "loss"
+        seen = {v for r in rows for v in (r.filters[key].split() if multi else [r.filters[key]])
+                if v}
+        if order:
+            values = [v for v in order if v in seen]
+        elif key == "year":
+            values = sorted(seen, reverse=True)
+        else:
+            values = sorted(seen, key=lambda v: (v == "none", v))
+        views.append(FilterView(key, label, values, multi=multi))
+    return views
+
+
 def algorithm_rows(index: SiteIndex, links: Links) -> list[AlgorithmRow]:
     algos = sorted(index.algorithms.values(), key=lambda a: (a.year, a.name.casefold()))
     return [algorithm_row(index, a, links) for a in algos]
