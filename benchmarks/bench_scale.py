@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -38,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synth import make_project
+from timing import build_env, child_cpu
 
 BIN = Path(sys.executable).parent
 TIMEOUT_S = 1800
@@ -70,23 +69,12 @@ class Built:
     wall: float = 0.0
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TINKERNOMICS_CATALOG"}
-    env["NO_MKDOCS_2_WARNING"] = "1"
-    return env
-
-
-def _child_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of running ``cmd`` to completion."""
-    cpu, start = _child_cpu(), time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=_env(), check=True, timeout=TIMEOUT_S,
+    cpu, start = child_cpu(), time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=build_env(), check=True, timeout=TIMEOUT_S,
                    stdout=subprocess.DEVNULL)
-    return _child_cpu() - cpu, time.perf_counter() - start
+    return child_cpu() - cpu, time.perf_counter() - start
 
 
 def mkdocs_build(project: Path, label: str, profile: Path | None = None) -> Built:

@@ -18,8 +18,6 @@ checks the two sites hold the same page URLs, API files and embed files.
 
 from __future__ import annotations
 
-import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -30,18 +28,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_project
+from timing import build_env, child_cpu
 
 BIN = Path(sys.executable).parent
 SIZES = (0, 1000)
 TARGET_RATIO = 1.0
 """Zensical may take no longer than MkDocs for the same site."""
 SITE_URL = "https://example.org/tinker-nomics/"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TINKERNOMICS_CATALOG"}
-    env.update(SITE_URL=SITE_URL, NO_MKDOCS_2_WARNING="1")
-    return env
 
 
 @dataclass(frozen=True)
@@ -51,19 +44,14 @@ class Timing:
     """User + system time of the build's processes: what a loaded, shared machine distorts least."""
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _timed(commands: list[list[str]], cwd: Path) -> Timing:
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), child_cpu()
     for command in commands:
-        done = subprocess.run(command, cwd=cwd, env=_env(), capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(command, cwd=cwd, env=build_env(SITE_URL=SITE_URL),
+                              capture_output=True, text=True, check=False)
         if done.returncode != 0:
             sys.exit(f"{' '.join(command)} failed in {cwd}:\n{(done.stdout + done.stderr)[-3000:]}")
-    return Timing(time.perf_counter() - start, _cpu() - cpu)
+    return Timing(time.perf_counter() - start, child_cpu() - cpu)
 
 
 def build_mkdocs(project: Path) -> Timing:
