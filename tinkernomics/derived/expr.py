@@ -1,4 +1,4 @@
-"""Formula expressions: parse, check, evaluate and translate to JavaScript.
+"""Formula expressions: parse, check and evaluate.
 
 A catalog formula's ``expression`` is plain arithmetic over named variables (``+ - * / **``,
 parentheses, numbers). It is parsed with Python's ``ast`` and only those nodes are accepted, so
@@ -90,22 +90,3 @@ def evaluate(expression: str, env: Mapping[str, float]) -> float:
     if missing:
         raise ExpressionError(f"no value for {', '.join(missing)}")
     return _eval(parse(expression), env)
-
-
-def _js(node: ast.expr) -> str:
-    if isinstance(node, ast.Constant):
-        return repr(float(node.value))
-    if isinstance(node, ast.Name):
-        return f"v[{node.id!r}]"
-    if isinstance(node, ast.UnaryOp):
-        return f"({_UNARY[type(node.op)]}{_js(node.operand)})"
-    assert isinstance(node, ast.BinOp)
-    left, right = _js(node.left), _js(node.right)
-    if isinstance(node.op, ast.Pow):
-        return f"Math.pow({left}, {right})"
-    return f"({left} {_BINOPS[type(node.op)]} {right})"
-
-
-def to_js(expression: str) -> str:
-    """A JavaScript expression over an object ``v`` of variable values, same arithmetic."""
-    return _js(parse(expression))
