@@ -72,12 +72,22 @@ class Catalog:
     entries: dict[str, dict[str, Entry]] = field(default_factory=dict)
     invalid: dict[str, set[str]] = field(default_factory=dict)
     """Ids (file names) of entries whose file exists but did not validate, by kind."""
+    _of: dict[str, tuple[tuple[int, int], dict[str, Any]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Traversals computed once per loaded catalog (see ``rules._nested``); read-only after load."""
 
     def of(self, kind: str) -> dict[str, Any]:
-        """Models of one kind, by id (file name), in id order."""
-        return {k: e.model for k, e in sorted(self.entries.get(kind, {}).items())}
+        """Models of one kind, by id (file name), in id order. Read-only: the dict is made once
+        per kind and shared (pages call this thousands of times on a large catalog); it is made
+        again only if entries of that kind were added since."""
+        found = self.entries.get(kind, {})
+        stamp = (id(found), len(found))
+        made = self._of.get(kind)
+        if made is None or made[0] != stamp:
+            made = (stamp, {k: e.model for k, e in sorted(found.items())})
+            self._of[kind] = made
+        return made[1]
 
     def ids(self, kind: str) -> set[str]:
         return set(self.entries.get(kind, {}))

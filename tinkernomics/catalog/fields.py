@@ -26,6 +26,7 @@ Id = Annotated[
 _HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?\s*>")
 _SCRIPT_URL = re.compile(r"\]\(\s*(javascript|data|vbscript):", re.IGNORECASE)
 _HTML_COMMENT = re.compile(r"<!--")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _no_html(text: str) -> str:
@@ -43,7 +44,8 @@ def _no_invisible(text: str) -> str:
     """Text shows what it says: no bidi controls (U+202A-U+202E, U+2066-U+2069), zero-width or
     other invisible format characters (Unicode category Cf), which can make text read
     differently from what a reviewer saw in the YAML."""
-    for offset, char in enumerate(text):
+    for found in _NON_ASCII.finditer(text):  # no ASCII character is in category Cf
+        offset, char = found.start(), found.group()
         if unicodedata.category(char) == "Cf":
             name = unicodedata.name(char, "format character")
             raise ValueError(

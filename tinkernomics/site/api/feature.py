@@ -32,6 +32,7 @@ from tinkernomics.site.api.files import (
     SCHEMA,
     TEMPLATES,
     data_last_changed,
+    readable_json_bytes,
     render_api,
     write_api,
 )
@@ -271,7 +272,7 @@ def committed_schema(path: Path = SCHEMA_FILE) -> dict[str, Any] | None:
 
 
 def schema_text(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return readable_json_bytes(schema).decode("utf-8")
 
 
 def cmd_api_schema(args: argparse.Namespace) -> int:

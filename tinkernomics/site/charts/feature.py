@@ -289,7 +289,7 @@ def image_cache(ctx: SiteContext) -> images.ImageCache:
 
 
 def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,

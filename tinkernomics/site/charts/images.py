@@ -6,23 +6,33 @@ link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages
 
 Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
 are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
-so a build draws the same pixels on every machine. Rendering costs about 0.2 s per image, so
-images are cached by content (``ImageCache``): a rebuild renders only charts that changed, and
+so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
+stores each image with a 64-colour palette, which halves the files. Rendering costs about 0.2 s
+per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by content (``ImageCache``): a rebuild renders only charts that changed, and
 a cold build renders them in parallel (``ImageCache.prefill``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from html import escape
 from importlib import metadata
 from pathlib import Path
 
 from tinkernomics.site.charts.spec import LICENCE, PUBLISHER, Chart
-from tinkernomics.site.charts.svg import FONT, LAYOUTS, chart_svg, standalone_svg, svg_height
+from tinkernomics.site.charts.svg import (
+    FONT,
+    LAYOUTS,
+    SVG_CACHE_SIZE,
+    chart_svg,
+    standalone_svg,
+    svg_height,
+)
 
 PNG_WIDTH_PX = 1200
 CARD_WIDTH_PX = 1200
@@ -43,18 +53,38 @@ def _font_files() -> list[str]:
 
 
 def render_png(svg_text: str, width: int) -> bytes:
-    """Rasterise an SVG to PNG bytes at ``width`` px, with the bundled fonts only."""
+    """Rasterise an SVG to PNG bytes at ``width`` px, with the bundled fonts only, then store
+    it with a palette (``palette_png``)."""
     import resvg_py
 
-    return bytes(resvg_py.svg_to_bytes(
+    return palette_png(bytes(resvg_py.svg_to_bytes(
         svg_string=svg_text, width=width, skip_system_fonts=True, font_files=_font_files(),
         font_family=FONT_FAMILY, sans_serif_family=FONT_FAMILY, background="#ffffff",
-    ))
+    )))
 
 
+PALETTE_COLOURS = 64
+"""Flat chart colours plus their anti-aliased edges fit in 64 entries; no dithering, so flat
+areas stay flat. Halves the files (GRPO's chart.png 66 -> 30 KB) at no visible cost."""
+
+
+def palette_png(png: bytes) -> bytes:
+    """The same image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        quantised = image.convert("RGB").quantize(
+            colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    quantised.save(out, "PNG")
+    return out.getvalue()
+
+
+@cache
 def renderer_version() -> str:
     """Part of the cache key: a new resvg or font package re-renders every image."""
-    return "|".join(metadata.version(dist) for dist in ("resvg-py", "font-roboto"))
+    versions = [metadata.version(dist) for dist in ("resvg-py", "font-roboto", "pillow")]
+    return "|".join([*versions, f"palette{PALETTE_COLOURS}"])
 
 
 @dataclass(frozen=True)
@@ -141,6 +171,7 @@ def _host(site_url: str) -> str:
     return site_url.split("://", 1)[-1].rstrip("/") if site_url else ""
 
 
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def card_svg(chart: Chart, site_url: str = "") -> str:
     """The link-preview card of one chart."""
     footer = " · ".join(p for p in (PUBLISHER, f"data {LICENCE}", _host(site_url)) if p)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
@@ -43,6 +44,9 @@ class Layout:
 
 LAYOUTS = {"wide": Layout("wide", 720, 290), "narrow": Layout("narrow", 400, 300)}
 CHAR_WIDTH_PX = 7.4
+SVG_CACHE_SIZE = 4096
+"""A chart's SVG is drawn for its page, its embed page, its files and its images: drawn once
+per (chart, variant), kept for the few thousand a 1,000-entry build needs."""
 """Rough width of a 13 px system-ui character, for laying out the legend."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 
@@ -205,6 +209,7 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
     return _frame(chart, LAYOUTS[layout]).height
 
 
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
               theme: str | None = None) -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
@@ -236,6 +241,7 @@ def credit_lines(chart: Chart, site_url: str = "") -> list[str]:
     return [*attribution_lines(chart), *([last] if last else [])]
 
 
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def standalone_svg(chart: Chart, site_url: str = "") -> str:
     """The downloadable SVG file (light theme): the chart with its title above and the
     attribution, page URL and data date below."""
