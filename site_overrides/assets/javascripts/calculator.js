@@ -326,6 +326,9 @@
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
+    /* inputs.choose: an empty link is the default run (the first preset), not the algorithm's
+       typical G and K. */
+    if (!Object.keys(state).length) Object.assign(state, this.d.defaults.query);
   }
 
   Page.prototype.fetch = function (name) {
