@@ -158,6 +158,9 @@ def test_default_preset_is_the_issue_example(catalog: Catalog) -> None:
     assert inputs.choose(catalog, {}).numbers == shape
     assert calcsite.PRESETS[0][1] == inputs.DEFAULT_QUERY
     assert inputs.choose(catalog, {"a": "grpo"}).numbers["run.G"] == 64
+    # a link that names no algorithm changes the default run only where it says so
+    changed = inputs.choose(catalog, {"steps": "250", "m": "qwen3-32b"})
+    assert changed.model == "qwen3-32b" and changed.numbers == {**shape, "run.steps": 250}
 
 
 @pytest.mark.build

@@ -326,9 +326,9 @@
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
-    /* inputs.choose: an empty link is the default run (the first preset), not the algorithm's
-       typical G and K. */
-    if (!Object.keys(state).length) Object.assign(state, this.d.defaults.query);
+    /* inputs.choose: a link that names no algorithm starts from the default run (the first
+       preset); each setting it gives replaces the run's. */
+    if (!has(state, "a")) state = this.state = Object.assign({}, this.d.defaults.query, state);
   }
 
   Page.prototype.fetch = function (name) {

@@ -38,7 +38,7 @@ SECTION_ID = "typical-run-cost"
 
 PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
     # (label, query). Settings only: every figure comes from the catalog. The first is the default
-    # (what an empty link means, inputs.DEFAULT_QUERY).
+    # (inputs.DEFAULT_QUERY: the empty link, and the base of any link that names no algorithm).
     ("GRPO on Qwen3-8B: 100 steps, 64 prompts × G=16, 512 + 2,048 tokens",
      dict(inputs.DEFAULT_QUERY)),
     ("Fireworks' multi-turn episode: Kimi K2.6 (128K), 1,000 episodes × 8 turns",
