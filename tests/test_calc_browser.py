@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from helpers_calc import real_catalog
@@ -194,8 +194,10 @@ def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server:
         page.close()
     assert errors == []
     assert "steps=250" in url
-    expected = estimate(catalog, {"steps": "250"})["tinker.total"]
-    assert total == fmt_usd(expected)
+    # the empty link opened the default run (inputs.DEFAULT_QUERY), whose settings the link keeps
+    query = dict(parse_qsl(urlsplit(url).query))
+    assert query == {**calcsite.preset_queries(catalog)[0], "steps": "250"}
+    assert total == fmt_usd(estimate(catalog, query)["tinker.total"])
     # changing the algorithm drops G and K so they default to PPO's typical values
     assert "a=ppo" in ppo_query and "G=" not in ppo_query
 

@@ -299,7 +299,9 @@ def test_overridden_assumptions_are_not_listed(catalog: Catalog) -> None:
 
 
 def test_typical_g_listed_only_when_used(catalog: Catalog) -> None:
-    assert "algorithm:grpo:g" in [f.key for f in used(catalog, {})]
+    assert "algorithm:grpo:g" in [f.key for f in used(catalog, {"a": "grpo"})]
+    # a link that names no algorithm starts from the default run, which sets G itself
+    assert "algorithm:grpo:g" not in [f.key for f in used(catalog, {})]
     assert "algorithm:grpo:g" not in [f.key for f in used(catalog, {"G": "3"})]
     assert "algorithm:dpo:g" not in [f.key for f in used(catalog, {"a": "dpo"})]
 

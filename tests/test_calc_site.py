@@ -103,7 +103,7 @@ def test_page_does_not_grow_with_algorithms(catalog: Catalog) -> None:
     for algo_id, _algo in catalog.algorithms.items():
         assert f"algorithm:{algo_id}:" not in text
     data = pagedata.algorithm_data(catalog, catalog.algorithms["grpo"], Links("calculator/"))
-    assert data["G"] == 16 and set(data["figures"]) >= {"algorithm:grpo:k", "algorithm:grpo:C_mid"}
+    assert data["G"] == 64 and set(data["figures"]) >= {"algorithm:grpo:k", "algorithm:grpo:C_mid"}
     assert pagedata.algorithm_data(catalog, catalog.algorithms["dpo"], Links("x/"))["G"] is None
 
 
@@ -154,8 +154,13 @@ def test_default_preset_is_the_issue_example(catalog: Catalog) -> None:
     shape = inputs.choose(catalog, calcsite.PRESETS[0][1]).numbers
     assert [shape[k] for k in ("run.steps", "run.prompts", "run.G")] == [100, 64, 16]
     assert (shape["run.C0"], shape["run.out"]) == (512, 2048)
-    # and it is what an empty link shows
+    # and it is what an empty link shows, whatever the algorithm's typical G (GRPO's is 64)
     assert inputs.choose(catalog, {}).numbers == shape
+    assert calcsite.PRESETS[0][1] == inputs.DEFAULT_QUERY
+    assert inputs.choose(catalog, {"a": "grpo"}).numbers["run.G"] == 64
+    # a link that names no algorithm changes the default run only where it says so
+    changed = inputs.choose(catalog, {"steps": "250", "m": "qwen3-32b"})
+    assert changed.model == "qwen3-32b" and changed.numbers == {**shape, "run.steps": 250}
 
 
 @pytest.mark.build

@@ -326,6 +326,9 @@
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
+    /* inputs.choose: a link that names no algorithm starts from the default run (the first
+       preset); each setting it gives replaces the run's. */
+    if (!has(state, "a")) state = this.state = Object.assign({}, this.d.defaults.query, state);
   }
 
   Page.prototype.fetch = function (name) {

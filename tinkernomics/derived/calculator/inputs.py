@@ -2,7 +2,8 @@
 
 A link carries its settings in the query string (``?m=qwen3-8b&a=grpo&G=16``). ``resolve``
 reads it by the rules below (unknown ids and invalid numbers fall back to the catalog's
-defaults; numbers are clamped into their range) and looks up the catalog entries it names;
+defaults; numbers are clamped into their range; a query that names no algorithm starts from
+the default run, ``DEFAULT_QUERY``) and looks up the catalog entries it names;
 ``environment`` flattens the choice into the named input values the graph reads (``INPUTS``).
 ``calculator.js`` applies the same rules to the same keys with the ranges shipped in the page.
 
@@ -28,6 +29,17 @@ DEFAULT_ALGORITHM = "grpo"
 DEFAULT_HARDWARE = "h100"
 DEFAULT_TARGET_PERCENT = 90.0
 """Default target: the compute at which the ScaleRL fit has made 90% of its gain."""
+DEFAULT_QUERY: dict[str, str] = {
+    "a": DEFAULT_ALGORITHM, "m": DEFAULT_MODEL, "hw": DEFAULT_HARDWARE, "steps": "100",
+    "n": "64", "G": "16", "K": "1", "in": "512", "out": "2048",
+}
+"""The default run: the calculator issue's example (GRPO on Qwen3-8B, 100 steps, 64 prompts ×
+G = 16, 512 + 2,048 tokens), the first preset. A link that names no algorithm (``a``) starts
+from it, and each setting the link gives replaces the example's: the empty link is the example
+itself. Its G = 16 is a setting of the example, not GRPO's typical G; a link that names an
+algorithm takes G and K from that algorithm's entry unless it sets them. The price list is the
+newest, as for any link that names none. ``calculator.js`` reads the same query from the page's
+defaults."""
 
 INT_PATTERN = r"[0-9]{1,12}"
 NUM_PATTERN = r"[0-9]{1,12}(\.[0-9]{1,12})?"
@@ -144,7 +156,10 @@ class Choice:
 
 
 def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
-    """Read a link's query by the rules above (``parseQuery`` in calculator.js)."""
+    """Read a link's query by the rules above (``inputs`` and ``Page`` in calculator.js); a
+    query that names no algorithm starts from ``DEFAULT_QUERY``."""
+    if "a" not in query:
+        query = {**DEFAULT_QUERY, **query}
     model = _choice(query, "m", catalog.models, default_model(catalog))
     algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
     algo_typical = typical(catalog.algorithms[algo_id])

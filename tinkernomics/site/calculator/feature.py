@@ -37,10 +37,10 @@ SECTION_SLOT = "cost"
 SECTION_ID = "typical-run-cost"
 
 PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
-    # (label, query). Settings only: every figure comes from the catalog. The first is the default.
+    # (label, query). Settings only: every figure comes from the catalog. The first is the default
+    # (inputs.DEFAULT_QUERY: the empty link, and the base of any link that names no algorithm).
     ("GRPO on Qwen3-8B: 100 steps, 64 prompts × G=16, 512 + 2,048 tokens",
-     {"a": "grpo", "m": "qwen3-8b", "hw": "h100", "steps": "100", "n": "64", "G": "16",
-      "K": "1", "in": "512", "out": "2048"}),
+     dict(inputs.DEFAULT_QUERY)),
     ("Fireworks' multi-turn episode: Kimi K2.6 (128K), 1,000 episodes × 8 turns",
      {"a": "grpo", "m": "kimi-k2.6", "v": ":peft:131072", "hw": "gb200", "steps": "1",
       "n": "1000", "G": "1", "K": "1", "T": "8", "in": "8000", "d": "12000", "out": "2000",
