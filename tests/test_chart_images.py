@@ -5,6 +5,7 @@ comparison drawing a readable featured set with the rest on request."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -74,6 +75,20 @@ def test_chart_png_is_1200_wide_and_the_card_1200x630(grpo: charts.Chart) -> Non
     assert images.png_size(images.card_png(grpo, "https://example.org/tn/", cache)) == (1200, 630)
     with pytest.raises(ValueError):
         images.png_size(b"GIF89a" + png[6:])
+
+
+def test_images_are_palette_pngs_that_keep_the_chart_colours(grpo: charts.Chart) -> None:
+    from PIL import Image
+
+    png = images.chart_png(grpo, "", images.ImageCache())
+    assert png[25] == 3  # IHDR colour type 3: indexed colour, a palette of at most 256 entries
+    with Image.open(io.BytesIO(png)) as image:
+        colours = {rgb for _, rgb in image.convert("RGB").getcolors(maxcolors=1 << 16)}
+    assert len(colours) <= images.PALETTE_COLOURS
+    series = {tuple(int(s.color[i:i + 2], 16) for i in (1, 3, 5)) for s in grpo.series}
+    near = [min(sum(abs(a - b) for a, b in zip(c, want, strict=True)) for c in colours)
+            for want in series]
+    assert max(near) <= 12  # each curve's colour survives quantisation (within a few levels)
 
 
 def test_png_source_has_title_axes_legend_credit_licence_url_and_date(
