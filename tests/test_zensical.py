@@ -13,6 +13,7 @@ tests cover the once-per-build catalog cache, the link rewriting and the config 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import posixpath
 import re
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -33,6 +35,7 @@ from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
 from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.calculator.formatting import fmt_usd
+from tinkernomics.site.charts.feature import IMAGE_CACHE_ENV, image_cache
 from tinkernomics.site.outputs import read_config
 from tinkernomics.site.relink import for_source_file, relink
 
@@ -79,9 +82,17 @@ def run_zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
+IMAGE_CACHE = Path(".cache/images")
+"""The project's chart image cache (tinkernomics.site.charts.feature.IMAGE_CACHE_DIR)."""
+SEED_IMAGE = "seeded-before-the-build.png"
+"""Put in the image cache before the session's Zensical build: it must be there after it."""
+
+
 @pytest.fixture(scope="session")
 def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     project = copy_project(tmp_path_factory.mktemp("zensical") / "project")
+    (project / IMAGE_CACHE).mkdir(parents=True)
+    (project / IMAGE_CACHE / SEED_IMAGE).write_bytes(b"kept")
     done = run_zensical_build(project)
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"zensical build failed:\n{log[-6000:]}"
@@ -188,6 +199,96 @@ def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltS
         assert (zensical_site.root / asset).is_file(), asset
     assert page.count('class="tn-chart') >= 1
     assert "{{" not in page and "_Macro Rendering Error_" not in page
+
+
+# --------------------------------------------------------------------------- image cache
+
+
+def zensical_build_module() -> ModuleType:
+    """macros/zensical_build.py (the adapter is not an installed package)."""
+    spec = importlib.util.spec_from_file_location(
+        "tn_zensical_build", REPO_ROOT / "macros" / "zensical_build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_a_zensical_build_keeps_the_image_cache(zensical_site: BuiltSite) -> None:
+    """`--clean` deletes Zensical's .cache/, where the images are cached: every build would
+    render every PNG again (at 1,000 algorithms most of the build's CPU time)."""
+    project = zensical_site.root.parent
+    cached = {p.name for p in (project / IMAGE_CACHE).iterdir()}
+    assert SEED_IMAGE in cached
+    assert len(cached) > 2, "the outputs step fills the cache"
+    assert not list(project.glob(".cache-kept-*"))
+
+
+def _tiny_project(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text("# Tiny\n", encoding="utf-8")
+    config = root / "mkdocs.yml"
+    config.write_text("site_name: tiny\n", encoding="utf-8")
+    return config
+
+
+@pytest.mark.zensical
+def test_zensical_clean_deletes_its_cache_folder_but_not_a_kept_one(tmp_path: Path) -> None:
+    zensical = pytest.importorskip("zensical")
+    build = zensical_build_module()
+    config = _tiny_project(tmp_path)
+    images, other = tmp_path / ".cache" / "images", tmp_path / ".cache" / "other"
+    for folder in (images, other):
+        folder.mkdir(parents=True)
+        (folder / "a.png").write_bytes(b"png")
+    with build.kept_from_clean(images, tmp_path):
+        zensical.build(str(config), {"clean": True, "strict": False})
+    assert not other.exists(), "Zensical's --clean no longer deletes .cache/: drop the keeping"
+    assert (images / "a.png").read_bytes() == b"png"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", "docs", "mkdocs.yml", "site"]
+
+
+def test_a_folder_outside_zensicals_cache_is_left_where_it_is(tmp_path: Path) -> None:
+    build = zensical_build_module()
+    outside = tmp_path / "images"
+    outside.mkdir()
+    with build.kept_from_clean(outside, tmp_path):
+        assert outside.is_dir()
+    assert not (tmp_path / ".cache").exists()
+
+
+def test_images_kept_by_a_killed_build_come_back_with_the_next(tmp_path: Path) -> None:
+    build = zensical_build_module()
+    images = tmp_path / ".cache" / "images"
+    aside = tmp_path / ".cache-kept-images"
+    aside.mkdir()
+    (aside / "old.png").write_bytes(b"old")
+    with build.kept_from_clean(images, tmp_path):
+        assert not images.exists()  # moved aside again for this build
+    assert (images / "old.png").read_bytes() == b"old" and not aside.exists()
+
+
+def test_images_written_during_the_build_are_merged_with_the_kept_ones(tmp_path: Path) -> None:
+    build = zensical_build_module()
+    images = tmp_path / ".cache" / "images"
+    images.mkdir(parents=True)
+    (images / "old.png").write_bytes(b"old")
+    with build.kept_from_clean(images, tmp_path):
+        images.mkdir(parents=True)
+        (images / "new.png").write_bytes(b"new")
+    assert sorted(p.name for p in images.iterdir()) == ["new.png", "old.png"]
+
+
+def test_the_image_cache_folder_is_the_outputs_steps(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    build = zensical_build_module()
+    monkeypatch.delenv(IMAGE_CACHE_ENV, raising=False)
+    ctx = sitebuild.SiteContext(root=tmp_path, catalog=None)  # type: ignore[arg-type]
+    assert build.image_cache_folder(tmp_path) == image_cache(ctx).folder == tmp_path / IMAGE_CACHE
+    monkeypatch.setenv(IMAGE_CACHE_ENV, str(tmp_path / "elsewhere"))
+    assert build.image_cache_folder(tmp_path) == image_cache(ctx).folder
 
 
 # --------------------------------------------------------------------------- once per build
