@@ -4,6 +4,7 @@ nothing loads from another host; internal links resolve; an invalid catalog fail
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -308,6 +309,37 @@ CSS_REMOTE = re.compile(r"(@import\s+(url\()?\s*['\"]?|url\(\s*['\"]?)(https?:)?
 def remote(url: str) -> bool:
     parts = urlsplit(url)
     return bool(parts.netloc) and parts.netloc != OWN_HOST
+
+
+def search_entries(site: Path) -> dict[str, str]:
+    """The built search index: location -> text."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    return {doc["location"]: doc["text"] for doc in index["docs"]}
+
+
+def test_search_index_leaves_out_the_blocks_marked_excluded(built_site: BuiltSite,
+                                                             catalog: Catalog) -> None:
+    entries = search_entries(built_site.root)
+    with_values = [aid for aid in catalog.algorithms
+                   if load_page(built_site.root, f"algorithms/{aid}/").by_class("tn-dq")]
+    assert with_values  # the real catalog has unverified values on some algorithm pages
+    for aid in with_values:  # the "Unverified values" section: a heading, no text
+        assert entries[f"algorithms/{aid}/#data-quality"].strip() == "", aid
+    index_text = " ".join(t for loc, t in entries.items() if loc.startswith("algorithms/#")
+                          or loc == "algorithms/")
+    assert "H100-equivalent hours use the factor" not in index_text  # the table's footnote
+
+
+def test_no_excluded_block_holds_an_element_of_its_own_tag(built_site: BuiltSite,
+                                                            catalog: Catalog) -> None:
+    # Material's search parser matches elements by tag name: an inner element of the same tag
+    # ends the exclusion at its end tag, and what follows is indexed after all.
+    for path in site_pages(built_site.root, catalog):
+        for block in load_page(built_site.root, path).iter():
+            if "data-search-exclude" not in block.attrs:
+                continue
+            inner = [n for n in block.iter() if n is not block and n.tag == block.tag]
+            assert not inner, f"{path}: <{block.tag} class={block.attrs.get('class')!r}>"
 
 
 def test_nothing_loads_from_another_host(built_site: BuiltSite) -> None:
