@@ -60,6 +60,8 @@ class Graph:
     inputs: tuple[str, ...]
     quantities: list[Quantity] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
+    _by_key: dict[str, Quantity] = field(default_factory=dict, init=False, repr=False,
+                                         compare=False)
 
     def add(self, *items: Quantity) -> None:
         known = set(self.inputs) | {q.key for q in self.quantities}
@@ -80,7 +82,14 @@ class Graph:
         return [q.key for q in self.quantities]
 
     def quantity(self, key: str) -> Quantity:
-        return next(q for q in self.quantities if q.key == key)
+        """The quantity named ``key`` (KeyError if none), from an index by key that is made
+        again when quantities were added since (pages look up thousands per build)."""
+        if len(self._by_key) != len(self.quantities):
+            self._by_key.clear()
+            self._by_key.update((q.key, q) for q in self.quantities)
+        if key not in self._by_key:
+            raise KeyError(f"no quantity {key!r} in the calculator graph")
+        return self._by_key[key]
 
 
 def evaluate(graph: Graph, env: Mapping[str, Any]) -> dict[str, float | None]:

@@ -98,11 +98,13 @@ def _render(template: str, **values: Any) -> str:
 def summary_rows(catalog: Catalog, e: est.Estimate) -> list[dict[str, Any]]:
     """The headline numbers of an estimate: a label and parts, each a number (with its key,
     shown as ``data-key``), plain text or a status badge."""
-    shown, names = shown_numbers(catalog, e), e.resolved.names
+    graph, names = est.graph_for(catalog), e.resolved.names
     hw, train = names["hw_name"], catalog.formulas[names["train_formula"]]
 
     def n(key: str) -> dict[str, str]:
-        return {"key": key, "text": shown[key], "badge": ""}
+        # formatted here, not through shown_numbers: a page shows a dozen of the ~60 numbers
+        text = fmt_value(graph.quantity(key).format, e.numbers[key])
+        return {"key": key, "text": text, "badge": ""}
 
     def t(text: str) -> dict[str, str]:
         return {"key": "", "text": text, "badge": ""}
