@@ -16,7 +16,6 @@ aside (a rename) while Zensical builds and put back before the outputs are writt
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,17 +23,11 @@ from pathlib import Path
 
 import zensical
 
-from tinkernomics.site.charts.feature import IMAGE_CACHE_DIR, IMAGE_CACHE_ENV
+from tinkernomics.site.charts.feature import image_cache_folder
 from tinkernomics.site.outputs import CONFIG_FILE, read_config, write_site_outputs
 
 ZENSICAL_CACHE = ".cache"
 """Zensical's cache folder under the project root (fixed in 0.0.73): ``--clean`` deletes it."""
-
-
-def image_cache_folder(root: Path) -> Path:
-    """Where the outputs step keeps rendered PNGs for the project at ``root``
-    (``tinkernomics.site.charts.feature.image_cache``)."""
-    return Path(os.environ.get(IMAGE_CACHE_ENV) or root / IMAGE_CACHE_DIR)
 
 
 def _put_back(aside: Path, folder: Path) -> None:

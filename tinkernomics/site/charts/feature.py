@@ -283,9 +283,14 @@ def _chart_date(ctx: SiteContext) -> str:
     return data_last_changed(ctx.catalog.root).date().isoformat()
 
 
+def image_cache_folder(root: Path) -> Path:
+    """Where rendered PNGs are kept for the project at ``root`` (``$TINKERNOMICS_IMAGE_CACHE``,
+    else ``.cache/images``); the Zensical adapter keeps this folder through ``--clean``."""
+    return Path(os.environ.get(IMAGE_CACHE_ENV) or root / IMAGE_CACHE_DIR)
+
+
 def image_cache(ctx: SiteContext) -> images.ImageCache:
-    folder = os.environ.get(IMAGE_CACHE_ENV) or ctx.root / IMAGE_CACHE_DIR
-    return images.ImageCache(Path(folder))
+    return images.ImageCache(image_cache_folder(ctx.root))
 
 
 def _json_text(value: Any) -> str:
