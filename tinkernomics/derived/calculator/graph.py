@@ -62,9 +62,10 @@ class Graph:
     lines: list[Line] = field(default_factory=list)
     _by_key: dict[str, Quantity] = field(default_factory=dict, init=False, repr=False,
                                          compare=False)
+    """``quantities`` by key, kept by ``add`` (quantities are added only through it)."""
 
     def add(self, *items: Quantity) -> None:
-        known = set(self.inputs) | {q.key for q in self.quantities}
+        known = set(self.inputs) | set(self._by_key)
         for q in items:
             if q.format not in FORMATS:
                 raise ValueError(f"quantity {q.key}: unknown format {q.format!r}")
@@ -76,17 +77,15 @@ class Graph:
                     raise ValueError(f"quantity {q.key} reads {', '.join(unknown)}, "
                                      "which is neither an input nor an earlier quantity")
             self.quantities.append(q)
+            self._by_key[q.key] = q
             known.add(q.key)
 
     def keys(self) -> list[str]:
         return [q.key for q in self.quantities]
 
     def quantity(self, key: str) -> Quantity:
-        """The quantity named ``key`` (KeyError if none), from an index by key that is made
-        again when quantities were added since (pages look up thousands per build)."""
-        if len(self._by_key) != len(self.quantities):
-            self._by_key.clear()
-            self._by_key.update((q.key, q) for q in self.quantities)
+        """The quantity named ``key`` (KeyError if none); ``add`` keeps the index by key
+        (pages look up thousands per build)."""
         if key not in self._by_key:
             raise KeyError(f"no quantity {key!r} in the calculator graph")
         return self._by_key[key]

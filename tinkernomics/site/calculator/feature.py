@@ -72,11 +72,14 @@ def query_string(query: Mapping[str, str]) -> str:
     return urlencode(query, safe=":")
 
 
+def shown_number(catalog: Catalog, e: est.Estimate, key: str) -> str:
+    """One shown number of an estimate as the page shows it (its quantity's format)."""
+    return fmt_value(est.graph_for(catalog).quantity(key).format, e.numbers[key])
+
+
 def shown_numbers(catalog: Catalog, e: est.Estimate) -> dict[str, str]:
     """Every shown number of an estimate as the page shows it (``data-key`` -> text)."""
-    graph = est.graph_for(catalog)
-    return {key: fmt_value(graph.quantity(key).format, value)
-            for key, value in e.numbers.items()}
+    return {key: shown_number(catalog, e, key) for key in e.numbers}
 
 
 # --------------------------------------------------------------------------- views
@@ -98,13 +101,12 @@ def _render(template: str, **values: Any) -> str:
 def summary_rows(catalog: Catalog, e: est.Estimate) -> list[dict[str, Any]]:
     """The headline numbers of an estimate: a label and parts, each a number (with its key,
     shown as ``data-key``), plain text or a status badge."""
-    graph, names = est.graph_for(catalog), e.resolved.names
+    names = e.resolved.names
     hw, train = names["hw_name"], catalog.formulas[names["train_formula"]]
 
     def n(key: str) -> dict[str, str]:
-        # formatted here, not through shown_numbers: a page shows a dozen of the ~60 numbers
-        text = fmt_value(graph.quantity(key).format, e.numbers[key])
-        return {"key": key, "text": text, "badge": ""}
+        # one number at a time: the panel shows a dozen of the estimate's ~60
+        return {"key": key, "text": shown_number(catalog, e, key), "badge": ""}
 
     def t(text: str) -> dict[str, str]:
         return {"key": "", "text": text, "badge": ""}
