@@ -8,8 +8,9 @@ Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no 
 are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
 so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
 stores each image with a 64-colour palette, which halves the files. Rendering costs about 0.2 s
-per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by content (``ImageCache``): a rebuild renders only charts that changed, and
-a cold build renders them in parallel (``ImageCache.prefill``).
+per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by
+content (``ImageCache``): a rebuild renders only charts that changed, and a cold build renders
+them in parallel (``ImageCache.prefill``).
 """
 
 from __future__ import annotations
@@ -118,16 +119,15 @@ class ImageCache:
     def prefill(self, jobs: list[tuple[str, int]]) -> int:
         """Render the (SVG, width) jobs not cached yet, in parallel processes (one per core):
         images are most of a build's time on a large catalog. Returns how many it rendered."""
-        todo = [(svg, w) for svg, w in dict.fromkeys(jobs)
-                if (path := self._path(svg, w)) is not None and not path.is_file()]
+        paths = {job: self._path(*job) for job in dict.fromkeys(jobs)}
+        todo = {job: path for job, path in paths.items()
+                if path is not None and not path.is_file()}
         if len(todo) < PARALLEL_MIN_IMAGES:
             return 0
         workers = min(len(todo), os.cpu_count() or 1)
         with ProcessPoolExecutor(max_workers=workers) as pool:
             rendered = pool.map(_render_job, todo, chunksize=max(1, len(todo) // (4 * workers)))
-            for (svg, w), data in zip(todo, rendered, strict=True):
-                path = self._path(svg, w)
-                assert path is not None
+            for path, data in zip(todo.values(), rendered, strict=True):
                 self._store(path, data)
         return len(todo)
 
