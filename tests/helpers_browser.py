@@ -7,6 +7,7 @@ A missing Chromium fails the browser tests instead of skipping them: `make test`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +31,14 @@ def launch_chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def new_tab(browser: Any, **options: Any) -> Iterator[Any]:
+    """A page in a fresh browser context (``options`` as for ``new_context``: viewport,
+    color_scheme, java_script_enabled...); the context is closed afterwards."""
+    context = browser.new_context(**options)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

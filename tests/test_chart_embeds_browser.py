@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
+from helpers_browser import new_tab
 from test_charts_browser import CHART, TIMEOUT_MS, _Quiet, _serve, base_url  # noqa: F401
 
 from tinkernomics.site.charts import spec as charts
@@ -97,9 +98,7 @@ def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
         page: str) -> None:
     _, serve = host
     url = serve(snippet_of(built_site.root, page, base_url), block_scripts=True)
-    context = browser.new_context(viewport={"width": width, "height": 1000})
-    try:
-        tab = context.new_page()
+    with new_tab(browser, viewport={"width": width, "height": 1000}) as tab:
         blocked: list[str] = []
         tab.on("console", lambda m: "Content Security Policy" in m.text and blocked.append(m.text))
         tab.goto(url)
@@ -112,8 +111,6 @@ def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
         assert m["view"] - m["creditBottom"] <= MAX_GAP_PX  # no blank band under it
         assert m["frameWidth"] - m["drawnWidth"] <= MAX_GAP_PX  # chart not shrunk to fit
         assert m["drawnWidth"] >= min(width, 960) - 60
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize(("theme", "system", "background"), [
@@ -127,9 +124,7 @@ def test_theme_holds_with_javascript_off_in_the_frame(
     pinned = "" if theme == "auto" else f"#theme={theme}"  # as the snippet's theme menu writes
     snippet = snippet.replace("?theme=auto", f"?theme={theme}{pinned}")
     url = serve(snippet, block_scripts=True)
-    context = browser.new_context(java_script_enabled=False, color_scheme=system)
-    try:
-        tab = context.new_page()
+    with new_tab(browser, java_script_enabled=False, color_scheme=system) as tab:
         tab.goto(url)
         frame = tab.frame_locator("iframe")
         frame.locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
@@ -138,8 +133,6 @@ def test_theme_holds_with_javascript_off_in_the_frame(
         grid = tab.frames[1].evaluate(
             "getComputedStyle(document.querySelector('.tn-svg .bg')).fill")
         assert grid == background  # the static chart follows the page
-    finally:
-        context.close()
 
 
 def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # noqa: F811
@@ -147,9 +140,7 @@ def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # no
     _, serve = host
     url = serve(snippet_of(built_site.root, "algorithms/index.html", base_url),
                 block_scripts=False)
-    context = browser.new_context(viewport={"width": 900, "height": 900})
-    try:
-        tab = context.new_page()
+    with new_tab(browser, viewport={"width": 900, "height": 900}) as tab:
         tab.goto(url)
         tab.frame_locator("iframe").locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
         tab.wait_for_function("document.querySelector('iframe').getAttribute('scrolling') "
@@ -158,14 +149,10 @@ def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # no
         m = tab.frames[1].evaluate(MEASURE)
         assert m["clientWidth"] == m["viewWidth"]  # no scroll bar takes a track
         assert abs(m["view"] - m["creditBottom"] - 10) <= 2  # sized to the content
-    finally:
-        context.close()
 
 
 def test_keyboard_activation_keeps_focus_on_the_named_chart(browser, base_url: str) -> None:  # noqa: F811
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    try:
-        tab = context.new_page()
+    with new_tab(browser, viewport={"width": 1200, "height": 900}) as tab:
         tab.goto(base_url + "algorithms/")
         button = tab.locator(f"{CHART} [data-tn-activate]")
         button.scroll_into_view_if_needed()
@@ -178,14 +165,10 @@ def test_keyboard_activation_keeps_focus_on_the_named_chart(browser, base_url: s
                                "document.activeElement.getAttribute('aria-label')]")
         assert "tn-chart__plot" in focused[0].split() and focused[1] == "img"
         assert focused[2].startswith("ScaleRL convergence fits by algorithm")
-    finally:
-        context.close()
 
 
 def test_phone_width_keeps_a_usable_plot_area(browser, base_url: str) -> None:  # noqa: F811
-    context = browser.new_context(viewport={"width": 360, "height": 800})
-    try:
-        tab = context.new_page()
+    with new_tab(browser, viewport={"width": 360, "height": 800}) as tab:
         tab.goto(base_url + f"embed/{charts.COMPARISON_ID}/?theme=light")
         tab.locator("[data-tn-activate]").click()
         tab.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
@@ -198,5 +181,3 @@ def test_phone_width_keeps_a_usable_plot_area(browser, base_url: str) -> None:  
                            "Math.min(...[...document.querySelectorAll('.g-x2title text')]"
                            ".map(t => t.getBoundingClientRect().top))")
         assert top is None or top >= 0  # the top axis title is not clipped
-    finally:
-        context.close()
