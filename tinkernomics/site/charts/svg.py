@@ -44,10 +44,10 @@ class Layout:
 
 LAYOUTS = {"wide": Layout("wide", 720, 290), "narrow": Layout("narrow", 400, 300)}
 CHAR_WIDTH_PX = 7.4
+"""Rough width of a 13 px system-ui character, for laying out the legend."""
 SVG_CACHE_SIZE = 4096
 """A chart's SVG is drawn for its page, its embed page, its files and its images: drawn once
 per (chart, variant), kept for the few thousand a 1,000-entry build needs."""
-"""Rough width of a 13 px system-ui character, for laying out the legend."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 
 SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
