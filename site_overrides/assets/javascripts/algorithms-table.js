@@ -73,9 +73,14 @@
         var at = hit.findIndex(function (r) { return r.id === target; });
         if (at >= state.shown) state.shown = at + 1;
       }
-      var visible = 0;
-      rows.forEach(function (row) { row.hidden = true; });
-      hit.forEach(function (row) { row.hidden = visible++ >= state.shown; });
+      var visible = 0, show = new Set();
+      hit.forEach(function (row) { if (visible++ < state.shown) show.add(row); });
+      // Touch only rows whose state changes: setting `hidden` on every row, even to the value it
+      // has, makes the browser restyle the whole table (a long task on a slow phone).
+      rows.forEach(function (row) {
+        var hide = !show.has(row);
+        if (row.hidden !== hide) row.hidden = hide;
+      });
       var on = Math.min(hit.length, state.shown);
       count.textContent = hit.length === rows.length && on === rows.length
         ? rows.length + " algorithms."

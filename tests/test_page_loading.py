@@ -1,0 +1,65 @@
+"""Pages load without holding back their first paint: one stylesheet of ours (the build joins the
+feature stylesheets into assets/stylesheets/site.css), and deferred scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest_site import BuiltSite
+from helpers_site import PAGES, Node, load_page
+
+from tinkernomics.site.pages import stylesheets
+
+OURS = "assets/stylesheets/"
+MATERIAL_CSS = ("main.", "palette.")
+
+
+def test_the_bundle_joins_every_source_in_cascade_order(tmp_path: Path) -> None:
+    for i, name in enumerate(stylesheets.SOURCES):
+        (tmp_path / name).write_text(f".rule-{i} {{ order: {i}; }}\n", encoding="utf-8")
+    text = stylesheets.bundle_text(tmp_path)
+    positions = [text.index(f".rule-{i} ") for i in range(len(stylesheets.SOURCES))]
+    assert positions == sorted(positions)
+    assert all(f"/* ---- {name} ---- */" in text for name in stylesheets.SOURCES)
+
+
+def test_a_missing_source_names_the_file(tmp_path: Path) -> None:
+    for name in stylesheets.SOURCES[1:]:
+        (tmp_path / name).write_text("a{}", encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=stylesheets.SOURCES[0]):
+        stylesheets.bundle_text(tmp_path)
+
+
+def _stylesheets(page: Node) -> list[str]:
+    return [n.attrs["href"] for n in page.by_tag("link") if n.attrs.get("rel") == "stylesheet"]
+
+
+def _ours(href: str) -> bool:
+    name = href.rsplit("/", 1)[-1]
+    return OURS in href and not name.startswith(MATERIAL_CSS)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", [*PAGES, "algorithms/grpo/", "calculator/", "api/"])
+def test_each_page_links_one_stylesheet_of_ours_and_defers_its_scripts(
+        built_site: BuiltSite, path: str) -> None:
+    page = load_page(built_site.root, path)
+    ours = [href for href in _stylesheets(page) if _ours(href)]
+    assert [h.rsplit("/", 1)[-1] for h in ours] == [stylesheets.BUNDLE], ours
+    body = next(iter(page.by_tag("body")))
+    scripts = [n for n in body.iter() if n.tag == "script" and "src" in n.attrs]
+    # calculator.js sits in the calculator's content, which instant navigation runs again.
+    trailing = [s for s in scripts if "assets/javascripts/" in s.attrs["src"]
+                and not s.attrs["src"].endswith("calculator.js")]
+    names = [s.attrs["src"].rsplit("/", 1)[-1] for s in trailing]
+    assert names[0].startswith("bundle.") and {"charts.js", "algorithms-table.js"} <= set(names)
+    assert all("defer" in s.attrs for s in trailing), names
+
+
+@pytest.mark.build
+def test_the_built_bundle_holds_every_source_as_copied(built_site: BuiltSite) -> None:
+    folder = built_site.root / "assets" / "stylesheets"
+    bundle = (folder / stylesheets.BUNDLE).read_text(encoding="utf-8")
+    for name in stylesheets.SOURCES:
+        assert (folder / name).read_text(encoding="utf-8").strip() in bundle, name

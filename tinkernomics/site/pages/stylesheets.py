@@ -1,0 +1,39 @@
+"""The site's one stylesheet (pipeline step 6, written after the pages; page loading speed).
+
+Our styles are kept as one source file per feature under ``site_overrides/assets/stylesheets/``
+(pages, charts, calculator, algorithms index), which the generator copies into the site. Every
+page needs all of them, and each separate stylesheet in ``<head>`` is a request that holds the
+first paint back on a slow connection (Lighthouse's mobile run: about 0.3 s for the four).
+So the outputs step joins them, in cascade order, into ``assets/stylesheets/site.css``, the only
+stylesheet of ours that ``site_overrides/main.html`` links. The sources stay in the site:
+the embed pages link ``charts.css`` alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FOLDER = "assets/stylesheets"
+SOURCES = ("tinkernomics.css", "charts.css", "calculator.css", "algorithms-table.css")
+"""In cascade order: later files may refine earlier ones."""
+BUNDLE = "site.css"
+
+
+def bundle_text(folder: Path) -> str:
+    """The sources of ``folder`` joined, each introduced by a comment naming its file."""
+    parts = []
+    for name in SOURCES:
+        path = folder / name
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: stylesheet missing from the built site "
+                                    f"(pages/stylesheets.py SOURCES names it)")
+        parts.append(f"/* ---- {name} ---- */\n{path.read_text(encoding='utf-8').strip()}\n")
+    return "\n".join(parts)
+
+
+def write_bundle(site_dir: Path) -> Path:
+    """Write ``assets/stylesheets/site.css`` from the copied sources; return its path."""
+    folder = site_dir / FOLDER
+    target = folder / BUNDLE
+    target.write_text(bundle_text(folder), encoding="utf-8")
+    return target
