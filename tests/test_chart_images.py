@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import time
 from pathlib import Path
 
 import jsonschema
@@ -206,3 +208,17 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
     assert cache.prefill(todo) == 0  # all cached now
     svg, width = todo[0]
     assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process
+
+
+def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: charts.Chart,
+                                                                      tmp_path: Path) -> None:
+    cache = images.ImageCache(tmp_path)
+    card = images.card_png(grpo, "", cache)
+    images.chart_png(grpo, "", cache)
+    month_ago = time.time() - (images.PRUNE_AFTER_DAYS + 1) * 86400
+    for path in tmp_path.glob("*.png"):
+        os.utime(path, (month_ago, month_ago))
+    assert images.card_png(grpo, "", cache) == card  # a build still shows the card
+    assert cache.prune() == 1
+    assert [p.read_bytes() for p in tmp_path.glob("*.png")] == [card]
+    assert images.ImageCache().prune() == 0  # no folder, nothing to do

@@ -120,6 +120,18 @@ def test_pages_workflow_builds_with_the_project_pages_url_and_deploys() -> None:
     assert set(make_targets(pages)) <= documented_targets()
 
 
+def test_pages_workflow_keeps_the_chart_image_cache_before_it_builds() -> None:
+    from tinkernomics.site.charts.feature import IMAGE_CACHE_DIR
+
+    pages = steps(load(ROOT / ".github" / "workflows" / "pages.yml"))
+    names = [s.get("uses", "") or s.get("run", "") for s in pages]
+    caches = [i for i, n in enumerate(names) if n.startswith("actions/cache@")]
+    build = next(i for i, n in enumerate(names) if "make build" in n)
+    assert caches and caches[0] < build
+    cache = pages[caches[0]]["with"]
+    assert cache["path"] == IMAGE_CACHE_DIR and cache["restore-keys"]
+
+
 def test_mkdocs_reads_the_site_url_from_the_environment() -> None:
     config = ROOT / "mkdocs.yml"
     if not config.exists():

@@ -359,3 +359,4 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
         card.parent.mkdir(parents=True, exist_ok=True)
         card.write_bytes(cache.png(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
                                    images.CARD_WIDTH_PX))
+    cache.prune()

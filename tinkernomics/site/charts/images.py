@@ -10,7 +10,8 @@ so a build draws the same pixels on every machine. Pillow (a wheel, no system li
 stores each image with a 64-colour palette, which halves the files. Rendering costs about 0.2 s
 per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by
 content (``ImageCache``): a rebuild renders only charts that changed, and a cold build renders
-them in parallel (``ImageCache.prefill``).
+them in parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those
+unused for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -88,6 +90,10 @@ def renderer_version() -> str:
     return "|".join([*versions, f"palette{PALETTE_COLOURS}"])
 
 
+PRUNE_AFTER_DAYS = 30.0
+"""Cached images unused this long are deleted after a build (``ImageCache.prune``)."""
+
+
 @dataclass(frozen=True)
 class ImageCache:
     """PNG files keyed by a hash of (SVG text, width, renderer version); ``folder`` None
@@ -110,6 +116,7 @@ class ImageCache:
     def png(self, svg_text: str, width: int) -> bytes:
         path = self._path(svg_text, width)
         if path is not None and path.is_file():
+            os.utime(path)  # marks it in use, so ``prune`` keeps it
             return path.read_bytes()
         data = render_png(svg_text, width)
         if path is not None:
@@ -130,6 +137,19 @@ class ImageCache:
             for path, data in zip(todo.values(), rendered, strict=True):
                 self._store(path, data)
         return len(todo)
+
+
+    def prune(self, max_age_days: float = PRUNE_AFTER_DAYS) -> int:
+        """Delete cached images no build has used for ``max_age_days`` (each use touches its
+        file), so a cache kept between CI runs holds what the site shows and not every chart
+        it ever showed. Returns how many it deleted."""
+        if self.folder is None or not self.folder.is_dir():
+            return 0
+        cutoff = time.time() - max_age_days * 86400
+        old = [p for p in self.folder.glob("*.png") if p.stat().st_mtime < cutoff]
+        for path in old:
+            path.unlink(missing_ok=True)
+        return len(old)
 
 
 PARALLEL_MIN_IMAGES = 8
