@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tinkernomics.site.pages.compact import compact
+
 DESCRIPTION_CHARS = 300
 """Longest og:description, in characters (previews cut longer text anyway)."""
 SITE_CARD = "assets/images/site-card.png"
@@ -98,18 +100,22 @@ def _rel_url(site_dir: Path, path: Path) -> str:
 
 
 def add_previews(site_dir: Path, site_url: str) -> int:
-    """Add preview tags to every content page under ``site_dir``; return how many changed.
+    """Add preview tags to every content page under ``site_dir``; return how many got them.
 
     Pages that already carry them (the embed pages write their own) and pages without a
-    ``<head>`` (redirects, fragments) are left as they are.
+    ``<head>`` (redirects, fragments) keep their head as it is. In the same pass every page
+    loses the indentation between its tags (``compact``), so each file is read and written once.
     """
     base = site_url if site_url.endswith("/") or not site_url else site_url + "/"
-    changed = 0
+    added = 0
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_text(encoding="utf-8")
-        if _MARKER in page or "</head>" not in page:
-            continue
-        tags = preview(page, _rel_url(site_dir, path), base).tags(base)
-        path.write_text(page.replace("</head>", f"  {tags}\n</head>", 1), encoding="utf-8")
-        changed += 1
-    return changed
+        out = page
+        if _MARKER not in page and "</head>" in page:
+            tags = preview(page, _rel_url(site_dir, path), base).tags(base)
+            out = page.replace("</head>", f"{tags}\n</head>", 1)
+            added += 1
+        out = compact(out)
+        if out != page:
+            path.write_text(out, encoding="utf-8")
+    return added
