@@ -206,3 +206,30 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
     assert cache.prefill(todo) == 0  # all cached now
     svg, width = todo[0]
     assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process
+
+
+def test_images_are_compressed_harder_than_pillows_default_with_the_same_pixels(
+        grpo: charts.Chart) -> None:
+    from PIL import Image
+
+    png = images.chart_png(grpo, "", images.ImageCache())
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        default = io.BytesIO()
+        image.save(default, "PNG")
+        with Image.open(io.BytesIO(default.getvalue())) as again:
+            assert again.tobytes() == image.tobytes()
+            assert again.getpalette() == image.getpalette()
+    assert len(png) < 0.95 * len(default.getvalue())
+
+
+def test_the_image_cache_key_follows_the_png_settings(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    cache = images.ImageCache(tmp_path)
+    before = cache._path("<svg/>", 100)
+    images.renderer_version.cache_clear()
+    monkeypatch.setattr(images, "PNG_OPTIMIZE", not images.PNG_OPTIMIZE)
+    try:
+        assert cache._path("<svg/>", 100) != before
+    finally:
+        images.renderer_version.cache_clear()
