@@ -28,7 +28,7 @@ from tinkernomics.site.pages import views
 from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.previews import add_previews
 from tinkernomics.site.pages.rawhtml import raw_block
-from tinkernomics.site.pages.sourcemaps import drop_source_maps
+from tinkernomics.site.pages.themefiles import drop_unused_theme_files
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -185,10 +185,10 @@ PAGE_MACROS: dict[str, Callable[..., str]] = {
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """After the pages: link-preview tags on every page (see ``previews``), the theme's source
-    maps dropped (see ``sourcemaps``)."""
+    """After the pages: link-preview tags on every page (see ``previews``); the theme's source
+    maps and unused search languages dropped (see ``themefiles``)."""
     add_previews(site_dir, ctx.site_url)
-    drop_source_maps(site_dir)
+    drop_unused_theme_files(site_dir)
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:
