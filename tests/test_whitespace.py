@@ -1,6 +1,6 @@
 """Indentation taken out of built pages (tinkernomics.site.pages.whitespace): toy pages with the
-cases that must survive byte for byte, and the built site, where no text outside the kept
-elements starts a line with spaces."""
+cases that must survive byte for byte, the page's article kept as it is, and the built site,
+where no text of the theme's chrome outside the kept elements starts a line with spaces."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 from conftest_site import BuiltSite
 
-from tinkernomics.site.pages.whitespace import strip_indentation
+from tinkernomics.site.pages.whitespace import strip_indentation, strip_theme_indentation
 
 KEPT = {"pre", "textarea", "script", "style", "template", "code", "kbd"}
 
@@ -112,8 +112,29 @@ def test_stripping_twice_changes_nothing() -> None:
     assert strip_indentation(once) == once
 
 
+def chrome(page: str) -> str:
+    """The page with an empty article (what is left is the part the theme's templates write)."""
+    return re.sub(r"<article.*</article>", "<article></article>", page, count=1, flags=re.S)
+
+
+def loose_chrome_text(page: str) -> list[str]:
+    """Text of the chrome, outside kept elements, that has an indented or a blank line."""
+    return [data for kept, data in events(chrome(page)).text
+            if not kept and re.search(r"\n[ \t\n]", data)]
+
+
+def test_the_article_is_kept_and_the_chrome_around_it_stripped() -> None:
+    article = '<article class="md-typeset">\n  <p>Our\n\n    words</p>\n  </article>'
+    page = PAGE.replace("<body>", f"<body>\n    {article}", 1)
+    assert loose_chrome_text(page)
+    out = strip_theme_indentation(page)
+    assert article in out
+    assert not loose_chrome_text(out)
+    assert strip_theme_indentation(PAGE) == strip_indentation(PAGE)  # no article: all of it
+
+
 @pytest.mark.build
-def test_built_pages_have_no_indented_or_blank_line_outside_kept_elements(
+def test_built_pages_chrome_has_no_indented_or_blank_line_outside_kept_elements(
         built_site: BuiltSite) -> None:
     pages = sorted(built_site.root.rglob("*.html"))
     assert len(pages) > 20
@@ -121,7 +142,6 @@ def test_built_pages_have_no_indented_or_blank_line_outside_kept_elements(
     for path in pages:
         if path.parts[-3:-2] == ("embed",) or "</head>" not in path.read_text("utf-8"):
             continue  # embed pages come from our own template; fragments are not pages
-        for kept, data in events(path.read_text("utf-8")).text:
-            if not kept and re.search(r"\n[ \t\n]", data):
-                bad.append(f"{path.relative_to(built_site.root)}: {data[:40]!r}")
+        bad += [f"{path.relative_to(built_site.root)}: {data[:40]!r}"
+                for data in loose_chrome_text(path.read_text("utf-8"))]
     assert not bad, bad[:10]

@@ -6,8 +6,8 @@ the finished HTML by the outputs step, not by a theme template, so the MkDocs an
 builds carry the same tags (Zensical's template engine lacks the string methods and filters a
 template would need to find the page's chart and first paragraph). URLs are absolute, from
 ``site_url``, so a site under a sub-path stays right. The same pass takes the theme's
-indentation out of every page it tags (``whitespace.strip_indentation``): the pages are read and
-written once either way.
+indentation out of every page it tags (``whitespace.strip_theme_indentation``): the pages
+are read and written once either way.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinkernomics.site.pages.whitespace import strip_indentation
+from tinkernomics.site.pages.whitespace import strip_theme_indentation
 
 DESCRIPTION_CHARS = 300
 """Longest og:description, in characters (previews cut longer text anyway)."""
@@ -102,8 +102,8 @@ def _rel_url(site_dir: Path, path: Path) -> str:
 
 
 def add_previews(site_dir: Path, site_url: str) -> int:
-    """Add preview tags to every content page under ``site_dir`` and strip its indentation;
-    return how many changed.
+    """Add preview tags to every content page under ``site_dir`` and strip the theme's
+    indentation; return how many changed.
 
     Pages that already carry them (the embed pages write their own) and pages without a
     ``<head>`` (redirects, fragments) are left as they are.
@@ -116,6 +116,6 @@ def add_previews(site_dir: Path, site_url: str) -> int:
             continue
         tags = preview(page, _rel_url(site_dir, path), base).tags(base)
         tagged = page.replace("</head>", f"{tags}\n</head>", 1)
-        path.write_text(strip_indentation(tagged), encoding="utf-8")
+        path.write_text(strip_theme_indentation(tagged), encoding="utf-8")
         changed += 1
     return changed

@@ -1,10 +1,12 @@
 """Indentation out of built pages (pipeline step 6, in the link-preview pass over every page).
 
 Material's templates indent their markup and leave runs of blank lines: about 4.2 KB of every
-page, most of it in the site chrome, 4.4 MB of the site at 1,000 algorithms (about 0.9 CPU
-seconds to strip, one regular-expression pass per page).
-``previews.add_previews`` already reads and rewrites every built page, so it passes each one
-through ``strip_indentation`` on the way.
+page, 4.3 MB of the site at 1,000 algorithms. ``previews.add_previews`` already reads and
+rewrites every built page, so it passes each one through ``strip_theme_indentation`` on the
+way. That strips only the theme's chrome, around the page's ``<article>``: the article (the
+page's own content, markup from Markdown and the macros) has 2% of the indentation and two
+thirds of the bytes, so it is copied as it is, and stripping costs 0.3 CPU seconds at 1,000
+algorithms instead of 0.9.
 
 The transform changes nothing a reader sees. It touches only text between tags, never a tag
 (attribute values stay byte for byte) and never the content of an element whose whitespace
@@ -49,3 +51,12 @@ def strip_indentation(page: str) -> str:
         pos = match.end()
     parts.append(_squeeze(page[pos:]))
     return "".join(parts)
+
+
+def strip_theme_indentation(page: str) -> str:
+    """``page`` with ``strip_indentation`` applied around its ``<article>``, which is kept byte
+    for byte (a page without one is stripped whole)."""
+    start, end = page.find("<article"), page.rfind("</article>")
+    if start < 0 or end < start:
+        return strip_indentation(page)
+    return strip_indentation(page[:start]) + page[start:end] + strip_indentation(page[end:])
