@@ -222,3 +222,30 @@ def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: char
     assert cache.prune() == 1
     assert [p.read_bytes() for p in tmp_path.glob("*.png")] == [card]
     assert images.ImageCache().prune() == 0  # no folder, nothing to do
+
+
+def test_images_are_compressed_harder_than_pillows_default_with_the_same_pixels(
+        grpo: charts.Chart) -> None:
+    from PIL import Image
+
+    png = images.chart_png(grpo, "", images.ImageCache())
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        default = io.BytesIO()
+        image.save(default, "PNG")
+        with Image.open(io.BytesIO(default.getvalue())) as again:
+            assert again.tobytes() == image.tobytes()
+            assert again.getpalette() == image.getpalette()
+    assert len(png) < 0.95 * len(default.getvalue())
+
+
+def test_the_image_cache_key_follows_the_png_settings(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    cache = images.ImageCache(tmp_path)
+    before = cache._path("<svg/>", 100)
+    images.renderer_version.cache_clear()
+    monkeypatch.setattr(images, "PNG_OPTIMIZE", not images.PNG_OPTIMIZE)
+    try:
+        assert cache._path("<svg/>", 100) != before
+    finally:
+        images.renderer_version.cache_clear()

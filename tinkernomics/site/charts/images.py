@@ -7,7 +7,8 @@ link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages
 Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
 are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
 so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
-stores each image with a 64-colour palette, which halves the files. Rendering costs about 0.2 s
+stores each image with a 64-colour palette, which halves the files, compressed with its
+``optimize`` option (9% less again). Rendering costs about 0.2 s
 per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by
 content (``ImageCache``): a rebuild renders only charts that changed, and a cold build renders
 them in parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those
@@ -71,6 +72,12 @@ PALETTE_COLOURS = 64
 areas stay flat. Halves the files (GRPO's chart.png 66 -> 30 KB) at no visible cost."""
 
 
+PNG_OPTIMIZE = True
+"""Pillow's ``optimize``: the smallest zlib stream it finds. The same pixels in about 9% fewer
+bytes (2.2 MB of the 24.7 MB of images at 1,000 algorithms) for about 0.025 s more per image,
+paid once: images are cached."""
+
+
 def palette_png(png: bytes) -> bytes:
     """The same image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
     from PIL import Image
@@ -79,15 +86,16 @@ def palette_png(png: bytes) -> bytes:
         quantised = image.convert("RGB").quantize(
             colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    quantised.save(out, "PNG")
+    quantised.save(out, "PNG", optimize=PNG_OPTIMIZE)
     return out.getvalue()
 
 
 @cache
 def renderer_version() -> str:
-    """Part of the cache key: a new resvg or font package re-renders every image."""
+    """Part of the cache key: a new resvg or font package, or other palette or PNG settings,
+    re-render every image."""
     versions = [metadata.version(dist) for dist in ("resvg-py", "font-roboto", "pillow")]
-    return "|".join([*versions, f"palette{PALETTE_COLOURS}"])
+    return "|".join([*versions, f"palette{PALETTE_COLOURS}", f"optimize{int(PNG_OPTIMIZE)}"])
 
 
 PRUNE_AFTER_DAYS = 30.0

@@ -28,8 +28,8 @@ from tinkernomics.site.pages import views
 from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.previews import add_previews
 from tinkernomics.site.pages.rawhtml import raw_block
-from tinkernomics.site.pages.sourcemaps import drop_source_maps
 from tinkernomics.site.pages.stylesheets import write_bundle
+from tinkernomics.site.pages.themefiles import drop_unused_theme_files
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -186,11 +186,12 @@ PAGE_MACROS: dict[str, Callable[..., str]] = {
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """After the pages: link-preview tags on every page and their indentation out (see
-    ``previews``), the site's one stylesheet (``stylesheets``), no source maps (``sourcemaps``)."""
+    """After the pages: link-preview tags on every page and the theme's indentation out (see
+    ``previews``), the site's one stylesheet (``stylesheets``), the theme's source maps and
+    unused search languages dropped (``themefiles``)."""
     add_previews(site_dir, ctx.site_url)
     write_bundle(site_dir)
-    drop_source_maps(site_dir)
+    drop_unused_theme_files(site_dir)
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

@@ -5,7 +5,9 @@ preview card and a ``<link rel="alternate" type="application/json+oembed">``. Th
 the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
 builds carry the same tags (Zensical's template engine lacks the string methods and filters a
 template would need to find the page's chart and first paragraph). URLs are absolute, from
-``site_url``, so a site under a sub-path stays right.
+``site_url``, so a site under a sub-path stays right. The same pass takes the theme's
+indentation out of every page it tags (``whitespace.strip_theme_indentation``): the pages
+are read and written once either way.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinkernomics.site.pages.compact import compact
+from tinkernomics.site.pages.whitespace import strip_theme_indentation
 
 DESCRIPTION_CHARS = 300
 """Longest og:description, in characters (previews cut longer text anyway)."""
@@ -100,22 +102,20 @@ def _rel_url(site_dir: Path, path: Path) -> str:
 
 
 def add_previews(site_dir: Path, site_url: str) -> int:
-    """Add preview tags to every content page under ``site_dir``; return how many got them.
+    """Add preview tags to every content page under ``site_dir`` and strip the theme's
+    indentation; return how many changed.
 
     Pages that already carry them (the embed pages write their own) and pages without a
-    ``<head>`` (redirects, fragments) keep their head as it is. In the same pass every page
-    loses the indentation between its tags (``compact``), so each file is read and written once.
+    ``<head>`` (redirects, fragments) are left as they are.
     """
     base = site_url if site_url.endswith("/") or not site_url else site_url + "/"
-    added = 0
+    changed = 0
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_text(encoding="utf-8")
-        out = page
-        if _MARKER not in page and "</head>" in page:
-            tags = preview(page, _rel_url(site_dir, path), base).tags(base)
-            out = page.replace("</head>", f"{tags}\n</head>", 1)
-            added += 1
-        out = compact(out)
-        if out != page:
-            path.write_text(out, encoding="utf-8")
-    return added
+        if _MARKER in page or "</head>" not in page:
+            continue
+        tags = preview(page, _rel_url(site_dir, path), base).tags(base)
+        tagged = page.replace("</head>", f"{tags}\n</head>", 1)
+        path.write_text(strip_theme_indentation(tagged), encoding="utf-8")
+        changed += 1
+    return changed
