@@ -73,8 +73,7 @@
         var at = hit.findIndex(function (r) { return r.id === target; });
         if (at >= state.shown) state.shown = at + 1;
       }
-      var visible = 0, show = new Set();
-      hit.forEach(function (row) { if (visible++ < state.shown) show.add(row); });
+      var show = new Set(hit.slice(0, state.shown));
       // Touch only rows whose state changes: setting `hidden` on every row, even to the value it
       // has, makes the browser restyle the whole table (a long task on a slow phone).
       rows.forEach(function (row) {

@@ -8,11 +8,11 @@ Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no 
 are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
 so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
 stores each image with a 64-colour palette, which halves the files, compressed with its
-``optimize`` option (9% less again). Rendering costs about 0.2 s
-per image (mostly resvg-py's PNG encoding, which takes no options), so images are cached by
-content (``ImageCache``): a rebuild renders only charts that changed, and a cold build renders
-them in parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those
-unused for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
+``optimize`` option (9% less again). Rendering costs about 0.1-0.2 s per image (mostly resvg-py's
+own rasterising and PNG encoding, which take no options), so images are cached by content
+(``ImageCache``): a rebuild renders only charts that changed, and a cold build renders them in
+parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those unused
+for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
 """
 
 from __future__ import annotations
@@ -145,7 +145,6 @@ class ImageCache:
             for path, data in zip(todo.values(), rendered, strict=True):
                 self._store(path, data)
         return len(todo)
-
 
     def prune(self, max_age_days: float = PRUNE_AFTER_DAYS) -> int:
         """Delete cached images no build has used for ``max_age_days`` (each use touches its
