@@ -16,7 +16,7 @@ import pytest
 from helpers_charts import fitted_catalog, many_fits_catalog
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.site.charts import embed, images, plotlyspec
+from tinkernomics.site.charts import embed, images, plotlyspec, svg
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 
@@ -249,3 +249,21 @@ def test_the_image_cache_key_follows_the_png_settings(monkeypatch: pytest.Monkey
         assert cache._path("<svg/>", 100) != before
     finally:
         images.renderer_version.cache_clear()
+
+
+def test_rasterised_svgs_place_the_chart_as_a_group_not_a_nested_svg(
+        grpo: charts.Chart) -> None:
+    """resvg draws a nested <svg> through an extra clipped layer (about 40% slower per image):
+    the file and the card hold one <svg> element, the chart a scaled, centred <g>."""
+    for svg_text in (svg.standalone_svg(grpo, "https://example.org/"),
+                     images.card_svg(grpo, "https://example.org/")):
+        assert svg_text.count("<svg") == 1
+        assert svg_text.count('<g class="tn-svg tn-svg--wide"') == 1
+
+
+def test_placed_chart_fits_and_centres_like_xmidymid_meet(grpo: charts.Chart) -> None:
+    width, height = svg.LAYOUTS["wide"].width, svg.svg_height(grpo)
+    at_size = svg.placed_chart(grpo, (0, 40, width, height), "f")
+    assert 'transform="translate(0 40)"' in at_size
+    half = svg.placed_chart(grpo, (100, 0, width, height / 2), "f")
+    assert f'transform="translate({100 + width / 4:g} 0) scale(0.5)"' in half

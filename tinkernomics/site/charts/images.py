@@ -33,7 +33,7 @@ from tinkernomics.site.charts.svg import (
     FONT,
     LAYOUTS,
     SVG_CACHE_SIZE,
-    chart_svg,
+    placed_chart,
     standalone_svg,
     svg_height,
 )
@@ -180,8 +180,7 @@ def _card(title: str, subtitle: str, chart: Chart, footer: str) -> str:
     box_h = h - top - 58
     inner_w, inner_h = LAYOUTS["wide"].width, svg_height(chart)
     box_w = min(w - 80, box_h * inner_w / inner_h)
-    inner = chart_svg(chart, element_id=f"tn-card-{chart.id}", theme="light").replace(
-        "<svg ", f'<svg x="{(w - box_w) / 2:g}" y="{top}" width="{box_w:g}" height="{box_h}" ', 1)
+    inner = placed_chart(chart, ((w - box_w) / 2, top, box_w, box_h), f"tn-card-{chart.id}")
     parts = [
         f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
         f'<rect x="0" y="0" width="{w}" height="10" fill="{ACCENT}"/>',
