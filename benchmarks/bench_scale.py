@@ -143,6 +143,31 @@ def page_kb(path: Path) -> tuple[float, float]:
     return len(data) / 1e3, len(gzip.compress(data, 6)) / 1e3
 
 
+AREAS = (("chart images (embed/*/chart.png, card.png)", lambda r: r.startswith("embed/")
+          and r.endswith(".png")),
+         ("other per-chart files (embed/: page, SVG, CSV, JSON, oEmbed, series)",
+          lambda r: r.startswith("embed/")),
+         ("algorithm pages", lambda r: r.startswith("algorithms/")),
+         ("API (api/)", lambda r: r.startswith("api/")),
+         ("search index", lambda r: r.startswith("search/")),
+         ("theme and vendor assets", lambda r: r.startswith("assets/")),
+         ("everything else", lambda r: True))
+"""Where a site's bytes go, first match wins: the per-chart files are what #14 (charts where
+bloggers publish) asks of every chart; the rest is the site's pages and data."""
+
+
+def breakdown(site: Path) -> list[tuple[str, int, float]]:
+    """(area, files, MB) of the site, in AREAS' order."""
+    totals = {name: [0, 0] for name, _ in AREAS}
+    for path in site.rglob("*"):
+        if path.is_file():
+            rel = path.relative_to(site).as_posix()
+            name = next(name for name, match in AREAS if match(rel))
+            totals[name][0] += 1
+            totals[name][1] += path.stat().st_size
+    return [(name, files, size / 1e6) for name, (files, size) in totals.items()]
+
+
 def largest_pages(site: Path, count: int = 6) -> list[tuple[str, float, float]]:
     pages = sorted(site.rglob("*.html"), key=lambda p: p.stat().st_size, reverse=True)
     return [(p.relative_to(site).as_posix(), *page_kb(p)) for p in pages[:count]]
@@ -189,6 +214,11 @@ def report(builds: list[Built], validates: dict[str, float], floors: list[Built]
     if not ok:
         missed.append("GRPO page grows with the catalog")
     print(f"algorithms index at 1,000: {index_kb:.0f} KB ({index_gz:.0f} KB gzipped)")
+    print(f"chart images rendered by the first 1,000 build: about "
+          f"{big.seconds - rebuild.seconds:.1f} CPU s (first build - rebuild)")
+    print(f"\nsite at 1,000 by area{'files':>42}{'MB':>9}")
+    for name, files, mb in breakdown(big.site):
+        print(f"  {name:<68}{files:>6}{mb:>9.1f}")
     for b in builds[1:]:
         print(f"\nlargest pages, {b.label} (KB, gzipped KB):")
         for rel, kb, gz in largest_pages(b.site):
