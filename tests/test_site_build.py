@@ -323,11 +323,27 @@ def test_search_index_leaves_out_the_blocks_marked_excluded(built_site: BuiltSit
     with_values = [aid for aid in catalog.algorithms
                    if load_page(built_site.root, f"algorithms/{aid}/").by_class("tn-dq")]
     assert with_values  # the real catalog has unverified values on some algorithm pages
-    for aid in with_values:  # the "Unverified values" section: a heading, no text
-        assert entries[f"algorithms/{aid}/#data-quality"].strip() == "", aid
+    for aid in with_values:  # the "Unverified values" section is left out, heading and all
+        assert f"algorithms/{aid}/#data-quality" not in entries, aid
     index_text = " ".join(t for loc, t in entries.items() if loc.startswith("algorithms/#")
                           or loc == "algorithms/")
     assert "H100-equivalent hours use the factor" not in index_text  # the table's footnote
+
+
+def test_algorithm_pages_index_what_readers_search_for(built_site: BuiltSite,
+                                                      catalog: Catalog) -> None:
+    entries = search_entries(built_site.root)
+    for aid, algo in catalog.algorithms.items():
+        page = f"algorithms/{aid}/"
+        sections = {loc.removeprefix(page) for loc in entries if loc.startswith(page)}
+        # Figures only, or indexed on their own pages (calculator, data quality, references).
+        assert not sections & {"#typical-run-cost", "#data-quality", "#references"}, aid
+        assert {"", "#profile", "#notes", "#tinker"} <= sections, aid
+        assert entries[page + "#notes"].strip(), aid
+        if algo.scalerl:  # the fit's model and the chart's caption, not its parameter list
+            fit = entries[page + "#scalerl"]
+            assert "Sigmoid fit of pass rate" in fit and algo.name in fit, aid
+            assert "asymptotic pass rate" not in fit and "<math" not in fit, aid
 
 
 def test_no_excluded_block_holds_an_element_of_its_own_tag(built_site: BuiltSite,

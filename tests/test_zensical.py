@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import posixpath
 import re
@@ -198,6 +199,25 @@ def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltS
         assert (zensical_site.root / asset).is_file(), asset
     assert page.count('class="tn-chart') >= 1
     assert "{{" not in page and "_Macro Rendering Error_" not in page
+
+
+@pytest.mark.build
+@pytest.mark.zensical
+def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: BuiltSite,
+                                                                built_site: BuiltSite) -> None:
+    """Sections whose heading carries data-search-exclude (the typical-run panel, unverified
+    values, references) are left out of both search indexes."""
+
+    def algorithm_sections(docs: list[dict[str, Any]]) -> set[str]:
+        return {d["location"] for d in docs if d["location"].startswith("algorithms/")
+                and d["location"] != "algorithms/" and not d["location"].startswith("algorithms/#")}
+
+    zensical = json.loads((zensical_site.root / "search.json").read_text(encoding="utf-8"))
+    mkdocs = json.loads((built_site.root / "search" / "search_index.json").read_text("utf-8"))
+    found = algorithm_sections(zensical["items"])
+    assert found == algorithm_sections(mkdocs["docs"])
+    assert found and not {loc for loc in found if loc.endswith(
+        ("#typical-run-cost", "#data-quality", "#references"))}
 
 
 # --------------------------------------------------------------------------- image cache

@@ -183,7 +183,8 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name,
                    missing_g=e["run.G"] is None)
-    return f"## What does a typical run cost? {{#{SECTION_ID}}}\n\n{html}"
+    # Outside the search index: figures only, and the calculator page is where runs are found.
+    return f"## What does a typical run cost? {{#{SECTION_ID} data-search-exclude}}\n\n{html}"
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:
