@@ -12,7 +12,7 @@ PORT    ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser axe validate schema new find build build-zensical serve test test-fast test-scale lint bench clean
+.PHONY: help setup browser axe validate schema new find build build-zensical serve test test-fast test-scale lint bench vendor-plotly clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -89,6 +89,17 @@ lint: setup ## check the code with ruff
 
 bench: setup ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+PLOTLY_JS ?= 4.1.1
+PLOTLY_DIR := tinkernomics/site/charts/static/plotly
+
+vendor-plotly: ## re-download the vendored plotly.js basic bundle: make vendor-plotly PLOTLY_JS=4.1.1
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent plotly.js-basic-dist-min@$(PLOTLY_JS) >/dev/null \
+	  && tar xzf plotly.js-basic-dist-min-$(PLOTLY_JS).tgz \
+	  && cp package/plotly-basic.min.js package/LICENSE $(CURDIR)/$(PLOTLY_DIR)/ \
+	  && rm -rf $$tmp && cd $(CURDIR) && sha256sum $(PLOTLY_DIR)/plotly-basic.min.js \
+	  && head -c 120 $(PLOTLY_DIR)/plotly-basic.min.js && echo \
+	  && echo "now update the version and sha256 in $(PLOTLY_DIR)/README.md and tests/test_charts.py"
 
 clean: ## remove build output
 	rm -rf site .pytest_cache

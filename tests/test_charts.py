@@ -3,6 +3,7 @@ the page/embed HTML and the files written into the site."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -22,6 +23,11 @@ from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
+PLOTLY_JS_VERSION = "4.1.1"
+PLOTLY_JS_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba"
+"""The vendored bundle (tinkernomics/site/charts/static/plotly/README.md says how to refresh)."""
+BASIC_BUNDLE_TRACES = {"scatter", "bar", "pie"}
+"""The trace types plotly.js's basic partial bundle can draw."""
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +133,31 @@ def test_h100_equivalent_hours_use_the_hardware_factor(comparison: charts.Chart,
 
 
 # --------------------------------------------------------------------------- Plotly spec
+
+
+def test_the_vendored_plotly_js_is_the_basic_bundle_its_readme_names() -> None:
+    path = chartsite.plotly_js_path()
+    data = path.read_bytes()
+    banner = f"/**\n* plotly.js (basic - minified) v{PLOTLY_JS_VERSION}\n".encode()
+    assert data.startswith(banner)
+    assert hashlib.sha256(data).hexdigest() == PLOTLY_JS_SHA256
+    assert len(data) < 1_500_000  # the full bundle is 4.6 MB
+    readme = (path.parent / "README.md").read_text(encoding="utf-8")
+    assert f"**{PLOTLY_JS_VERSION}**" in readme and PLOTLY_JS_SHA256 in readme
+    assert (path.parent / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+def test_every_trace_the_charts_draw_is_one_the_basic_bundle_has(catalog: Catalog) -> None:
+    """A trace type outside the bundle would draw nothing in the reader's browser."""
+    for chart_id in charts.chart_ids(catalog):
+        chart = charts.build_chart(catalog, chart_id)
+        traces = plotlyspec.plotly_figure(chart)["data"]
+        for algorithm_id, _name in chart.others:  # the curves a reader adds on request
+            series = charts.series_for(catalog, algorithm_id, chart.x_low, chart.x_high,
+                                       chart.factor)
+            traces += plotlyspec.series_traces(series, chart)
+        assert traces, chart_id
+        assert {t.get("type", "scatter") for t in traces} <= BASIC_BUNDLE_TRACES, chart_id
 
 
 def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
