@@ -90,16 +90,20 @@ lint: setup ## check the code with ruff
 bench: setup ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
+# plotly.js is vendored (committed): the official basic partial bundle, as the site draws
+# scatter traces only. Builds never fetch it; this target refreshes it from npm.
 PLOTLY_JS ?= 4.1.1
 PLOTLY_DIR := tinkernomics/site/charts/static/plotly
 
 vendor-plotly: ## re-download the vendored plotly.js basic bundle: make vendor-plotly PLOTLY_JS=4.1.1
-	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent plotly.js-basic-dist-min@$(PLOTLY_JS) >/dev/null \
-	  && tar xzf plotly.js-basic-dist-min-$(PLOTLY_JS).tgz \
-	  && cp package/plotly-basic.min.js package/LICENSE $(CURDIR)/$(PLOTLY_DIR)/ \
-	  && rm -rf $$tmp && cd $(CURDIR) && sha256sum $(PLOTLY_DIR)/plotly-basic.min.js \
-	  && head -c 120 $(PLOTLY_DIR)/plotly-basic.min.js && echo \
-	  && echo "now update the version and sha256 in $(PLOTLY_DIR)/README.md and tests/test_charts.py"
+	@command -v npm >/dev/null 2>&1 || { echo "vendor-plotly needs npm (make axe installs it)" >&2; exit 1; }
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  npm pack --silent --pack-destination "$$tmp" plotly.js-basic-dist-min@$(PLOTLY_JS) >/dev/null && \
+	  tar -xzf "$$tmp"/plotly.js-basic-dist-min-$(PLOTLY_JS).tgz -C "$$tmp" && \
+	  cp "$$tmp/package/plotly-basic.min.js" "$$tmp/package/LICENSE" $(PLOTLY_DIR)/ && \
+	  head -c 60 $(PLOTLY_DIR)/plotly-basic.min.js | sed -n 2p && \
+	  sha256sum $(PLOTLY_DIR)/plotly-basic.min.js && \
+	  echo "now update the version and sha256 in $(PLOTLY_DIR)/README.md and tests/test_charts.py"
 
 clean: ## remove build output
 	rm -rf site .pytest_cache

@@ -15,6 +15,7 @@ from conftest_site import SUB_PATH_URL, BuiltSite
 from test_chart_images import OEMBED_RICH_SCHEMA
 
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import images
 from tinkernomics.site.charts import spec as charts
 
@@ -143,3 +144,10 @@ def test_links_in_the_embed_page_leave_the_frame(built_site: BuiltSite,
         for anchor in body.split("<a ")[1:]:
             tag = anchor.split(">", 1)[0]
             assert "download=" in tag or 'target="_top"' in tag, f"{chart_id}: <a {tag}>"
+
+
+def test_site_ships_the_vendored_plotly_bundle_unchanged(built_site: BuiltSite) -> None:
+    """The plotly.js the chart loader fetches is the basic bundle (a quarter of the full one)."""
+    shipped = (built_site.root / chartsite.VENDOR_PLOTLY).read_bytes()
+    assert shipped.startswith(b"/**\n* plotly.js (basic - minified) v"), shipped[:80]
+    assert shipped == chartsite.plotly_js_path().read_bytes()

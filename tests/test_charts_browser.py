@@ -312,3 +312,34 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
             assert abs(page.evaluate(f"{plot}._fullLayout.width") - width) <= 2
     finally:
         context.close()
+
+
+def test_exported_page_draws_with_the_inlined_bundle_and_downloads_png_and_svg(
+        browser, tmp_path: Path, fitted_count: int) -> None:
+    """The default export inlines the vendored basic bundle: the chart draws with its legend,
+    and the image buttons (Plotly.downloadImage, which a partial bundle could leave out) give a
+    PNG and an SVG of the chart, without console errors."""
+    from tinkernomics import cli
+
+    page_file = tmp_path / "export.html"
+    assert cli.main(["chart", charts.COMPARISON_ID, "-o", str(page_file), "--catalog",
+                     str(REPO_ROOT / "catalog")]) == 0
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True)
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: m.type in ("error", "warning")
+                and errors.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
+        page.goto(page_file.as_uri())
+        page.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
+        assert page.locator(".legend .traces").count() == fitted_count
+        for fmt, start in (("png", b"\x89PNG\r\n\x1a\n"), ("svg", b"<svg")):
+            with page.expect_download(timeout=TIMEOUT_MS) as download:
+                page.locator(f"[data-tn-image='{fmt}']").click()
+            assert download.value.suggested_filename == f"{charts.COMPARISON_ID}.{fmt}"
+            body = Path(download.value.path()).read_bytes()
+            assert body.startswith(start) and len(body) > 10_000, (fmt, body[:40])
+        assert errors == []
+    finally:
+        context.close()

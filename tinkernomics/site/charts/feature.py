@@ -87,7 +87,7 @@ def inert_json(value: Any) -> str:
 
 def plotly_js_path() -> Path:
     """The vendored plotly.js basic bundle (scatter, bar, pie: the site draws scatter traces
-    only), 1.19 MB against the full bundle's 4.6 MB; see static/plotly/README.md."""
+    only), 1.19 MB against the full bundle's 4.8 MB; see static/plotly/README.md."""
     return Path(str(resources.files("tinkernomics.site.charts") / "static" / "plotly"
                     / "plotly-basic.min.js"))
 
