@@ -6,6 +6,7 @@ announce their oEmbed file."""
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -151,3 +152,18 @@ def test_site_ships_the_vendored_plotly_bundle_unchanged(built_site: BuiltSite) 
     shipped = (built_site.root / chartsite.VENDOR_PLOTLY).read_bytes()
     assert shipped.startswith(b"/**\n* plotly.js (basic - minified) v"), shipped[:80]
     assert shipped == chartsite.plotly_js_path().read_bytes()
+
+
+def test_every_chart_on_a_page_names_a_spec_file_that_exists(built_site: BuiltSite) -> None:
+    """The loader fetches ``data-tn-spec`` relative to the page: on every page and embed page
+    it must resolve to that chart's Plotly figure in the built site."""
+    seen = set()
+    for page in built_site.root.rglob("index.html"):
+        text = page.read_text(encoding="utf-8")
+        for chart_id, url in re.findall(r'data-tn-chart="([^"]+)" data-tn-spec="([^"]+)"', text):
+            spec_file = (page.parent / url).resolve()
+            assert spec_file == (built_site.root / chartsite.EMBED_DIR / chart_id
+                                 / chartsite.SPEC_FILE).resolve(), (page, url)
+            assert json.loads(spec_file.read_text(encoding="utf-8"))["data"], spec_file
+            seen.add(page.parent.relative_to(built_site.root).as_posix().split("/")[0])
+    assert {"algorithms", chartsite.EMBED_DIR} <= seen

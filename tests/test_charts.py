@@ -303,9 +303,9 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     html = chartsite.render_figure(comparison, root="../", site_url="https://example.org/tn/")
     assert "\n\n" not in html  # one markdown HTML block
     assert 'data-tn-chart="scalerl-comparison"' in html
-    spec = html.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
-    spec = spec.split("</template>", 1)[0]
-    assert json.loads(spec)["data"][0]["name"] == "CISPO"
+    # The spec is one file per chart, shared with the embed page, not a copy in each page.
+    assert 'data-tn-spec="../embed/scalerl-comparison/spec.json"' in html
+    assert "tn-chart__spec" not in html
     for name in ("data.csv", "data.json", "chart.svg", "chart.png"):
         assert f'href="../embed/scalerl-comparison/{name}"' in html
     for ext in ("csv", "json", "svg", "png"):  # downloads are named after the chart
@@ -326,6 +326,22 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
     assert 'src="../../assets/javascripts/charts.js"' in html
     assert 'href="data.csv"' in html and "data-tn-embed" in html
     assert "theme" in html and "prefers-color-scheme" in html
+
+
+def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
+        comparison: charts.Chart, tmp_path: Path) -> None:
+    """Pages and embed pages fetch ``spec.json``; an export (opened from disk, where a fetch
+    fails) carries the same figure inline."""
+    chartsite.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
+    from_file = json.loads((tmp_path / chartsite.SPEC_FILE).read_text(encoding="utf-8"))
+    assert from_file == json.loads(json.dumps(plotlyspec.plotly_figure(comparison)))
+    assert from_file["data"][0]["name"] == "CISPO"
+    embed_page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert 'data-tn-spec="spec.json"' in embed_page and "tn-chart__spec" not in embed_page
+    export = chartsite.render_figure(comparison, root="./", site_url="", mode=chartsite.EXPORT)
+    assert "data-tn-spec" not in export
+    inline = export.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
+    assert json.loads(inline.split("</template>", 1)[0]) == from_file
 
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(

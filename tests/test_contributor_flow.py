@@ -176,16 +176,16 @@ def _page(built: Built, path: str) -> str:
     return (built.site / path).read_text(encoding="utf-8")
 
 
-def _chart_spec(page: str, chart_id: str) -> dict[str, Any]:
-    figure = re.search(rf'<figure[^>]*data-tn-chart="{re.escape(chart_id)}".*?</figure>', page,
-                       re.DOTALL)
+def _chart_spec(built: Built, path: str, chart_id: str) -> dict[str, Any]:
+    """The Plotly spec of a chart on the page at ``path``: the file its figure names in
+    ``data-tn-spec`` (relative to the page), which the chart loader fetches."""
+    figure = re.search(rf'<figure[^>]*data-tn-chart="{re.escape(chart_id)}"[^>]*>',
+                       _page(built, path))
     assert figure, f"no chart {chart_id} on the page"
-    # The spec travels as JSON in a <script type="application/json"> or an inert <template>
-    # (whose text, being HTML, is escaped).
-    spec = re.search(r'<(script|template)\b[^>]*class="tn-chart__spec"[^>]*>(.*?)</\1>',
-                     figure[0], re.DOTALL)
-    assert spec, "no chart spec in the figure"
-    return json.loads(html.unescape(spec[2]) if spec[1] == "template" else spec[2])
+    url = re.search(r'data-tn-spec="([^"]+)"', figure[0])
+    assert url, "the figure names no spec file"
+    spec_file = (built.site / path).parent / html.unescape(url[1])
+    return json.loads(spec_file.read_text(encoding="utf-8"))
 
 
 @pytest.mark.build
@@ -207,7 +207,7 @@ def test_new_algorithm_has_a_row_in_the_comparison_table(built: Built) -> None:
 
 @pytest.mark.build
 def test_new_algorithm_has_its_curve_in_the_comparison_chart(built: Built) -> None:
-    spec = _chart_spec(_page(built, "algorithms/index.html"), COMPARISON_ID)
+    spec = _chart_spec(built, "algorithms/index.html", COMPARISON_ID)
     curves = [t for t in spec["data"] if t.get("legendgroup") == NEW_ID and t.get("mode") == "lines"
               and NEW_NAME in t.get("name", "")]
     assert curves, [t.get("name") for t in spec["data"]]

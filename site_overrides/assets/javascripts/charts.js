@@ -2,10 +2,12 @@
  *
  * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
- * the Plotly spec as JSON in a <template> (not a <script>: Material's instant navigation
- * re-creates inline scripts without their type, which would run the JSON as code).
+ * the URL of its Plotly spec (data-tn-spec: embed/<id>/spec.json, one file per chart that its
+ * page and its embed page share, fetched with plotly.js on first interaction). An exported page
+ * carries the spec inline, as JSON in a <template> (not a <script>: Material's instant
+ * navigation re-creates inline scripts without their type, which would run the JSON as code).
  * This file upgrades the SVG to the interactive Plotly chart:
- * - plotly.js (self-hosted, ~1.4 MB gzipped) is fetched once per visit, only on a page with a
+ * - plotly.js (self-hosted basic bundle, ~395 KB gzipped) is fetched once per visit, only on a page with a
  *   chart, and only when the reader shows intent (pointer over the chart, a click or tap on it,
  *   or the "Interactive chart" button): a reader who only looks pays nothing for it. Once it is
  *   loaded, later charts (other pages reached by instant navigation) upgrade as soon as they
@@ -94,15 +96,27 @@
     window.Plotly.relayout(chart.gd, narrow ? chart.spec.narrow.layout : chart.wide);
   }
 
+  /* The chart's Plotly spec: inline in an export, else fetched from its embed folder (one file
+     per chart, shared by its page and its embed page), in parallel with plotly.js. */
+  function specOf(box) {
+    var inline = box.querySelector("template.tn-chart__spec");
+    if (inline) return Promise.resolve(JSON.parse(inline.content.textContent));
+    var url = new URL(box.getAttribute("data-tn-spec"), location.href).href;
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(response.status + " " + url);
+      return response.json();
+    });
+  }
+
   function render(box, focus) {
     if (box.tnState) {
       if (focus && box.tnState === "ready") box.querySelector(".tn-chart__plot").focus();
       return box.tnReady;
     }
     box.tnState = "loading";
-    var spec = JSON.parse(box.querySelector("template.tn-chart__spec").content.textContent);
     var gd = box.querySelector(".tn-chart__plot");
-    box.tnReady = loadPlotly().then(function (Plotly) {
+    box.tnReady = Promise.all([loadPlotly(), specOf(box)]).then(function (loaded) {
+      var Plotly = loaded[0], spec = loaded[1];
       if (!box.isConnected) return null;
       var theme = themeName();
       var layout = themed(spec.layout, spec.themes[theme]);

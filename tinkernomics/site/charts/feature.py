@@ -1,14 +1,15 @@
 """Charts on the site and as embeds (pipeline step 6: a feature module of ``sitebuild``).
 
 Macros: ``chart(chart_id)`` puts a chart on a page (static SVG first paint and no-JS fallback,
-the Plotly spec as JSON for ``site_overrides/assets/javascripts/charts.js``, data and image
+the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image
 downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)`` is the same
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
 ``write_outputs`` writes, per chart id, ``embed/<id>/index.html`` (no site chrome; theme from
 ``?theme=`` or, without a script, from the iframe's ``color-scheme``), ``data.csv``,
-``data.json``, ``chart.svg``, ``chart.png``, ``card.png`` (link previews) and ``oembed.json``;
+``data.json``, ``chart.svg``, ``chart.png``, ``card.png`` (link previews), ``oembed.json`` and
+``spec.json`` (the Plotly figure the page and the embed page fetch on first interaction);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
 comparison; the site's own preview card; ``embed/resize.js`` for host pages and
 ``assets/vendor/plotly.min.js``, the vendored basic bundle of the plotly.js version the
@@ -44,8 +45,11 @@ EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
 LOADER_JS = "assets/javascripts/charts.js"
 CHART_CSS = "assets/stylesheets/charts.css"
+SPEC_FILE = "spec.json"
+"""The chart's Plotly figure, beside its downloads: the page and the embed page fetch it when a
+reader first interacts (one copy per chart, not one per page; an export inlines it)."""
 DATA_FILES = ("data.csv", "data.json", "chart.svg", "chart.png", "card.png", "oembed.json",
-              "sitemap.xml")
+              SPEC_FILE, "sitemap.xml")
 EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
 """Material's instant navigation treats every ``<link rel="alternate">`` as another language of
@@ -166,7 +170,9 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow")),
         "frame_style": frame_style(chart),
-        "spec_json": Markup(inert_json(plotlyspec.plotly_figure(chart))),
+        "spec_json": (Markup(inert_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
+                      else ""),
+        "spec_url": "" if mode == EXPORT else f"{data_base}{SPEC_FILE}",
         "data_links": mode != EXPORT,
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
         "svg_url": f"{data_base}chart.svg", "png_url": f"{data_base}chart.png",
@@ -310,6 +316,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
         "data.csv": chartdata.to_csv(chart, site_url),
         "data.json": _json_text(chartdata.to_json(chart, site_url)),
         "chart.svg": chartsvg.standalone_svg(chart, site_url) + "\n",
+        SPEC_FILE: _json_text(plotlyspec.plotly_figure(chart)),
         "chart.png": png,
         "card.png": images.card_png(chart, site_url, cache),
         "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url),
