@@ -27,7 +27,9 @@ from functools import cache, lru_cache
 from html import escape
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from tinkernomics.site.charts import raster
 from tinkernomics.site.charts.spec import LICENCE, PUBLISHER, Chart
 from tinkernomics.site.charts.svg import (
     FONT,
@@ -38,33 +40,22 @@ from tinkernomics.site.charts.svg import (
     svg_height,
 )
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 PNG_WIDTH_PX = 1200
 CARD_WIDTH_PX = 1200
 CARD_HEIGHT_PX = 630
-FONT_FAMILY = "Roboto"
-FONT_FILES = ("Roboto", "RobotoMedium", "RobotoBold")
-"""Names in ``font_roboto`` (Apache-2.0): regular, medium and bold weights."""
 INK = "#1f2328"
 MUTED = "#57606a"
 ACCENT = "#3f51b5"
 """Material's indigo, the site's primary colour."""
 
 
-def _font_files() -> list[str]:
-    import font_roboto
-
-    return [str(getattr(font_roboto, name)) for name in FONT_FILES]
-
-
 def render_png(svg_text: str, width: int) -> bytes:
-    """Rasterise an SVG to PNG bytes at ``width`` px, with the bundled fonts only, then store
-    it with a palette (``palette_png``)."""
-    import resvg_py
-
-    return palette_png(bytes(resvg_py.svg_to_bytes(
-        svg_string=svg_text, width=width, skip_system_fonts=True, font_files=_font_files(),
-        font_family=FONT_FAMILY, sans_serif_family=FONT_FAMILY, background="#ffffff",
-    )))
+    """Rasterise an SVG to PNG bytes at ``width`` px with ThorVG and the bundled Roboto
+    (``raster.rasterise``), then store it with a palette (``palette_png``)."""
+    return palette_png(raster.rasterise(svg_text, width))
 
 
 PALETTE_COLOURS = 64
@@ -78,13 +69,12 @@ bytes (2.2 MB of the 24.7 MB of images at 1,000 algorithms) for about 0.025 s mo
 paid once: images are cached."""
 
 
-def palette_png(png: bytes) -> bytes:
-    """The same image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
+def palette_png(image: Image.Image) -> bytes:
+    """An RGB image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as image:
-        quantised = image.convert("RGB").quantize(
-            colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    quantised = image.convert("RGB").quantize(
+        colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     quantised.save(out, "PNG", optimize=PNG_OPTIMIZE)
     return out.getvalue()
@@ -92,10 +82,11 @@ def palette_png(png: bytes) -> bytes:
 
 @cache
 def renderer_version() -> str:
-    """Part of the cache key: a new resvg or font package, or other palette or PNG settings,
-    re-render every image."""
-    versions = [metadata.version(dist) for dist in ("resvg-py", "font-roboto", "pillow")]
-    return "|".join([*versions, f"palette{PALETTE_COLOURS}", f"optimize{int(PNG_OPTIMIZE)}"])
+    """Part of the cache key: a new ThorVG, font or Pillow package, another SVG rewrite
+    (``raster.REWRITE_VERSION``), or other palette or PNG settings re-render every image."""
+    versions = [metadata.version(dist) for dist in ("thorvg-python", "font-roboto", "pillow")]
+    return "|".join([*versions, f"rewrite{raster.REWRITE_VERSION}", f"palette{PALETTE_COLOURS}",
+                     f"optimize{int(PNG_OPTIMIZE)}"])
 
 
 PRUNE_AFTER_DAYS = 30.0
