@@ -4,15 +4,17 @@
 licence, URL and date; light theme) rasterised 1200 px wide. ``card.png`` is a 1200x630
 link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages without a chart.
 
-Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
-are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
-so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
-stores each image with a 64-colour palette, which halves the files, compressed with its
-``optimize`` option (9% less again). Rendering costs about 0.1-0.2 s per image (mostly resvg-py's
-own rasterising and PNG encoding, which take no options), so images are cached by content
-(``ImageCache``): a rebuild renders only charts that changed, and a cold build renders them in
-parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those unused
-for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
+Rasteriser: ThorVG through the ``thorvg-python`` wheel (a ctypes binding that ships libthorvg;
+no system libraries, no browser), fed the image SVG as ``charts.raster.rewrite`` turns it into
+what ThorVG's SVG loader draws right (our CSS as attributes, a Roboto face per weight, anchors
+and baseline resolved). Fonts are deterministic: Roboto is loaded from the ``font-roboto`` wheel
+and nothing else, so a build draws the same pixels on every machine. Pillow (a wheel, no system
+libraries) then stores each image with a 64-colour palette compressed with its ``optimize``
+option. An image costs about 0.045-0.08 s (GRPO's chart.png 0.077 s, was 0.176 s with resvg-py),
+most of it Pillow's compression, so images are cached by content (``ImageCache``): a rebuild
+renders only charts that changed, and a cold build renders them in parallel
+(``ImageCache.prefill``). Each build touches the images it uses and deletes those unused for 30
+days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
 """
 
 from __future__ import annotations
@@ -60,20 +62,22 @@ def render_png(svg_text: str, width: int) -> bytes:
 
 PALETTE_COLOURS = 64
 """Flat chart colours plus their anti-aliased edges fit in 64 entries; no dithering, so flat
-areas stay flat. Halves the files (GRPO's chart.png 66 -> 30 KB) at no visible cost."""
+areas stay flat. A third of the file (GRPO's chart.png 108 -> 31 KB) at no visible cost; 32
+entries are too few (the comparison chart loses its grid lines)."""
 
 
 PNG_OPTIMIZE = True
-"""Pillow's ``optimize``: the smallest zlib stream it finds. The same pixels in about 9% fewer
-bytes (2.2 MB of the 24.7 MB of images at 1,000 algorithms) for about 0.025 s more per image,
-paid once: images are cached."""
+"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes (GRPO's chart.png
+34.4 -> 31.5 KB) for about 0.04 s more per image (0.007 -> 0.046 s), now over half an image's
+cost but paid once: images are cached, and the 1,000-algorithm site is over its size target."""
 
 
 def palette_png(image: Image.Image) -> bytes:
     """An RGB image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
     from PIL import Image
 
-    quantised = image.convert("RGB").quantize(
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    quantised = rgb.quantize(
         colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     quantised.save(out, "PNG", optimize=PNG_OPTIMIZE)
