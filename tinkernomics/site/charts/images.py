@@ -4,15 +4,17 @@
 licence, URL and date; light theme) rasterised 1200 px wide. ``card.png`` is a 1200x630
 link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages without a chart.
 
-Rasteriser: resvg through the ``resvg-py`` wheel (Rust, no system libraries, no browser). Fonts
-are deterministic: system fonts are skipped and Roboto is loaded from the ``font-roboto`` wheel,
-so a build draws the same pixels on every machine. Pillow (a wheel, no system libraries) then
-stores each image with a 64-colour palette, which halves the files, compressed with its
-``optimize`` option (9% less again). Rendering costs about 0.1-0.2 s per image (mostly resvg-py's
-own rasterising and PNG encoding, which take no options), so images are cached by content
-(``ImageCache``): a rebuild renders only charts that changed, and a cold build renders them in
-parallel (``ImageCache.prefill``). Each build touches the images it uses and deletes those unused
-for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
+Rasteriser: ThorVG through the ``thorvg-python`` wheel (a ctypes binding that ships libthorvg;
+no system libraries, no browser), fed the image SVG as ``charts.raster.rewrite`` turns it into
+what ThorVG's SVG loader draws right (our CSS as attributes, a Roboto face per weight, anchors
+and baseline resolved). Fonts are deterministic: Roboto is loaded from the ``font-roboto`` wheel
+and nothing else, so a build draws the same pixels on every machine. Pillow (a wheel, no system
+libraries) then stores each image with a 64-colour palette compressed with its ``optimize``
+option. An image costs about 0.045-0.08 s (GRPO's chart.png 0.077 s, was 0.176 s with resvg-py),
+most of it Pillow's compression, so images are cached by content (``ImageCache``): a rebuild
+renders only charts that changed, and a cold build renders them in parallel
+(``ImageCache.prefill``). Each build touches the images it uses and deletes those unused for 30
+days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from functools import cache, lru_cache
 from html import escape
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from tinkernomics.site.charts import raster
 from tinkernomics.site.charts.spec import LICENCE, PUBLISHER, Chart
 from tinkernomics.site.charts.svg import (
     FONT,
@@ -38,53 +42,43 @@ from tinkernomics.site.charts.svg import (
     svg_height,
 )
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 PNG_WIDTH_PX = 1200
 CARD_WIDTH_PX = 1200
 CARD_HEIGHT_PX = 630
-FONT_FAMILY = "Roboto"
-FONT_FILES = ("Roboto", "RobotoMedium", "RobotoBold")
-"""Names in ``font_roboto`` (Apache-2.0): regular, medium and bold weights."""
 INK = "#1f2328"
 MUTED = "#57606a"
 ACCENT = "#3f51b5"
 """Material's indigo, the site's primary colour."""
 
 
-def _font_files() -> list[str]:
-    import font_roboto
-
-    return [str(getattr(font_roboto, name)) for name in FONT_FILES]
-
-
 def render_png(svg_text: str, width: int) -> bytes:
-    """Rasterise an SVG to PNG bytes at ``width`` px, with the bundled fonts only, then store
-    it with a palette (``palette_png``)."""
-    import resvg_py
-
-    return palette_png(bytes(resvg_py.svg_to_bytes(
-        svg_string=svg_text, width=width, skip_system_fonts=True, font_files=_font_files(),
-        font_family=FONT_FAMILY, sans_serif_family=FONT_FAMILY, background="#ffffff",
-    )))
+    """Rasterise an SVG to PNG bytes at ``width`` px with ThorVG and the bundled Roboto
+    (``raster.rasterise``), then store it with a palette (``palette_png``)."""
+    return palette_png(raster.rasterise(svg_text, width))
 
 
 PALETTE_COLOURS = 64
 """Flat chart colours plus their anti-aliased edges fit in 64 entries; no dithering, so flat
-areas stay flat. Halves the files (GRPO's chart.png 66 -> 30 KB) at no visible cost."""
+areas stay flat. A third of the file (GRPO's chart.png 108 -> 31 KB) at no visible cost; 32
+entries are too few (the comparison chart loses its grid lines)."""
 
 
 PNG_OPTIMIZE = True
-"""Pillow's ``optimize``: the smallest zlib stream it finds. The same pixels in about 9% fewer
-bytes (2.2 MB of the 24.7 MB of images at 1,000 algorithms) for about 0.025 s more per image,
-paid once: images are cached."""
+"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes (GRPO's chart.png
+34.4 -> 31.5 KB) for about 0.04 s more per image (0.007 -> 0.046 s), now over half an image's
+cost but paid once: images are cached, and the 1,000-algorithm site is over its size target."""
 
 
-def palette_png(png: bytes) -> bytes:
-    """The same image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
+def palette_png(image: Image.Image) -> bytes:
+    """An RGB image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as image:
-        quantised = image.convert("RGB").quantize(
-            colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    quantised = rgb.quantize(
+        colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     quantised.save(out, "PNG", optimize=PNG_OPTIMIZE)
     return out.getvalue()
@@ -92,10 +86,11 @@ def palette_png(png: bytes) -> bytes:
 
 @cache
 def renderer_version() -> str:
-    """Part of the cache key: a new resvg or font package, or other palette or PNG settings,
-    re-render every image."""
-    versions = [metadata.version(dist) for dist in ("resvg-py", "font-roboto", "pillow")]
-    return "|".join([*versions, f"palette{PALETTE_COLOURS}", f"optimize{int(PNG_OPTIMIZE)}"])
+    """Part of the cache key: a new ThorVG, font or Pillow package, another SVG rewrite
+    (``raster.REWRITE_VERSION``), or other palette or PNG settings re-render every image."""
+    versions = [metadata.version(dist) for dist in ("thorvg-python", "font-roboto", "pillow")]
+    return "|".join([*versions, f"rewrite{raster.REWRITE_VERSION}", f"palette{PALETTE_COLOURS}",
+                     f"optimize{int(PNG_OPTIMIZE)}"])
 
 
 PRUNE_AFTER_DAYS = 30.0

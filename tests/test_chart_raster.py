@@ -1,0 +1,179 @@
+"""The SVG rewrite that lets ThorVG draw the chart images (``charts.raster``), checked on the
+pixels it draws: our CSS rules become attributes, end and middle texts end or centre on their
+anchor, weights pick the Roboto face (the title is bold), texts sit on their baseline, and a
+stylesheet the rewrite cannot read is an error rather than a silently unstyled image."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from helpers_charts import fitted_catalog
+from PIL import Image
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.site.charts import images, raster, svg
+from tinkernomics.site.charts import spec as charts
+
+NS = "{http://www.w3.org/2000/svg}"
+LIGHT = charts.THEMES["light"]
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    return fitted_catalog(tmp_path_factory.mktemp("raster"))
+
+
+@pytest.fixture(scope="module")
+def grpo(catalog: Catalog) -> charts.Chart:
+    return charts.build_chart(catalog, "scalerl-grpo", date="2026-11-30")
+
+
+def _page(body: str, width: int = 400, height: int = 200) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+            f'width="{width}" height="{height}"><rect x="0" y="0" width="{width}" '
+            f'height="{height}" fill="#ffffff"/>{body}</svg>')
+
+
+def _ink(image: Image.Image, box: tuple[int, int, int, int] | None = None,
+         threshold: int = 128) -> tuple[int, int, int, int]:
+    """Bounding box (left, top, right, bottom; right and bottom exclusive) of dark pixels."""
+    grey = (image.crop(box) if box else image).convert("L")
+    found = grey.point(lambda v: 255 if v < threshold else 0).getbbox()
+    assert found is not None, "nothing drawn"
+    left, top = box[:2] if box else (0, 0)
+    return found[0] + left, found[1] + top, found[2] + left, found[3] + top
+
+
+def _dark_pixels(image: Image.Image) -> int:
+    return sum(image.convert("L").point(lambda v: 255 if v < 128 else 0).histogram()[255:])
+
+
+def _elements(svg_text: str) -> list[ET.Element]:
+    return list(ET.fromstring(svg_text).iter())
+
+
+def test_our_css_rules_become_attributes_and_no_style_is_left(grpo: charts.Chart) -> None:
+    out = _elements(raster.rewrite(svg.standalone_svg(grpo, "https://example.org/")))
+    assert not [e for e in out if e.tag == f"{NS}style"]
+    by_class: dict[str, list[ET.Element]] = {}
+    for e in out:
+        for name in e.get("class", "").split():
+            by_class.setdefault(name, []).append(e)
+    want = {  # written out from svg._css's rules, light theme
+        "bg": {"fill": LIGHT["paper_bgcolor"]},
+        "grid": {"stroke": LIGHT["xaxis.gridcolor"], "stroke-width": "1"},
+        "axis": {"stroke": LIGHT["xaxis.linecolor"], "stroke-width": "1", "fill": "none"},
+        "curve": {"fill": "none", "stroke-width": "2.5"},
+        "asym": {"fill": "none", "stroke-width": "1.2", "stroke-dasharray": "6 4"},
+    }
+    for name, attrs in want.items():
+        assert by_class[name], name
+        for e in by_class[name]:
+            assert {k: e.get(k) for k in attrs} == attrs, name
+    styled = set(want) | {"tn-svg", "tn-svg--wide"}  # the chart's own group: no rule of its own
+    assert set(by_class) <= styled, "a class svg.py uses that the rewrite does not style"
+    chart_texts = [e for e in out if e.tag == f"{NS}text" and e.get("fill") == LIGHT["font.color"]]
+    assert len(chart_texts) > 10  # `.tn-svg text` reached every text inside the chart
+
+
+def test_every_text_names_a_loaded_face_and_nothing_thorvg_ignores(grpo: charts.Chart) -> None:
+    faces = {family for family, _ in raster.FACES.values()}
+    for source in (svg.standalone_svg(grpo), images.card_svg(grpo)):
+        texts = [e for e in _elements(raster.rewrite(source)) if e.tag == f"{NS}text"]
+        assert texts
+        for e in texts:
+            assert e.get("font-family") in faces
+            assert e.get("text-anchor") is None and e.get("font-weight") is None
+            assert float(e.get("font-size")) > 0
+
+
+@pytest.mark.parametrize(("weight", "family"), [
+    ("400", "Roboto-Regular"), ("normal", "Roboto-Regular"), ("300", "Roboto-Regular"),
+    ("500", "Roboto-Medium"), ("600", "Roboto-Bold"), ("700", "Roboto-Bold"),
+    ("bold", "Roboto-Bold"), ("900", "Roboto-Bold")])
+def test_weights_pick_the_face_css_font_matching_picks(weight: str, family: str) -> None:
+    assert raster.face(weight) == family
+
+
+@pytest.mark.parametrize("anchor", ["end", "middle", "start"])
+def test_anchored_text_ends_or_centres_on_its_anchor(anchor: str) -> None:
+    body = (f'<line x1="200" x2="200" y1="0" y2="10" stroke="#000"/>'
+            f'<text x="200" y="120" font-family="Roboto" font-size="30" fill="#000" '
+            f'text-anchor="{anchor}">HIH 100%</text>')
+    left, _, right, _ = _ink(raster.rasterise(_page(body), 400), (0, 60, 400, 200))
+    if anchor == "end":
+        assert abs(right - 200) <= 2  # the H's side bearing is about 2 px at this size
+    elif anchor == "middle":
+        assert abs((left + right) / 2 - 200) <= 2
+    else:
+        assert abs(left - 200) <= 3
+
+
+def test_y_tick_labels_are_right_aligned_to_the_axis(grpo: charts.Chart) -> None:
+    """On the chart itself: every y tick label ends 8 units left of the plot, like resvg drew."""
+    image = raster.rasterise(svg.standalone_svg(grpo), images.PNG_WIDTH_PX)
+    scale = images.PNG_WIDTH_PX / svg.LAYOUTS["wide"].width
+    layout = svg.LAYOUTS["wide"]
+    anchor = (layout.plot_left - 8) * scale
+    rights = []
+    for k in range(round(grpo.y_high * 10) + 1):
+        y = (svg.TITLE_PX + layout.plot_top + layout.plot_height * (1 - k / 10 / grpo.y_high))
+        box = (0, round((y - 8) * scale), round(anchor + 6), round((y + 6) * scale))
+        rights.append(_ink(image, box)[2])
+    assert all(abs(r - anchor) <= 2 for r in rights), (anchor, rights)
+
+
+def test_texts_sit_on_their_baseline() -> None:
+    body = '<text x="20" y="150" font-family="Roboto" font-size="100" fill="#000">H</text>'
+    _, top, _, bottom = _ink(raster.rasterise(_page(body), 400))
+    assert abs(bottom - 150) <= 1  # H stands on the baseline
+    assert abs((bottom - top) - 71) <= 2  # Roboto's cap height, 0.711 em
+
+
+def test_the_title_is_drawn_bold(grpo: charts.Chart) -> None:
+    source = svg.standalone_svg(grpo)
+    title = next(e for e in _elements(raster.rewrite(source))
+                 if e.tag == f"{NS}text" and "".join(e.itertext()) == grpo.title)
+    assert title.get("font-family") == "Roboto-Bold"  # font-weight 600, drawn bold as resvg did
+    band = (0, 0, images.PNG_WIDTH_PX, 60)
+    bold = raster.rasterise(source, images.PNG_WIDTH_PX).crop(band)
+    regular = raster.rasterise(source.replace('font-weight="600"', 'font-weight="400"', 1),
+                               images.PNG_WIDTH_PX).crop(band)
+    assert _dark_pixels(bold) > 1.25 * _dark_pixels(regular)
+
+
+def test_card_title_starts_at_its_x_and_axis_titles_are_centred(grpo: charts.Chart) -> None:
+    card = raster.rasterise(images.card_svg(grpo), images.CARD_WIDTH_PX)
+    left, _, _, _ = _ink(card, (0, 20, 1200, 80))
+    assert 38 <= left <= 46  # x=40, plus the first glyph's side bearing
+    chart = raster.rasterise(svg.standalone_svg(grpo), images.PNG_WIDTH_PX)
+    layout = svg.LAYOUTS["wide"]
+    scale = images.PNG_WIDTH_PX / layout.width
+    middle = (layout.plot_left + layout.width - layout.plot_right) / 2 * scale
+    baseline = svg.TITLE_PX + layout.plot_top + layout.plot_height + 40  # X_TITLE's y
+    left, _, right, _ = _ink(chart, (0, round((baseline - 12) * scale), images.PNG_WIDTH_PX,
+                                     round((baseline + 4) * scale)))
+    assert abs((left + right) / 2 - middle) <= 2, (left, right, middle)
+
+
+@pytest.mark.parametrize("css", [
+    ".a > .b{fill:red}", "#id{fill:red}", ".a:hover{fill:red}", "[data-x] .a{fill:red}",
+    ".a{fill:red", "@media print{.a{fill:red}}"])
+def test_a_stylesheet_the_rewrite_cannot_apply_is_an_error(css: str) -> None:
+    with pytest.raises(ValueError):
+        raster.rewrite(_page(f"<style>{css}</style>"))
+
+
+def test_rules_apply_by_specificity_then_order_over_attributes() -> None:
+    css = "rect{fill:#111111}.tn .x{fill:#222222}.x{fill:#333333}"
+    text = raster.rewrite(_page(f'<style>{css}</style><g class="tn"><rect class="x" '
+                                f'fill="#444444" width="5" height="5"/><rect fill="#444444" '
+                                f'width="5" height="5"/></g>'))
+    rects = [e for e in _elements(text) if e.tag == f"{NS}rect"]
+    assert [r.get("fill") for r in rects] == ["#111111", "#222222", "#111111"]
+
+
+def test_an_unknown_text_anchor_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        raster.rewrite(_page('<text x="1" y="1" text-anchor="justify">a</text>'))
