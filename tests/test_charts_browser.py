@@ -210,6 +210,10 @@ def test_without_javascript_the_static_chart_and_parameters_remain(
     narrow = page.locator(f"{CHART} .tn-svg--narrow")
     assert narrow.is_visible() and not page.locator(f"{CHART} .tn-svg--wide").is_visible()
     assert narrow.bounding_box()["width"] > 300
+    # Styled by the rules the (hidden) wide SVG carries: curves are strokes, not black fills.
+    curve = narrow.locator(".curve").first
+    assert curve.evaluate("e => [getComputedStyle(e).fill, getComputedStyle(e).strokeWidth]") \
+        == ["none", "2.5px"]
     page.locator(f"{CHART} .tn-chart__params summary").click()
     assert page.locator(f"{CHART} .tn-chart__params tbody tr").count() == fitted_count
     assert not page.locator(f"{CHART} [data-tn-activate]").is_visible()

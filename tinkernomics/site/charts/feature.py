@@ -167,8 +167,9 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
+        # The wide SVG's <style> serves both: the narrow one leaves it out.
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
-                      + chartsvg.chart_svg(chart, layout="narrow")),
+                      + chartsvg.chart_svg(chart, layout="narrow", styled=False)),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(inert_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),

@@ -209,26 +209,28 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
     return _frame(chart, LAYOUTS[layout]).height
 
 
-def _chart_parts(chart: Chart, layout: str, ident: str,
-                 theme: str | None) -> tuple[float, float, str]:
-    """(width, height, content) of the chart in ``layout``: its title, description, rules and
-    drawing, without the element that holds them."""
+def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
+                 styled: bool = True) -> tuple[float, float, str]:
+    """(width, height, content) of the chart in ``layout``: its title, description, rules
+    (unless ``styled`` is False) and drawing, without the element that holds them."""
     f = _frame(chart, LAYOUTS[layout])
     body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
             *_legend(f)]
     content = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
                f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
-               f"<style>{_css(theme)}</style>" + "".join(body))
+               + (f"<style>{_css(theme)}</style>" if styled else "") + "".join(body))
     return f.layout.width, f.height, content
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
-              theme: str | None = None) -> str:
+              theme: str | None = None, styled: bool = True) -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
-    ``theme`` fixes the colours (files and images) instead of following the page palette."""
+    ``theme`` fixes the colours (files and images) instead of following the page palette.
+    ``styled=False`` leaves out its ``<style>``, for a second inline SVG of the same page: a
+    style element in inline SVG applies to the whole document, shown or not."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
-    width, height, content = _chart_parts(chart, layout, ident, theme)
+    width, height, content = _chart_parts(chart, layout, ident, theme, styled)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}" '
         f'viewBox="0 0 {width} {height}" role="img" '
