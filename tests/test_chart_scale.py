@@ -32,6 +32,8 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     site = root / "site"
     folder = site / chartsite.EMBED_DIR / charts.COMPARISON_ID / chartsite.SERIES_DIR
     chartsite.write_series_files(ctx, chart, folder)
+    (folder.parent / chartsite.SPEC_FILE).write_text(chartsite.spec_file_text(chart),
+                                                     encoding="utf-8")
     vendor = site / chartsite.VENDOR_PLOTLY
     vendor.parent.mkdir(parents=True)
     vendor.symlink_to(chartsite.plotly_js_path())

@@ -306,6 +306,11 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
+def spec_file_text(chart: charts.Chart) -> str:
+    """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names."""
+    return _json_text(plotlyspec.plotly_figure(chart))
+
+
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
                       cache: images.ImageCache | None = None) -> list[Path]:
     """The embed page, data and image downloads, preview card and oEmbed of one chart."""
@@ -317,7 +322,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
         "data.csv": chartdata.to_csv(chart, site_url),
         "data.json": _json_text(chartdata.to_json(chart, site_url)),
         "chart.svg": chartsvg.standalone_svg(chart, site_url) + "\n",
-        SPEC_FILE: _json_text(plotlyspec.plotly_figure(chart)),
+        SPEC_FILE: spec_file_text(chart),
         "chart.png": png,
         "card.png": images.card_png(chart, site_url, cache),
         "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url),
