@@ -11,7 +11,7 @@ Builds, in one run and on this machine (synthetic catalogs from ``benchmarks/syn
 3. bare Material with 1,000 thin pages (a title and one sentence each).
 
 The 1,000 build is then run again in the same project: a contributor's rebuild, with the chart
-images (``embed/<id>/chart.png`` and ``card.png``, about 0.2 s each to render) already in the
+images (``embed/<id>/chart.png`` and ``card.png``, about 0.05-0.08 s each to render) already in the
 project's image cache; the first build renders every one of them.
 
 Times are CPU seconds of each build process (the machine may be shared; wall time is printed
