@@ -5,6 +5,7 @@ comparison drawing a readable featured set with the rest on request."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -222,6 +223,41 @@ def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: char
     assert cache.prune() == 1
     assert [p.read_bytes() for p in tmp_path.glob("*.png")] == [card]
     assert images.ImageCache().prune() == 0  # no folder, nothing to do
+
+
+def test_place_links_the_cached_image_and_never_writes_through_a_link(
+        grpo: charts.Chart, tmp_path: Path) -> None:
+    """A built PNG is the cache's file (no bytes copied); placing another image at the same
+    path replaces the link instead of writing into the cached file."""
+    cache = images.ImageCache(tmp_path / "cache")
+    (chart_svg, width), (card_svg, card_width) = images.jobs(grpo, "")
+    dest = tmp_path / "site" / "chart.png"
+    dest.parent.mkdir()
+    size = cache.place(chart_svg, width, dest)
+    assert size == images.png_size(dest.read_bytes()) and size[0] == images.PNG_WIDTH_PX
+    [cached] = (tmp_path / "cache").glob("*.png")
+    assert os.path.samefile(dest, cached)
+    chart_bytes = cached.read_bytes()
+    assert cache.place(card_svg, card_width, dest) == (1200, 630)
+    assert cached.read_bytes() == chart_bytes  # the cached chart is untouched
+    assert dest.read_bytes() == images.render_png(card_svg, card_width)
+    uncached = tmp_path / "site" / "nocache.png"
+    assert images.ImageCache().place(chart_svg, width, uncached)[0] == 1200
+    assert uncached.read_bytes() == chart_bytes
+
+
+def test_place_copies_where_a_link_cannot_be_made(grpo: charts.Chart, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_links(src: object, dst: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(images.os, "link", no_links)
+    cache = images.ImageCache(tmp_path / "cache")
+    svg_text, width = images.jobs(grpo, "")[1]
+    dest = tmp_path / "card.png"
+    assert cache.place(svg_text, width, dest) == (1200, 630)
+    [cached] = (tmp_path / "cache").glob("*.png")
+    assert not os.path.samefile(dest, cached) and dest.read_bytes() == cached.read_bytes()
 
 
 def test_images_are_compressed_harder_than_pillows_default_with_the_same_pixels(

@@ -312,7 +312,7 @@ def write_api(files: dict[str, bytes], out_dir: Path) -> None:
     """Replace ``out_dir`` with exactly ``files`` (no stale file survives)."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
+    for folder in sorted({(out_dir / path).parent for path in files}):
+        folder.mkdir(parents=True, exist_ok=True)  # once per folder, not once per file
     for path, body in sorted(files.items()):
-        target = out_dir / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
+        (out_dir / path).write_bytes(body)

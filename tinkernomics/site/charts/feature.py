@@ -316,28 +316,21 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
     """The embed page, data and image downloads, preview card and oEmbed of one chart."""
     cache = cache or images.ImageCache()
     folder.mkdir(parents=True, exist_ok=True)
-    png = images.chart_png(chart, site_url, cache)
-    files: dict[str, str | bytes] = {
+    (png_svg, png_width), (card_svg, card_width) = images.jobs(chart, site_url)
+    png_size = cache.place(png_svg, png_width, folder / "chart.png")
+    cache.place(card_svg, card_width, folder / "card.png")
+    texts = {
         "index.html": render_embed_page(chart, site_url),
         "data.csv": chartdata.to_csv(chart, site_url),
         "data.json": _json_text(chartdata.to_json(chart, site_url)),
         "chart.svg": chartsvg.standalone_svg(chart, site_url) + "\n",
         SPEC_FILE: spec_file_text(chart),
-        "chart.png": png,
-        "card.png": images.card_png(chart, site_url, cache),
-        "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url),
-                                               images.png_size(png))),
+        "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url), png_size)),
         "sitemap.xml": EMPTY_SITEMAP,
     }
-    written = []
-    for name, content in files.items():
-        path = folder / name
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", newline="\n")
-        written.append(path)
-    return written
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8", newline="\n")
+    return [folder / name for name in ("chart.png", "card.png", *texts)]
 
 
 def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> None:
@@ -372,6 +365,6 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
         write_series_files(ctx, comparison, embed_root / charts.COMPARISON_ID / SERIES_DIR)
         card = site_dir / SITE_CARD
         card.parent.mkdir(parents=True, exist_ok=True)
-        card.write_bytes(cache.png(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
-                                   images.CARD_WIDTH_PX))
+        cache.place(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
+                    images.CARD_WIDTH_PX, card)
     cache.prune()

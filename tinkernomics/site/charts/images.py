@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -116,15 +117,38 @@ class ImageCache:
         tmp.write_bytes(data)
         tmp.replace(path)
 
+    def _cached(self, path: Path, svg_text: str, width: int) -> None:
+        """The image is in the cache at ``path``, marked in use (``prune`` keeps it)."""
+        if path.is_file():
+            os.utime(path)
+        else:
+            self._store(path, render_png(svg_text, width))
+
     def png(self, svg_text: str, width: int) -> bytes:
         path = self._path(svg_text, width)
-        if path is not None and path.is_file():
-            os.utime(path)  # marks it in use, so ``prune`` keeps it
-            return path.read_bytes()
-        data = render_png(svg_text, width)
-        if path is not None:
-            self._store(path, data)
-        return data
+        if path is None:
+            return render_png(svg_text, width)
+        self._cached(path, svg_text, width)
+        return path.read_bytes()
+
+    def place(self, svg_text: str, width: int, dest: Path) -> tuple[int, int]:
+        """Put the image at ``dest`` and return its (width, height): a hard link to the cached
+        file where the file systems allow one, else a copy. A rebuild at 1,000 algorithms then
+        writes no image bytes (copying its 1,010 PNGs took about 0.6 CPU s, mostly the
+        kernel's); nothing writes into a built PNG, so the shared file stays the cache's."""
+        path = self._path(svg_text, width)
+        if path is None:
+            data = render_png(svg_text, width)
+            dest.write_bytes(data)
+            return png_size(data)
+        self._cached(path, svg_text, width)
+        dest.unlink(missing_ok=True)  # never write through an earlier build's link
+        try:
+            os.link(path, dest)
+        except OSError:  # another file system, or links not allowed: copy
+            shutil.copyfile(path, dest)
+        with path.open("rb") as head:
+            return png_size(head.read(PNG_HEADER_BYTES))
 
     def prefill(self, jobs: list[tuple[str, int]]) -> int:
         """Render the (SVG, width) jobs not cached yet, in parallel processes (one per core):
@@ -217,6 +241,10 @@ def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
 
 def card_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
     return cache.png(card_svg(chart, site_url), CARD_WIDTH_PX)
+
+
+PNG_HEADER_BYTES = 24
+"""The signature and the IHDR chunk up to the height: all ``png_size`` reads."""
 
 
 def png_size(data: bytes) -> tuple[int, int]:
