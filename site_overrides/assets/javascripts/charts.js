@@ -7,11 +7,11 @@
  * carries the spec inline, as JSON in a <template> (not a <script>: Material's instant
  * navigation re-creates inline scripts without their type, which would run the JSON as code).
  * This file upgrades the SVG to the interactive Plotly chart:
- * - plotly.js (self-hosted basic bundle, ~395 KB gzipped) is fetched once per visit, only on a page with a
- *   chart, and only when the reader shows intent (pointer over the chart, a click or tap on it,
- *   or the "Interactive chart" button): a reader who only looks pays nothing for it. Once it is
- *   loaded, later charts (other pages reached by instant navigation) upgrade as soon as they
- *   come near the viewport. A page that loaded plotly itself (an export) upgrades at once.
+ * - plotly.js (the self-hosted basic bundle, ~395 KB gzipped) is fetched once per visit, only on
+ *   a page with a chart, and only when the reader shows intent (pointer over the chart, a click or
+ *   tap on it, or the "Interactive chart" button): a reader who only looks pays nothing for it.
+ *   Once it is loaded, later charts (other pages reached by instant navigation) upgrade as soon
+ *   as they come near the viewport. A page that loaded plotly itself (an export) upgrades at once.
  * - Every number, label and colour comes from the spec: this file only applies it. Charts are
  *   re-themed when the palette attribute (data-md-color-scheme) changes, resized with their box
  *   (window, content tabs) and purged when Material's instant navigation replaces the page.
