@@ -68,6 +68,19 @@ def snippet_of(site: Path, page: str, base: str) -> str:
     return html.unescape(snippet.split("</textarea>", 1)[0]).replace(SUB_PATH_URL, base)
 
 
+def loaded_frame(tab) -> object:
+    """The embed's frame once its document and stylesheet have loaded.
+
+    The credit line exists as soon as the frame's body is parsed, but a measure taken then can
+    run before charts.css arrives (a slow CI host) and see the unstyled page, so wait for the
+    frame's load event (and its fonts) first."""
+    tab.frame_locator("iframe").locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
+    frame = tab.frames[1]
+    frame.wait_for_load_state("load", timeout=TIMEOUT_MS)
+    frame.evaluate("document.fonts.ready.then(() => true)")
+    return frame
+
+
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[tuple[Path, Callable[..., str]]]:
     servers: list[ThreadingHTTPServer] = []
@@ -102,9 +115,8 @@ def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
         blocked: list[str] = []
         tab.on("console", lambda m: "Content Security Policy" in m.text and blocked.append(m.text))
         tab.goto(url)
-        tab.frame_locator("iframe").locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
+        frame = loaded_frame(tab)
         assert blocked, "the host's CSP did not block resize.js"
-        frame = tab.frames[1]
         m = frame.evaluate(MEASURE)
         assert m["scrollHeight"] <= m["view"] + 1  # nothing below the fold of the frame
         assert m["creditBottom"] <= m["view"] + 1  # the last line is inside the frame
@@ -126,11 +138,10 @@ def test_theme_holds_with_javascript_off_in_the_frame(
     url = serve(snippet, block_scripts=True)
     with new_tab(browser, java_script_enabled=False, color_scheme=system) as tab:
         tab.goto(url)
-        frame = tab.frame_locator("iframe")
-        frame.locator(".tn-embed__credit").wait_for(timeout=TIMEOUT_MS)
-        shown = tab.frames[1].evaluate(SHOWN_BACKGROUND)
+        frame = loaded_frame(tab)
+        shown = frame.evaluate(SHOWN_BACKGROUND)
         assert shown == background
-        grid = tab.frames[1].evaluate(
+        grid = frame.evaluate(
             "getComputedStyle(document.querySelector('.tn-svg .bg')).fill")
         assert grid == background  # the static chart follows the page
 
