@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from tinkernomics.catalog.problems import CatalogError
-from tinkernomics.site.build import shared_site, write_all_outputs
+from tinkernomics.site.build import shared_site, start_all_outputs, write_all_outputs
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
 from tinkernomics.site.relink import for_source_file
 
@@ -58,6 +58,8 @@ def define_env(env) -> None:
         print(terminal_report(err.problems), file=sys.stderr, flush=True)
         return
     env.variables[_CONTEXT_KEY] = ctx
+    if not zensical:  # MkDocs: once per build, before the pages (Zensical writes outputs after)
+        start_all_outputs(ctx)
     page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)

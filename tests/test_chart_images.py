@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import multiprocessing
 import os
 import time
 from pathlib import Path
@@ -209,6 +210,147 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
     assert cache.prefill(todo) == 0  # all cached now
     svg, width = todo[0]
     assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process
+
+
+FORKED = pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork",
+    reason="the gate below reaches the workers only when they are forked")
+
+
+def _jobs(catalog: Catalog) -> list[tuple[str, int]]:
+    built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
+    jobs = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    jobs += [(images.site_card_svg(built[0], f"tagline {i}"), images.CARD_WIDTH_PX)
+             for i in range(images.PARALLEL_MIN_IMAGES)]
+    return jobs
+
+
+def _gated(monkeypatch: pytest.MonkeyPatch, gate: Path, fail_on: str | None = None) -> None:
+    """Workers (forked, so they inherit this) render only once ``gate`` exists, or after 30 s
+    (a start that waited for its workers then fails its test instead of hanging); the SVG
+    containing ``fail_on`` raises."""
+    real = images.render_png
+
+    def render(svg_text: str, width: int) -> bytes:
+        deadline = time.monotonic() + 30
+        while not gate.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if fail_on is not None and fail_on in svg_text:
+            raise ValueError("this SVG cannot be drawn")
+        return real(svg_text, width)
+
+    monkeypatch.setattr(images, "render_png", render)
+
+
+@FORKED
+def test_start_prefill_returns_while_the_workers_render_and_wait_blocks_until_cached(
+        catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build goes on rendering pages while the images render: starting returns before any
+    image is made, and ``wait`` returns once every one is in the cache."""
+    gate = tmp_path / "go"
+    _gated(monkeypatch, gate)
+    cache = images.ImageCache(tmp_path / "cache")
+    jobs = _jobs(catalog)
+    prefill = cache.start_prefill(jobs)
+    assert prefill.count == len(jobs)
+    assert len(cache.todo(jobs)) == len(jobs)  # started, nothing rendered yet
+    gate.touch()
+    assert prefill.wait() == len(jobs)
+    assert cache.todo(jobs) == {}
+    assert cache.start_prefill(jobs).count == 0  # all cached: no workers
+    assert not list((tmp_path / "cache").glob("*.tmp"))
+
+
+@FORKED
+def test_a_workers_error_is_raised_by_wait(catalog: Catalog, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = tmp_path / "go"
+    gate.touch()
+    _gated(monkeypatch, gate, fail_on="tagline 3")
+    prefill = images.ImageCache(tmp_path / "cache").start_prefill(_jobs(catalog))
+    with pytest.raises(ValueError, match="cannot be drawn"):
+        prefill.wait()
+
+
+@FORKED
+def test_cancel_stops_the_workers_and_prune_clears_what_they_left(
+        catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _gated(monkeypatch, tmp_path / "never")
+    cache = images.ImageCache(tmp_path / "cache")
+    jobs = _jobs(catalog)
+    prefill = cache.start_prefill(jobs)
+    started = time.perf_counter()
+    prefill.cancel()
+    assert time.perf_counter() - started < 10  # the stuck workers were stopped, not awaited
+    assert prefill.wait() == 0 and len(cache.todo(jobs)) == len(jobs)
+    folder = tmp_path / "cache"
+    folder.mkdir(exist_ok=True)
+    stale, fresh = folder / "a.123.tmp", folder / "b.456.tmp"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"being written")
+    hours_ago = time.time() - 2 * images.STALE_TEMPORARY_S
+    os.utime(stale, (hours_ago, hours_ago))
+    cache.prune()
+    assert not stale.exists() and fresh.exists()
+
+
+@FORKED
+def test_a_new_build_stops_the_workers_of_one_that_failed(
+        catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mkdocs serve``: a build that failed after starting its images leaves workers behind;
+    the next build's start stops them, and its outputs wait for its own."""
+    from tinkernomics.site.build import SiteContext
+
+    monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "cache"))
+    ctx = SiteContext(root=tmp_path, catalog=catalog, site_url="https://example.org/tn/")
+    _gated(monkeypatch, tmp_path / "never")
+    chartsite.start_outputs(ctx)  # the failed build: its workers never finish
+    failed = ctx.extra["image_prefill"]
+    monkeypatch.undo()
+    monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "cache"))
+    again = SiteContext(root=tmp_path, catalog=catalog, site_url="https://example.org/tn/")
+    chartsite.start_outputs(again)
+    assert failed.pool is None  # stopped
+    chartsite.write_outputs(again, tmp_path / "site")
+    assert images._ACTIVE == []
+    for cid in charts.chart_ids(catalog):
+        png = (tmp_path / "site" / "embed" / cid / "chart.png").read_bytes()
+        assert images.png_size(png)[0] == images.PNG_WIDTH_PX
+
+
+EXIT_SCRIPT = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from helpers_charts import fitted_catalog
+from tinkernomics.site.charts import images
+from tinkernomics.site.charts import spec as charts
+
+def stuck(svg_text, width):  # forked workers inherit it: each job blocks a minute
+    time.sleep(60)
+
+images.render_png = stuck
+root = Path(sys.argv[1])
+catalog = fitted_catalog(root / "catalog")
+chart = charts.build_chart(catalog, charts.chart_ids(catalog)[0])
+jobs = [(images.site_card_svg(chart, f"tagline {i}"), 1200) for i in range(20)]
+images.ImageCache(root / "cache").start_prefill(jobs)
+raise SystemExit(3)  # a build that failed before waiting for its images
+"""
+
+
+@FORKED
+def test_a_build_that_raises_exits_without_waiting_for_its_queued_images(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    tests = Path(__file__).parent
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, str(tmp_path), str(tests)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert time.perf_counter() - started < 30  # not the minutes its queue would take
 
 
 def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: charts.Chart,

