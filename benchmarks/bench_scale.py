@@ -190,6 +190,8 @@ def report(builds: list[Built], validates: dict[str, float], floors: list[Built]
         ("rebuild / same-content floor (algorithm pages), 1,000", rebuild.seconds / floor.seconds,
          TARGET_FLOOR_RATIO),
         ("build / same-content floor (every page), 1,000", big.seconds / floor_all.seconds, None),
+        # wall: the first build renders its images in worker processes beside the pages
+        ("build / same-content floor, wall seconds, 1,000", big.wall / floor.wall, None),
         ("build / bare Material thin pages, 1,000", big.seconds / floors[2].seconds, None),
         ("time(1,000) / time(100)", big.seconds / small.seconds, TARGET_LINEARITY),
         ("site MB at 1,000", size_mb(big.site), TARGET_SITE_MB),
