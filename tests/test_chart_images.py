@@ -5,11 +5,13 @@ comparison drawing a readable featured set with the rest on request."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
 import multiprocessing
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -351,6 +353,50 @@ def test_a_build_that_raises_exits_without_waiting_for_its_queued_images(
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 3, done.stderr
     assert time.perf_counter() - started < 30  # not the minutes its queue would take
+
+
+KILLED_SCRIPT = EXIT_SCRIPT.replace(
+    'images.ImageCache(root / "cache").start_prefill(jobs)\nraise SystemExit(3)',
+    'prefill = images.ImageCache(root / "cache").start_prefill(jobs)\n'
+    'prefill.chunks[0].running() or time.sleep(1)\n'
+    'print(*[p.pid for p in prefill.pool._processes.values()], flush=True)\n'
+    'time.sleep(600)')
+
+
+@FORKED
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
+def test_workers_end_when_the_build_process_is_killed(tmp_path: Path) -> None:
+    """A build killed outright runs no exit hook; its workers must not wait on for ever."""
+    import signal
+    import subprocess
+
+    assert "time.sleep(600)" in KILLED_SCRIPT
+    build = subprocess.Popen([sys.executable, "-c", KILLED_SCRIPT, str(tmp_path),
+                              str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        pids = [int(pid) for pid in build.stdout.readline().split()]
+        assert pids, "the build started no workers"
+        build.send_signal(signal.SIGKILL)
+        build.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in pids), "workers outlived the killed build"
+    finally:
+        build.kill()
+        for pid in pids:  # a failed run leaves no stuck workers behind
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by init, counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: charts.Chart,

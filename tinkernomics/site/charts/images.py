@@ -21,10 +21,13 @@ days (``ImageCache.prune``), so a cache kept between CI runs stays the site's si
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import io
 import os
 import shutil
+import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -166,7 +169,7 @@ class ImageCache:
         work = [(svg_text, width, str(path)) for (svg_text, width), path in todo.items()]
         workers = min(len(work), os.cpu_count() or 1)
         size = max(1, len(work) // (8 * workers))  # small chunks: a cancel drops the rest
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent)
         chunks = [pool.submit(_render_and_store_all, work[i:i + size])
                   for i in range(0, len(work), size)]
         prefill = Prefill(pool, chunks, len(work))
@@ -265,6 +268,22 @@ def _stop_all_at_exit() -> None:
     register = getattr(threading, "_register_atexit", None)
     if register is not None:
         register(stop_all)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when the thread that forked it exits."""
+
+
+def _die_with_parent() -> None:
+    """In a worker, first: end when the build process ends, however it ends. A build killed
+    (SIGKILL, or SIGTERM, which runs no exit hook) would otherwise leave its workers waiting
+    on their queue for ever. Linux only; elsewhere the exit hook is all there is."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:  # the build ended before the line above ran
+        os._exit(0)
 
 
 def _render_and_store_all(jobs: list[tuple[str, int, str]]) -> None:
