@@ -373,9 +373,10 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
     cache = image_cache(ctx)
     started = ctx.extra.pop(_PREFILL_KEY, None)
-    if started is not None:
+    if started is not None:  # MkDocs: started before the pages, from the same jobs
         started.wait()
-    cache.prefill(_image_jobs(ctx))  # what no earlier start rendered (Zensical, the CLI)
+    else:  # Zensical, `tinkernomics outputs`: nothing started earlier
+        cache.prefill(_image_jobs(ctx))
     built = _charts(ctx)
     for chart_id, chart in built.items():
         write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache)

@@ -287,16 +287,10 @@ def _die_with_parent() -> None:
 
 
 def _render_and_store_all(jobs: list[tuple[str, int, str]]) -> None:
-    """In a worker: ``_render_and_store`` each job of one chunk."""
-    for job in jobs:
-        _render_and_store(job)
-
-
-def _render_and_store(job: tuple[str, int, str]) -> None:
-    """In a worker: render one image and store it where ``ImageCache._path`` put it (written
-    to a temporary file and renamed, so the build never reads half an image)."""
-    svg_text, width, path = job
-    _store(Path(path), render_png(svg_text, width))
+    """In a worker: render each (SVG, width, path) job of one chunk and store it where
+    ``ImageCache._path`` put it (whole or not at all, so the build never reads half an image)."""
+    for svg_text, width, path in jobs:
+        _store(Path(path), render_png(svg_text, width))
 
 
 def _store(path: Path, data: bytes) -> None:
