@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from helpers_catalog import copy_valid, write_file
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import spec as charts
 
 
 def reward(fit: m.ScaleRLFit, compute: float) -> float:
@@ -54,6 +56,18 @@ def fitted_catalog_dir(tmp_path: Path) -> Path:
 
 def fitted_catalog(tmp_path: Path) -> Catalog:
     return load_valid_catalog(fitted_catalog_dir(tmp_path))
+
+
+@pytest.fixture(scope="module", name="catalog")
+def fitted_catalog_fixture(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """``catalog``: the fitted catalog, once per test module that imports this."""
+    return fitted_catalog(tmp_path_factory.mktemp("fitted"))
+
+
+@pytest.fixture(scope="module", name="grpo")
+def fitted_grpo_fixture(catalog: Catalog) -> charts.Chart:
+    """``grpo``: GRPO's chart from the fitted catalog, on a fixed date."""
+    return charts.build_chart(catalog, "scalerl-grpo", date="2026-11-30")
 
 
 def csv_rows(text: str) -> list[dict[str, str]]:

@@ -17,7 +17,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers_charts import fitted_catalog, many_fits_catalog
+from helpers_charts import (  # noqa: F401  (the fixtures: catalog, grpo)
+    fitted_catalog_fixture,
+    fitted_grpo_fixture,
+    many_fits_catalog,
+)
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import embed, images, plotlyspec, svg
@@ -39,16 +43,6 @@ OEMBED_RICH_SCHEMA = {
     },
 }
 """oEmbed 1.0 (https://oembed.com section 2.3.4) for type ``rich``; the thumbnail trio together."""
-
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    return fitted_catalog(tmp_path_factory.mktemp("images"))
-
-
-@pytest.fixture(scope="module")
-def grpo(catalog: Catalog) -> charts.Chart:
-    return charts.build_chart(catalog, "scalerl-grpo", date="2026-11-30")
 
 
 def contrast(a: str, b: str) -> float:

@@ -8,25 +8,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from helpers_charts import fitted_catalog
+from helpers_charts import fitted_catalog_fixture, fitted_grpo_fixture  # noqa: F401
 from PIL import Image
 
-from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import images, raster, svg
 from tinkernomics.site.charts import spec as charts
 
 NS = "{http://www.w3.org/2000/svg}"
 LIGHT = charts.THEMES["light"]
-
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    return fitted_catalog(tmp_path_factory.mktemp("raster"))
-
-
-@pytest.fixture(scope="module")
-def grpo(catalog: Catalog) -> charts.Chart:
-    return charts.build_chart(catalog, "scalerl-grpo", date="2026-11-30")
 
 
 def _page(body: str, width: int = 400, height: int = 200) -> str:
