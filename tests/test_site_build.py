@@ -21,7 +21,8 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_valid_catalog
-from tinkernomics.catalog.rules import PROVENANCE, walk
+from tinkernomics.catalog.rules import PROVENANCE
+from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views import entry_page, money, plain
 

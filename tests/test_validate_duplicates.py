@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from helpers_catalog import copy_valid, run_validate, write_file
+from helpers_catalog import copy_valid, replace_in, run_validate, write_file
 
 from tinkernomics import cli
 from tinkernomics.catalog.duplicates import normal_keys, normal_title, normal_url
@@ -114,3 +114,35 @@ def test_find_with_no_match_says_so_and_fails(tmp_path: Path) -> None:
     copy_valid(tmp_path)
     code, out = run_find(tmp_path, "no such paper anywhere")
     assert code == 1 and "nothing in catalog matches" in out
+
+
+# --------------------------------------------------------------------------- which file to keep
+
+
+def test_the_cited_reference_is_kept_whatever_its_name(tmp_path: Path) -> None:
+    """A new file for a work already cited is the one to delete, even when its id sorts first."""
+    root = copy_valid(tmp_path)
+    write_file(root, "references/a_again.yaml",
+               reference("Another title", "https://arxiv.org/abs/2402.03300")
+               .replace("id: z_again", "id: a_again"))
+    [problem] = run_validate(tmp_path, "catalog").problems
+    assert problem.where.startswith("catalog/references/a_again.yaml:")
+    assert problem.hint is not None and "cite 'grpo_deepseekmath'" in problem.hint
+
+
+# --------------------------------------------------------------------------- algorithm names
+
+
+@pytest.mark.parametrize("name", ["GRPO", "grpo", " Grpo ", "ＧＲＰＯ"])
+def test_two_algorithms_with_one_name_are_reported(tmp_path: Path, name: str) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, "algorithms/ppo.yaml", "name: PPO", f'name: "{name}"')
+    [problem] = run_validate(tmp_path, "catalog").problems
+    assert problem.where == "catalog/algorithms/ppo.yaml:2:7: name"
+    assert problem.message.startswith("same name as catalog/algorithms/grpo.yaml")
+
+
+def test_names_that_differ_by_a_symbol_are_different(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, "algorithms/ppo.yaml", "name: PPO", "name: GRPO++")
+    assert run_validate(tmp_path, "catalog").code == 0

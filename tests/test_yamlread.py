@@ -148,6 +148,24 @@ def test_refusals(text: str | bytes, expected: str) -> None:
     assert found[0].startswith(expected)
 
 
+@pytest.mark.parametrize(("text", "hint"), [
+    ("a:\n\tb: 1\n", "YAML indents with spaces, never tabs: replace the tab on line 2"),
+    ("a:\n  b: 1\n\t c: 2\n", "replace the tab on line 3"),
+    ("note: Step 1: sample\n", "a value that contains ': ' needs quotes"),
+    ("a:\n  b: 1\n   c: 2\n", "line 3 is indented differently from the field above it"),
+])
+def test_cryptic_yaml_errors_get_the_usual_fix(text: str, hint: str) -> None:
+    [problem] = read_yaml(text.encode(), "f.yaml")[1]
+    assert problem.message.startswith("invalid YAML:")
+    assert problem.hint is not None and hint in problem.hint, problem.hint
+
+
+def test_other_yaml_errors_get_no_guessed_fix() -> None:
+    [problem] = read_yaml(b'a: "open\n', "f.yaml")[1]
+    assert problem.message.startswith("invalid YAML:")
+    assert problem.hint is None or ("tab" not in problem.hint and "quotes" not in problem.hint)
+
+
 @pytest.mark.parametrize("text", ["", "\n\n", "   \n", "# only a comment\n", "---\n", "---\n...\n"])
 def test_empty(text: str) -> None:
     assert _formatted(text) == ["f.yaml:1:1: (file): file is empty (hint: fill it in or delete it)"]

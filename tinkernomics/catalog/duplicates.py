@@ -1,11 +1,16 @@
 """Duplicate references (pipeline step 3, a cross-entry rule): one work, one reference file.
 
 Two references are the same work when they share an arXiv id, a DOI, a URL or a title, each
-normalised (``normal_keys``). The later file (in id order) is reported, naming the earlier one.
+normalised (``normal_keys``). The file to keep is the one more entries cite (a new duplicate is
+usually cited by nothing yet, or by the entry added with it); between equals, the earlier id. The
+others are reported, naming it. Two algorithms with the same name (case and spacing aside) are
+reported too, the later id naming the earlier: the index, the charts' legends and search would
+show two entries no reader can tell apart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -14,6 +19,7 @@ from urllib.parse import urlsplit
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.walk import citing_entries
 
 ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf|html)/|arxiv[:\s]+)(\d{4}\.\d{4,5})(?:v\d+)?",
                       re.IGNORECASE)
@@ -41,6 +47,11 @@ def normal_title(title: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text))
 
 
+def normal_name(name: str) -> str:
+    """Case, width and spacing do not make a different name; symbols do ('REINFORCE++')."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
 def normal_keys(url: str | None, venue: str | None, title: str) -> dict[str, str]:
     """The identifying keys of a reference: arXiv id, DOI, URL and title, normalised."""
     keys = {"title": normal_title(title)}
@@ -66,12 +77,18 @@ def _safe_keys(ref: object) -> dict[str, str]:
     return normal_keys(fields["url"], fields["venue"], fields["title"] or "")
 
 
+def _keep_first(ids: list[str], cited: dict[str, int]) -> list[str]:
+    """``ids`` ordered so the one to keep comes first: most cited, then earliest id."""
+    return sorted(ids, key=lambda key: (-cited.get(key, 0), key))
+
+
 def rule_references_unique(catalog: Catalog) -> Iterator[Problem]:
     """Two references never share an arXiv id, a DOI, a URL or a title (normalised)."""
+    cited = citing_entries(catalog)
     seen: dict[tuple[str, str], str] = {}
-    for key, ref in catalog.references.items():
+    for key in _keep_first(list(catalog.references), cited):
         reported = set()
-        for name, value in _safe_keys(ref).items():
+        for name, value in _safe_keys(catalog.references[key]).items():
             first = seen.setdefault((name, value), key)
             if first == key or first in reported:
                 continue
@@ -81,3 +98,22 @@ def rule_references_unique(catalog: Catalog) -> Iterator[Problem]:
                                   f"same {KEY_LABELS[name]} as {other} ({value})",
                                   f"this work is already in the catalog: cite {first!r} "
                                   "and delete this file")
+
+
+def rule_algorithm_names_unique(catalog: Catalog) -> Iterator[Problem]:
+    """Two algorithms never share a name (case and spacing aside)."""
+    names: dict[str, list[str]] = {}
+    for key, algo in catalog.algorithms.items():
+        with contextlib.suppress(HoleTouched):
+            if isinstance(algo.name, str) and (normal := normal_name(algo.name)):
+                names.setdefault(normal, []).append(key)
+    for keys in names.values():
+        first, *others = sorted(keys)
+        for key in others:
+            other = catalog.entry("algorithm", first).doc.path
+            yield catalog.problem(
+                "algorithm", key, ("name",),
+                f"same name as {other} ({catalog.algorithms[key].name})",
+                "if it is the same method, keep one file; if not, give this one the name its "
+                "paper uses for it, or add what sets it apart (e.g. 'GRPO (2-sample)')")
+

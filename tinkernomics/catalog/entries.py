@@ -75,7 +75,8 @@ class Catalog:
     _of: dict[str, tuple[tuple[int, int], dict[str, Any]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """Traversals computed once per loaded catalog (see ``rules._nested``); read-only after load."""
+    """Traversals computed once per loaded catalog (see ``walk.nested_models``); read-only after
+    load."""
 
     def of(self, kind: str) -> dict[str, Any]:
         """Models of one kind, by id (file name), in id order. Read-only: the dict is made once

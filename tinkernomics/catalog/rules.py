@@ -16,11 +16,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
-from tinkernomics.catalog.duplicates import rule_references_unique
+from tinkernomics.catalog.dates import rule_dates_plausible
+from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.walk import nested_models as _nested
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
 
@@ -50,45 +52,6 @@ EXPECTED_UNITS: dict[tuple[type[BaseModel], str], set[Unit]] = {
     (m.SetupCost, "total"): {Unit.usd},
 }
 UPPER_BOUNDS: dict[Unit, float] = {Unit.percent: 100.0, Unit.fraction: 1.0}
-
-
-_FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
-
-
-def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:  # Lesson: `model_fields` goes through a descriptor; cache it per class.
-        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
-    return names
-
-
-def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
-                                                           str | None]]:
-    """Every nested model with its loc, its parent model and the parent's field name."""
-    yield loc, model, None, None
-    for name in _field_names(type(model)):
-        value = getattr(model, name)
-        items = enumerate(value) if isinstance(value, list) else [(None, value)]
-        for index, item in items:
-            if isinstance(item, BaseModel):
-                child = (*loc, name) if index is None else (*loc, name, index)
-                for sub_loc, sub, parent, field in walk(item, child):
-                    yield sub_loc, sub, parent or model, field or name
-
-
-Nested = tuple[Entry, Loc, Any, BaseModel | None, str | None]
-
-
-def _nested(catalog: Catalog) -> list[Nested]:
-    """Every nested model of every entry; walked once per catalog, shared by the rules."""
-    nested = catalog.memo.get("nested")
-    if nested is None:
-        nested = catalog.memo["nested"] = [
-            (entry, loc, obj, parent, field)
-            for entry in catalog.iter_entries()
-            for loc, obj, parent, field in walk(entry.model)
-        ]
-    return nested
 
 
 def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str,
@@ -333,6 +296,8 @@ RULES: tuple[Rule, ...] = (
     rule_id_matches_file,
     rule_sources_exist,
     rule_references_unique,
+    rule_algorithm_names_unique,
+    rule_dates_plausible,
     rule_links_exist,
     rule_unverified_says_what_sources_report,
     rule_asserted_by,

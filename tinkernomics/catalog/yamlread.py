@@ -331,6 +331,25 @@ def _started_on(err: yaml.MarkedYAMLError) -> str | None:
     return f"the {match[1]} starts on line {start.line + 1}"
 
 
+def _likely_fix(err: yaml.MarkedYAMLError, text: str) -> str | None:
+    """The usual cause of libyaml's two most cryptic errors, read off the offending line: a tab
+    in the indentation, and 'mapping values are not allowed' (a value holding ': ', or a field
+    indented deeper than the one above it)."""
+    mark = err.problem_mark
+    lines = text.splitlines()
+    if mark is None or mark.line >= len(lines):
+        return None
+    line = lines[mark.line]
+    if "\t" in line[: len(line) - len(line.lstrip())] or line[mark.column:mark.column + 1] == "\t":
+        return f"YAML indents with spaces, never tabs: replace the tab on line {mark.line + 1}"
+    if "mapping values are not allowed" not in str(err.problem or ""):
+        return None
+    if ": " in line[: mark.column] or line[: mark.column].rstrip().endswith(":"):
+        return "a value that contains ': ' needs quotes, e.g. note: \"Step 1: sample\""
+    return (f"line {mark.line + 1} is indented differently from the field above it: give fields "
+            "of the same block the same number of spaces")
+
+
 def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Problem]) -> Any:
     """Plain data of ``node``: the fast path, or the careful builder when there is a problem."""
     try:
@@ -361,7 +380,7 @@ def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = " ".join(str(x) for x in (err.context, err.problem) if x)
         return None, [Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
-                              _started_on(err))]
+                              _likely_fix(err, text) or _started_on(err))]
     except yaml.YAMLError as err:  # pragma: no cover - libyaml always marks its errors
         return None, [Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")]
     if node is None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.catalog.rules import walk
+from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.api.models import (
     PLATFORM_PATH,

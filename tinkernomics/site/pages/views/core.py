@@ -31,7 +31,8 @@ from tinkernomics.catalog.fields import (
     status_meaning,
 )
 from tinkernomics.site.pages.mathml import MathExtension, to_mathml
-from tinkernomics.catalog.rules import PROVENANCE, walk
+from tinkernomics.catalog.rules import PROVENANCE
+from tinkernomics.catalog.walk import walk
 
 # --------------------------------------------------------------------------- page addresses
 

@@ -1,0 +1,72 @@
+"""Traversals of a loaded catalog (pipeline step 3): every nested model, and who cites what.
+
+The cross-entry rules (``rules``, ``duplicates``, ``dates``), the API build and the page views
+walk entries the same way; the walk of a whole catalog is computed once and kept in its memo.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from tinkernomics.catalog.entries import Catalog, Entry
+from tinkernomics.catalog.yamlread import Loc
+
+_FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+
+Nested = tuple[Entry, Loc, Any, BaseModel | None, str | None]
+"""(entry, loc inside it, the nested model, its parent model, the parent's field name)."""
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # Lesson: `model_fields` goes through a descriptor; cache it per class.
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
+    return names
+
+
+def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
+                                                           str | None]]:
+    """Every nested model with its loc, its parent model and the parent's field name."""
+    yield loc, model, None, None
+    for name in _field_names(type(model)):
+        value = getattr(model, name)
+        items = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            if isinstance(item, BaseModel):
+                child = (*loc, name) if index is None else (*loc, name, index)
+                for sub_loc, sub, parent, field in walk(item, child):
+                    yield sub_loc, sub, parent or model, field or name
+
+
+def nested_models(catalog: Catalog) -> list[Nested]:
+    """Every nested model of every entry; walked once per catalog, shared by the rules."""
+    nested = catalog.memo.get("nested")
+    if nested is None:
+        nested = catalog.memo["nested"] = [
+            (entry, loc, obj, parent, field)
+            for entry in catalog.iter_entries()
+            for loc, obj, parent, field in walk(entry.model)
+        ]
+    return nested
+
+
+def cited_ids(obj: Any) -> list[str]:
+    """The reference ids one nested model names: its `source` and its `references` list."""
+    source = getattr(obj, "source", None)
+    listed = getattr(obj, "references", None)
+    ids = [source] if isinstance(source, str) else []
+    return ids + [ref for ref in (listed if isinstance(listed, list) else [])
+                  if isinstance(ref, str)]
+
+
+def citing_entries(catalog: Catalog) -> Counter[str]:
+    """Reference id -> how many other entries cite it (an entry counts once, however often)."""
+    pairs = {(entry.kind.name, entry.key, ref)
+             for entry, _, obj, _, _ in nested_models(catalog)
+             for ref in cited_ids(obj)
+             if not (entry.kind.name == "reference" and entry.key == ref)}
+    return Counter(ref for _, _, ref in pairs)
