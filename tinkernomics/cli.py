@@ -21,6 +21,7 @@ from tinkernomics.catalog.schema import stale_schemas, write_schemas
 from tinkernomics.site.api.feature import add_api_command
 from tinkernomics.site.charts.export import add_chart_command
 from tinkernomics.site.contributing.scaffold import add_new_command
+from tinkernomics.site.needs import site_needs
 from tinkernomics.site.outputs import add_outputs_command
 
 Setup = Callable[[argparse._SubParsersAction], None]
@@ -36,7 +37,11 @@ def _docs_dir_for(catalog_dir: Path, explicit: Path | None) -> Path | None:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate the catalog; print every problem, then a summary."""
     catalog_dir = Path(args.catalog)
-    catalog, problems = load_catalog(catalog_dir, docs_dir=_docs_dir_for(catalog_dir, args.docs))
+    # The entries the site's code names by id are checked when the catalog is a site's: it sits
+    # beside the site's mkdocs.yml (a scratch or test catalog elsewhere need not hold them).
+    is_site = (catalog_dir.resolve().parent / "mkdocs.yml").is_file()
+    catalog, problems = load_catalog(catalog_dir, docs_dir=_docs_dir_for(catalog_dir, args.docs),
+                                     needs=site_needs() if is_site else ())
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     for problem in problems:
         print(problem.format())

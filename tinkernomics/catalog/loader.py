@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,7 +20,7 @@ from tinkernomics.catalog.messages import problems_from_validation
 from tinkernomics.catalog.partial import HOLE, partial_model
 from tinkernomics.catalog.placement import stray_yaml, wrong_folder
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
-from tinkernomics.catalog.rules import run_rules
+from tinkernomics.catalog.rules import Need, run_rules
 from tinkernomics.catalog.yamlread import read_yaml
 
 DEFAULT_CATALOG = Path("catalog")
@@ -99,9 +100,10 @@ def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, 
     return Entry(kind, path.stem, model, doc), problems
 
 
-def load_catalog(root: Path, *, cwd: Path | None = None,
-                 docs_dir: Path | None = None) -> tuple[Catalog, list[Problem]]:
-    """Read, validate and cross-check the catalog under ``root``; return it and all problems."""
+def load_catalog(root: Path, *, cwd: Path | None = None, docs_dir: Path | None = None,
+                 needs: Iterable[Need] = ()) -> tuple[Catalog, list[Problem]]:
+    """Read, validate and cross-check the catalog under ``root``; return it and all problems.
+    ``needs`` are the entries the caller's code names by id (``tinkernomics.site.needs``)."""
     catalog = Catalog(root=root)
     problems: list[Problem] = []
     if not root.is_dir():
@@ -114,17 +116,19 @@ def load_catalog(root: Path, *, cwd: Path | None = None,
             catalog.entries.setdefault(entry.kind.name, {})[entry.key] = entry
         elif path.suffix == ".yaml" and (kind := _kind_for(path.relative_to(root))):
             catalog.invalid.setdefault(kind.name, set()).add(path.stem)
-    problems.extend(run_rules(catalog, docs_dir=docs_dir))
+    problems.extend(run_rules(catalog, docs_dir=docs_dir, needs=needs,
+                              shown_root=display_path(root, cwd)))
     if docs_dir is not None and docs_dir.is_dir():
         problems.extend(stray_yaml(docs_dir, cwd))
     return catalog, sorted(set(problems))
 
 
-def load_valid_catalog(root: Path, *, docs_dir: Path | None = None) -> Catalog:
+def load_valid_catalog(root: Path, *, docs_dir: Path | None = None,
+                       needs: Iterable[Need] = ()) -> Catalog:
     """Load the catalog for rendering; raise ``CatalogError`` with every problem if any."""
     from tinkernomics.catalog.problems import CatalogError
 
-    catalog, problems = load_catalog(root, docs_dir=docs_dir)
+    catalog, problems = load_catalog(root, docs_dir=docs_dir, needs=needs)
     if problems:
         raise CatalogError(problems)
     return catalog

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,16 @@ from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_re
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
 from tinkernomics.catalog.partial import HoleTouched
-from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.problems import FILE_FIELD, Problem
 from tinkernomics.catalog.walk import nested_models as _nested
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
 
 Rule = Callable[[Catalog], Iterator[Problem]]
+Need = tuple[str, str, str]
+"""(kind, id, what names it): an entry the site's own code names by id, e.g. the calculator's
+default algorithm. The catalog layer knows none of them; ``tinkernomics.site.needs`` lists them
+and the CLI and the site build pass them in, so ``validate`` reports a missing one."""
 
 PROVENANCE = (m.Figure, m.FigureList, m.Claim, m.Formula, m.Reference, m.PriceList, m.PriceRow)
 """Models that carry a status and (maybe) reported_instead."""
@@ -332,10 +336,33 @@ def run_guarded(rule: Rule, catalog: Catalog) -> list[Problem]:
     return problems
 
 
-def run_rules(catalog: Catalog, *, docs_dir: Path | None = None) -> list[Problem]:
+def needed_entries_missing(catalog: Catalog, needs: Iterable[Need],
+                           shown_root: str) -> Iterator[Problem]:
+    """Every entry the site's code names by id exists (a file that failed to load is reported
+    already). Located at the file that should hold it: deleting or renaming it is the cause."""
+    named_by: dict[tuple[str, str], list[str]] = {}
+    for kind_name, entry_id, who in needs:
+        named_by.setdefault((kind_name, entry_id), []).append(who)
+    for (kind_name, entry_id), whos in named_by.items():
+        if entry_id in catalog.ids(kind_name) or entry_id in catalog.invalid.get(kind_name, ()):
+            continue
+        folder = KINDS_BY_NAME[kind_name].folder
+        renamed = sorted(i for i in catalog.ids(kind_name)
+                         if i.startswith(entry_id) or entry_id.startswith(i))
+        hint = f"restore catalog/{folder}/{entry_id}.yaml (git checkout -- it)"
+        if renamed:
+            hint += f"; if {renamed[0]!r} is the same entry, give it back its id {entry_id!r}"
+        yield Problem(f"{shown_root}/{folder}/{entry_id}.yaml", 1, 1, FILE_FIELD,
+                      f"missing {kind_name} {entry_id!r}, which the site names "
+                      f"({'; '.join(whos)})", hint)
+
+
+def run_rules(catalog: Catalog, *, docs_dir: Path | None = None, needs: Iterable[Need] = (),
+              shown_root: str = "catalog") -> list[Problem]:
     """Run every rule, around the holes of partial entries; collect every problem."""
     problems: list[Problem] = []
     for rule in RULES:
         problems.extend(run_guarded(rule, catalog))
     problems.extend(run_guarded(lambda c: rule_docs_page_exists(c, docs_dir), catalog))
+    problems.extend(needed_entries_missing(catalog, needs, shown_root))
     return problems

@@ -28,6 +28,7 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.needs import site_needs
 
 FEATURES: tuple[str, ...] = (
     "tinkernomics.site.pages.macros",
@@ -56,7 +57,8 @@ class SiteContext:
     @classmethod
     def load(cls, root: Path, site_url: str = "") -> SiteContext:
         """Load and validate the catalog once; raise CatalogError listing every problem."""
-        catalog = load_valid_catalog(catalog_dir(root), docs_dir=root / "docs")
+        catalog = load_valid_catalog(catalog_dir(root), docs_dir=root / "docs",
+                                     needs=site_needs())
         return cls(root=root, catalog=catalog, site_url=site_url)
 
     @cached_property

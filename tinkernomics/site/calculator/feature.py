@@ -28,6 +28,7 @@ from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import form, pagedata
+from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.pages.views import Links
 
@@ -35,38 +36,6 @@ CALCULATOR = pagedata.CALCULATOR
 SCRIPT = "assets/javascripts/calculator.js"
 SECTION_SLOT = "cost"
 SECTION_ID = "typical-run-cost"
-
-PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
-    # (label, query). Settings only: every figure comes from the catalog. The first is the default
-    # (inputs.DEFAULT_QUERY: the empty link, and the base of any link that names no algorithm).
-    ("GRPO on Qwen3-8B: 100 steps, 64 prompts × G=16, 512 + 2,048 tokens",
-     dict(inputs.DEFAULT_QUERY)),
-    ("Fireworks' multi-turn episode: Kimi K2.6 (128K), 1,000 episodes × 8 turns",
-     {"a": "grpo", "m": "kimi-k2.6", "v": ":peft:131072", "hw": "gb200", "steps": "1",
-      "n": "1000", "G": "1", "K": "1", "T": "8", "in": "8000", "d": "12000", "out": "2000",
-      "ref": "0"}),
-    ("On-policy distillation: Qwen3-8B student, Qwen3-32B teacher, 1,024 prompts × G=4",
-     {"a": "opd", "m": "qwen3-8b", "tm": "qwen3-32b", "p": "2026-01-05", "steps": "100",
-      "n": "1024", "G": "4", "r": "128"}),
-    ("PPO with full fine-tuning on Llama-3.1-8B",
-     {"a": "ppo", "m": "llama-3.1-8b", "p": "2026-01-05", "ft": "full"}),
-)
-ID_KEYS = {"a": "algorithm", "m": "model", "tm": "model", "hw": "hardware", "p": "price_list"}
-
-
-def check_presets(catalog: Catalog) -> None:
-    """A preset naming an id the catalog lacks would silently fall back: fail the build."""
-    for label, query in PRESETS:
-        for key, kind in ID_KEYS.items():
-            if key in query and query[key] not in catalog.ids(kind):
-                raise ValueError(f"calculator preset {label!r}: unknown {kind} id {query[key]!r}")
-
-
-def preset_queries(catalog: Catalog) -> list[dict[str, str]]:
-    """Presets with the price list pinned (the newest, unless the preset names one)."""
-    latest = inputs.latest_price_list(catalog)
-    return [{"p": latest, **query} for _, query in PRESETS]
-
 
 def query_string(query: Mapping[str, str]) -> str:
     return urlencode(query, safe=":")

@@ -254,17 +254,26 @@ def _charts(ctx: SiteContext) -> dict[str, charts.Chart]:
     return built
 
 
+NO_FITS_NOTE = ('<p class="tn-note">No algorithm in the catalog has a ScaleRL fit yet, so there '
+                'is no curve to compare. An algorithm\'s fit (<code>scalerl:</code> A, B and '
+                'C<sub>mid</sub>) adds its curve here and its own chart to its page.</p>')
+"""What the comparison chart's place shows while no algorithm has a fit (the chart needs one)."""
+
+
 def macros(ctx: SiteContext) -> dict[str, Any]:
     """``chart`` and ``algorithm_chart``; also adds the chart to every fitted algorithm page."""
 
     def chart(chart_id: str, here: str | None = None, params: bool = True) -> str:
         """A chart by its stable id; an unknown id fails the build, listing the known ones.
+        The comparison, while no algorithm has a fit, is a note saying so.
 
         ``here`` is the page it is placed on (default: the chart's own page, e.g.
         ``algorithms/`` for the comparison), which makes its links relative. ``params=False``
         leaves out the parameter table (for pages that show it already).
         """
         built = _charts(ctx)
+        if chart_id == charts.COMPARISON_ID and chart_id not in built:
+            return NO_FITS_NOTE
         if chart_id not in built:
             raise charts.UnknownChartError(chart_id, list(built))
         found = built[chart_id]

@@ -1,0 +1,73 @@
+"""Entries the site's own code names by id (``tinkernomics.site.needs``): deleting or renaming
+one is reported by `validate`, at the missing file, and the build refuses the catalog."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers_catalog import run_validate
+
+from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.catalog.problems import CatalogError
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.needs import site_needs
+
+
+def site_project(tmp_path: Path, repo_root: Path) -> Path:
+    """The real catalog and pages beside a mkdocs.yml: a site's catalog."""
+    shutil.copytree(repo_root / "catalog", tmp_path / "catalog")
+    shutil.copytree(repo_root / "docs", tmp_path / "docs")
+    shutil.copy(repo_root / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    return tmp_path
+
+
+def test_the_real_catalog_holds_every_entry_the_site_names(repo_root: Path) -> None:
+    catalog, _ = load_catalog(repo_root / "catalog")
+    needs = site_needs()
+    assert {kind for kind, _, _ in needs} >= {"formula", "algorithm", "model", "price_list"}
+    assert [n for n in needs if n[1] not in catalog.ids(n[0])] == []
+
+
+def test_a_deleted_entry_the_site_names_is_one_problem_at_its_file(
+        tmp_path: Path, repo_root: Path) -> None:
+    project = site_project(tmp_path, repo_root)
+    (project / "catalog" / "algorithms" / "grpo.yaml").unlink()
+    (project / "docs" / "algorithms" / "grpo.md").unlink()
+    run = run_validate(project, "catalog")
+    assert run.code == 1
+    [problem] = run.problems
+    assert problem.where == "catalog/algorithms/grpo.yaml:1:1: (file)"
+    assert problem.message.startswith("missing algorithm 'grpo', which the site names (")
+    assert "the calculator's default run" in problem.message
+    assert "the calculator's preset 'GRPO on Qwen3-8B" in problem.message
+    assert problem.hint is not None and "restore catalog/algorithms/grpo.yaml" in problem.hint
+
+
+def test_a_renamed_entry_is_named_in_the_hint(tmp_path: Path, repo_root: Path) -> None:
+    project = site_project(tmp_path, repo_root)
+    formulas = project / "catalog" / "formulas"
+    text = (formulas / "flops_rollout.yaml").read_text(encoding="utf-8")
+    (formulas / "flops_rollout.yaml").unlink()
+    (formulas / "flops_rollout_v2.yaml").write_text(
+        text.replace("id: flops_rollout", "id: flops_rollout_v2"), encoding="utf-8")
+    [problem] = run_validate(project, "catalog").problems
+    assert problem.where == "catalog/formulas/flops_rollout.yaml:1:1: (file)"
+    assert problem.hint is not None and "'flops_rollout_v2' is the same entry" in problem.hint
+
+
+def test_an_entry_that_fails_validation_is_reported_once(tmp_path: Path, repo_root: Path) -> None:
+    project = site_project(tmp_path, repo_root)
+    (project / "catalog" / "algorithms" / "opd.yaml").write_text("id: opd\nname: [\n")
+    wheres = run_validate(project, "catalog").wheres
+    assert [w for w in wheres if "opd" in w] == ["catalog/algorithms/opd.yaml:3:1: (file)"]
+
+
+def test_the_build_refuses_a_catalog_without_them(tmp_path: Path, repo_root: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    project = site_project(tmp_path, repo_root)
+    (project / "catalog" / "tinker" / "prices" / "2026-01-05.yaml").unlink()
+    monkeypatch.delenv("TINKERNOMICS_CATALOG", raising=False)
+    with pytest.raises(CatalogError, match=r"missing price_list '2026-01-05', which the site"):
+        SiteContext.load(project)
