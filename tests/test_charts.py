@@ -7,15 +7,17 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
-from helpers_charts import csv_rows, fitted_catalog, reward
+from helpers_charts import csv_rows, fitted_catalog, many_fits_catalog_dir, reward
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartsite
@@ -61,6 +63,23 @@ def test_chart_ids_are_the_comparison_then_one_per_fitted_algorithm(catalog: Cat
     assert fitted == ["cispo", "dapo", "grpo"]
     assert "ppo" in catalog.algorithms  # an algorithm without a fit gets no chart
     assert charts.chart_ids(catalog) == ["scalerl-comparison"] + [f"scalerl-{a}" for a in fitted]
+
+
+def test_without_any_fit_the_comparison_is_a_note_and_the_build_goes_on(tmp_path: Path) -> None:
+    """A catalog where no algorithm has a ScaleRL fit still builds: the comparison's place on the
+    algorithms page says why there is no chart; an algorithm chart id stays an error."""
+    root = many_fits_catalog_dir(tmp_path, fitted=0, unfitted=2)
+    for path in (root / "algorithms").glob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r"\nscalerl:\n(?:  [^\n]*\n|    [^\n]*\n)*", "\n", text),
+                        encoding="utf-8")
+    catalog = load_valid_catalog(root)
+    assert not any(a.scalerl for a in catalog.algorithms.values())
+    chart = chartsite.macros(SiteContext(root=tmp_path, catalog=catalog))["chart"]
+    assert chart(charts.COMPARISON_ID) == chartsite.NO_FITS_NOTE
+    assert "No algorithm in the catalog has a ScaleRL fit yet" in chartsite.NO_FITS_NOTE
+    with pytest.raises(charts.UnknownChartError):
+        chart("scalerl-grpo")
 
 
 def test_unknown_chart_id_names_the_known_ones(catalog: Catalog) -> None:
