@@ -131,6 +131,18 @@ def _value_hint(error: dict[str, Any]) -> str | None:
         return _enum_hint(value, str(error.get("ctx", {}).get("expected", "")))
     if kind == "list_type":
         return "write a list: [a, b] or one `- item` per line"
+    if isinstance(value, list | dict) and kind.endswith("_type"):
+        field = next((str(p) for p in reversed(error.get("loc", ())) if isinstance(p, str)),
+                     "the field")
+        loc = error.get("loc", ())
+        if isinstance(value, list):
+            one = value[0] if len(value) == 1 and not isinstance(value[0], list | dict) else "..."
+            if loc and isinstance(loc[-1], int):
+                return f"each item of {field} is one value: write {one}, not a list inside it"
+            return f"this field takes one value, not a list: write {field}: {one}"
+        return f"this field takes one value, not fields below it: write {field}: ... on one line"
+    if isinstance(value, int | float) and not isinstance(value, bool) and kind == "string_type":
+        return f'put text in quotes: write "{value}"'
     return None
 
 
