@@ -6,6 +6,7 @@ PY      := $(VENV)/bin/python
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PORT    ?= 8000
+HOST    ?= 127.0.0.1
 
 # Material prints an end-of-life banner (May 2027) on every build; ARCHITECTURE.md covers the move to
 # its successor, so keep `make build` output to real problems.
@@ -70,9 +71,9 @@ find: setup ## look up ids, titles, authors, arXiv ids: make find Q="leave-one-o
 	@test -n "$(Q)" || { echo 'usage: make find Q="leave-one-out"' >&2; exit 2; }
 	$(BIN)/tinkernomics find "$(Q)"
 
-serve: setup ## serve the site with live reload on port 8000 (another: make serve PORT=8001)
-	@$(PY) -m tinkernomics.site.contributing.devserver $(PORT)
-	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT) \
+serve: setup ## serve the site with live reload on port 8000 (make serve PORT=8001; in a container HOST=0.0.0.0)
+	@$(PY) -m tinkernomics.site.contributing.devserver $(PORT) $(HOST)
+	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(PORT) \
 	  --watch catalog --watch tinkernomics --watch macros
 
 test: setup browser axe ## set up and run every test (unit, build, browser)

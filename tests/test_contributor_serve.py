@@ -163,3 +163,17 @@ def test_error_page_lists_problems_verbatim_and_is_not_jinja() -> None:
     assert text.startswith("{% raw %}") and text.rstrip().endswith("{% endraw %}")
     assert "raw HTML &lt;b&gt; and {{ x }}" in text
     assert "catalog/a.yaml:3:1: notes:" in text and "1 problem(s)" in text
+
+
+def test_serve_binds_another_host_on_request() -> None:
+    """`make serve HOST=0.0.0.0` (a container, a VM): the port check and MkDocs use that host."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    dry = subprocess.run(["make", "--no-print-directory", "-n", "-o", "setup", "serve",
+                          "PORT=8123", "HOST=0.0.0.0"], cwd=REPO_ROOT, capture_output=True,
+                         text=True, timeout=60, check=True, env=env).stdout
+    assert "tinkernomics.site.contributing.devserver 8123 0.0.0.0" in dry
+    assert "--dev-addr 0.0.0.0:8123" in dry
+    default = subprocess.run(["make", "--no-print-directory", "-n", "-o", "setup", "serve"],
+                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                             check=True, env=env).stdout
+    assert "--dev-addr 127.0.0.1:8000" in default
