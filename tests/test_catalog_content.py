@@ -7,6 +7,7 @@ the valid fixture as well as the pass on the real catalog.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,3 +138,17 @@ def test_stale_and_missing_checks_are_flagged(catalog: Catalog) -> None:
         assert row.stale == (age is None or age > STALE_AFTER_DAYS)
     stale_first = [row.stale for row in view.rows]
     assert stale_first == sorted(stale_first, reverse=True)
+
+
+def test_the_checks_table_lists_every_stale_check_and_counts_the_rest(catalog: Catalog) -> None:
+    """The table does not grow with the catalog: every stale or missing check, then the current
+    ones that go stale first; the others are counted under it (their dates are in the API)."""
+    view = reference_checks(build_index(catalog, None))
+    assert view.shown == view.rows and view.not_shown == []  # the real catalog: all of them
+    stale = dataclasses.replace(view.rows[-1], stale=True)
+    small = dataclasses.replace(view, rows=[stale, *view.rows[:-1]], current_shown=3)
+    current = [row for row in small.rows if not row.stale]
+    assert small.shown == [row for row in small.rows if row.stale] + current[:3]
+    assert small.not_shown == current[3:]
+    assert view.api_href == "../api/v1/references.json"
+

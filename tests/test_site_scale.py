@@ -19,6 +19,7 @@ from helpers_table import count_text, filter_by, filter_name, sort_by, visible_r
 from test_site_browser import VIEWPORTS, Served
 
 from tinkernomics.site.build import CATALOG_ENV
+from tinkernomics.site.pages.views.checks import CURRENT_SHOWN
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 from synth import make_project, synthetic_id
@@ -92,6 +93,14 @@ def test_data_quality_page_loads_and_lists_every_algorithm(browser, served: Serv
     assert page.locator("#data-quality").is_visible()
     page.context.close()
     assert not served.errors, served.errors
+
+
+def test_data_quality_checks_table_stays_short(big_site: Path) -> None:
+    body = article(load_page(big_site, "data-quality/"))
+    [table] = body.by_class("tn-checks__table")
+    rows = [tr for tr in table.by_tag("tr") if tr.by_tag("td")]
+    assert 0 < len(rows) <= CURRENT_SHOWN + len(table.by_class("tn-checks__stale"))
+    assert "references are current, checked " in body.text()
 
 
 def test_algorithm_pages_do_not_list_the_catalog(big_site: Path) -> None:

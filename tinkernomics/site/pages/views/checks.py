@@ -4,6 +4,11 @@ Each reference records when someone last checked it against its source (``checke
 view lists them, oldest check first, and flags a check as stale when it is more than
 ``STALE_AFTER_DAYS`` older than the catalog's most recent check. The comparison date comes from
 the catalog, never from the wall clock, so the same catalog always builds the same page.
+
+Every stale or missing check is listed, then the ``CURRENT_SHOWN`` current checks that will go
+stale first; the other current ones are counted, with the range of their dates, so the page does
+not grow with the catalog (at 2,000 references the full table was two thirds of the page). Each
+reference's date stays in the API (``references.json``, field ``checked``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from tinkernomics.site.pages.views.core import DATA_QUALITY, REFERENCES, Links, 
 
 STALE_AFTER_DAYS = 365
 """A check older than this many days (before the newest check in the catalog) is stale."""
+CURRENT_SHOWN = 100
+"""Current checks listed after the stale ones (the oldest first): the real catalog's all."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,26 @@ class ChecksView:
     as_of: str
     stale_after_days: int
     rows: list[CheckRow]
+    """Every reference: stale and unchecked first, then by check date (oldest first)."""
+    api_href: str = ""
+    """The API's references collection, where every check date is."""
+    current_shown: int = CURRENT_SHOWN
+
+    @property
+    def shown(self) -> list[CheckRow]:
+        """The rows the table lists: every stale one, then the first ``current_shown``."""
+        stale = [row for row in self.rows if row.stale]
+        return stale + [row for row in self.rows if not row.stale][: self.current_shown]
+
+    @property
+    def not_shown(self) -> list[CheckRow]:
+        """Current checks the table leaves out (counted under it), oldest first."""
+        return [row for row in self.rows if not row.stale][self.current_shown:]
+
+    @property
+    def not_shown_count(self) -> str:
+        """How many the table leaves out, as the page prints counts ("1,980")."""
+        return f"{len(self.not_shown):,}"
 
     @property
     def stale_count(self) -> int:
@@ -57,5 +84,6 @@ def reference_checks(index: SiteIndex) -> ChecksView:
             age_days=age, stale=age is None or age > STALE_AFTER_DAYS))
     rows.sort(key=lambda r: (not r.stale, r.checked or "", r.ref_id))
     return ChecksView(as_of=as_of.isoformat() if as_of else "",
-                      stale_after_days=STALE_AFTER_DAYS, rows=rows)
+                      stale_after_days=STALE_AFTER_DAYS, rows=rows,
+                      api_href=links.to("api/v1") + "references.json")
 
