@@ -12,7 +12,8 @@ Builds, in one run and on this machine (synthetic catalogs from ``benchmarks/syn
 
 The 1,000 build is then run again in the same project: a contributor's rebuild, with the chart
 images (``embed/<id>/chart.png`` and ``card.png``, about 0.05-0.08 s each to render) already in the
-project's image cache; the first build renders every one of them.
+project's image cache; the first build renders every one of them. The rebuild and the floor run
+alternately, ``--pairs`` times (3), and their medians are compared: the machine's speed drifts.
 
 Times are CPU seconds of each build process (the machine may be shared; wall time is printed
 too). Prints times and ratios -- build/floor at 1,000 (target <= 2), time(1,000)/time(100) (target
@@ -21,6 +22,7 @@ algorithms index gzipped (target < 300 KB) and GRPO's page at 0 and 1,000 extra 
 (target: no larger). Exit status 1 if a target is missed.
 
 Usage: .venv/bin/python benchmarks/bench_scale.py [--sizes 100 1000] [--keep DIR] [--profile]
+[--pairs 3]
 (``--profile`` also writes a cProfile of the largest build to DIR/profile.out; a few minutes.)
 """
 
@@ -228,11 +230,36 @@ def report(builds: list[Built], validates: dict[str, float], floors: list[Built]
     return missed
 
 
+def median_of(runs: list[Built]) -> Built:
+    """The run with the median CPU seconds, labelled with how many runs it is the median of."""
+    ordered = sorted(runs, key=lambda b: b.seconds)
+    mid = ordered[len(ordered) // 2]
+    label = f"{mid.label} (median of {len(runs)})" if len(runs) > 1 else mid.label
+    return Built(label, mid.seconds, mid.site, sorted(b.wall for b in runs)[len(runs) // 2])
+
+
+def rebuild_and_floor(big: Built, work: Path, pairs: int, label: str) -> tuple[Built, Built]:
+    """The rebuild and the same-content floor, run alternately ``pairs`` times: the machine's
+    speed drifts over a run of several minutes (the floor alone moved 15-20 CPU s between runs
+    of this benchmark), so a ratio of two builds made minutes apart is noise; alternating
+    pairs and taking medians keeps it to what the builds cost."""
+    floor_project = bare_project(work / "floor", article_pages(big.site, algorithms_only=True))
+    rebuilds, floors = [], []
+    for i in range(pairs):
+        rebuilds.append(mkdocs_build(big.site.parent, label))
+        floors.append(mkdocs_build(floor_project, "floor, algorithm pages' article HTML"))
+        print(f"pair {i + 1}: rebuild {rebuilds[-1].seconds:.1f} s CPU, floor "
+              f"{floors[-1].seconds:.1f} s CPU", flush=True)
+    return median_of(rebuilds), median_of(floors)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[100, 1000])
     parser.add_argument("--keep", type=Path, help="work in DIR and keep it (default: a temp dir)")
     parser.add_argument("--profile", action="store_true", help="cProfile the largest build")
+    parser.add_argument("--pairs", type=int, default=3,
+                        help="rebuild/floor pairs run alternately (medians are reported)")
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="tn-scale-"))
     try:
@@ -243,13 +270,10 @@ def main(argv: list[str] | None = None) -> int:
             builds.append(built)
             print(f"{built.label}: {built.seconds:.1f} s CPU, {built.wall:.1f} s wall", flush=True)
         big = builds[-1]
-        rebuild = mkdocs_build(big.site.parent,
-                               f"site, {args.sizes[-1]} extra, rebuilt (images cached)")
-        print(f"{rebuild.label}: {rebuild.seconds:.1f} s CPU, {rebuild.wall:.1f} s wall",
-              flush=True)
+        rebuild, floor = rebuild_and_floor(big, work, args.pairs,
+                                           f"site, {args.sizes[-1]} extra, rebuilt (images cached)")
         floors = [
-            bare_build(work, "floor, algorithm pages' article HTML",
-                       article_pages(big.site, algorithms_only=True)),
+            floor,
             bare_build(work, "floor all, every page's article HTML",
                        article_pages(big.site, algorithms_only=False)),
             bare_build(work, f"thin, bare Material, {args.sizes[-1]} thin pages",
