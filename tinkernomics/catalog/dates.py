@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterator
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
 
 SLACK = dt.timedelta(days=1)
@@ -24,19 +24,11 @@ def today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
-def _value(model: object, name: str) -> object:
-    """A field's value, or None when it failed validation (a hole of a partial entry)."""
-    try:
-        return getattr(model, name)
-    except HoleTouched:
-        return None
-
-
 def rule_dates_plausible(catalog: Catalog) -> Iterator[Problem]:
     """No algorithm or reference year, publication date or check date lies in the future."""
     latest = today() + SLACK
     for key, algo in catalog.algorithms.items():
-        year = _value(algo, "year")
+        year = field_or_none(algo, "year")
         if isinstance(year, int) and year > latest.year:
             yield catalog.problem("algorithm", key, ("year",), f"year {year} is in the future",
                                   "the year the method was first published (paper or preprint)")
@@ -46,7 +38,7 @@ def rule_dates_plausible(catalog: Catalog) -> Iterator[Problem]:
 
 def _reference_dates(catalog: Catalog, key: str, ref: object,
                      latest: dt.date) -> Iterator[Problem]:
-    year, date, checked = (_value(ref, name) for name in ("year", "date", "checked"))
+    year, date, checked = (field_or_none(ref, name) for name in ("year", "date", "checked"))
     if isinstance(checked, dt.date) and checked > latest:
         yield catalog.problem("reference", key, ("checked",),
                               f"checked on {checked.isoformat()}, a day still to come",

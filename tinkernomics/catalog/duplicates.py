@@ -10,14 +10,13 @@ show two entries no reader can tell apart.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import unicodedata
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.walk import citing_entries
 
@@ -67,13 +66,8 @@ def normal_keys(url: str | None, venue: str | None, title: str) -> dict[str, str
 
 def _safe_keys(ref: object) -> dict[str, str]:
     """Keys of a reference, leaving out any field that failed validation."""
-    fields: dict[str, str | None] = {}
-    for name in ("url", "venue", "title"):
-        try:
-            value = getattr(ref, name)
-            fields[name] = value if isinstance(value, str) else None
-        except HoleTouched:
-            fields[name] = None
+    fields = {name: value if isinstance(value := field_or_none(ref, name), str) else None
+              for name in ("url", "venue", "title")}
     return normal_keys(fields["url"], fields["venue"], fields["title"] or "")
 
 
@@ -104,9 +98,9 @@ def rule_algorithm_names_unique(catalog: Catalog) -> Iterator[Problem]:
     """Two algorithms never share a name (case and spacing aside)."""
     names: dict[str, list[str]] = {}
     for key, algo in catalog.algorithms.items():
-        with contextlib.suppress(HoleTouched):
-            if isinstance(algo.name, str) and (normal := normal_name(algo.name)):
-                names.setdefault(normal, []).append(key)
+        name = field_or_none(algo, "name")
+        if isinstance(name, str) and (normal := normal_name(name)):
+            names.setdefault(normal, []).append(key)
     for keys in names.values():
         first, *others = sorted(keys)
         for key in others:
@@ -116,4 +110,3 @@ def rule_algorithm_names_unique(catalog: Catalog) -> Iterator[Problem]:
                 f"same name as {other} ({catalog.algorithms[key].name})",
                 "if it is the same method, keep one file; if not, give this one the name its "
                 "paper uses for it, or add what sets it apart (e.g. 'GRPO (2-sample)')")
-

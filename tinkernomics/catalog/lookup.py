@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tinkernomics.catalog.duplicates import ARXIV_ID, normal_title
 from tinkernomics.catalog.entries import Catalog, Entry
-from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.partial import field_or_none
 
 SEARCHED_FIELDS = ("id", "name", "full_name", "title", "label", "authors", "attribution",
                    "venue", "url", "family", "summary", "notes", "description")
@@ -35,10 +35,7 @@ class Match:
 
 
 def _text(entry: Entry, name: str) -> str:
-    try:
-        value = getattr(entry.model, name, None)
-    except HoleTouched:  # a field that failed validation
-        return ""
+    value = field_or_none(entry.model, name)  # None for a field that failed validation
     return value if isinstance(value, str) else ""
 
 

@@ -49,6 +49,15 @@ HOLE: Any = _Hole()
 """The one hole value."""
 
 
+def field_or_none(model: object, name: str) -> Any:
+    """``model.name``, or None when that field failed validation (a hole) or does not exist:
+    for a rule that checks each field on its own, so one bad field skips only itself."""
+    try:
+        return getattr(model, name, None)
+    except HoleTouched:
+        return None
+
+
 @lru_cache(maxsize=256)
 def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)

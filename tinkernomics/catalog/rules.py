@@ -22,6 +22,7 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
+from tinkernomics.catalog.walk import citations
 from tinkernomics.catalog.walk import nested_models as _nested
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
@@ -100,14 +101,9 @@ def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
     """Every `source` and `references` entry names an existing reference."""
     refs = catalog.known_ids("reference")
     for entry, loc, obj, _, _ in _nested(catalog):
-        source = getattr(obj, "source", None)
-        if isinstance(source, str) and source not in refs:
-            yield _unknown_id(catalog, entry, (*loc, "source"), source, "reference", "reference")
-        listed = getattr(obj, "references", None)
-        for i, ref in enumerate(listed if isinstance(listed, list) else []):
+        for where, ref in citations(obj):
             if ref not in refs:
-                yield _unknown_id(catalog, entry, (*loc, "references", i), ref, "reference",
-                                  "reference")
+                yield _unknown_id(catalog, entry, (*loc, *where), ref, "reference", "reference")
 
 
 def rule_links_exist(catalog: Catalog) -> Iterator[Problem]:

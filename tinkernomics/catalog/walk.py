@@ -54,19 +54,21 @@ def nested_models(catalog: Catalog) -> list[Nested]:
     return nested
 
 
-def cited_ids(obj: Any) -> list[str]:
-    """The reference ids one nested model names: its `source` and its `references` list."""
+def citations(obj: Any) -> list[tuple[Loc, Any]]:
+    """The references one nested model names, each with its loc inside the model: its
+    `source` (when set) and every item of its `references` list (a hole too: a caller that
+    touches it skips the entry, see ``rules.run_guarded``)."""
     source = getattr(obj, "source", None)
     listed = getattr(obj, "references", None)
-    ids = [source] if isinstance(source, str) else []
-    return ids + [ref for ref in (listed if isinstance(listed, list) else [])
-                  if isinstance(ref, str)]
+    named: list[tuple[Loc, Any]] = [(("source",), source)] if isinstance(source, str) else []
+    return named + [(("references", i), ref)
+                    for i, ref in enumerate(listed if isinstance(listed, list) else [])]
 
 
 def citing_entries(catalog: Catalog) -> Counter[str]:
     """Reference id -> how many other entries cite it (an entry counts once, however often)."""
     pairs = {(entry.kind.name, entry.key, ref)
              for entry, _, obj, _, _ in nested_models(catalog)
-             for ref in cited_ids(obj)
-             if not (entry.kind.name == "reference" and entry.key == ref)}
+             for _, ref in citations(obj)
+             if isinstance(ref, str) and not (entry.kind.name == "reference" and entry.key == ref)}
     return Counter(ref for _, _, ref in pairs)
