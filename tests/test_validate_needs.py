@@ -3,7 +3,7 @@ one is reported by `validate`, at the missing file, and the build refuses the ca
 
 from __future__ import annotations
 
-import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +14,13 @@ from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.needs import site_needs
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # synth
+from synth import make_project
+
 
 def site_project(tmp_path: Path, repo_root: Path) -> Path:
-    """The real catalog and pages beside a mkdocs.yml: a site's catalog."""
-    shutil.copytree(repo_root / "catalog", tmp_path / "catalog")
-    shutil.copytree(repo_root / "docs", tmp_path / "docs")
-    shutil.copy(repo_root / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    return tmp_path
+    """A copy of this site's project (catalog and pages beside its mkdocs.yml)."""
+    return make_project(0, tmp_path / "project")
 
 
 def test_the_real_catalog_holds_every_entry_the_site_names(repo_root: Path) -> None:

@@ -132,9 +132,8 @@ def _value_hint(error: dict[str, Any]) -> str | None:
     if kind == "list_type":
         return "write a list: [a, b] or one `- item` per line"
     if isinstance(value, list | dict) and kind.endswith("_type"):
-        field = next((str(p) for p in reversed(error.get("loc", ())) if isinstance(p, str)),
-                     "the field")
         loc = error.get("loc", ())
+        field = next((str(p) for p in reversed(loc) if isinstance(p, str)), "the field")
         if isinstance(value, list):
             one = value[0] if len(value) == 1 and not isinstance(value[0], list | dict) else "..."
             if loc and isinstance(loc[-1], int):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from tinkernomics.catalog.rules import Need
 from tinkernomics.derived.calculator import ids, inputs
 from tinkernomics.derived.derive import DEFAULT_CONVERSION
-from tinkernomics.site.calculator.presets import ID_KEYS, PRESETS
+from tinkernomics.site.calculator.presets import preset_needs
 
 
 def site_needs() -> list[Need]:
@@ -25,7 +25,4 @@ def site_needs() -> list[Need]:
         ("hardware", inputs.DEFAULT_HARDWARE, "the calculator's default run"),
         ("algorithm", inputs.DEFAULT_ALGORITHM, "the calculator's default run"),
     ]
-    for label, query in PRESETS:
-        needs += [(kind, query[key], f"the calculator's preset {label!r}")
-                  for key, kind in ID_KEYS.items() if key in query]
-    return list(dict.fromkeys(needs))
+    return list(dict.fromkeys(needs + preset_needs()))

@@ -1,14 +1,15 @@
 """The calculator's example runs (pipeline step 6, data for ``calculator.feature``).
 
 A preset is a label and a link's settings; every figure comes from the catalog. They name
-catalog entries by id (``ID_KEYS``), so ``tinkernomics.site.needs`` lists those ids and
-``validate`` reports a deleted or renamed one. A leaf module: the needs list reads it without
-importing the feature (which imports the build).
+catalog entries by id (``ID_KEYS``, listed by ``preset_needs``), so ``tinkernomics.site.needs``
+lists those ids and ``validate`` reports a deleted or renamed one. A leaf module: the needs list
+reads it without importing the feature (which imports the build).
 """
 
 from __future__ import annotations
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.rules import Need
 from tinkernomics.derived.calculator import inputs
 
 PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
@@ -29,17 +30,21 @@ PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
 ID_KEYS = {"a": "algorithm", "m": "model", "tm": "model", "hw": "hardware", "p": "price_list"}
 
 
+def preset_needs() -> list[Need]:
+    """(kind, id, which preset) for every catalog entry a preset names."""
+    return [(kind, query[key], f"the calculator's preset {label!r}")
+            for label, query in PRESETS for key, kind in ID_KEYS.items() if key in query]
+
+
 def check_presets(catalog: Catalog) -> None:
-    """A preset naming an id the catalog lacks would silently fall back: fail the build."""
-    for label, query in PRESETS:
-        for key, kind in ID_KEYS.items():
-            if key in query and query[key] not in catalog.ids(kind):
-                raise ValueError(f"calculator preset {label!r}: unknown {kind} id {query[key]!r}")
+    """A preset naming an id the catalog lacks would silently fall back: fail the build. (A
+    site build has refused such a catalog already, ``site.needs``; this guards other callers.)"""
+    for kind, entry_id, preset in preset_needs():
+        if entry_id not in catalog.ids(kind):
+            raise ValueError(f"{preset}: unknown {kind} id {entry_id!r}")
 
 
 def preset_queries(catalog: Catalog) -> list[dict[str, str]]:
     """Presets with the price list pinned (the newest, unless the preset names one)."""
     latest = inputs.latest_price_list(catalog)
     return [{"p": latest, **query} for _, query in PRESETS]
-
-

@@ -47,12 +47,16 @@ class ChecksView:
     def shown(self) -> list[CheckRow]:
         """The rows the table lists: every stale one, then the first ``current_shown``."""
         stale = [row for row in self.rows if row.stale]
-        return stale + [row for row in self.rows if not row.stale][: self.current_shown]
+        return stale + self._current[: self.current_shown]
 
     @property
     def not_shown(self) -> list[CheckRow]:
         """Current checks the table leaves out (counted under it), oldest first."""
-        return [row for row in self.rows if not row.stale][self.current_shown:]
+        return self._current[self.current_shown:]
+
+    @property
+    def _current(self) -> list[CheckRow]:
+        return [row for row in self.rows if not row.stale]
 
     @property
     def not_shown_count(self) -> str:
