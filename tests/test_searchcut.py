@@ -1,0 +1,136 @@
+"""The search cut (site/pages/searchcut.py, macros/mkdocs_hooks.py): Material's search parser
+sees less HTML and indexes exactly the same sections; the page comes back unchanged."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+from conftest_site import BuiltSite
+from material.plugins.search import plugin as material_search
+
+from tinkernomics.site.pages import searchcut
+from tinkernomics.site.pages.searchcut import PLACEHOLDER, cut, restore
+
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+
+
+def indexed(html: str) -> list[tuple[str | None, str, str]]:
+    """The sections Material's search plugin keeps from ``html``: (id, title, text)."""
+    parser = material_search.Parser()
+    parser.feed(html)
+    parser.close()
+    return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+
+
+def assert_same_index(html: str) -> list[str]:
+    kept, parts = cut(html)
+    assert indexed(kept) == indexed(html)
+    assert restore(kept, parts) == html
+    return parts
+
+
+SVG = ('<svg viewBox="0 0 10 10"><style>.a{fill:red}</style><title>T</title>'
+       '<rect x="0" y="0"/><line x1="1" x2="2"></line><text x="1">label</text></svg>')
+
+CUT_CASES = {
+    "element interior": f'<h1 id="t">T</h1><p>kept</p><div class="f" data-search-exclude>{SVG}'
+                        '</div><p>after</p>',
+    "heading section": '<h1 id="t">T</h1><p>kept</p><h2 id="x" data-search-exclude>X</h2>'
+                       '<div><p>gone</p><ul><li>a</li></ul></div><h2 id="y">Y</h2><p>kept</p>',
+    "last section": '<h1 id="t">T</h1><h2 id="x" data-search-exclude>X</h2><p>gone<br>a</p>',
+    "comment, script and style inside": '<div data-search-exclude><!-- <p> --><script>x="<p>"'
+                                        '</script><style>p{}</style><p>gone</p></div><p>k</p>',
+    "quoted > in an attribute": '<div data-search-exclude><a title="a > b">x</a></div><p>k</p>',
+}
+
+KEPT_CASES = {
+    "same tag nested (Material ends the exclusion at the inner end tag)":
+        '<div data-search-exclude><div>in</div>indexed after all</div><p>k</p>',
+    "a heading inside (it starts a section even there)":
+        '<div data-search-exclude><h3 id="h">H</h3><p>indexed</p></div>',
+    "unbalanced": '<div data-search-exclude><p>one<p>two</p></div>',
+    "section that closes its parent":
+        '<div><h2 id="x" data-search-exclude>X</h2><p>gone</p></div><p>indexed in the previous</p>',
+    "unfinished script": '<div data-search-exclude><script>var a = 1;</div>',
+    "its end tag inside a script (the first one is taken: too short, so left)":
+        '<div data-search-exclude><script>x="</div>"</script><p>gone</p></div><p>kept</p>',
+    "the word in a value, not an attribute": '<p title="data-search-exclude">indexed</p>',
+    "void element": '<img data-search-exclude src="a.png"><p>kept</p>',
+}
+
+
+@pytest.mark.parametrize("html", CUT_CASES.values(), ids=CUT_CASES.keys())
+def test_excluded_parts_are_cut_and_the_index_is_the_same(html: str) -> None:
+    assert assert_same_index(html)
+
+
+@pytest.mark.parametrize("html", KEPT_CASES.values(), ids=KEPT_CASES.keys())
+def test_parts_the_parser_might_read_differently_are_left(html: str) -> None:
+    kept, parts = cut(html)
+    if parts:  # an inner part may still be cut, never the risky one
+        assert indexed(kept) == indexed(html)
+    assert restore(kept, parts) == html
+
+
+def test_the_risky_parts_themselves_are_not_cut() -> None:
+    for name in ("same tag nested (Material ends the exclusion at the inner end tag)",
+                 "a heading inside (it starts a section even there)", "unbalanced",
+                 "section that closes its parent", "unfinished script",
+                 "its end tag inside a script (the first one is taken: too short, so left)"):
+        assert cut(KEPT_CASES[name])[1] == [], name
+
+
+def test_a_page_without_exclusions_is_returned_as_is() -> None:
+    html = "<h1 id='a'>A</h1><p>text</p>"
+    assert cut(html) == (html, [])
+
+
+def test_restore_strips_what_material_strips() -> None:
+    """Material removes ``data-search-*="..."`` attributes after indexing; a restored part is
+    given the same treatment, so the page is what it would have been."""
+    html = '<div data-search-exclude><p data-search-boost="2">x</p></div>'
+    kept, parts = cut(html)
+    assert parts
+    assert restore(kept, parts) == '<div data-search-exclude><p>x</p></div>'
+
+
+def test_void_elements_match_materials() -> None:
+    assert material_search.void == searchcut.VOID
+
+
+def test_hooks_cut_before_search_and_restore_after(repo_root: Path) -> None:
+    config = yaml.safe_load((repo_root / "mkdocs.yml").read_text(encoding="utf-8").replace(
+        "!ENV", ""))
+    assert "macros/mkdocs_hooks.py" in config["hooks"]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "tn_hooks", repo_root / "macros" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    assert hooks.on_page_content.mkdocs_priority < 0  # after every other content handler
+    assert hooks.on_page_context.mkdocs_priority < 0  # after the search plugin (priority 0)
+    html = CUT_CASES["element interior"]
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md"), content="")
+    page.content = hooks.on_page_content(html, page=page, config={}, files=None)
+    assert PLACEHOLDER.format(0) in page.content and "<svg" not in page.content
+    hooks.on_page_context({}, page=page, config={}, nav=None)
+    assert page.content == html
+
+
+def test_every_built_page_indexes_the_same_after_the_cut(built_site: BuiltSite) -> None:
+    """The built pages' articles (the HTML the indexer saw, less Material's stripped attributes):
+    cutting them changes no search entry, and no placeholder reached a page."""
+    pages = sorted(built_site.root.rglob("*.html"))
+    cut_somewhere = 0
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert "<!--tn:search-cut:" not in text, path
+        found = _ARTICLE.search(text)
+        if found:
+            cut_somewhere += bool(assert_same_index(found.group(1)))
+    assert cut_somewhere >= 20  # every algorithm page has excluded parts

@@ -1,0 +1,148 @@
+"""Hand the search indexer only what it indexes (pipeline: pages, build speed).
+
+Material's search plugin parses every page's HTML with Python's ``HTMLParser`` to split it into
+sections, then drops what carries ``data-search-exclude``: an element, or a heading's whole
+section. On an algorithm page most of the HTML is excluded (the chart's fallback SVGs, the ScaleRL
+parameters, the typical-run panel, the unverified values, the references), yet parsing it was
+the largest single cost of a build at 1,000 algorithms.
+
+``cut(html)`` takes those excluded parts out before the indexer runs, leaving a numbered
+placeholder comment; ``restore`` puts them back afterwards (the MkDocs hooks in
+``macros/mkdocs_hooks.py`` call the two around the search plugin). Only what the indexer would
+certainly ignore is cut, so the index is the same, entry for entry:
+
+- the inside of an element marked ``data-search-exclude`` (the element's tags stay);
+- the body of a section whose heading is marked ``data-search-exclude``, up to the next heading.
+
+A part is cut only if it is a balanced fragment (every tag it opens it closes, so the parser's
+nesting is the same after it), holds no heading (a heading starts a section even inside an
+excluded element), no element of the excluded element's own tag (Material ends the exclusion at
+the first end tag of that name), and no unfinished ``<script>`` or ``<style>``. Anything else is
+left for the parser as it was: a missed cut costs time, never a search entry.
+"""
+
+from __future__ import annotations
+
+import re
+
+PLACEHOLDER = "<!--tn:search-cut:{}-->"
+_PLACEHOLDER = re.compile(r"<!--tn:search-cut:(\d+)-->")
+_TAG = re.compile(r"<(/?)([a-zA-Z][^\s/>]*)([^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*)>")
+"""A start or end tag; quoted attribute values may hold ``>``."""
+_ATTR_NAME = re.compile(r"""[\s/]*([^\s=>/"']+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?""")
+_MARK = "data-search-exclude"
+_MARKUP = re.compile(
+    r"<!--.*?-->|<(?:script|style)\b[^>]*>.*?</(?:script|style)\s*>"
+    r"|(<!--|<(?:script|style)\b)"
+    r"|<(/?[a-zA-Z][^\s/>]*)([^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*)>", re.S | re.I)
+"""What the scan of a part steps through: whole comments, scripts and styles (skipped), the
+start of an unfinished one (group 1), and tags (group 2 the name, with ``/`` for an end tag;
+group 3 its attributes, ending in ``/`` if it closes itself)."""
+_HEADING = re.compile(r"<h[1-6][\s>]", re.I)
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                  "param", "source", "track", "wbr"})
+"""HTML's void elements: they never take an end tag, as the indexer's parser knows."""
+_MATERIAL_ATTRS = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")
+"""What Material's search plugin strips from the page after indexing; applied to restored parts
+too, so the page is what it would have been."""
+
+
+def cut(html: str) -> tuple[str, list[str]]:
+    """``html`` without the parts the search index ignores, and those parts in order."""
+    if "data-search-exclude" not in html:
+        return html, []
+    parts: list[str] = []
+    out: list[str] = []
+    pos = 0
+    for start, end in _excluded_spans(html):
+        if start < pos:  # inside a part already cut
+            continue
+        out.append(html[pos:start])
+        out.append(PLACEHOLDER.format(len(parts)))
+        parts.append(html[start:end])
+        pos = end
+    out.append(html[pos:])
+    return "".join(out), parts
+
+
+def restore(html: str, parts: list[str]) -> str:
+    """``html`` from ``cut`` (and the indexer) with its parts back in their places."""
+    if not parts:
+        return html
+    return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))]), html)
+
+
+def _finished(part: str) -> str:
+    return _MATERIAL_ATTRS.sub("", part) if "data-search-" in part else part
+
+
+def _excluded_spans(html: str) -> list[tuple[int, int]]:
+    """(start, end) of each part safe to cut, in page order."""
+    spans = []
+    at = html.find(_MARK)
+    while at >= 0:
+        match = _TAG.match(html, html.rfind("<", 0, at))
+        inside = match is not None and match.end() > at
+        at = html.find(_MARK, at + len(_MARK))
+        if not inside or match.group(1):
+            continue
+        if _MARK not in _attribute_names(match.group(3)):
+            continue
+        tag = match.group(2).lower()
+        if tag in VOID or match.group(3).endswith("/"):
+            continue
+        span = _section_body(html, match, tag) if _is_heading(tag) else _interior(html, match, tag)
+        if span is not None:
+            spans.append(span)
+    return spans
+
+
+def _attribute_names(attributes: str) -> set[str]:
+    return {m.group(1).lower() for m in _ATTR_NAME.finditer(attributes) if m.group(1)}
+
+
+def _is_heading(tag: str) -> bool:
+    return len(tag) == 2 and tag[0] == "h" and tag[1] in "123456"
+
+
+def _interior(html: str, start_tag: re.Match[str], tag: str) -> tuple[int, int] | None:
+    """The inside of an excluded element, up to the first end tag of its name."""
+    start = start_tag.end()
+    end = html.find(f"</{tag}>", start)
+    if end > start and _safe(html, start, end, tag):
+        return start, end
+    return None
+
+
+def _section_body(html: str, start_tag: re.Match[str], tag: str) -> tuple[int, int] | None:
+    """The body of an excluded heading's section: from its end tag to the next heading."""
+    close = html.find(f"</{tag}>", start_tag.end())
+    if close < 0:
+        return None
+    start = close + len(tag) + 3
+    following = _HEADING.search(html, start)
+    end = following.start() if following else len(html)
+    if end > start and _safe(html, start, end, None):
+        return start, end
+    return None
+
+
+def _safe(html: str, start: int, end: int, own_tag: str | None) -> bool:
+    """True if the indexer's parser leaves ``html[start:end]`` in the state it entered it:
+    balanced tags, no heading, no element named ``own_tag``, every comment, script and style
+    closed inside it (their text is not markup, so the scan steps over it)."""
+    stack: list[str] = []
+    for unfinished, name, attributes in _MARKUP.findall(html[start:end]):
+        if unfinished:
+            return False
+        if not name:  # a whole comment, script or style
+            continue
+        name = name.lower()
+        if name[0] == "/":
+            if not stack or stack.pop() != name[1:]:
+                return False
+        elif name == own_tag or _is_heading(name):
+            return False
+        elif name not in VOID and not attributes.endswith("/"):
+            stack.append(name)
+    return not stack
