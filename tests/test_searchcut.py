@@ -89,6 +89,18 @@ def test_a_page_without_exclusions_is_returned_as_is() -> None:
     assert cut(html) == (html, [])
 
 
+def test_a_page_that_already_holds_a_placeholder_is_not_cut() -> None:
+    html = f'<p>{PLACEHOLDER.format(0)}</p><div data-search-exclude><p>x</p></div>'
+    assert cut(html) == (html, [])
+
+
+def test_nested_exclusions_are_cut_once() -> None:
+    html = ('<h1 id="t">T</h1><h2 id="x" data-search-exclude>X <span data-search-exclude>s'
+            '</span></h2><div data-search-exclude><p data-search-exclude>in</p></div>'
+            '<h2 id="y">Y</h2><p>kept</p>')
+    assert len(assert_same_index(html)) == 2  # the heading's word, then its section's body
+
+
 def test_restore_strips_what_material_strips() -> None:
     """Material removes ``data-search-*="..."`` attributes after indexing; a restored part is
     given the same treatment, so the page is what it would have been."""

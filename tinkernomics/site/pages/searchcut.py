@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 PLACEHOLDER = "<!--tn:search-cut:{}-->"
+_PLACEHOLDER_START = "<!--tn:search-cut:"
 _PLACEHOLDER = re.compile(r"<!--tn:search-cut:(\d+)-->")
 _TAG = re.compile(r"<(/?)([a-zA-Z][^\s/>]*)([^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*)>")
 """A start or end tag; quoted attribute values may hold ``>``."""
@@ -48,13 +49,14 @@ too, so the page is what it would have been."""
 
 
 def cut(html: str) -> tuple[str, list[str]]:
-    """``html`` without the parts the search index ignores, and those parts in order."""
-    if "data-search-exclude" not in html:
+    """``html`` without the parts the search index ignores, and those parts in order (none if
+    the page already holds a placeholder's text, which ``restore`` would then misread)."""
+    if _MARK not in html or _PLACEHOLDER_START in html:
         return html, []
     parts: list[str] = []
     out: list[str] = []
     pos = 0
-    for start, end in _excluded_spans(html):
+    for start, end in sorted(_excluded_spans(html)):
         if start < pos:  # inside a part already cut
             continue
         out.append(html[pos:start])
@@ -77,7 +79,8 @@ def _finished(part: str) -> str:
 
 
 def _excluded_spans(html: str) -> list[tuple[int, int]]:
-    """(start, end) of each part safe to cut, in page order."""
+    """(start, end) of each part safe to cut; an excluded element inside another, or inside an
+    excluded section, gives a span within the outer one, which ``cut`` skips."""
     spans = []
     at = html.find(_MARK)
     while at >= 0:
