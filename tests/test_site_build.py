@@ -347,6 +347,15 @@ def test_algorithm_pages_index_what_readers_search_for(built_site: BuiltSite,
             assert "asymptotic pass rate" not in fit and "<math" not in fit, aid
 
 
+def test_reference_checks_index_their_explanation_not_their_table(built_site: BuiltSite) -> None:
+    """A search for a word in a reference's title finds the reference, not the checks table
+    (a run of titles, dates and 'current'); the section's explanation is still found."""
+    text = search_entries(built_site.root)["data-quality/#reference-checks"]
+    assert "stale" in text and "last compared its title" in text
+    assert "current" not in text.split("references have a stale or missing check")[1]
+    assert "DeepSeekMath" not in text
+
+
 def test_no_excluded_block_holds_an_element_of_its_own_tag(built_site: BuiltSite,
                                                             catalog: Catalog) -> None:
     # Material's search parser matches elements by tag name: an inner element of the same tag
