@@ -103,8 +103,8 @@ def rule_algorithm_names_unique(catalog: Catalog) -> Iterator[Problem]:
             names.setdefault(normal, []).append(key)
     for keys in names.values():
         first, *others = sorted(keys)
+        other = catalog.entry("algorithm", first).doc.path
         for key in others:
-            other = catalog.entry("algorithm", first).doc.path
             yield catalog.problem(
                 "algorithm", key, ("name",),
                 f"same name as {other} ({catalog.algorithms[key].name})",

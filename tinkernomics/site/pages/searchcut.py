@@ -26,19 +26,22 @@ from __future__ import annotations
 import re
 
 PLACEHOLDER = "<!--tn:search-cut:{}-->"
-_PLACEHOLDER_START = "<!--tn:search-cut:"
-_PLACEHOLDER = re.compile(r"<!--tn:search-cut:(\d+)-->")
-_TAG = re.compile(r"<(/?)([a-zA-Z][^\s/>]*)([^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*)>")
-"""A start or end tag; quoted attribute values may hold ``>``."""
+_PLACEHOLDER_START = PLACEHOLDER.split("{")[0]
+_PLACEHOLDER = re.compile(re.escape(_PLACEHOLDER_START) + r"(\d+)-->")
+_NAME = r"[a-zA-Z][^\s/>]*"
+_ATTRS = r"[^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*"
+"""A tag's attributes up to its closing ``>``; quoted values may hold ``>``."""
+_TAG = re.compile(rf"<(/?)({_NAME})({_ATTRS})>")
+"""A start or end tag: group 1 ``/`` for an end tag, 2 the name, 3 the attributes."""
 _ATTR_NAME = re.compile(r"""[\s/]*([^\s=>/"']+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?""")
 _MARK = "data-search-exclude"
 _MARKUP = re.compile(
-    r"<!--.*?-->|<(?:script|style)\b[^>]*>.*?</(?:script|style)\s*>"
+    r"<!--.*?-->|<(script|style)\b[^>]*>.*?</\1\s*>"
     r"|(<!--|<(?:script|style)\b)"
-    r"|<(/?[a-zA-Z][^\s/>]*)([^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*)>", re.S | re.I)
-"""What the scan of a part steps through: whole comments, scripts and styles (skipped), the
-start of an unfinished one (group 1), and tags (group 2 the name, with ``/`` for an end tag;
-group 3 its attributes, ending in ``/`` if it closes itself)."""
+    rf"|<(/?{_NAME})({_ATTRS})>", re.S | re.I)
+"""What the scan of a part steps through: whole comments, scripts and styles (skipped; group 1
+names a script or style), the start of an unfinished one (group 2), and tags (group 3 the name,
+with ``/`` for an end tag; group 4 its attributes, ending in ``/`` if it closes itself)."""
 _HEADING = re.compile(r"<h[1-6][\s>]", re.I)
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                   "param", "source", "track", "wbr"})
@@ -135,7 +138,7 @@ def _safe(html: str, start: int, end: int, own_tag: str | None) -> bool:
     balanced tags, no heading, no element named ``own_tag``, every comment, script and style
     closed inside it (their text is not markup, so the scan steps over it)."""
     stack: list[str] = []
-    for unfinished, name, attributes in _MARKUP.findall(html[start:end]):
+    for _, unfinished, name, attributes in _MARKUP.findall(html[start:end]):
         if unfinished:
             return False
         if not name:  # a whole comment, script or style

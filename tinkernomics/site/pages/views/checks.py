@@ -14,6 +14,7 @@ reference's date stays in the API (``references.json``, field ``checked``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from tinkernomics.site.pages.views.core import DATA_QUALITY, REFERENCES, Links, SiteIndex
 
@@ -54,8 +55,9 @@ class ChecksView:
         """Current checks the table leaves out (counted under it), oldest first."""
         return self._current[self.current_shown:]
 
-    @property
+    @cached_property
     def _current(self) -> list[CheckRow]:
+        """The current checks, oldest first (derived once: the page reads three views of it)."""
         return [row for row in self.rows if not row.stale]
 
     @property
