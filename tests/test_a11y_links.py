@@ -1,7 +1,10 @@
 """Links are checked on every build: MkDocs validates Markdown links and anchors (strict, so a
 warning fails the build), and this test checks what MkDocs cannot see, the links in HTML that
 macros and templates write: every internal href/src of every built page resolves to a file,
-and every #fragment to an id on the target page. External links are checked weekly by
+and every #fragment to an id on the target page, and no relative link leaves the site's
+sub-path. (tests/test_site_build.py had a second, partial checker of our pages' <a> links: it
+was removed as a duplicate of this one, its one unique check, relative links escaping the site,
+moved here.) External links are checked weekly by
 .github/workflows/links.yml (never on a pull request: the network is not the build's)."""
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ def broken_links(root: Path) -> list[str]:
                 url = urljoin(page_url, value)
                 target = target_file(root, url)
                 if target is None:
+                    if not urlsplit(value).scheme and not value.startswith("//"):
+                        broken.append(f"{rel}: {attr}={value} (outside the site)")
                     continue
                 if not target.is_file():
                     broken.append(f"{rel}: {attr}={value} (no {target.relative_to(root)})")
@@ -78,12 +83,13 @@ def test_the_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) -> 
     (tmp_path / "a" / "index.html").write_text('<p id="here">x</p>', encoding="utf-8")
     (tmp_path / "index.html").write_text(
         '<a href="a/#here">ok</a><a href="a/#gone">anchor</a><a href="b/">page</a>'
-        '<a href="https://elsewhere.example/x">external</a><img src="img.png" alt="">',
-        encoding="utf-8")
+        '<a href="https://elsewhere.example/x">external</a><img src="img.png" alt="">'
+        '<a href="../../up/">escapes the site</a>', encoding="utf-8")
     broken = broken_links(tmp_path)
     assert broken == ["index.html: href=a/#gone (no id 'gone')",
                       "index.html: href=b/ (no b/index.html)",
-                      "index.html: src=img.png (no img.png)"]
+                      "index.html: src=img.png (no img.png)",
+                      "index.html: href=../../up/ (outside the site)"]
 
 
 @pytest.mark.parametrize(("link", "fails"), [("[gone](missing.md)", True),
