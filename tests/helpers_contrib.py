@@ -1,9 +1,14 @@
-"""Helpers for the contributor tests: the scaffold's placeholders, running the installed CLI."""
+"""Helpers for the contributor tests: the scaffold's placeholders, running the CLI (in-process,
+or the installed console script as a contributor would)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,40 @@ def run_cli(*args: str, cwd: Path,
     """Run the installed `tinkernomics` in ``cwd``, as a contributor would."""
     return subprocess.run([str(BIN / "tinkernomics"), *args], cwd=cwd, capture_output=True,
                           text=True, check=False, timeout=300, env=env)
+
+
+@contextlib.contextmanager
+def _environ(env: dict[str, str] | None) -> Iterator[None]:
+    """``os.environ`` is exactly ``env`` inside the block (unchanged when ``env`` is None)."""
+    if env is None:
+        yield
+        return
+    before = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
+
+
+def run_cli_in_process(*args: str, cwd: Path,
+                       env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``tinkernomics *args`` through ``tinkernomics.cli.main`` in this process, in ``cwd``
+    (``env``, if given, is the whole environment, as for :func:`run_cli`): the same result as
+    :func:`run_cli` without starting Python and importing the package again (~0.5 s a run)."""
+    from tinkernomics import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), _environ(env), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as stop:  # argparse's usage errors
+            code = stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(["tinkernomics", *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def required_placeholders(model: type[BaseModel], prefix: str = "",

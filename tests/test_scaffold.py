@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers_contrib import null_leaves, required_placeholders, run_cli
+from helpers_contrib import null_leaves, required_placeholders, run_cli, run_cli_in_process
 
 from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME
 from tinkernomics.catalog.fields import STATUS_MEANINGS
@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_cli(*args, cwd=cwd)
+    """The CLI in-process (fast); the GitHub annotation test below runs the console script."""
+    return run_cli_in_process(*args, cwd=cwd)
 
 
 @pytest.fixture
