@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.derived import expr
+from tinkernomics.derived.calculator import tree
 
 DEFAULT_CONVERSION = "gb200_to_h100"
 """Conversion used for the H100-equivalent axis and columns."""
@@ -190,14 +190,15 @@ class WorkedExample:
 
 
 def worked_example(formula: m.Formula) -> WorkedExample:
-    """Evaluate the formula's own expression at the example values of its variables."""
+    """Evaluate the formula's own expression at the example values of its variables (by the
+    calculator's evaluator; ExpressionError, naming the expression, if it has no finite value)."""
     inputs = {v.name: v.example for v in formula.variables}
-    return WorkedExample(inputs, expr.evaluate(formula.expression, inputs), formula.result_unit)
+    return WorkedExample(inputs, tree.value_of(formula.expression, inputs), formula.result_unit)
 
 
 def evaluate_formula(formula: m.Formula, values: dict[str, float]) -> float:
     """Evaluate a catalog formula with the given variable values."""
-    return expr.evaluate(formula.expression, values)
+    return tree.value_of(formula.expression, values)
 
 
 # --------------------------------------------------------------------------- models

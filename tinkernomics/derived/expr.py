@@ -1,16 +1,18 @@
-"""Formula expressions: parse, check and evaluate.
+"""Formula expressions: the grammar (pipeline step 5, derived numbers; a leaf module).
 
 A catalog formula's ``expression`` is plain arithmetic over named variables (``+ - * / **``,
-parentheses, numbers). It is parsed with Python's ``ast`` and only those nodes are accepted, so
-the Formulas page, the calculator in Python and the calculator in the browser all evaluate the
-very same expression (the calculator inlines it into its graph: ``derived/calculator/tree.py``).
+parentheses, finite numbers). It is parsed with Python's ``ast`` and only those nodes are
+accepted; ``names`` lists its variables (the catalog rules check them against the formula's
+declared variables). Nothing here evaluates: the one evaluator is the calculator's
+(``derived/calculator/tree.py``), which walks the same expression for the Formulas page's
+worked examples (``tree.value_of``), the calculator in Python and, as a JSON tree, the
+calculator in the browser.
 """
 
 from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Mapping
 from functools import lru_cache
 
 _BINOPS: dict[type[ast.operator], str] = {
@@ -20,7 +22,21 @@ _UNARY: dict[type[ast.unaryop], str] = {ast.USub: "-", ast.UAdd: "+"}
 
 
 class ExpressionError(ValueError):
-    """The expression is not plain arithmetic over names."""
+    """The expression is not plain arithmetic over names, or has no value."""
+
+
+def number(value: object) -> float:
+    """A constant of an expression as a float; ExpressionError unless a finite number
+    (``1e999`` parses as infinity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ExpressionError(f"constant {value!r} is not a number")
+    try:
+        result = float(value)
+    except OverflowError:
+        result = math.inf
+    if not math.isfinite(result):
+        raise ExpressionError(f"constant {str(value)[:20]} is not a finite number")
+    return result
 
 
 def _check(node: ast.AST) -> None:
@@ -34,8 +50,7 @@ def _check(node: ast.AST) -> None:
             raise ExpressionError(f"operator {type(node.op).__name__} is not allowed")
         _check(node.operand)
     elif isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise ExpressionError(f"constant {node.value!r} is not a number")
+        number(node.value)
     elif not isinstance(node, ast.Name):
         raise ExpressionError(
             f"{type(node).__name__} is not allowed; use + - * / ** and parentheses"
@@ -60,33 +75,3 @@ def names(expression: str) -> list[str]:
         if isinstance(node, ast.Name):
             seen.setdefault(node.id, None)
     return list(seen)
-
-
-def _eval(node: ast.expr, env: Mapping[str, float]) -> float:
-    if isinstance(node, ast.Constant):
-        return float(node.value)
-    if isinstance(node, ast.Name):
-        return float(env[node.id])
-    if isinstance(node, ast.UnaryOp):
-        value = _eval(node.operand, env)
-        return -value if isinstance(node.op, ast.USub) else value
-    assert isinstance(node, ast.BinOp)
-    left, right = _eval(node.left, env), _eval(node.right, env)
-    op = type(node.op)
-    if op is ast.Add:
-        return left + right
-    if op is ast.Sub:
-        return left - right
-    if op is ast.Mult:
-        return left * right
-    if op is ast.Div:
-        return left / right if right else math.inf
-    return left**right
-
-
-def evaluate(expression: str, env: Mapping[str, float]) -> float:
-    """Value of the expression with variables from ``env`` (every name must be present)."""
-    missing = [n for n in names(expression) if n not in env]
-    if missing:
-        raise ExpressionError(f"no value for {', '.join(missing)}")
-    return _eval(parse(expression), env)

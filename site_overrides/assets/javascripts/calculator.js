@@ -64,13 +64,17 @@
 
   function has(obj, key) { return obj !== null && Object.prototype.hasOwnProperty.call(obj, key); }
 
+  /* tree._finite: a result that is not a finite real number (0/0, -1/0, (-8)**0.5, 10**400)
+     is missing, as in Python. */
+  function finite(x) { return isFinite(x) ? x : null; }
+
   function binary(op, a, b) {
     switch (op) {
-      case "+": return a + b;
-      case "-": return a - b;
-      case "*": return a * b;
-      case "/": return a / b;
-      case "**": return Math.pow(a, b);
+      case "+": return finite(a + b);
+      case "-": return finite(a - b);
+      case "*": return finite(a * b);
+      case "/": return b === 0 ? null : finite(a / b);
+      case "**": return finite(Math.pow(a, b));
     }
     return (op === ">" ? a > b : op === ">=" ? a >= b : op === "<" ? a < b : op === "<=" ? a <= b : a === b) ? 1 : 0;
   }
@@ -92,7 +96,7 @@
   function evalTree(t, env) {
     var k = t[0], a, b;
     if (k === "n") return t[1];
-    if (k === "v") return has(env, t[1]) ? env[t[1]] : fail("unknown name " + t[1]);
+    if (k === "v") return has(env, t[1]) ? (env[t[1]] === null ? null : finite(env[t[1]])) : fail("unknown name " + t[1]);
     if (k === "f") return call(t[1], t[2], env);
     if (k === "if") return (a = evalTree(t[1], env)) === null ? null : evalTree(a !== 0 ? t[2] : t[3], env);
     if (k === "neg") return (a = evalTree(t[1], env)) === null ? null : -a;

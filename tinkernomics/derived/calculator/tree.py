@@ -11,6 +11,13 @@ comparisons (``a > b`` is 1 or 0) and ``a if c else b``.
 every quantity with the same float operations in the same order. A missing value (``None``,
 JavaScript ``null``) makes every result that reads it missing, except through ``coalesce`` and
 the untaken branch of an ``if``.
+
+This is the project's one evaluator: a catalog formula's worked example (``value_of``, through
+``derive.worked_example``) is evaluated here too; ``expr`` is the grammar only. Every value is a
+finite real number or missing: an operation whose result is not (``0/0``, ``-1/0``,
+``(-8) ** 0.5``, ``10 ** 400``) is missing in Python and in JavaScript alike, and the page shows
+it as "–"; a worked example with no finite value is an ``ExpressionError`` naming its
+expression.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from tinkernomics.derived.expr import ExpressionError
+from tinkernomics.derived.expr import ExpressionError, number
 
 Tree = list[Any]
 """``["n", 2.0]`` number, ``["v", "a.b"]`` name, ``[op, left, right]`` with op one of
@@ -50,9 +57,7 @@ def _call(node: ast.Call) -> Tree:
 
 def _tree(node: ast.expr) -> Tree:
     if isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise ExpressionError(f"constant {node.value!r} is not a number")
-        return ["n", float(node.value)]
+        return ["n", number(node.value)]
     if isinstance(node, ast.Name | ast.Attribute):
         return ["v", _dotted(node)]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
@@ -107,33 +112,29 @@ def names(tree: Tree) -> list[str]:
 Value = float | None
 
 
-def _divide(left: float, right: float) -> float:
-    """IEEE division as JavaScript does it: x/0 is ±Infinity, 0/0 is NaN."""
-    if right == 0:
-        if left == 0 or math.isnan(left):
-            return math.nan
-        return math.copysign(math.inf, left) * math.copysign(1.0, right)
-    return left / right
+def _finite(value: float) -> Value:
+    """An operation's result, or None (missing) where it is not a finite real number."""
+    return value if math.isfinite(value) else None
 
 
-def _power(left: float, right: float) -> float:
+def _power(left: float, right: float) -> Value:
+    """``left ** right`` as a real number: None for an overflow (``10 ** 400``) or a complex
+    result (``(-8) ** 0.5``), where Python's ``**`` raises or returns a complex number."""
     try:
-        return math.pow(left, right)
-    except OverflowError:
-        return math.inf
-    except ValueError:
-        return math.nan
+        return _finite(math.pow(left, right))
+    except (OverflowError, ValueError):
+        return None
 
 
-def _binary(op: str, a: float, b: float) -> float:
+def _binary(op: str, a: float, b: float) -> Value:
     if op == "+":
-        return a + b
+        return _finite(a + b)
     if op == "-":
-        return a - b
+        return _finite(a - b)
     if op == "*":
-        return a * b
+        return _finite(a * b)
     if op == "/":
-        return _divide(a, b)
+        return _finite(a / b) if b != 0 else None
     if op == "**":
         return _power(a, b)
     result = {">": a > b, ">=": a >= b, "<": a < b, "<=": a <= b, "==": a == b}[op]
@@ -153,18 +154,25 @@ def _function(name: str, args: list[Tree], env: Mapping[str, Any]) -> Value:
     if any(v is None for v in values):
         return None
     if name == "ceil":
-        return float(math.ceil(values[0])) if math.isfinite(values[0]) else values[0]
+        return float(math.ceil(values[0]))
     return min(values) if name == "min" else max(values)
 
 
+def _input(value: Any) -> Value:
+    return None if value is None else _finite(float(value))
+
+
 def evaluate(tree: Tree, env: Mapping[str, Any]) -> Value:
-    """The tree's value over ``env`` (names -> float or None); KeyError for an unknown name."""
+    """The tree's value over ``env`` (names -> float or None); KeyError for an unknown name.
+
+    Every value is a finite real number or missing (None): an operation whose result is not
+    (``0/0``, ``-1/0``, ``(-8) ** 0.5``, ``10 ** 400``) is missing, as is a non-finite input.
+    """
     kind = tree[0]
     if kind == "n":
         return tree[1]
     if kind == "v":
-        value = env[tree[1]]
-        return None if value is None else float(value)
+        return _input(env[tree[1]])
     if kind == "f":
         return _function(tree[1], tree[2], env)
     if kind == "if":
@@ -179,3 +187,19 @@ def evaluate(tree: Tree, env: Mapping[str, Any]) -> Value:
     if left is None or right is None:
         return None
     return _binary(kind, left, right)
+
+
+def value_of(expression: str, env: Mapping[str, float]) -> float:
+    """The expression's value with every name from ``env`` (a catalog formula's worked
+    example): evaluated by ``evaluate``, the calculator's rules. ExpressionError, naming the
+    expression, for a name ``env`` lacks or a result that is not a finite real number."""
+    parsed = to_tree(expression)
+    missing = [n for n in names(parsed) if n not in env]
+    if missing:
+        raise ExpressionError(f"{expression!r}: no value for {', '.join(missing)}")
+    value = evaluate(parsed, env)
+    if value is None:
+        given = ", ".join(f"{n} = {env[n]!r}" for n in names(parsed))
+        raise ExpressionError(f"{expression!r} has no finite real value at {given or 'no names'}"
+                              " (a division by zero, an overflow or a complex power)")
+    return value
