@@ -28,6 +28,16 @@ def valid_catalog_dir() -> Path:
     return TESTS_DIR / "fixtures" / "valid"
 
 
+@pytest.fixture(scope="session")
+def catalog() -> Any:
+    """The real catalog (catalog/, checked with docs/ as the build does), loaded ONCE per session
+    and shared by every test: treat it as read-only (copy it, as helpers_calc.with_toys does,
+    before adding entries). Test real-catalog PROPERTIES with it, never today's numbers."""
+    from tinkernomics.catalog.loader import load_valid_catalog
+
+    return load_valid_catalog(REPO_ROOT / "catalog", docs_dir=REPO_ROOT / "docs")
+
+
 @pytest.fixture
 def catalog_copy(tmp_path: Path) -> Path:
     """A fresh copy of the valid fixture catalog at ``tmp_path/catalog``."""

@@ -55,11 +55,6 @@ CASES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return real_catalog()
-
-
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -13,7 +13,6 @@ added a second time.
 from __future__ import annotations
 
 import pytest
-from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
@@ -29,11 +28,6 @@ FIREWORKS_TINKER_PREFILL = 5.15
 """USD per 1M prefill tokens Fireworks states for Tinker's Kimi K2.6 (128K)."""
 FIREWORKS_TINKER_SAMPLE = 12.81
 """USD per 1M sampled tokens Fireworks states for Tinker's Kimi K2.6 (128K)."""
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return real_catalog()
 
 
 def fireworks(catalog: Catalog, **extra: str) -> Estimate:

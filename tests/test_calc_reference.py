@@ -10,16 +10,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, real_catalog, with_toys
+from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, with_toys
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import assumptions, figures, inputs
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return real_catalog()
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_calc import real_catalog
 from helpers_site import load_page
 
 from tinkernomics.catalog.entries import Catalog
@@ -17,11 +16,6 @@ from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
 from tinkernomics.site.pages.views import Links
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return real_catalog()
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -12,12 +12,11 @@ import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from helpers_catalog import copy_valid, replace_in
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.loader import load_catalog, load_valid_catalog
+from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.catalog.rules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.site.pages.views import build_index
@@ -26,11 +25,6 @@ from tinkernomics.site.pages.views.checks import STALE_AFTER_DAYS, reference_che
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "catalog"
 MIN_ALGORITHMS = 25
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(CATALOG, docs_dir=ROOT / "docs")
 
 
 def unchecked_references(cat: Catalog) -> Iterator[str]:

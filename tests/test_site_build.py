@@ -20,18 +20,12 @@ from helpers_site import PAGES, Node, article, load_page, page_file, parse
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.rules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views import entry_page, money, plain
 
 pytestmark = pytest.mark.build
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(REPO_ROOT / "catalog")
 
 
 def text_of(node: Node) -> str:

@@ -17,7 +17,6 @@ from helpers_table import (
 from test_site_browser import VIEWPORTS, Served
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -25,11 +24,6 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 @pytest.fixture
 def served(built_site: BuiltSite) -> Served:
     return Served(built_site.root)
-
-
-@pytest.fixture(scope="module")
-def catalog(repo_root) -> Catalog:
-    return load_valid_catalog(repo_root / "catalog")
 
 
 def test_without_javascript_the_first_screen_shows_the_table(browser, served: Served,

@@ -9,18 +9,12 @@ import pytest
 from jinja2 import UndefinedError
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.pages import macros as pages
 from tinkernomics.site.pages import views
 from tinkernomics.site.pages.mathml import MathError, to_mathml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(REPO_ROOT / "catalog")
 
 
 @pytest.fixture
