@@ -1,7 +1,8 @@
-"""The SVG rewrite that lets ThorVG draw the chart images (``charts.raster``), checked on the
-pixels it draws: our CSS rules become attributes, end and middle texts end or centre on their
-anchor, weights pick the Roboto face (the title is bold), texts sit on their baseline, and a
-stylesheet the rewrite cannot read is an error rather than a silently unstyled image."""
+"""The image SVGs and the rewrite that lets ThorVG draw them (``charts.svg``, ``charts.raster``),
+checked on the pixels it draws: the image SVGs style every element with presentation attributes
+(no ``<style>``, which ThorVG ignores), end and middle texts end or centre on their anchor,
+weights pick the Roboto face (the title is bold), texts sit on their baseline, and a ``<style>``
+in an image SVG is an error rather than a silently unstyled image."""
 
 from __future__ import annotations
 
@@ -42,14 +43,34 @@ def _elements(svg_text: str) -> list[ET.Element]:
     return list(ET.fromstring(svg_text).iter())
 
 
-def test_our_css_rules_become_attributes_and_no_style_is_left(grpo: charts.Chart) -> None:
-    out = _elements(raster.rewrite(svg.standalone_svg(grpo, "https://example.org/")))
+def _inherited(svg_text: str, name: str) -> list[str | None]:
+    """The value of presentation attribute ``name`` each text gets, from itself or the nearest
+    element around it that sets it (SVG inheritance)."""
+    found: list[str | None] = []
+
+    def walk(element: ET.Element, value: str | None) -> None:
+        value = element.get(name, value)
+        if element.tag == f"{NS}text":
+            found.append(value)
+        for child in element:
+            walk(child, value)
+
+    walk(ET.fromstring(svg_text), None)
+    return found
+
+
+@pytest.mark.parametrize("source", ["file", "card"])
+def test_image_svgs_style_every_element_with_attributes_and_hold_no_style(
+        grpo: charts.Chart, source: str) -> None:
+    text = (svg.standalone_svg(grpo, "https://example.org/") if source == "file"
+            else images.card_svg(grpo, "https://example.org/"))
+    out = _elements(text)
     assert not [e for e in out if e.tag == f"{NS}style"]
     by_class: dict[str, list[ET.Element]] = {}
     for e in out:
         for name in e.get("class", "").split():
             by_class.setdefault(name, []).append(e)
-    want = {  # written out from svg._css's rules, light theme
+    want = {  # written out from the page's stylesheet rules (svg._css), light theme
         "bg": {"fill": LIGHT["paper_bgcolor"]},
         "grid": {"stroke": LIGHT["xaxis.gridcolor"], "stroke-width": "1"},
         "axis": {"stroke": LIGHT["xaxis.linecolor"], "stroke-width": "1", "fill": "none"},
@@ -60,10 +81,26 @@ def test_our_css_rules_become_attributes_and_no_style_is_left(grpo: charts.Chart
         assert by_class[name], name
         for e in by_class[name]:
             assert {k: e.get(k) for k in attrs} == attrs, name
-    styled = set(want) | {"tn-svg", "tn-svg--wide"}  # the chart's own group: no rule of its own
-    assert set(by_class) <= styled, "a class svg.py uses that the rewrite does not style"
-    chart_texts = [e for e in out if e.tag == f"{NS}text" and e.get("fill") == LIGHT["font.color"]]
-    assert len(chart_texts) > 10  # `.tn-svg text` reached every text inside the chart
+    styled = set(want) | {"tn-svg", "tn-svg--wide"}  # the chart's own group: the texts' paint
+    assert set(by_class) <= styled, "a class svg.py uses that the image SVG does not paint"
+    [chart] = by_class["tn-svg"]
+    assert chart.get("fill") == LIGHT["font.color"] and chart.get("font-size") == "13px"
+    for name in ("fill", "font-family", "font-size"):
+        assert None not in _inherited(text, name), f"a text without {name}"
+
+
+def test_the_page_stylesheet_and_the_image_attributes_are_the_same_rules(
+        grpo: charts.Chart) -> None:
+    """One table (svg.PAINT) writes both: each rule of the page's stylesheet, with the light
+    theme's colours, is what an image SVG writes on that class's elements."""
+    css = svg._css()
+    for var, key in svg.SVG_VARS.items():
+        css = css.replace(f"var(--tn-svg-{var})", LIGHT[key])
+    for name in ("bg", "grid", "axis", "curve", "asym"):
+        attrs = svg.paint(name, "light").removeprefix(f' class="{name}" ')
+        declarations = ";".join(part.replace('="', ":").rstrip('"')
+                                for part in attrs.split('" '))
+        assert f".tn-svg .{name}{{{declarations}}}" in css, name
 
 
 def test_every_text_names_a_loaded_face_and_nothing_thorvg_ignores(grpo: charts.Chart) -> None:
@@ -146,21 +183,10 @@ def test_card_title_starts_at_its_x_and_axis_titles_are_centred(grpo: charts.Cha
     assert abs((left + right) / 2 - middle) <= 2, (left, right, middle)
 
 
-@pytest.mark.parametrize("css", [
-    ".a > .b{fill:red}", "#id{fill:red}", ".a:hover{fill:red}", "[data-x] .a{fill:red}",
-    ".a{fill:red", "@media print{.a{fill:red}}"])
-def test_a_stylesheet_the_rewrite_cannot_apply_is_an_error(css: str) -> None:
-    with pytest.raises(ValueError):
-        raster.rewrite(_page(f"<style>{css}</style>"))
-
-
-def test_rules_apply_by_specificity_then_order_over_attributes() -> None:
-    css = "rect{fill:#111111}.tn .x{fill:#222222}.x{fill:#333333}"
-    text = raster.rewrite(_page(f'<style>{css}</style><g class="tn"><rect class="x" '
-                                f'fill="#444444" width="5" height="5"/><rect fill="#444444" '
-                                f'width="5" height="5"/></g>'))
-    rects = [e for e in _elements(text) if e.tag == f"{NS}rect"]
-    assert [r.get("fill") for r in rects] == ["#111111", "#222222", "#111111"]
+def test_a_style_element_in_an_image_svg_is_an_error() -> None:
+    """ThorVG ignores ``<style>``: an image SVG with one would be drawn unstyled."""
+    with pytest.raises(ValueError, match="presentation attributes"):
+        raster.rewrite(_page("<style>.a{fill:red}</style>"))
 
 
 def test_an_unknown_text_anchor_is_an_error() -> None:

@@ -1,14 +1,11 @@
 """Rasterise the image SVGs with ThorVG (pipeline step 6, output; used by ``charts.images``).
 
 ThorVG (the ``thorvg-python`` wheel: a ctypes binding that ships ``libthorvg``, no system
-libraries) draws a chart image in 8-16 ms, rewrite included (resvg-py took 0.1-0.15 s with its own
-PNG encoding), but its SVG loader reads less of SVG than our files use. ``rewrite`` turns an image SVG into one ThorVG draws as resvg did,
-without changing the downloadable file (only the rasteriser's input is rewritten):
+libraries) draws our chart images, but its SVG loader reads less of SVG than a browser. The image
+SVGs ``charts.svg`` writes already carry presentation attributes (no ``<style>``: ThorVG ignores
+it, so one is an error here rather than an unstyled image); ``rewrite`` resolves the rest of what
+ThorVG reads differently, without changing the downloadable file (only the rasteriser's input):
 
-- **CSS.** The ``<style>`` rules ``svg._css`` writes (``.tn-svg .grid{...}``, ``.tn-svg text``)
-  become presentation attributes on the elements they match, overriding attributes as CSS does.
-  Only descendant selectors of classes and element names are understood; any other rule raises
-  ``ValueError``, so a new kind of rule cannot be dropped silently.
 - **Fonts.** ThorVG picks a font by family name (the TTF's file stem) and ignores
   ``font-weight``: each text gets ``Roboto-Regular``, ``-Medium`` or ``-Bold`` by CSS font
   matching over those three weights (600 draws bold, as resvg drew it).
@@ -18,17 +15,17 @@ without changing the downloadable file (only the rasteriser's input is rewritten
 - **Baseline.** ThorVG draws a text's baseline 0.072 em above ``y`` (measured, the same for the
   three faces); texts are moved down by that.
 
-Fonts and the engine are loaded once per process (``_engine``); images are drawn on a white
-canvas (opaque, so the premultiplied buffer is the RGB image).
+Fonts and the engine are loaded once per process (``_engine``) and shared by the image worker
+threads (each image has its own canvas); images are drawn on a white canvas (opaque, so the
+premultiplied buffer is the RGB image).
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
-import re
+import threading
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,54 +45,8 @@ MEASURE_PX = 2048
 """Texts are measured at Roboto's units per em, so advances are the unhinted design widths."""
 SVG_NS = "http://www.w3.org/2000/svg"
 _INHERITED = ("font-family", "font-size", "font-weight", "text-anchor")
-_SIMPLE = re.compile(r"^(\.[A-Za-z_][\w-]*|[a-z]+)$")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One CSS rule: a descendant selector (outermost first) and its declarations."""
-
-    selector: tuple[str, ...]
-    declarations: tuple[tuple[str, str], ...]
-
-    @property
-    def specificity(self) -> int:
-        return sum(10 if part.startswith(".") else 1 for part in self.selector)
-
-
-def css_rules(css: str) -> list[Rule]:
-    """The rules of a stylesheet in the order they apply (specificity, then source order)."""
-    body = re.sub(r"/\*.*?\*/", "", css, flags=re.S).strip()
-    blocks = re.findall(r"([^{}]+)\{([^{}]*)\}", body)
-    if re.sub(r"\s", "", "".join(f"{s}{{{d}}}" for s, d in blocks)) != re.sub(r"\s", "", body):
-        raise ValueError(f"cannot read this stylesheet: {css!r}")
-    rules = []
-    for selectors, decls in blocks:
-        pairs = tuple((k.strip(), v.strip()) for k, v in
-                      (d.split(":", 1) for d in decls.split(";") if d.strip()))
-        for selector in selectors.split(","):
-            parts = tuple(selector.split())
-            if not parts or not all(_SIMPLE.match(p) for p in parts):
-                raise ValueError(f"unsupported CSS selector {selector.strip()!r}")
-            rules.append(Rule(parts, pairs))
-    return sorted(rules, key=lambda r: r.specificity)  # stable: source order within a level
-
-
-def _is(part: str, element: ET.Element) -> bool:
-    if part.startswith("."):
-        return part[1:] in element.get("class", "").split()
-    return element.tag == part
-
-
-def matches(rule: Rule, element: ET.Element, ancestors: list[ET.Element]) -> bool:
-    """Whether ``element`` (below ``ancestors``, outermost first) is selected by ``rule``."""
-    *outer, last = rule.selector
-    if not _is(last, element):
-        return False
-    for ancestor in reversed(ancestors):
-        if outer and _is(outer[-1], ancestor):
-            outer.pop()
-    return not outer
+_LOCK = threading.Lock()
+"""Guards the first load of the engine and the measuring fonts (worker threads share them)."""
 
 
 def face(weight: str) -> str:
@@ -120,8 +71,10 @@ def _measure_font(family: str) -> ImageFont.FreeTypeFont:
 
 
 def text_width(family: str, size: float, text: str) -> float:
-    """Advance width of ``text`` in ``family`` at ``size`` px, as ThorVG lays it out."""
-    return _measure_font(family).getlength(text) * size / MEASURE_PX
+    """Advance width of ``text`` in ``family`` at ``size`` px, as ThorVG lays it out (one
+    thread at a time: a FreeType face is not safe to use from two at once)."""
+    with _LOCK:
+        return _measure_font(family).getlength(text) * size / MEASURE_PX
 
 
 def _font_path(attribute: str) -> str:
@@ -153,19 +106,12 @@ def _place_text(element: ET.Element, props: dict[str, str]) -> None:
     element.set("y", f"{y + BASELINE_SHIFT_EM * size:.2f}")
 
 
-def _resolve(element: ET.Element, ancestors: list[ET.Element], rules: list[Rule],
-             inherited: dict[str, str]) -> None:
-    for rule in rules:
-        if matches(rule, element, ancestors):
-            element.attrib.update(rule.declarations)
+def _resolve(element: ET.Element, inherited: dict[str, str]) -> None:
     props = inherited | {k: element.get(k) for k in _INHERITED if element.get(k) is not None}
     if element.tag == "text":
         _place_text(element, props)
-    for child in list(element):
-        if child.tag == "style":
-            element.remove(child)
-        else:
-            _resolve(child, [*ancestors, element], rules, props)
+    for child in element:
+        _resolve(child, props)
 
 
 def _tree(svg_text: str) -> ET.Element:
@@ -173,8 +119,10 @@ def _tree(svg_text: str) -> ET.Element:
     for element in root.iter():
         if element.tag.startswith(f"{{{SVG_NS}}}"):
             element.tag = element.tag[len(SVG_NS) + 2:]
-    css = "".join(style.text or "" for style in root.iter("style"))
-    _resolve(root, [], css_rules(css), {})
+        if element.tag == "style":
+            raise ValueError("an image SVG carries presentation attributes, not a <style> "
+                             "(ThorVG ignores it): write them in charts/svg.py")
+    _resolve(root, {})
     return root
 
 
@@ -196,10 +144,15 @@ def rewrite(svg_text: str) -> str:
     return _prepared(svg_text)[0]
 
 
-@cache
 def _engine() -> thorvg_python.Engine:
-    """The process's ThorVG engine (no worker threads: images render one per process), with
-    the three Roboto faces loaded."""
+    with _LOCK:  # the first image's threads would each load it
+        return _loaded_engine()
+
+
+@cache
+def _loaded_engine() -> thorvg_python.Engine:
+    """The process's ThorVG engine (none of ThorVG's own task threads: each image worker thread
+    draws its own canvas), with the three Roboto faces loaded."""
     import thorvg_python as tvg
 
     engine = tvg.Engine(threads=0)

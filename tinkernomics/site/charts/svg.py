@@ -3,9 +3,11 @@
 Drawn in Python from the same ``charts.Chart`` view model as the Plotly spec, so the picture a
 reader sees before (or without) the interactive chart shows the same curves, C_mid diamonds,
 asymptotes and axes. Two layouts: ``wide`` (desktop) and ``narrow`` (phones; CSS shows one).
-Colours are CSS custom properties generated from ``charts.THEMES``: inline on a page the SVG
-follows Material's palette attribute (``data-md-color-scheme="slate"``) with no script; as a
-standalone file it is light. Output is deterministic (fixed ids, rounded coordinates).
+How each element is drawn is one table, ``PAINT``: inline on a page it is a ``<style>`` whose
+colours are CSS custom properties generated from ``charts.THEMES``, so the SVG follows Material's
+palette attribute (``data-md-color-scheme="slate"``) with no script; a standalone file or an
+image (light) carries it as presentation attributes with literal colours, which every renderer
+reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coordinates).
 """
 
 from __future__ import annotations
@@ -54,29 +56,50 @@ SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor"
          "axis": "xaxis.linecolor"}
 
 
-def _css(theme: str | None = None) -> str:
-    """Element rules (prefix ``tn-svg``). Inline on a page (``theme`` None) colours are
-    variables for both themes, switched by the palette attribute; in a file (``theme`` given)
-    they are that theme's literal colours, which renderers without CSS variables (resvg,
-    image viewers) draw."""
+PAINT: dict[str, tuple[tuple[str, str], ...]] = {
+    "bg": (("fill", "@bg"),),
+    "text": (("fill", "@fg"), ("font-family", FONT), ("font-size", "13px")),
+    "grid": (("stroke", "@grid"), ("stroke-width", "1")),
+    "axis": (("stroke", "@axis"), ("stroke-width", "1"), ("fill", "none")),
+    "curve": (("fill", "none"), ("stroke-width", "2.5")),
+    "asym": (("fill", "none"), ("stroke-width", "1.2"), ("stroke-dasharray", "6 4")),
+}
+"""How each class of element is drawn (``text``: every text), ``@name`` a colour of
+``SVG_VARS``. Inline on a page these are the ``<style>`` rules (``_css``), colours as variables
+that follow the palette; in a file or image (a theme given) they are written on each element as
+presentation attributes with that theme's literal colours, which every renderer reads (ThorVG
+and image viewers ignore or mishandle ``<style>``)."""
+
+
+def _value(value: str, theme: str | None) -> str:
+    if not value.startswith("@"):
+        return value
+    return THEMES[theme][SVG_VARS[value[1:]]] if theme else f"var(--tn-svg-{value[1:]})"
+
+
+def _css() -> str:
+    """The page's rules (prefix ``tn-svg``): colours are variables for both themes, switched by
+    the palette attribute."""
 
     def block(name: str) -> str:
         return ";".join(f"--tn-svg-{var}:{THEMES[name][key]}" for var, key in SVG_VARS.items())
 
-    def colour(var: str) -> str:
-        return THEMES[theme][SVG_VARS[var]] if theme else f"var(--tn-svg-{var})"
+    rules = "".join(
+        f".tn-svg {'' if name == 'text' else '.'}{name}"
+        f"{{{';'.join(f'{k}:{_value(v, None)}' for k, v in props)}}}"
+        for name, props in PAINT.items())
+    switch = f".tn-svg{{{block('light')}}}[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}"
+    return switch + rules
 
-    switch = "" if theme else (f".tn-svg{{{block('light')}}}"
-                               f"[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}")
-    return (
-        switch
-        + f".tn-svg .bg{{fill:{colour('bg')}}}"
-        f".tn-svg text{{fill:{colour('fg')};font-family:{FONT};font-size:13px}}"
-        f".tn-svg .grid{{stroke:{colour('grid')};stroke-width:1}}"
-        f".tn-svg .axis{{stroke:{colour('axis')};stroke-width:1;fill:none}}"
-        ".tn-svg .curve{fill:none;stroke-width:2.5}"
-        ".tn-svg .asym{fill:none;stroke-width:1.2;stroke-dasharray:6 4}"
-    )
+
+def paint(name: str, theme: str | None) -> str:
+    """The attributes of an element of class ``name``: on a page its class (the stylesheet
+    draws it), in a file or image also the properties themselves. ``text`` is the chart's own
+    element, which its texts inherit the properties from (no class: it has its own)."""
+    own = "" if name == "text" else f' class="{name}"'
+    if theme is None:
+        return own
+    return own + "".join(f' {k}="{_value(v, theme)}"' for k, v in PAINT[name])
 
 
 @dataclass(frozen=True)
@@ -87,6 +110,11 @@ class _Frame:
     layout: Layout
     legend: tuple[tuple[Series, float, int], ...]
     """(series, x, row) of each legend entry."""
+    theme: str | None = None
+    """None on a page (a stylesheet draws the elements), else the file's or image's theme."""
+
+    def paint(self, name: str) -> str:
+        return paint(name, self.theme)
 
     @property
     def left(self) -> float:
@@ -121,7 +149,7 @@ class _Frame:
         return round(self.bottom - reward / self.chart.y_high * self.layout.plot_height, 1)
 
 
-def _frame(chart: Chart, layout: Layout) -> _Frame:
+def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
     """Lay out the legend (entries wrap at the plot width), then the frame."""
     placed, x, row = [], layout.plot_left, 0
     for s in chart.series:
@@ -130,7 +158,7 @@ def _frame(chart: Chart, layout: Layout) -> _Frame:
             x, row = layout.plot_left, row + 1
         placed.append((s, x, row))
         x += width
-    return _Frame(chart, layout, tuple(placed))
+    return _Frame(chart, layout, tuple(placed), theme)
 
 
 def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
@@ -139,20 +167,20 @@ def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = ""
 
 def _axes(f: _Frame) -> list[str]:
     c = f.chart
-    out = [f'<rect class="bg" x="0" y="0" width="{f.layout.width}" height="{f.height}"/>']
+    out = [f'<rect{f.paint("bg")} x="0" y="0" width="{f.layout.width}" height="{f.height}"/>']
     for k in range(0, round(c.y_high * 10) + 1):
         y = f.y(k / 10)
-        out.append(f'<line class="grid" x1="{f.left}" x2="{f.right}" y1="{y}" y2="{y}"/>')
+        out.append(f'<line{f.paint("grid")} x1="{f.left}" x2="{f.right}" y1="{y}" y2="{y}"/>')
         out.append(_text(f.left - 8, y + 4, f"{k * 10}%", "end"))
     for value in decade_ticks(c.x_low, c.x_high):
         x = f.x(value)
-        out.append(f'<line class="grid" x1="{x}" x2="{x}" y1="{f.top}" y2="{f.bottom}"/>')
+        out.append(f'<line{f.paint("grid")} x1="{x}" x2="{x}" y1="{f.top}" y2="{f.bottom}"/>')
         out.append(_text(x, f.bottom + 18, short_number(value)))
     for value in decade_ticks(c.x_low_h100, c.x_high_h100):
         x = f.x(value / c.factor.value)
-        out.append(f'<line class="axis" x1="{x}" x2="{x}" y1="{f.top - 5}" y2="{f.top}"/>')
+        out.append(f'<line{f.paint("axis")} x1="{x}" x2="{x}" y1="{f.top - 5}" y2="{f.top}"/>')
         out.append(_text(x, f.top - 9, short_number(value)))
-    out.append(f'<rect class="axis" x="{f.left}" y="{f.top}" width="{f.right - f.left}" '
+    out.append(f'<rect{f.paint("axis")} x="{f.left}" y="{f.top}" width="{f.right - f.left}" '
                f'height="{f.layout.plot_height}"/>')
     middle = (f.left + f.right) / 2
     out.append(_text(middle, f.bottom + 40, X_TITLE))
@@ -173,9 +201,9 @@ def _series(f: _Frame, s: Series) -> list[str]:
     a_y = f.y(s.params.A)
     return [
         f"<g><title>{escape(s.label)}</title>",
-        f'<line class="asym" stroke="{s.color}" x1="{f.x(c.x_low)}" x2="{f.x(c.x_high)}" '
+        f'<line{f.paint("asym")} stroke="{s.color}" x1="{f.x(c.x_low)}" x2="{f.x(c.x_high)}" '
         f'y1="{a_y}" y2="{a_y}"/>',
-        f'<polyline class="curve" stroke="{s.color}" points="{pts}"/>',
+        f'<polyline{f.paint("curve")} stroke="{s.color}" points="{pts}"/>',
         _diamond(f.x(s.params.C_mid), f.y(s.midpoint_reward), s.color),
         "</g>",
     ]
@@ -199,7 +227,7 @@ def _legend(f: _Frame) -> list[str]:
     out = []
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
-        out.append(f'<line class="curve" stroke="{s.color}" x1="{x}" x2="{x + 24}" '
+        out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{x}" x2="{x + 24}" '
                    f'y1="{y - 4}" y2="{y - 4}"/>')
         out.append(_text(x + 30, y, s.label, "start"))
     return out
@@ -212,13 +240,14 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
                  styled: bool = True) -> tuple[float, float, str]:
     """(width, height, content) of the chart in ``layout``: its title, description, rules
-    (unless ``styled`` is False) and drawing, without the element that holds them."""
-    f = _frame(chart, LAYOUTS[layout])
+    (on a page, unless ``styled`` is False; a file's elements carry attributes instead) and
+    drawing, without the element that holds them."""
+    f = _frame(chart, LAYOUTS[layout], theme)
     body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
             *_legend(f)]
     content = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
                f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
-               + (f"<style>{_css(theme)}</style>" if styled else "") + "".join(body))
+               + (f"<style>{_css()}</style>" if styled and theme is None else "") + "".join(body))
     return f.layout.width, f.height, content
 
 
@@ -226,14 +255,15 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
               theme: str | None = None, styled: bool = True) -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
-    ``theme`` fixes the colours (files and images) instead of following the page palette.
+    ``theme`` fixes the colours (files and images, written as attributes) instead of following
+    the page palette.
     ``styled=False`` leaves out its ``<style>``, for a second inline SVG of the same page: a
     style element in inline SVG applies to the whole document, shown or not."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
     width, height, content = _chart_parts(chart, layout, ident, theme, styled)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}" '
-        f'viewBox="0 0 {width} {height}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}"'
+        f'{paint("text", theme)} viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="{ident}-t {ident}-d" preserveAspectRatio="xMidYMid meet">'
         f"{content}</svg>"
     )
@@ -250,7 +280,8 @@ def placed_chart(chart: Chart, box: tuple[float, float, float, float], element_i
     scale = min(box_w / width, box_h / height)
     left, top = x + (box_w - width * scale) / 2, y + (box_h - height * scale) / 2
     transform = f"translate({left:g} {top:g})" + ("" if scale == 1 else f" scale({scale:g})")
-    return (f'<g class="tn-svg tn-svg--wide" id="{element_id}" transform="{transform}">'
+    return (f'<g class="tn-svg tn-svg--wide" id="{element_id}"{paint("text", theme)} '
+            f'transform="{transform}">'
             f"{content}</g>")
 
 
