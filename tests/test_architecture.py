@@ -94,8 +94,9 @@ def test_no_import_cycles() -> None:
 
 
 LAYERS = ("tinkernomics.catalog", "tinkernomics.derived", "tinkernomics.site")
-LEAVES = {"tinkernomics.derived.expr"}
-"""Modules that import nothing from the package, so any layer may use them."""
+LEAVES = {"tinkernomics.derived.expr", "tinkernomics.markup", "tinkernomics.markup.mathml",
+          "tinkernomics.markup.prose", "tinkernomics.markup.sanitise"}
+"""Modules that import nothing from the package but each other, so any layer may use them."""
 
 
 def _layer(name: str) -> int:
@@ -107,7 +108,8 @@ def test_imports_point_down_the_pipeline() -> None:
     upward = sorted(f"{name} imports {dep}" for name, deps in graph.items() for dep in deps
                     if dep not in LEAVES and _layer(dep) > _layer(name))
     assert not upward, "\n".join(upward)
-    impure = sorted(f"{leaf} imports {dep}" for leaf in LEAVES for dep in graph[leaf])
+    impure = sorted(f"{leaf} imports {dep}" for leaf in LEAVES for dep in graph[leaf]
+                    if dep not in LEAVES)
     assert not impure, "\n".join(impure)
 
 

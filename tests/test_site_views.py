@@ -12,7 +12,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.pages import macros as pages
 from tinkernomics.site.pages import views
-from tinkernomics.site.pages.mathml import MathError, to_mathml
+from tinkernomics.markup.mathml import MathError, to_mathml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

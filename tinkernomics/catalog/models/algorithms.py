@@ -12,6 +12,7 @@ from tinkernomics.catalog.fields import (
     ASSERTED_BY_DESCRIPTION,
     AssertedBy,
     Id,
+    Latex,
     Prose,
     ShortText,
     Status,
@@ -117,7 +118,7 @@ class Formula(ProvenanceModel):
     kind: FormulaKind = Field(description="`flops` or `vram`.")
     name: ShortText = Field(description="Component it prices.", examples=["Rollout, per token"])
     order: int = Field(default=0, ge=0, description="Position in its table, smallest first.")
-    latex: str = Field(min_length=1, max_length=400, description="Display form (LaTeX).")
+    latex: Latex = Field(description="Display form (LaTeX).")
     expression: str = Field(
         min_length=1, max_length=400,
         description="Arithmetic over the variables: + - * / ** and parentheses.",

@@ -11,6 +11,7 @@ from tinkernomics.catalog.fields import (
     ASSERTED_BY_DESCRIPTION,
     AssertedBy,
     Id,
+    Latex,
     Prose,
     ShortText,
     Status,
@@ -113,7 +114,7 @@ class TinkerLoss(StrictModel):
     outputs: list[Identifier] = Field(default_factory=list, description="Per-token outputs.")
     hyperparameters: list[Hyperparameter] = Field(default_factory=list,
                                                   description="`loss_fn_config` keys.")
-    latex: str = Field(min_length=1, max_length=400, description="The loss (LaTeX).")
+    latex: Latex = Field(description="The loss (LaTeX).")
     description: Prose = Field(description="What it computes and when to use it.")
     claims: list[Claim] = Field(default_factory=list, description="Costs or caveats, sourced.")
     references: list[Id] = Field(min_length=1, description="Reference ids.")

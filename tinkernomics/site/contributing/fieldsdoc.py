@@ -94,7 +94,9 @@ def _string_label(metadata: list[Any]) -> str:
         return "id (lower case: a-z, 0-9, _ . -)"
     if pattern == IDENT_PATTERN:
         return "name (letters, digits, _)"
-    if f._no_html in validators:
+    if f._safe_latex in validators:
+        return "LaTeX (rendered as MathML)"
+    if f._safe_markup in validators:
         return "markdown (no HTML)" if (max_len or 0) > 300 else "short text (no HTML)"
     return f"text (up to {max_len} characters)" if max_len else "text"
 

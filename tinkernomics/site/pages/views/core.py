@@ -16,7 +16,6 @@ from decimal import Decimal
 from functools import cached_property, lru_cache
 from typing import Any
 
-from markdown import Markdown
 from markupsafe import Markup
 from pydantic import BaseModel
 
@@ -30,9 +29,9 @@ from tinkernomics.catalog.fields import (
     Status,
     status_meaning,
 )
-from tinkernomics.site.pages.mathml import MathExtension, to_mathml
 from tinkernomics.catalog.rules import PROVENANCE
 from tinkernomics.catalog.walk import walk
+from tinkernomics.markup import prose as markup_prose
 
 # --------------------------------------------------------------------------- page addresses
 
@@ -78,41 +77,27 @@ def _relative(path: str, here: str) -> str:
 
 # --------------------------------------------------------------------------- prose and math
 
-_MARKDOWN = Markdown(
-    extensions=["pymdownx.arithmatex", MathExtension()],
-    extension_configs={"pymdownx.arithmatex": {
-        "generic": True, "inline_syntax": ["round"], "block_syntax": ["square"],
-    }},
-)
-_SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
-
-
 @lru_cache(maxsize=PROSE_CACHE_SIZE)
 def prose(text: str) -> Markup:
-    """Catalog markdown (validated: no raw HTML) as HTML paragraphs.
-
-    Cached per text: the same note or source hover is shown on many pages (every figure's
-    hover text goes through ``plain``), and one conversion costs more than the rest of a value.
-    """
-    return Markup(_MARKDOWN.reset().convert(text))
+    """Catalog markdown as sanitised HTML paragraphs (``tinkernomics.markup``: rendered, then
+    cleaned by the allow-list sanitiser; the validator reports what it would remove)."""
+    return Markup(markup_prose.to_html(text))
 
 
 @lru_cache(maxsize=PROSE_CACHE_SIZE)
 def prose_inline(text: str) -> Markup:
-    """Catalog markdown as inline HTML (without the wrapping paragraph)."""
-    html = str(prose(text))
-    match = _SINGLE_P.match(html)
-    return Markup(match.group(1) if match and "<p>" not in match.group(1) else html)
+    """Catalog markdown as sanitised inline HTML (without the wrapping paragraph)."""
+    return Markup(markup_prose.to_inline_html(text))
 
 
-@lru_cache(maxsize=PROSE_CACHE_SIZE)
 def plain(text: str) -> str:
-    """Catalog markdown as plain text (for title attributes)."""
-    return prose(text).striptags()
+    """Catalog markdown as plain text (for title attributes; escaped where it is written)."""
+    return markup_prose.to_plain(text)
 
 
 def math(latex: str, *, display: bool = False) -> Markup:
-    return Markup(to_mathml(latex, display=display))
+    """A catalog ``latex`` field as sanitised MathML."""
+    return Markup(markup_prose.math(latex, display=display))
 
 
 def money(value: float) -> str:

@@ -5,9 +5,10 @@ into MathML here, with ``latex2mathml``, so the browser shows real math and neve
 
 - ``to_mathml(latex, display=...)`` converts one formula; it raises ``MathError`` when the
   LaTeX uses a command the converter does not know (it would otherwise print ``\\foo`` as text).
-- ``MathExtension`` is a Python-Markdown extension (``tinkernomics.site.pages.mathml`` in mkdocs.yml): it
-  takes what ``pymdownx.arithmatex`` (generic mode) found -- ``\\(...\\)`` inline, ``\\[...\\]``
-  blocks -- and replaces it with MathML, so no client-side renderer is needed.
+- ``MathExtension`` is a Python-Markdown extension (``tinkernomics.markup.mathml`` in
+  mkdocs.yml): it takes what ``pymdownx.arithmatex`` (generic mode) found -- ``\\(...\\)``
+  inline, ``\\[...\\]`` blocks -- and replaces it with MathML, so no client-side renderer is
+  needed. Catalog text is rendered through ``markup.prose``, which sanitises the MathML too.
 
 Lesson: browsers implement MathML Core, which ignores ``mathvariant`` except ``normal``; script,
 bold, double-struck and fraktur letters are therefore mapped to their Unicode math letters.

@@ -1,0 +1,84 @@
+"""Catalog Markdown to sanitised HTML: the one renderer for contributor prose and LaTeX.
+
+``to_html`` renders Markdown with inline and block math (``\\(...\\)``, ``\\[...\\]``, as MathML)
+and sanitises the result (``sanitise.clean``); ``math`` does the same for a ``latex`` field.
+``problems`` is the validator's view of the same pipeline: what the sanitiser would remove, or
+why the math cannot be rendered, as messages. Results are cached per text: the same note is
+shown on many pages.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from markdown import Markdown
+
+from tinkernomics.markup import sanitise
+from tinkernomics.markup.mathml import MathError, MathExtension, to_mathml
+
+CACHE_SIZE = 65_536
+"""Distinct texts kept rendered; bounded so memory stays small."""
+
+_MARKDOWN = Markdown(
+    extensions=["pymdownx.arithmatex", MathExtension()],
+    extension_configs={"pymdownx.arithmatex": {
+        "generic": True, "inline_syntax": ["round"], "block_syntax": ["square"],
+    }},
+)
+_SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+HINT = "write Markdown only: links as [text](https://...), no HTML tags"
+
+
+def _render(text: str) -> str:
+    """Markdown and math, before sanitising (raises MathError on LaTeX it cannot render)."""
+    return _MARKDOWN.reset().convert(text)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def to_html(text: str) -> str:
+    """Catalog Markdown as safe HTML paragraphs."""
+    return sanitise.clean(_render(text))
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def to_inline_html(text: str) -> str:
+    """Catalog Markdown as safe inline HTML (without a single wrapping paragraph)."""
+    html = to_html(text)
+    match = _SINGLE_P.match(html)
+    return match.group(1) if match and "<p>" not in match.group(1) else html
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def to_plain(text: str) -> str:
+    """Catalog Markdown as plain text (for title attributes: the caller escapes it)."""
+    from markupsafe import Markup  # Jinja's dependency; striptags also decodes entities
+
+    return Markup(to_html(text)).striptags()
+
+
+@lru_cache(maxsize=1024)
+def math(latex: str, *, display: bool = False) -> str:
+    """A ``latex`` field as safe MathML."""
+    return sanitise.clean(to_mathml(latex, display=display))
+
+
+def problems(text: str) -> list[str]:
+    """Why ``text`` would not reach the page as written: what the sanitiser would remove from
+    its rendering, or why its math cannot be rendered. Empty when it is fine."""
+    try:
+        html = _render(text)
+    except MathError as err:
+        return [str(err)]
+    return [f"{what} is not allowed in catalog text" for what in sanitise.removed(html)]
+
+
+def latex_problems(latex: str) -> list[str]:
+    """The same verdict for a ``latex`` field (rendered as display math)."""
+    try:
+        mathml = to_mathml(latex, display=True)
+    except MathError as err:
+        return [str(err)]
+    return [f"{what} is not allowed in LaTeX" for what in sanitise.removed(mathml)]
