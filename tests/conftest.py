@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,12 +57,58 @@ def browser() -> Iterator[Any]:
 
 from conftest_site import built_site  # noqa: E402,F401 - the real site, built once per session
 
+BUILD_FIXTURES = {"built_site", "zensical_site"}
+"""Fixtures that build a site: a test using one (directly or through another fixture) is
+marked ``build``, and one using ``browser`` is marked ``browser``, so `make test-fast`
+(``-m "not build and not browser"``) never builds or starts Chromium."""
+
+
+def auto_mark(item: pytest.Item) -> None:
+    """Add the ``build``/``browser`` markers a test's fixtures call for."""
+    names = set(getattr(item, "fixturenames", ()))
+    if names & BUILD_FIXTURES and not item.get_closest_marker("build"):
+        item.add_marker(pytest.mark.build)
+    if "browser" in names and not item.get_closest_marker("browser"):
+        item.add_marker(pytest.mark.browser)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """1,000-entry checks run only when asked for (`make test-scale`, i.e. `pytest -m scale`)."""
+    """Auto-mark builds and browser tests (before ``-m`` deselects: conftest hooks run before
+    pytest's own); 1,000-entry checks run only when asked for (`make test-scale`)."""
+    for item in items:
+        auto_mark(item)
     if "scale" in (config.option.markexpr or ""):
         return
     skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
     for item in items:
         if item.get_closest_marker("scale"):
             item.add_marker(skip)
+
+
+def is_site_build(args: Any) -> bool:
+    """Whether a subprocess command line builds or serves a site (MkDocs or Zensical)."""
+    argv = [str(a) for a in args] if isinstance(args, list | tuple) else str(args).split()
+    if not argv:
+        return False
+    if Path(argv[0]).name in ("mkdocs", "zensical") and {"build", "serve"} & set(argv[1:2]):
+        return True
+    return "macros.zensical_build" in argv
+
+
+@pytest.fixture(autouse=True)
+def _builds_only_when_marked(request: pytest.FixtureRequest,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked ``build`` that starts a site build fails, naming the marker to add
+    (`make test-fast` must build nothing)."""
+    if request.node.get_closest_marker("build"):
+        return
+    real_popen = subprocess.Popen
+
+    class GuardedPopen(real_popen):  # type: ignore[misc,valid-type]
+        def __init__(self, args: Any, *rest: Any, **kwargs: Any) -> None:
+            if is_site_build(args):
+                pytest.fail(f"{request.node.nodeid} builds a site ({args!r}) but is not marked "
+                            "build: add @pytest.mark.build (or use the built_site fixture)")
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", GuardedPopen)

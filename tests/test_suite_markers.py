@@ -1,0 +1,43 @@
+"""The suite's own markers: a test that builds is marked ``build`` (by its fixtures, or it fails
+when it starts a build unmarked), so `make test-fast` (``-m "not build and not browser"``)
+builds nothing and starts no browser."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import BUILD_FIXTURES, is_site_build
+
+
+@pytest.mark.parametrize(("argv", "builds"), [
+    (["/x/.venv/bin/mkdocs", "build", "--strict"], True),
+    (["mkdocs", "serve"], True),
+    (["zensical", "build", "--clean"], True),
+    ([sys.executable, "-m", "macros.zensical_build"], True),
+    ("mkdocs build -q", True),
+    (["mkdocs", "--version"], False),
+    (["make", "-n", "serve"], False),
+    (["tinkernomics", "validate"], False),
+])
+def test_site_builds_are_recognised(argv: list[str] | str, builds: bool) -> None:
+    assert is_site_build(argv) is builds
+
+
+def test_an_unmarked_test_cannot_start_a_build() -> None:
+    with pytest.raises(pytest.fail.Exception, match="not marked build"):
+        subprocess.run(["mkdocs", "build", "--site-dir", "/nonexistent/never"], check=False)
+    assert subprocess.run([sys.executable, "-c", "pass"], check=False).returncode == 0
+
+
+def test_tests_using_a_build_or_browser_fixture_are_marked(
+        request: pytest.FixtureRequest) -> None:
+    """Every collected test that uses a building fixture carries ``build``; ``browser``
+    likewise (checked over the whole session's items)."""
+    unmarked = [item.nodeid for item in request.session.items
+                if (set(getattr(item, "fixturenames", ())) & BUILD_FIXTURES
+                    and not item.get_closest_marker("build"))
+                or ("browser" in getattr(item, "fixturenames", ())
+                    and not item.get_closest_marker("browser"))]
+    assert unmarked == []
