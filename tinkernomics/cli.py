@@ -23,6 +23,7 @@ from tinkernomics.site.charts.export import add_chart_command
 from tinkernomics.site.contributing.scaffold import add_new_command
 from tinkernomics.site.needs import site_needs
 from tinkernomics.site.outputs import add_outputs_command
+from tinkernomics.site.reserved import site_names
 
 Setup = Callable[[argparse._SubParsersAction], None]
 
@@ -37,11 +38,13 @@ def _docs_dir_for(catalog_dir: Path, explicit: Path | None) -> Path | None:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate the catalog; print every problem, then a summary."""
     catalog_dir = Path(args.catalog)
-    # The entries the site's code names by id are checked when the catalog is a site's: it sits
-    # beside the site's mkdocs.yml (a scratch or test catalog elsewhere need not hold them).
+    # The entries the site's code names by id, the names it uses itself and its pages are
+    # checked when the catalog is a site's: it sits beside the site's mkdocs.yml (a scratch or
+    # test catalog elsewhere need not hold them).
     is_site = (catalog_dir.resolve().parent / "mkdocs.yml").is_file()
     catalog, problems = load_catalog(catalog_dir, docs_dir=_docs_dir_for(catalog_dir, args.docs),
-                                     needs=site_needs() if is_site else ())
+                                     needs=site_needs() if is_site else (),
+                                     names=site_names() if is_site else None)
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     for problem in problems:
         print(problem.format())

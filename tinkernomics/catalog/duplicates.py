@@ -3,9 +3,11 @@
 Two references are the same work when they share an arXiv id, a DOI, a URL or a title, each
 normalised (``normal_keys``). The file to keep is the one more entries cite (a new duplicate is
 usually cited by nothing yet, or by the entry added with it); between equals, the earlier id. The
-others are reported, naming it. Two algorithms with the same name (case and spacing aside) are
-reported too, the later id naming the earlier: the index, the charts' legends and search would
-show two entries no reader can tell apart.
+others are reported, naming it. Two algorithms with the same name (case and spacing aside) or
+names a reader cannot tell apart (Cyrillic "GRPО" beside "GRPO": the same UTS #39 skeleton,
+``catalog.confusables``) are reported too, the later id naming the earlier (a plain-ASCII name
+is kept before a look-alike): the index, the charts' legends and search would show two entries
+no reader can tell apart.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import unicodedata
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+from tinkernomics.catalog.confusables import lookalikes, skeleton
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
@@ -94,19 +97,38 @@ def rule_references_unique(catalog: Catalog) -> Iterator[Problem]:
                                   "and delete this file")
 
 
+def name_key(name: str) -> str:
+    """What a reader sees of a name: its NFKC form, case and spacing aside, each character as
+    its UTS #39 prototype (so look-alikes from other scripts compare equal)."""
+    folded = skeleton(skeleton(normal_name(name)).casefold())
+    return " ".join(folded.split())
+
+
+def _name_problem(catalog: Catalog, key: str, first: str) -> Problem:
+    name, other_name = catalog.algorithms[key].name, catalog.algorithms[first].name
+    other = catalog.entry("algorithm", first).doc.path
+    if normal_name(name) == normal_name(other_name):
+        return catalog.problem(
+            "algorithm", key, ("name",), f"same name as {other} ({name})",
+            "if it is the same method, keep one file; if not, give this one the name its "
+            "paper uses for it, or add what sets it apart (e.g. 'GRPO (2-sample)')")
+    odd = "; ".join(lookalikes(name)) or "look-alike characters"
+    return catalog.problem(
+        "algorithm", key, ("name",),
+        f"name {name!r} looks the same as {other_name!r} in {other} ({odd})",
+        "retype the name in plain letters; if it is another method, give it a name readers "
+        "can tell apart")
+
+
 def rule_algorithm_names_unique(catalog: Catalog) -> Iterator[Problem]:
-    """Two algorithms never share a name (case and spacing aside)."""
+    """Two algorithms never share a name (case and spacing aside) or names that look the same."""
     names: dict[str, list[str]] = {}
     for key, algo in catalog.algorithms.items():
         name = field_or_none(algo, "name")
-        if isinstance(name, str) and (normal := normal_name(name)):
+        if isinstance(name, str) and (normal := name_key(name)):
             names.setdefault(normal, []).append(key)
     for keys in names.values():
-        first, *others = sorted(keys)
-        other = catalog.entry("algorithm", first).doc.path
-        for key in others:
-            yield catalog.problem(
-                "algorithm", key, ("name",),
-                f"same name as {other} ({catalog.algorithms[key].name})",
-                "if it is the same method, keep one file; if not, give this one the name its "
-                "paper uses for it, or add what sets it apart (e.g. 'GRPO (2-sample)')")
+        plain_first = sorted(keys, key=lambda k: (not catalog.algorithms[k].name.isascii(), k))
+        first, *others = plain_first
+        for key in sorted(others):
+            yield _name_problem(catalog, key, first)

@@ -21,6 +21,7 @@ from tinkernomics.catalog.partial import HOLE, partial_model
 from tinkernomics.catalog.placement import stray_yaml, wrong_folder
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
 from tinkernomics.catalog.rules import Need, run_rules
+from tinkernomics.catalog.sitenames import SiteNames, pages_without_entries
 from tinkernomics.catalog.yamlread import read_yaml
 
 DEFAULT_CATALOG = Path("catalog")
@@ -101,9 +102,12 @@ def _load_file(path: Path, root: Path, cwd: Path | None) -> tuple[Entry | None, 
 
 
 def load_catalog(root: Path, *, cwd: Path | None = None, docs_dir: Path | None = None,
-                 needs: Iterable[Need] = ()) -> tuple[Catalog, list[Problem]]:
+                 needs: Iterable[Need] = (),
+                 names: SiteNames | None = None) -> tuple[Catalog, list[Problem]]:
     """Read, validate and cross-check the catalog under ``root``; return it and all problems.
-    ``needs`` are the entries the caller's code names by id (``tinkernomics.site.needs``)."""
+    ``needs`` are the entries the caller's code names by id (``tinkernomics.site.needs``);
+    ``names`` the names the site uses itself and its own pages (``tinkernomics.site.reserved``:
+    with them, the algorithm pages in ``docs_dir`` must each have their entry)."""
     catalog = Catalog(root=root)
     problems: list[Problem] = []
     if not root.is_dir():
@@ -117,18 +121,22 @@ def load_catalog(root: Path, *, cwd: Path | None = None, docs_dir: Path | None =
         elif path.suffix == ".yaml" and (kind := _kind_for(path.relative_to(root))):
             catalog.invalid.setdefault(kind.name, set()).add(path.stem)
     problems.extend(run_rules(catalog, docs_dir=docs_dir, needs=needs,
+                              reserved=names.reserved if names else (),
                               shown_root=display_path(root, cwd)))
     if docs_dir is not None and docs_dir.is_dir():
         problems.extend(stray_yaml(docs_dir, cwd))
+        if names is not None:
+            problems.extend(pages_without_entries(catalog, docs_dir, names,
+                                                  display_path(docs_dir, cwd)))
     return catalog, sorted(set(problems))
 
 
-def load_valid_catalog(root: Path, *, docs_dir: Path | None = None,
-                       needs: Iterable[Need] = ()) -> Catalog:
+def load_valid_catalog(root: Path, *, docs_dir: Path | None = None, needs: Iterable[Need] = (),
+                       names: SiteNames | None = None) -> Catalog:
     """Load the catalog for rendering; raise ``CatalogError`` with every problem if any."""
     from tinkernomics.catalog.problems import CatalogError
 
-    catalog, problems = load_catalog(root, docs_dir=docs_dir, needs=needs)
+    catalog, problems = load_catalog(root, docs_dir=docs_dir, needs=needs, names=names)
     if problems:
         raise CatalogError(problems)
     return catalog

@@ -22,6 +22,7 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
+from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
 from tinkernomics.catalog.walk import citations
 from tinkernomics.catalog.walk import nested_models as _nested
 from tinkernomics.catalog.yamlread import Loc
@@ -354,11 +355,13 @@ def needed_entries_missing(catalog: Catalog, needs: Iterable[Need],
 
 
 def run_rules(catalog: Catalog, *, docs_dir: Path | None = None, needs: Iterable[Need] = (),
-              shown_root: str = "catalog") -> list[Problem]:
+              reserved: Iterable[Reserved] = (), shown_root: str = "catalog") -> list[Problem]:
     """Run every rule, around the holes of partial entries; collect every problem."""
     problems: list[Problem] = []
     for rule in RULES:
         problems.extend(run_guarded(rule, catalog))
     problems.extend(run_guarded(lambda c: rule_docs_page_exists(c, docs_dir), catalog))
+    reserved = tuple(reserved)
+    problems.extend(run_guarded(lambda c: rule_reserved_ids(c, reserved), catalog))
     problems.extend(needed_entries_missing(catalog, needs, shown_root))
     return problems

@@ -29,6 +29,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.needs import site_needs
+from tinkernomics.site.reserved import site_names
 
 FEATURES: tuple[str, ...] = (
     "tinkernomics.site.pages.macros",
@@ -36,6 +37,7 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.site.contributing.feature",
     "tinkernomics.site.charts.feature",
     "tinkernomics.site.calculator.feature",
+    "tinkernomics.site.postbuild.feature",  # last: passes over every page the others wrote
 )
 """Feature modules, in registration order. Add yours here."""
 
@@ -58,7 +60,7 @@ class SiteContext:
     def load(cls, root: Path, site_url: str = "") -> SiteContext:
         """Load and validate the catalog once; raise CatalogError listing every problem."""
         catalog = load_valid_catalog(catalog_dir(root), docs_dir=root / "docs",
-                                     needs=site_needs())
+                                     needs=site_needs(), names=site_names())
         return cls(root=root, catalog=catalog, site_url=site_url)
 
     @cached_property
