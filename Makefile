@@ -70,7 +70,7 @@ build-zensical: validate ## the same site built with Zensical instead of MkDocs,
 	$(PY) -m macros.zensical_build
 
 new: setup ## write a documented new entry: make new KIND=algorithm ID=rloo
-	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: $$($(BIN)/tinkernomics new --kinds))" >&2; exit 2; }
+	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: algorithm, reference, formula, hardware, conversion, model, loss, price_list)" >&2; exit 2; }
 	$(BIN)/tinkernomics new $(KIND) $(ID)
 
 find: setup ## look up ids, titles, authors, arXiv ids: make find Q="leave-one-out"
@@ -91,17 +91,8 @@ test-fast: setup ## tests without building the site or starting a browser
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale
 
-# ESLint (eslint.config.mjs) from npm, pinned by the root package-lock.json into ./node_modules;
-# Debian's npm and Node 18 are enough (ESLint 9). It checks the site's own scripts only.
-lint: setup ## check the Python with ruff and the site's JavaScript with ESLint
+lint: setup ## check the code with ruff
 	$(BIN)/ruff check .
-	@command -v npm >/dev/null 2>&1 || { \
-	  echo "installing Debian's npm for ESLint"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
-	@[ node_modules/.bin/eslint -nt package-lock.json ] || \
-	  { npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch node_modules/.bin/eslint; }
-	node_modules/.bin/eslint site_overrides/assets/javascripts tinkernomics/site/charts/templates
 
 bench: setup ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
