@@ -4,61 +4,51 @@
 licence, URL and date; light theme) rasterised 1200 px wide. ``card.png`` is a 1200x630
 link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages without a chart.
 
-Rasteriser: ThorVG through the ``thorvg-python`` wheel (a ctypes binding that ships libthorvg;
-no system libraries, no browser), fed the image SVG as ``charts.raster.rewrite`` turns it into
-what ThorVG's SVG loader draws right (our CSS as attributes, a Roboto face per weight, anchors
-and baseline resolved). Fonts are deterministic: Roboto is loaded from the ``font-roboto`` wheel
-and nothing else, so a build draws the same pixels on every machine. Pillow (a wheel, no system
-libraries) then stores each image with a 64-colour palette compressed with its ``optimize``
-option. An image costs about 0.045-0.08 s (GRPO's chart.png 0.077 s, was 0.176 s with resvg-py),
-most of it Pillow's compression, so images are cached by content (``ImageCache``): a rebuild
-renders only charts that changed, and a cold build renders them in worker processes
+Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
+image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
+baseline). Roboto comes from the ``font-roboto`` wheel and nothing else, so a build draws the
+same pixels on every machine. Pillow then stores each image with a 64-colour palette, compressed
+with its ``optimize`` option. Images are cached by content (``ImageCache``): a rebuild renders
+only charts that changed, and a cold build renders them in worker threads
 (``ImageCache.start_prefill``), under MkDocs started before the pages so they render while
-MkDocs renders its pages. Each build touches the images it uses and deletes those unused for 30
-days (``ImageCache.prune``), so a cache kept between CI runs stays the site's size.
+MkDocs renders its pages. Each build deletes the images unused for 30 days
+(``ImageCache.prune``), so a cache kept between CI runs stays the site's size. Timings:
+ARCHITECTURE.md, "Chart images without a browser", and ``benchmarks/bench_images.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import io
+import logging
 import os
 import shutil
-import signal
-import sys
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from html import escape
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tinkernomics.site.charts import raster
-from tinkernomics.site.charts.spec import LICENCE, PUBLISHER, Chart
-from tinkernomics.site.charts.svg import (
-    FONT,
-    LAYOUTS,
-    SVG_CACHE_SIZE,
-    placed_chart,
+from tinkernomics.site.charts.spec import Chart
+from tinkernomics.site.charts.svg import (  # noqa: F401  (the cards are images' SVGs)
+    CARD_HEIGHT_PX,
+    CARD_WIDTH_PX,
+    card_svg,
+    site_card_svg,
     standalone_svg,
-    svg_height,
 )
 
 if TYPE_CHECKING:
     from PIL import Image
 
 PNG_WIDTH_PX = 1200
-CARD_WIDTH_PX = 1200
-CARD_HEIGHT_PX = 630
-INK = "#1f2328"
-MUTED = "#57606a"
-ACCENT = "#3f51b5"
-"""Material's indigo, the site's primary colour."""
 
 
 def render_png(svg_text: str, width: int) -> bytes:
@@ -69,14 +59,11 @@ def render_png(svg_text: str, width: int) -> bytes:
 
 PALETTE_COLOURS = 64
 """Flat chart colours plus their anti-aliased edges fit in 64 entries; no dithering, so flat
-areas stay flat. A third of the file (GRPO's chart.png 108 -> 31 KB) at no visible cost; 32
-entries are too few (the comparison chart loses its grid lines)."""
-
-
+areas stay flat. A third of an RGB file at no visible cost; 32 entries are too few (the
+comparison chart loses its grid lines)."""
 PNG_OPTIMIZE = True
-"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes (GRPO's chart.png
-34.4 -> 31.5 KB) for about 0.04 s more per image (0.007 -> 0.046 s), now over half an image's
-cost but paid once: images are cached, and the 1,000-algorithm site is over its size target."""
+"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes, for most of
+an image's time, paid once (images are cached)."""
 
 
 def palette_png(image: Image.Image) -> bytes:
@@ -102,14 +89,28 @@ def renderer_version() -> str:
 
 PRUNE_AFTER_DAYS = 30.0
 """Cached images unused this long are deleted after a build (``ImageCache.prune``)."""
+TOUCH_AFTER_S = 86400.0
+"""A cached image a build uses is marked in use (its mtime set, which ``prune`` reads) when its
+mark is older than this: a month's margin stays, and a rebuild of a fresh cache writes nothing."""
 STALE_TEMPORARY_S = 3600.0
-"""A worker's temporary file this old was left by a stopped build; ``prune`` deletes it."""
+"""A temporary file this old was left by a build that was killed; ``prune`` deletes it."""
+THREAD_NAME = "tn-image"
+"""Prefix of the image worker threads' names."""
+
+log = logging.getLogger(__name__)
+_STATE = threading.Lock()
+"""Guards the two tables below (worker threads and the build's thread both use them)."""
+_UNWRITABLE: dict[Path, str] = {}
+"""Cache folders that could not be written, with why (warned about once per process)."""
+_UNSTORED: dict[Path, bytes] = {}
+"""Images the workers rendered that such a folder could not store, until they are placed."""
 
 
 @dataclass(frozen=True)
 class ImageCache:
     """PNG files keyed by a hash of (SVG text, width, renderer version); ``folder`` None
-    renders every time."""
+    renders every time. A folder that cannot be written (read-only, full, a file in the way)
+    gives one warning, and the images are rendered without caching."""
 
     folder: Path | None = None
 
@@ -119,32 +120,35 @@ class ImageCache:
         key = hashlib.sha256(f"{renderer_version()}|{width}|{svg_text}".encode()).hexdigest()
         return self.folder / f"{key}.png"
 
-    def _cached(self, path: Path, svg_text: str, width: int) -> None:
-        """The image is in the cache at ``path``, marked in use (``prune`` keeps it)."""
-        if path.is_file():
-            os.utime(path)
-        else:
-            _store(path, render_png(svg_text, width))
+    def _ready(self, path: Path, svg_text: str, width: int) -> bytes | None:
+        """None once the image is in the cache at ``path`` (marked in use, so ``prune`` keeps
+        it); its bytes if the cache could not store it."""
+        try:
+            age = time.time() - path.stat().st_mtime
+        except OSError:
+            data = _take_unstored(path) or render_png(svg_text, width)
+            return None if _store(path, data) else data
+        if age > TOUCH_AFTER_S:
+            _write_or_warn(path.parent, os.utime, path)
+        return None
 
     def png(self, svg_text: str, width: int) -> bytes:
         path = self._path(svg_text, width)
         if path is None:
             return render_png(svg_text, width)
-        self._cached(path, svg_text, width)
-        return path.read_bytes()
+        data = self._ready(path, svg_text, width)
+        return path.read_bytes() if data is None else data
 
     def place(self, svg_text: str, width: int, dest: Path) -> tuple[int, int]:
         """Put the image at ``dest`` and return its (width, height): a hard link to the cached
-        file where the file systems allow one, else a copy. A rebuild at 1,000 algorithms then
-        writes no image bytes (copying its 1,010 PNGs took about 0.6 CPU s, mostly the
-        kernel's); nothing writes into a built PNG, so the shared file stays the cache's."""
+        file where the file systems allow one, else a copy, so a rebuild writes no image bytes;
+        nothing writes into a built PNG, so the shared file stays the cache's."""
         path = self._path(svg_text, width)
-        if path is None:
-            data = render_png(svg_text, width)
+        data = render_png(svg_text, width) if path is None else self._ready(path, svg_text, width)
+        dest.unlink(missing_ok=True)  # never write through an earlier build's link
+        if data is not None or path is None:
             dest.write_bytes(data)
             return png_size(data)
-        self._cached(path, svg_text, width)
-        dest.unlink(missing_ok=True)  # never write through an earlier build's link
         try:
             os.link(path, dest)
         except OSError:  # another file system, or links not allowed: copy
@@ -156,96 +160,116 @@ class ImageCache:
         """The (SVG, width) jobs not in the cache yet, each with the path it goes to."""
         paths = {job: self._path(*job) for job in dict.fromkeys(jobs)}
         return {job: path for job, path in paths.items()
-                if path is not None and not path.is_file()}
+                if path is not None and not path.is_file() and path not in _UNSTORED}
 
     def start_prefill(self, jobs: list[tuple[str, int]]) -> Prefill:
-        """Start rendering the jobs not cached yet in worker processes (one per core) and return
-        at once: the build goes on rendering pages while they work, and ``Prefill.wait`` before
-        the images are placed. Each worker stores its images in the cache itself. Fewer than
-        ``PARALLEL_MIN_IMAGES`` are left to ``place`` (starting processes would cost more)."""
+        """Start rendering the jobs not cached yet in worker threads (one per core) and return
+        at once: the build goes on rendering pages while they work (ThorVG and Pillow's
+        compression, most of an image's time, release the GIL), and ``Prefill.wait`` before
+        the images are placed. Each worker stores its images in the cache itself."""
         todo = self.todo(jobs)
         if len(todo) < PARALLEL_MIN_IMAGES:
-            return Prefill(None, [], 0)
-        work = [(svg_text, width, str(path)) for (svg_text, width), path in todo.items()]
-        workers = min(len(work), os.cpu_count() or 1)
-        size = max(1, len(work) // (8 * workers))  # small chunks: a cancel drops the rest
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent)
-        chunks = [pool.submit(_render_and_store_all, work[i:i + size])
-                  for i in range(0, len(work), size)]
-        prefill = Prefill(pool, chunks, len(work))
+            return Prefill([], 0)
+        work = [(svg_text, width, path) for (svg_text, width), path in todo.items()]
+        prefill = Prefill(work, min(len(work), os.cpu_count() or 1))
         _ACTIVE.append(prefill)
-        _stop_all_at_exit()
         return prefill
 
     def prefill(self, jobs: list[tuple[str, int]]) -> int:
-        """Render the jobs not cached yet in parallel processes and wait for them: images are
+        """Render the jobs not cached yet in worker threads and wait for them: images are
         most of a first build's time on a large catalog. Returns how many it rendered."""
         return self.start_prefill(jobs).wait()
 
     def prune(self, max_age_days: float = PRUNE_AFTER_DAYS) -> int:
-        """Delete cached images no build has used for ``max_age_days`` (each use touches its
+        """Delete cached images no build has used for ``max_age_days`` (each use marks its
         file), so a cache kept between CI runs holds what the site shows and not every chart
-        it ever showed. Returns how many it deleted."""
-        if self.folder is None or not self.folder.is_dir():
+        it ever showed, and temporaries a killed build left. Returns how many it deleted."""
+        folder = self.folder
+        if folder is None or folder in _UNWRITABLE or not folder.is_dir():
             return 0
         now = time.time()
-        cutoff = now - max_age_days * 86400
-        old = [p for p in self.folder.glob("*.png") if p.stat().st_mtime < cutoff]
-        for path in old:
-            path.unlink(missing_ok=True)
-        for tmp in self.folder.glob("*.tmp"):  # half-written by a worker that was stopped
-            with contextlib.suppress(OSError):
-                if tmp.stat().st_mtime < now - STALE_TEMPORARY_S:
-                    tmp.unlink()
+        old = [p for p in folder.glob("*.png") if p.stat().st_mtime < now - max_age_days * 86400]
+        stale = [p for p in folder.glob("*.tmp") if p.stat().st_mtime < now - STALE_TEMPORARY_S]
+        for path in (*old, *stale):
+            if not _write_or_warn(folder, path.unlink, missing_ok=True):
+                return 0
         return len(old)
 
 
-PARALLEL_MIN_IMAGES = 8
-"""Below this many images to render, starting worker processes costs more than it saves."""
+PARALLEL_MIN_IMAGES = 2
+"""A single missing image is rendered where it is placed, in the build's own thread."""
 
 
-@dataclass(eq=False)
 class Prefill:
-    """Images being rendered by worker processes (``ImageCache.start_prefill``)."""
+    """Images being rendered by worker threads (``ImageCache.start_prefill``): a
+    ``concurrent.futures.ThreadPoolExecutor`` given one job per worker at a time. A killed
+    build takes its threads with it; a pool shut down (``cancel``, or the interpreter exiting
+    after a build that raised, when ``submit`` refuses work) finishes only the images being
+    drawn, not a queue of them."""
 
-    pool: ProcessPoolExecutor | None
-    chunks: list[Future[None]]
-    count: int
+    def __init__(self, work: list[tuple[str, int, Path]], workers: int) -> None:
+        self.count = len(work)
+        self._jobs = deque(work)
+        self._left = len(work)
+        self._error: BaseException | None = None
+        self._changed = threading.Condition()
+        self.pool = (ThreadPoolExecutor(max_workers=workers, thread_name_prefix=THREAD_NAME)
+                     if work else None)
+        for _ in range(workers):
+            self._feed()
+
+    def _feed(self) -> None:
+        """Hand the pool the next job, if it still takes work."""
+        with self._changed:
+            if self.pool is None or not self._jobs:
+                return
+            job, pool = self._jobs.popleft(), self.pool
+        try:
+            pool.submit(self._run, *job)
+        except RuntimeError:  # shut down: cancelled, or the interpreter is exiting
+            self._close(cancel=True)
+
+    def _run(self, svg_text: str, width: int, path: Path) -> None:
+        try:
+            _render_and_store(svg_text, width, path)
+        except BaseException as err:  # raised by ``wait`` in the build's thread
+            with self._changed:
+                self._error = self._error or err
+                self._changed.notify_all()
+            return
+        with self._changed:
+            self._left -= 1
+            self._changed.notify_all()
+        self._feed()
 
     def wait(self) -> int:
-        """Block until every image is in the cache; a worker's error (or a worker's death) is
-        raised here. Returns how many were rendered."""
-        if self.pool is None:
-            return 0
-        try:
-            for chunk in self.chunks:
-                chunk.result()
-        finally:
-            self.pool.shutdown()
-            self.pool = None
-            self._forget()
+        """Block until every image is in the cache; a worker's error is raised here (the rest
+        are dropped). Returns how many were rendered (0 if cancelled)."""
+        with self._changed:
+            self._changed.wait_for(
+                lambda: self.pool is None or self._left == 0 or self._error is not None)
+            if self.pool is None:
+                return 0
+            error = self._error
+        self._close(cancel=error is not None)
+        if error is not None:
+            raise error
         return self.count
 
-    def _forget(self) -> None:
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
-
     def cancel(self) -> None:
-        """Stop the workers and drop their work (a build that failed before placing its
-        images: its workers must not run on beside the next build)."""
-        if self.pool is None:
-            return
-        pool, self.pool = self.pool, None
-        self._forget()
-        terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-        if terminate is not None:
-            terminate()
-            return
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-            process.join()
+        """Drop the images not started and let the workers end after the ones being drawn (a
+        build that failed before placing its images: they must not render beside the next)."""
+        self._close(cancel=True)
+
+    def _close(self, cancel: bool) -> None:
+        with self._changed:
+            pool, self.pool = self.pool, None
+            self._jobs.clear()
+            self._changed.notify_all()
+        if pool is not None:
+            pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        with contextlib.suppress(ValueError):
+            _ACTIVE.remove(self)
 
 
 _ACTIVE: list[Prefill] = []
@@ -254,94 +278,63 @@ _ACTIVE: list[Prefill] = []
 
 def stop_all() -> None:
     """Stop every prefill still running: a build that failed left them (``mkdocs serve``
-    starts the next build), or the process is exiting before it waited for them."""
+    starts the next build)."""
     while _ACTIVE:
         _ACTIVE[-1].cancel()
 
 
-@cache
-def _stop_all_at_exit() -> None:
-    """Register ``stop_all`` to run when the process exits, once. Without it a build that
-    raised would wait at exit for every image still queued: ``concurrent.futures``' exit hook
-    waits for the queue, and threading's exit hooks (that one and this) run before
-    ``atexit``'s, the last registered first."""
-    register = getattr(threading, "_register_atexit", None)
-    if register is not None:
-        register(stop_all)
+def _render_and_store(svg_text: str, width: int, path: Path) -> None:
+    """In a worker: render one job and store it where ``ImageCache._path`` put it (whole or
+    not at all, so the build never reads half an image), or keep it for ``place`` if the cache
+    cannot be written."""
+    data = render_png(svg_text, width)
+    if not _store(path, data):
+        with _STATE:
+            _UNSTORED[path] = data
 
 
-PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process gets when the thread that forked it exits."""
+def _take_unstored(path: Path) -> bytes | None:
+    with _STATE:
+        return _UNSTORED.pop(path, None)
 
 
-def _die_with_parent() -> None:
-    """In a worker, first: end when the build process ends, however it ends. A build killed
-    (SIGKILL, or SIGTERM, which runs no exit hook) would otherwise leave its workers waiting
-    on their queue for ever. Linux only; elsewhere the exit hook is all there is."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() == 1:  # the build ended before the line above ran
-        os._exit(0)
+def _store(path: Path, data: bytes) -> bool:
+    """Write a cache file whole or not at all (a temporary file per thread, then renamed);
+    False, leaving nothing behind, if the cache folder cannot be written."""
+    if path.parent in _UNWRITABLE:
+        return False
+    tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        _unwritable(path.parent, err)
+        return False
+    return True
 
 
-def _render_and_store_all(jobs: list[tuple[str, int, str]]) -> None:
-    """In a worker: render each (SVG, width, path) job of one chunk and store it where
-    ``ImageCache._path`` put it (whole or not at all, so the build never reads half an image)."""
-    for svg_text, width, path in jobs:
-        _store(Path(path), render_png(svg_text, width))
+def _write_or_warn(folder: Path, write: Callable[..., object], *args: object,
+                   **kwargs: object) -> bool:
+    """Run one write into the cache folder; False (and the warning) if it cannot be written."""
+    try:
+        write(*args, **kwargs)
+    except OSError as err:
+        _unwritable(folder, err)
+        return False
+    return True
 
 
-def _store(path: Path, data: bytes) -> None:
-    """Write a cache file whole or not at all (a temporary file per process, then renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
-def _text(x: float, y: float, text: str, size: int, *, fill: str = INK, weight: int = 400,
-          anchor: str = "start") -> str:
-    return (f'<text x="{x}" y="{y}" font-family="{FONT}" font-size="{size}" '
-            f'font-weight="{weight}" fill="{fill}" text-anchor="{anchor}">{escape(text)}</text>')
-
-
-def _card(title: str, subtitle: str, chart: Chart, footer: str) -> str:
-    """A 1200x630 card: a title (and subtitle) over the chart, a credit line at the bottom."""
-    w, h = CARD_WIDTH_PX, CARD_HEIGHT_PX
-    top = 118 if subtitle else 92
-    box_h = h - top - 58
-    inner_w, inner_h = LAYOUTS["wide"].width, svg_height(chart)
-    box_w = min(w - 80, box_h * inner_w / inner_h)
-    inner = placed_chart(chart, ((w - box_w) / 2, top, box_w, box_h), f"tn-card-{chart.id}")
-    parts = [
-        f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
-        f'<rect x="0" y="0" width="{w}" height="10" fill="{ACCENT}"/>',
-        _text(40, 66, title, 38, weight=700),
-        _text(40, 102, subtitle, 22, fill=MUTED) if subtitle else "",
-        inner,
-        _text(40, h - 22, footer, 20, fill=MUTED),
-    ]
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" '
-            f'height="{h}">' + "".join(parts) + "</svg>")
-
-
-def _host(site_url: str) -> str:
-    return site_url.split("://", 1)[-1].rstrip("/") if site_url else ""
-
-
-@lru_cache(maxsize=SVG_CACHE_SIZE)
-def card_svg(chart: Chart, site_url: str = "") -> str:
-    """The link-preview card of one chart."""
-    footer = " · ".join(p for p in (PUBLISHER, f"data {LICENCE}", _host(site_url)) if p)
-    return _card(chart.title, "", chart, footer)
-
-
-def site_card_svg(chart: Chart, tagline: str, site_url: str = "") -> str:
-    """The link-preview card of pages without a chart: the site's name over a chart."""
-    footer = " · ".join(p for p in (_host(site_url), f"data {LICENCE}") if p)
-    return _card(PUBLISHER, tagline, chart, footer)
+def _unwritable(folder: Path, err: OSError) -> None:
+    """Note that ``folder`` cannot be written; the first time, say so in one line."""
+    with _STATE:
+        if folder in _UNWRITABLE:
+            return
+        _UNWRITABLE[folder] = reason = err.strerror or str(err)
+    log.warning("warning: the chart image cache %s cannot be written (%s); chart images are "
+                "rendered without caching", folder, reason)
 
 
 def jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
