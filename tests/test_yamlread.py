@@ -180,7 +180,9 @@ def test_size_limit() -> None:
 
 def test_deep_nesting_is_a_problem_not_a_crash() -> None:
     found = _formatted("a: " + "[" * 600 + "]" * 600 + "\n")
-    assert found == ["f.yaml:1:1: (file): the file nests too deeply "
+    deep = "a" + "[0]" * yamlread.MAX_DEPTH  # located at the first list too deep
+    assert found == [f"f.yaml:1:{4 + yamlread.MAX_DEPTH}: {deep}: nested too deep (more than "
+                     f"{yamlread.MAX_DEPTH} levels) "
                      "(hint: catalog entries nest a few levels at most)"]
 
 

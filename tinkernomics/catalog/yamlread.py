@@ -4,8 +4,9 @@ libyaml (PyYAML's C parser) composes the node tree; this module turns nodes into
 itself, which lets it (a) locate every key and value (``YamlDoc.where``), (b) resolve plain
 scalars by the YAML 1.2 core schema (``1e-5`` is a float, ``no``/``on`` stay strings), and
 (c) refuse what a catalog never needs: duplicate keys, anchors/aliases, merge keys, custom tags,
-non-finite numbers, non-UTF-8 bytes, empty or oversized files. Every problem is returned;
-nothing is raised.
+non-finite or oversized numbers (``yamlscalars``), nesting deeper than ``MAX_DEPTH``, control
+characters, non-UTF-8 bytes, empty or oversized files, each at its line:col. Every problem is
+returned; nothing is raised.
 
 Speed (benchmarks/bench_validate.py): a clean file takes a fast path that builds plain data and
 nothing else. Positions are looked up in the node tree only when a problem needs one; the tree is
@@ -25,6 +26,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tinkernomics.catalog.problems import FILE_FIELD, Problem, format_loc
+from tinkernomics.catalog.yamlscalars import Refused, resolve_plain
 
 _TAG = "tag:yaml.org,2002:"
 _DEFAULT_TAGS = {ScalarNode: f"{_TAG}str", SequenceNode: f"{_TAG}seq",
@@ -75,17 +77,11 @@ MAX_FILE_BYTES = 256 * 1024
 _STANDARD_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
                                          "map", "seq", "binary", "value")}
 """Explicit tags that are at least YAML's own (``!!str``); any other tag is refused."""
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
-         "FALSE": False}
-_INT = re.compile(r"^[-+]?[0-9]+$")
-_INT_OCT = re.compile(r"^0o[0-7]+$")
-_INT_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
-_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
-_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
-_TYPED_FIRST = frozenset("0123456789+-.~nNtTfF")
-"""First characters of every plain scalar that is not a string (null, bool, number, inf, nan)."""
+MAX_DEPTH = 32
+"""Deepest nesting accepted (catalog entries nest four levels at most). Deeper values are
+refused where they start, before the JSON step (pydantic stops at about 200 levels)."""
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters YAML refuses anywhere in a file (NUL and other control characters)."""
 _MAYBE_SPECIAL = re.compile(r"(?:^|[-?:\[{,])[ \t]*[&*!]\S", re.MULTILINE)
 """Where an anchor, alias or tag could start: a node starts at a line start or after an
 indicator. Markdown `**bold**` inside prose does not match (it used to trigger a second parse of
@@ -151,29 +147,6 @@ def _child(node: Node, step: str | int) -> tuple[Node | None, Node | None]:
     return None, None
 
 
-def resolve_plain(text: str) -> Any:
-    """YAML 1.2 core-schema resolution of a plain (unquoted) scalar."""
-    if text and text[0] not in _TYPED_FIRST:  # fast path: most scalars are words
-        return text
-    if _NULL.match(text):
-        return None
-    if text in _BOOL:
-        return _BOOL[text]
-    if _INT.match(text):
-        return int(text)
-    if _INT_OCT.match(text):
-        return int(text[2:], 8)
-    if _INT_HEX.match(text):
-        return int(text[2:], 16)
-    if _FLOAT.match(text):
-        return float(text)
-    if _INF.match(text):
-        return float("-inf") if text.startswith("-") else float("inf")
-    if _NAN.match(text):
-        return float("nan")
-    return text
-
-
 def _is_merge(key_node: ScalarNode) -> bool:
     """A plain `<<` key: YAML 1.1's merge key (plain `<<` as a value is just text)."""
     return key_node.value == "<<" and not key_node.style
@@ -183,16 +156,18 @@ class _Careful(Exception):
     """The fast path met something to report; the careful builder takes over."""
 
 
-def _fast(node: Node) -> Any:
+def _fast(node: Node, depth: int = 0) -> Any:
     """Plain data of a clean tree (no anchors, aliases or tags: the caller checked the text)."""
     cls = type(node)
     if cls is ScalarNode:
         if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
             return node.value
         value = resolve_plain(node.value)
-        if type(value) is float and not math.isfinite(value):
+        if (type(value) is float and not math.isfinite(value)) or type(value) is Refused:
             raise _Careful
         return value
+    if depth > MAX_DEPTH:
+        raise _Careful
     if cls is MappingNode:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -201,9 +176,9 @@ def _fast(node: Node) -> Any:
             key = key_node.value
             if key in out:
                 raise _Careful
-            out[key] = _fast(value_node)
+            out[key] = _fast(value_node, depth + 1)
         return out
-    return [_fast(item) for item in node.value]
+    return [_fast(item, depth + 1) for item in node.value]
 
 
 @dataclass
@@ -256,6 +231,10 @@ class _Builder:
             self.refuse(_position(node), loc, f"custom YAML tag {node.tag!r} is not allowed",
                         "remove the tag; the catalog uses plain YAML")
             return None
+        if len(loc) > MAX_DEPTH and not isinstance(node, ScalarNode):
+            self.refuse(_position(node), loc, f"nested too deep (more than {MAX_DEPTH} levels)",
+                        "catalog entries nest a few levels at most")
+            return None
         if isinstance(node, MappingNode):
             return self._mapping(node, loc)
         if isinstance(node, SequenceNode):
@@ -264,6 +243,9 @@ class _Builder:
         if node.style:
             return node.value
         value = resolve_plain(node.value)
+        if isinstance(value, Refused):
+            self.refuse(_position(node), loc, value.message, value.hint)
+            return None
         if isinstance(value, float) and not math.isfinite(value):
             self.refuse(_position(node), loc, "numbers must be finite",
                         "write a number; .inf and .nan are not catalog figures")
@@ -350,6 +332,28 @@ def _likely_fix(err: yaml.MarkedYAMLError, text: str) -> str | None:
             "of the same block the same number of spaces")
 
 
+def _syntax_problem(err: yaml.YAMLError, text: str, path: str) -> Problem:
+    """libyaml's error at its mark; a control character (NUL...) at its own place, where
+    libyaml says 1:1."""
+    if (char := _NOT_PRINTABLE.search(text)) is not None:
+        return _unprintable(path, text, char.start())
+    if not isinstance(err, yaml.MarkedYAMLError):  # pragma: no cover - libyaml marks them
+        return Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")
+    mark = err.problem_mark or err.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    message = " ".join(str(x) for x in (err.context, err.problem) if x)
+    return Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
+                   _likely_fix(err, text) or _started_on(err))
+
+
+def _unprintable(path: str, text: str, at: int) -> Problem:
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return Problem(path, line, col, FILE_FIELD,
+                   f"control character U+{ord(text[at]):04X} is not allowed in YAML",
+                   "delete it; catalog files hold printable text only")
+
+
 def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Problem]) -> Any:
     """Plain data of ``node``: the fast path, or the careful builder when there is a problem."""
     try:
@@ -375,14 +379,8 @@ def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
         node = yaml.compose(text, Loader=_Loader)
         if _MAYBE_SPECIAL.search(text):
             special = _scan_events(text)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = " ".join(str(x) for x in (err.context, err.problem) if x)
-        return None, [Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
-                              _likely_fix(err, text) or _started_on(err))]
-    except yaml.YAMLError as err:  # pragma: no cover - libyaml always marks its errors
-        return None, [Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")]
+    except yaml.YAMLError as err:
+        return None, [_syntax_problem(err, text, path)]
     if node is None:
         return None, _empty(path)
     doc = YamlDoc(path, text=text)
