@@ -1,5 +1,6 @@
 """The live server's friendly failures (pipeline step 6, used by ``make serve`` and the macros
-adapter): an error page that lists the catalog's problems, and a one-line taken-port message.
+adapter): an error page that lists the catalog's problems, and one-line messages for a port out
+of range (1-65535) or taken.
 
 While ``mkdocs serve`` runs, an invalid catalog must not fail the rebuild (MkDocs then keeps
 every request waiting until a build succeeds): the adapter replaces each page's content with
@@ -20,6 +21,8 @@ ERROR_PAGE_CLASS = "tn-catalog-error"
 """Class of the error listing (tests look for it)."""
 PORT_SEARCH = 50
 """How many ports above a taken one are tried when suggesting a free one."""
+PORT_RANGE = (1, 65535)
+"""Ports a server can listen on (TCP ports are 16 bits; 0 means "any free one")."""
 
 
 def error_page_markdown(problems: list[Problem]) -> str:
@@ -62,7 +65,7 @@ def port_in_use(host: str, port: int) -> bool:
 def free_port_after(host: str, port: int) -> int | None:
     """The first free port above ``port`` (None if none in the next PORT_SEARCH)."""
     return next((p for p in range(port + 1, port + 1 + PORT_SEARCH)
-                 if p < 65536 and not port_in_use(host, p)), None)
+                 if p <= PORT_RANGE[1] and not port_in_use(host, p)), None)
 
 
 def port_message(host: str, port: int) -> str | None:
@@ -74,14 +77,25 @@ def port_message(host: str, port: int) -> str | None:
             f"pick another with `make serve PORT={other}`")
 
 
+def range_message(text: str) -> str | None:
+    """One line when ``text`` is not a port a server can listen on (0 would let the system
+    pick one, and MkDocs would say it serves on port 0); None when it is."""
+    port = text.strip()
+    if port.isascii() and port.isdigit() and PORT_RANGE[0] <= int(port) <= PORT_RANGE[1]:
+        return None
+    return (f"PORT={port or '(empty)'} is not a port to serve on: pick a number from "
+            f"{PORT_RANGE[0]} to "
+            f"{PORT_RANGE[1]}, e.g. `make serve PORT=8001`")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m tinkernomics.site.contributing.devserver PORT [HOST]``: exit 1 with one line
-    when the port is taken (``make serve`` runs this before starting MkDocs)."""
+    when the port is out of range or taken (``make serve`` runs this before starting MkDocs)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("port", type=int)
+    parser.add_argument("port", nargs="?", default="")
     parser.add_argument("host", nargs="?", default="127.0.0.1")
     args = parser.parse_args(argv)
-    message = port_message(args.host, args.port)
+    message = range_message(args.port) or port_message(args.host, int(args.port))
     if message:
         print(message, file=sys.stderr)
         return 1
