@@ -84,7 +84,7 @@ def with_policy(page: str, *, serving: bool = False) -> str:
         return page
     meta = ('<meta http-equiv="Content-Security-Policy" content="'
             f'{html.escape(policy(inline_scripts(page), serving=serving), quote=False)}">')
-    return f"{page[:head.end()]}\n{meta}{page[head.end():]}"
+    return f"{page[:head.end()]}{meta}\n{page[head.end():]}"
 
 
 def add_policies(site_dir: Path) -> int:

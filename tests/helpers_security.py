@@ -1,0 +1,110 @@
+"""Test helpers for the security tests: a built site opened in Chromium at its own site URL.
+
+``routed_site`` answers every request for the site URL's origin from the built folder (Playwright
+routing; nothing listens on a port), so the pages load at exactly the origin they were built for,
+as on the published site, and a request anywhere else is refused and recorded. ``Watch`` counts
+what a hostile page would do: dialogs, script executions of the ``__tn_pwned`` marker,
+Content-Security-Policy violations, ``javascript:`` links in the DOM, failed requests.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+WATCH_SCRIPT = """
+window.__tn_violations = [];
+document.addEventListener('securitypolicyviolation', function (e) {
+  window.__tn_violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || ''));
+});
+"""
+"""Installed before any page script: records every CSP violation the page reports."""
+
+JAVASCRIPT_LINKS = """() => {
+  const names = ['href', 'src', 'action', 'formaction', 'xlink:href'];
+  const script = /^(javascript|vbscript|data:text\\/html)/i;
+  return Array.from(document.querySelectorAll('*'))
+    .flatMap(el => names.map(a => el.getAttribute(a)))
+    .filter(v => v && script.test(v.replace(/[\\s\\u0000-\\u001f]/g, '')));
+}"""
+"""Every attribute in the DOM that would run script when followed."""
+
+
+def file_for(site: Path, base: str, url: str) -> Path | None:
+    """The built file a URL under ``base`` names (``dir/`` -> ``dir/index.html``), or None."""
+    if not url.startswith(base):
+        return None
+    rel = unquote(urlsplit(url).path[len(urlsplit(base).path):])
+    path = (site / rel).resolve()
+    if path.is_dir():
+        path = path / "index.html"
+    return path if path.is_file() and site.resolve() in path.parents else None
+
+
+@dataclass
+class Watch:
+    """What happened in one browser context."""
+
+    dialogs: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def routed_site(browser: Any, site: Path, base: str, **options: Any) -> Iterator[tuple[Any, Watch]]:
+    """A browser context whose requests for ``base`` are answered from ``site``."""
+    context = browser.new_context(**options)
+    watch = Watch()
+    origin = "{0.scheme}://{0.netloc}/".format(urlsplit(base))
+
+    def answer(route: Any) -> None:
+        url = route.request.url
+        path = file_for(site, base, url)
+        if path is None:
+            if url.startswith(origin):
+                watch.missing.append(url)
+                route.fulfill(status=404, body="not found")
+            else:
+                watch.foreign.append(url)
+                route.abort()
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+    context.route("**/*", answer)
+    context.add_init_script(WATCH_SCRIPT)
+    context.on("dialog", lambda d: (watch.dialogs.append(d.message), d.dismiss()))
+    try:
+        yield context, watch
+    finally:
+        context.close()
+
+
+def visit(context: Any, url: str) -> dict[str, Any]:
+    """Open ``url``, let it settle, point at every chart, and report what the page did."""
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="load")
+        for chart in page.locator("[data-tn-chart]").all()[:2]:
+            chart.scroll_into_view_if_needed()
+            chart.hover()
+        page.wait_for_load_state("networkidle")
+        return {
+            "violations": page.evaluate("window.__tn_violations"),
+            "pwned": page.evaluate("window.__tn_pwned || 0"),
+            "javascript_links": page.evaluate(JAVASCRIPT_LINKS),
+            "csp": page.evaluate(
+                "(document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')"
+                " || {}).content || ''"),
+        }
+    finally:
+        page.close()
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
