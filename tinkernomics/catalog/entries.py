@@ -1,16 +1,21 @@
 """The loaded catalog (pipeline step 3): kinds of entry, entries, and the Catalog that holds them.
 
-``KINDS`` says where each kind of entry lives (one entry per file, file name = id). ``Catalog``
-is what every later step reads: valid entries by kind and id, with the YAML positions that let a
-rule locate its problem. ``loader`` fills it; ``rules`` read it.
+A kind of entry is declared once, as a ``Kind`` in ``KINDS``: its model, the folder its files
+live in (one entry per file, file name = id), its title and how an entry is named. Everything
+else iterates ``KINDS``: the loader, the editor schemas, the scaffold, and on the site side the
+pages and the API (each with its own registry keyed by kind name and a generic default for a
+kind it has no registration for). ``Catalog`` is what every later step reads: valid entries by
+kind and id, with the YAML positions that let a rule locate its problem. ``loader`` fills it;
+``rules`` read it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -21,34 +26,118 @@ from tinkernomics.catalog.yamlread import Loc, YamlDoc
 SCHEMA_DIR = "schema"
 """Sub-folder of the catalog that holds the generated JSON Schemas (not entries)."""
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def name_label(model: Any) -> str:
+    """An entry's name in lists and links: its ``name``, else its ``title``, else its id."""
+    for attr in ("name", "title", "id"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
 
 @dataclass(frozen=True)
-class Kind:
-    """A kind of catalog entry: its model and the folder its files live in."""
+class Kind(Generic[M]):
+    """A kind of catalog entry: its model, the folder its files live in, its title."""
 
     name: str
-    model: type[m.StrictModel]
+    model: type[M]
     folder: str
     title: str
+    label: Callable[[Any], str] = name_label
+    """How one entry is named in lists and links (from its validated model)."""
+    single: str | None = None
+    """The id of the only entry of a kind that has one (the Tinker platform's ``tinker``):
+    ``tinkernomics new`` does not scaffold it."""
+    rules: tuple[Callable[..., Iterator[Problem]], ...] = ()
+    """Cross-entry rules of this kind only, ``rule(catalog) -> problems`` (a hook: the shared
+    rules in ``catalog/rules.py`` do not read it yet)."""
 
     def schema_file(self) -> str:
         return f"{self.name}.schema.json"
 
 
-KINDS: tuple[Kind, ...] = (
-    Kind("algorithm", m.Algorithm, "algorithms", "Algorithms"),
-    Kind("reference", m.Reference, "references", "References"),
-    Kind("formula", m.Formula, "formulas", "Formulas"),
-    Kind("hardware", m.Hardware, "hardware", "Hardware"),
-    Kind("conversion", m.Conversion, "conversions", "Conversions"),
-    Kind("model", m.LanguageModel, "models", "Models"),
-    Kind("loss", m.TinkerLoss, "tinker/losses", "Tinker losses"),
-    Kind("price_list", m.PriceList, "tinker/prices", "Tinker price lists"),
-    Kind("platform", m.TinkerPlatform, "tinker", "Tinker platform"),
-)
-KINDS_BY_NAME = {kind.name: kind for kind in KINDS}
+class Kinds(Sequence[Kind[Any]]):
+    """The declared kinds, in catalog order; ``by_name`` is kept in step (``KINDS_BY_NAME``).
+
+    Every consumer iterates this one object, so a kind declared here (or, in a test, for a
+    ``with KINDS.declared(kind):`` block) is loaded, validated, shown and published."""
+
+    def __init__(self, *kinds: Kind[Any]) -> None:
+        self._kinds: list[Kind[Any]] = []
+        self.by_name: dict[str, Kind[Any]] = {}
+        for kind in kinds:
+            self.declare(kind)
+
+    @overload
+    def __getitem__(self, index: int) -> Kind[Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Kind[Any]]: ...
+    def __getitem__(self, index: int | slice) -> Kind[Any] | Sequence[Kind[Any]]:
+        return self._kinds[index]
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def declare(self, kind: Kind[Any]) -> Kind[Any]:
+        """Add ``kind``; a name or folder already taken is a ValueError naming both."""
+        for other in self._kinds:
+            if kind.name == other.name or kind.folder == other.folder:
+                raise ValueError(f"kind {kind.name!r} (catalog/{kind.folder}/) clashes with "
+                                 f"kind {other.name!r} (catalog/{other.folder}/)")
+        if kind.folder.split("/")[0] == SCHEMA_DIR:
+            raise ValueError(f"kind {kind.name!r}: catalog/{SCHEMA_DIR}/ holds the schemas")
+        self._kinds.append(kind)
+        self.by_name[kind.name] = kind
+        return kind
+
+    def withdraw(self, kind: Kind[Any]) -> None:
+        self._kinds.remove(kind)
+        del self.by_name[kind.name]
+
+    @contextmanager
+    def declared(self, kind: Kind[Any]) -> Iterator[Kind[Any]]:
+        """``kind`` declared for the ``with`` block only (tests)."""
+        self.declare(kind)
+        try:
+            yield kind
+        finally:
+            self.withdraw(kind)
+
+
+ALGORITHM = Kind("algorithm", m.Algorithm, "algorithms", "Algorithms")
+REFERENCE = Kind("reference", m.Reference, "references", "References")
+FORMULA = Kind("formula", m.Formula, "formulas", "Formulas")
+HARDWARE = Kind("hardware", m.Hardware, "hardware", "Hardware")
+CONVERSION = Kind("conversion", m.Conversion, "conversions", "Conversions",
+                  label=lambda c: f"{c.from_hardware} to {c.to_hardware} conversion")
+MODEL = Kind("model", m.LanguageModel, "models", "Models")
+LOSS = Kind("loss", m.TinkerLoss, "tinker/losses", "Tinker losses")
+PRICE_LIST = Kind("price_list", m.PriceList, "tinker/prices", "Tinker price lists",
+                  label=lambda p: f"Tinker prices {p.id}")
+PLATFORM = Kind("platform", m.TinkerPlatform, "tinker", "Tinker platform",
+                label=lambda _: "Tinker platform", single="tinker")
+
+KINDS = Kinds(ALGORITHM, REFERENCE, FORMULA, HARDWARE, CONVERSION, MODEL, LOSS, PRICE_LIST,
+              PLATFORM)
+KINDS_BY_NAME = KINDS.by_name
+"""Kind name -> Kind (the same dict as ``KINDS.by_name``, kept in step with it)."""
 
 T = TypeVar("T", bound=BaseModel)
+
+
+class Of(Generic[M]):
+    """A typed accessor on ``Catalog``: ``catalog.algorithms`` is ``catalog.of("algorithm")``."""
+
+    def __init__(self, kind: Kind[M]) -> None:
+        self.kind = kind.name
+
+    def __get__(self, catalog: Catalog | None, owner: type | None = None) -> dict[str, M]:
+        if catalog is None:  # read on the class (introspection): the accessor itself
+            return self  # type: ignore[return-value]
+        return catalog.of(self.kind)
 
 
 @dataclass
@@ -128,39 +217,16 @@ class Catalog:
             for _, entry in sorted(self.entries.get(kind.name, {}).items()):
                 yield entry
 
-    # Typed accessors used by derive/site code.
-    @property
-    def algorithms(self) -> dict[str, m.Algorithm]:
-        return self.of("algorithm")
-
-    @property
-    def references(self) -> dict[str, m.Reference]:
-        return self.of("reference")
-
-    @property
-    def formulas(self) -> dict[str, m.Formula]:
-        return self.of("formula")
-
-    @property
-    def hardware(self) -> dict[str, m.Hardware]:
-        return self.of("hardware")
-
-    @property
-    def conversions(self) -> dict[str, m.Conversion]:
-        return self.of("conversion")
-
-    @property
-    def models(self) -> dict[str, m.LanguageModel]:
-        return self.of("model")
-
-    @property
-    def losses(self) -> dict[str, m.TinkerLoss]:
-        return self.of("loss")
-
-    @property
-    def price_lists(self) -> dict[str, m.PriceList]:
-        return self.of("price_list")
+    # Typed accessors used by derive/site code: each is ``of`` for one declared kind.
+    algorithms = Of(ALGORITHM)
+    references = Of(REFERENCE)
+    formulas = Of(FORMULA)
+    hardware = Of(HARDWARE)
+    conversions = Of(CONVERSION)
+    models = Of(MODEL)
+    losses = Of(LOSS)
+    price_lists = Of(PRICE_LIST)
 
     @property
     def platform(self) -> m.TinkerPlatform | None:
-        return self.of("platform").get("tinker")
+        return self.of(PLATFORM.name).get(PLATFORM.single or "")
