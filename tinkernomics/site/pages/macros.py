@@ -169,7 +169,8 @@ def further_reading_page(ctx: SiteContext) -> str:
 def data_quality_page(ctx: SiteContext) -> str:
     index = site_index(ctx)
     return render("data_quality.md", groups=views.quality_groups(index),
-                  total=len(index.unverified), checks=reference_checks(index))
+                  total=len(index.unverified), checks=reference_checks(index),
+                  generic_kinds=views.generic_views(index))
 
 
 PAGE_MACROS: dict[str, Callable[..., str]] = {

@@ -7,9 +7,13 @@ what, marked how, linking where -- so the Jinja templates only loop, branch and 
   math rendering; ``Cite`` (a reference's global number, href and hover text); ``Shown`` (a value
   with its provenance: text, status, citations, hover text, note, what the sources report
   instead, and for unverified values an element id plus a link to the Data quality entry);
-  ``SiteIndex`` (built once per build: reference numbers, back-links, unverified values).
+  ``SiteIndex`` (reference numbers, back-links, unverified values; built once per build by
+  ``kinds.build_index``).
 - ``algorithms``, ``formulas`` (and hardware), ``tinker``, ``references`` (and further reading,
   data quality, home): one builder per page.
+- ``kinds``: where each kind of entry is shown (``KIND_PAGES``: page, anchor; a kind without a
+  registration is listed on the Data quality page) and ``build_index``; ``generic``: that
+  default listing.
 
 Nothing here reads files or knows about MkDocs. Import from ``tinkernomics.site.pages.views``.
 """
@@ -25,9 +29,9 @@ from tinkernomics.site.pages.views.algorithms import (
     ScaleRLView,
     algorithm_row,
     algorithm_rows,
-    filter_views,
     algorithm_view,
     factor_view,
+    filter_views,
 )
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
@@ -36,7 +40,6 @@ from tinkernomics.site.pages.views.core import (
     FURTHER_READING,
     HARDWARE,
     HOME,
-    KIND_TITLES,
     REFERENCES,
     STATUS_LABELS,
     TINKER,
@@ -48,10 +51,6 @@ from tinkernomics.site.pages.views.core import (
     Shown,
     SiteIndex,
     algorithm_path,
-    build_index,
-    entry_anchor,
-    entry_label,
-    entry_page,
     math,
     money,
     plain,
@@ -75,6 +74,18 @@ from tinkernomics.site.pages.views.formulas import (
     formulas_by_kind,
     hardware_views,
     unit_text,
+)
+from tinkernomics.site.pages.views.generic import GenericKindView, generic_views
+from tinkernomics.site.pages.views.kinds import (
+    KIND_PAGES,
+    KindPage,
+    build_index,
+    entry_anchor,
+    entry_label,
+    entry_page,
+    generic_kinds,
+    kind_page,
+    kind_title,
 )
 from tinkernomics.site.pages.views.references import (
     PAGE_TITLES,
@@ -115,7 +126,7 @@ __all__ = [
     "HARDWARE",
     "HARDWARE_SPECS",
     "HOME",
-    "KIND_TITLES",
+    "KIND_PAGES",
     "PAGE_TITLES",
     "REFERENCES",
     "ROLE_LABELS",
@@ -128,9 +139,11 @@ __all__ = [
     "ConversionView",
     "FactorView",
     "FormulaView",
+    "GenericKindView",
     "HardwareView",
     "HomeCard",
     "HyperparameterView",
+    "KindPage",
     "Links",
     "Loc",
     "LossLink",
@@ -155,7 +168,6 @@ __all__ = [
     "algorithm_path",
     "algorithm_row",
     "algorithm_rows",
-    "filter_views",
     "algorithm_view",
     "build_index",
     "conversion_view",
@@ -163,11 +175,16 @@ __all__ = [
     "entry_label",
     "entry_page",
     "factor_view",
+    "filter_views",
     "formula_view",
     "formulas_by_kind",
     "further_reading_views",
+    "generic_kinds",
+    "generic_views",
     "hardware_views",
     "home_cards",
+    "kind_page",
+    "kind_title",
     "loss_view",
     "math",
     "model_views",
@@ -177,9 +194,9 @@ __all__ = [
     "prose",
     "prose_inline",
     "quality_anchor",
-    "quality_page",
     "quality_groups",
     "quality_items",
+    "quality_page",
     "reference_groups",
     "reference_views",
     "setup_cost_view",

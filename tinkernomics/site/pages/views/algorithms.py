@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import Status
-from tinkernomics.site.pages.views.references import QualityItem, quality_items
+from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
     DATA_QUALITY,
@@ -21,11 +20,12 @@ from tinkernomics.site.pages.views.core import (
     Shown,
     SiteIndex,
     algorithm_path,
-    entry_anchor,
     math,
     prose,
     yes_no,
 )
+from tinkernomics.site.pages.views.kinds import entry_anchor
+from tinkernomics.site.pages.views.references import QualityItem, quality_items
 
 # --------------------------------------------------------------------------- algorithms
 

@@ -10,18 +10,16 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property, lru_cache
 from typing import Any
 
 from markupsafe import Markup
-from pydantic import BaseModel
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
-from tinkernomics.catalog.entries import KINDS, Catalog
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import (
     ASSERTED_BY_MEANINGS,
     UNIT_LABELS,
@@ -29,8 +27,7 @@ from tinkernomics.catalog.fields import (
     Status,
     status_meaning,
 )
-from tinkernomics.catalog.rules import PROVENANCE
-from tinkernomics.catalog.walk import walk
+from tinkernomics.derived import derive
 from tinkernomics.markup import prose as markup_prose
 
 # --------------------------------------------------------------------------- page addresses
@@ -163,26 +160,6 @@ class Origin:
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-")
-
-
-def entry_anchor(kind: str, key: str) -> str | None:
-    """Element id of an entry's block on its page (None when the entry is the whole page)."""
-    if kind in ("algorithm", "platform"):
-        return None
-    if kind == "reference":
-        return key
-    prefix = {"formula": "formula", "hardware": "hw", "conversion": "conv", "model": "model",
-              "loss": "loss", "price_list": "prices"}[kind]
-    return f"{prefix}-{slug(key)}"
-
-
-def entry_page(kind: str, key: str) -> str:
-    """Page path on which an entry is shown."""
-    return {
-        "algorithm": algorithm_path(key), "reference": REFERENCES, "formula": FORMULAS,
-        "hardware": HARDWARE, "conversion": HARDWARE, "model": TINKER, "loss": TINKER,
-        "price_list": TINKER, "platform": TINKER,
-    }[kind]
 
 
 def value_anchor(origin: Origin) -> str:
@@ -326,60 +303,3 @@ class SiteIndex:
 
     def cites(self, ref_ids: Iterable[str], links: Links) -> list[Cite]:
         return [self.cite(r, links) for r in dict.fromkeys(ref_ids)]
-
-
-def _sources_in(model: BaseModel) -> Iterator[str]:
-    for _, obj, _, _ in walk(model):
-        source = getattr(obj, "source", None)
-        if isinstance(source, str):
-            yield source
-        yield from getattr(obj, "references", None) or []
-
-
-def entry_label(kind: str, model: Any) -> str:
-    if kind == "algorithm":
-        return model.name
-    if kind == "platform":
-        return "Tinker platform"
-    if kind == "price_list":
-        return f"Tinker prices {model.id}"
-    if kind == "conversion":
-        return f"{model.from_hardware} to {model.to_hardware} conversion"
-    if kind == "reference":
-        return model.title
-    return model.name
-
-
-KIND_TITLES = {k.name: k.title for k in KINDS}
-
-
-def _unverified_items(catalog: Catalog) -> list[tuple[Origin, Any]]:
-    """Every provenance-carrying value whose own status is unverified, in catalog order."""
-    found: list[tuple[Origin, Any]] = []
-    for entry in catalog.iter_entries():
-        for loc, obj, _, _ in walk(entry.model):
-            if isinstance(obj, PROVENANCE) and getattr(obj, "status", None) == Status.unverified:
-                found.append((Origin(entry.kind.name, entry.key, loc), obj))
-    return found
-
-
-def _reference_order(catalog: Catalog) -> list[str]:
-    refs = catalog.references
-    ordered = sorted(refs, key=lambda r: (not refs[r].key, refs[r].title.casefold(), r))
-    return ordered
-
-
-def build_index(catalog: Catalog, factor: derive.Factor) -> SiteIndex:
-    backlinks: dict[str, list[Backlink]] = defaultdict(list)
-    for entry in catalog.iter_entries():
-        kind = entry.kind.name
-        if kind == "reference":
-            continue
-        link = Backlink(entry_label(kind, entry.model), KIND_TITLES[kind],
-                        entry_page(kind, entry.key), entry_anchor(kind, entry.key))
-        for ref_id in dict.fromkeys(_sources_in(entry.model)):
-            backlinks[ref_id].append(link)
-    return SiteIndex(catalog, factor, _reference_order(catalog), dict(backlinks),
-                     _unverified_items(catalog))
-
-

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import UNIT_LABELS, Unit
+from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.algorithms import FactorView, factor_view
-from tinkernomics.site.pages.views.core import Links, Origin, Shown, SiteIndex, entry_anchor, math, prose
+from tinkernomics.site.pages.views.core import Links, Origin, Shown, SiteIndex, math, prose
+from tinkernomics.site.pages.views.kinds import entry_anchor
 
 # --------------------------------------------------------------------------- formulas
 

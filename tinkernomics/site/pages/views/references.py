@@ -8,10 +8,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.fields import Status
+from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
     DATA_QUALITY,
@@ -19,7 +19,6 @@ from tinkernomics.site.pages.views.core import (
     FURTHER_READING,
     HARDWARE,
     HOME,
-    KIND_TITLES,
     REFERENCES,
     TINKER,
     Cite,
@@ -29,8 +28,6 @@ from tinkernomics.site.pages.views.core import (
     Shown,
     SiteIndex,
     algorithm_path,
-    entry_label,
-    entry_page,
     math,
     money,
     prose_inline,
@@ -38,6 +35,7 @@ from tinkernomics.site.pages.views.core import (
     slug,
     value_anchor,
 )
+from tinkernomics.site.pages.views.kinds import entry_label, entry_page, kind_title
 
 # --------------------------------------------------------------------------- references
 
@@ -154,7 +152,7 @@ FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B"
 """Field-name words shown as written (the rest: first word capitalised, single letters upper)."""
 
 
-def _field_words(name: str) -> str:
+def field_words(name: str) -> str:
     """``typical_k`` -> ``Typical K``; ``bf16_dense_tflops`` -> ``BF16 dense TFLOP/s``."""
     if name in FIELD_WORDS:
         return FIELD_WORDS[name]
@@ -175,7 +173,7 @@ def _field_label(loc: Loc, model: Any) -> str:
                 f"{parts[-1]} #{part + 1}"
         else:
             obj = getattr(obj, part)
-            parts.append(_field_words(part))
+            parts.append(field_words(part))
     return " › ".join(parts) or "the whole entry"
 
 
@@ -233,7 +231,7 @@ def quality_groups(index: SiteIndex) -> list[QualityGroup]:
     groups: dict[str, list[QualityItem]] = defaultdict(list)
     for origin, obj in index.unverified:
         if origin.kind != "algorithm":
-            groups[KIND_TITLES[origin.kind]].append(_quality_item(index, origin, obj, links))
+            groups[kind_title(origin.kind)].append(_quality_item(index, origin, obj, links))
     algorithms = _algorithm_entries(index, links)
     result = []
     for kind in KINDS:

@@ -7,9 +7,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from tinkernomics.derived import derive
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import Status
+from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.core import (
     TINKER,
     Cite,
@@ -18,13 +18,13 @@ from tinkernomics.site.pages.views.core import (
     Shown,
     SiteIndex,
     algorithm_path,
-    entry_anchor,
     math,
     money,
     prose,
     prose_inline,
     yes_no,
 )
+from tinkernomics.site.pages.views.kinds import entry_anchor
 
 # --------------------------------------------------------------------------- Tinker
 

@@ -1,0 +1,97 @@
+"""The generic view of a kind the site has no page for (pipeline step 6): its entries as blocks
+on the Data quality page, under "Other catalog entries" (``views.kinds.kind_page``'s default).
+
+Each entry shows its name, id and its top-level fields: figures, figure lists and claims with
+their provenance (an unverified one gets its element id, so the Data quality page links to it),
+other values as plain text (escaped by the template, never read as markdown or HTML). Nested
+models are left out: a kind that needs them shown registers a page of its own in
+``views.kinds.KIND_PAGES``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from tinkernomics.catalog import models as m
+from tinkernomics.catalog.entries import Kind
+from tinkernomics.site.pages.views.core import Links, Origin, Shown, SiteIndex, slug, yes_no
+from tinkernomics.site.pages.views.kinds import GENERIC_PAGE, entry_anchor, generic_kinds
+from tinkernomics.site.pages.views.references import field_words
+
+SCALARS = (str, int, float, dt.date, Enum)
+
+
+@dataclass(frozen=True)
+class GenericField:
+    label: str
+    text: str
+    shown: Shown | None = None
+
+
+@dataclass(frozen=True)
+class GenericEntryView:
+    id: str
+    anchor: str
+    label: str
+    fields: list[GenericField]
+
+
+@dataclass(frozen=True)
+class GenericKindView:
+    title: str
+    anchor: str
+    entries: list[GenericEntryView]
+
+
+def _text(value: Any) -> str | None:
+    """A plain value as text; None for what the generic view does not show (nested models)."""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, SCALARS):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, SCALARS) for v in value):
+        return ", ".join(_text(v) or "" for v in value)
+    return None
+
+
+def _field(index: SiteIndex, name: str, value: Any, origin: Origin,
+           links: Links) -> GenericField | None:
+    label = field_words(name)
+    if isinstance(value, m.Figure):
+        return GenericField(label, "", index.figure(value, links, origin))
+    if isinstance(value, m.FigureList):
+        return GenericField(label, "", index.figure_list(value, links, origin))
+    if isinstance(value, m.Claim):
+        return GenericField(label, "", index.claim(value, links, origin))
+    text = _text(value)
+    return None if text is None else GenericField(label, text)
+
+
+def _entry(index: SiteIndex, kind: Kind[Any], key: str, links: Links) -> GenericEntryView:
+    model = index.catalog.entry(kind.name, key).model
+    fields = []
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if name == "id" or value is None:
+            continue
+        found = _field(index, name, value, Origin(kind.name, key, (name,)), links)
+        if found is not None:
+            fields.append(found)
+    return GenericEntryView(key, entry_anchor(kind.name, key) or key, kind.label(model), fields)
+
+
+def generic_views(index: SiteIndex) -> list[GenericKindView]:
+    """Every kind without a page registration that has entries, in catalog order."""
+    links = Links(GENERIC_PAGE)
+    views = []
+    for kind in generic_kinds():
+        keys = sorted(index.catalog.entries.get(kind.name, {}))
+        if keys:
+            views.append(GenericKindView(kind.title, f"entries-{slug(kind.name)}",
+                                         [_entry(index, kind, key, links) for key in keys]))
+    return views
