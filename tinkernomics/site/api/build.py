@@ -20,13 +20,13 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
 from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
+from tinkernomics.site.api.generic import SIMPLE_PUBLIC
 from tinkernomics.site.api.models import (
     PLATFORM_PATH,
-    AbsorbedItem,
     Algorithm,
     ApiModel,
     Citation,
-    Claim,
+    Collection,
     Conversion,
     Curve,
     CurvePoint,
@@ -36,22 +36,17 @@ from tinkernomics.site.api.models import (
     FigureList,
     Formula,
     Hardware,
-    Hyperparameter,
     LanguageModel,
     Loss,
-    LossInput,
     Platform,
     PriceList,
     PriceRow,
-    Primitive,
     Reference,
-    RentalPrice,
     ScaleRL,
     SetupCost,
-    SpectrumPoint,
-    TokenType,
     Variable,
     WorkedExample,
+    collections,
 )
 from tinkernomics.site.pages.views import algorithm_path
 
@@ -143,15 +138,8 @@ def _convert(value: Any) -> Any:
     if isinstance(value, m.SetupCost):
         return build_setup_cost(value)
     if isinstance(value, BaseModel):
-        return _copy(value, _SIMPLE[type(value)])
+        return _copy(value, SIMPLE_PUBLIC[type(value)])
     return value
-
-
-_SIMPLE: dict[type[BaseModel], type[ApiModel]] = {
-    m.Claim: Claim, m.RentalPrice: RentalPrice, m.LossInput: LossInput,
-    m.Hyperparameter: Hyperparameter, m.Primitive: Primitive, m.TokenType: TokenType,
-    m.AbsorbedItem: AbsorbedItem, m.SpectrumPoint: SpectrumPoint,
-}
 
 
 def item_path(collection: str, entry_id: str) -> str:
@@ -319,6 +307,40 @@ def citations(catalog: Catalog) -> dict[str, list[Citation]]:
 
 
 @dataclass(frozen=True)
+class Shared:
+    """What the converters share, computed once per build."""
+
+    catalog: Catalog
+    factor: FactorView | None
+    cited: dict[str, list[Citation]]
+    latest: str | None
+
+
+Convert = Callable[[Shared, Any], ApiModel]
+
+CONVERTERS: dict[str, Convert] = {
+    "algorithm": lambda s, a: build_algorithm(a, s.factor),
+    "reference": lambda s, r: _copy(r, Reference, cited_by=s.cited.get(r.id, []),
+                                    api_path=item_path("references", r.id)),
+    "formula": lambda s, f: build_formula(f),
+    "hardware": lambda s, h: _copy(h, Hardware, api_path=item_path("hardware", h.id)),
+    "conversion": lambda s, c: build_conversion(s.catalog, c),
+    "model": lambda s, lm: _copy(lm, LanguageModel, api_path=item_path("models", lm.id)),
+    "price_list": lambda s, p: build_price_list(s.catalog, p, s.latest),
+    "loss": lambda s, lo: _copy(lo, Loss, api_path=item_path("losses", lo.id)),
+}
+"""How an entry of each kind becomes its public model, by kind name. A kind missing here is
+copied field by field into its collection's model (``_copy``), with its ``api_path``."""
+
+
+def _converter(c: Collection, shared: Shared) -> Callable[[Any], ApiModel]:
+    convert = CONVERTERS.get(c.kind)
+    if convert is not None:
+        return lambda entry: convert(shared, entry)
+    return lambda entry: _copy(entry, c.model, api_path=item_path(c.path, entry.id))
+
+
+@dataclass(frozen=True)
 class ApiData:
     """Every public entry, by collection path then id (ids sorted), plus the platform."""
 
@@ -329,28 +351,13 @@ class ApiData:
 
 def build_api(catalog: Catalog) -> ApiData:
     """The public view of a validated catalog (no arithmetic here beyond derive's)."""
-    fv = default_factor(catalog)
-    cited = citations(catalog)
-    latest = latest_price_list(catalog)
-    builders: dict[str, tuple[dict[str, Any], Callable[[Any], ApiModel]]] = {
-        "algorithms": (catalog.algorithms, lambda a: build_algorithm(a, fv)),
-        "references": (catalog.references, lambda r: _copy(
-            r, Reference, cited_by=cited.get(r.id, []), api_path=item_path("references", r.id))),
-        "formulas": (catalog.formulas, build_formula),
-        "hardware": (catalog.hardware, lambda h: _copy(
-            h, Hardware, api_path=item_path("hardware", h.id))),
-        "conversions": (catalog.conversions, lambda c: build_conversion(catalog, c)),
-        "models": (catalog.models, lambda lm: _copy(
-            lm, LanguageModel, api_path=item_path("models", lm.id))),
-        "prices": (catalog.price_lists, lambda p: build_price_list(catalog, p, latest)),
-        "losses": (catalog.losses, lambda lo: _copy(
-            lo, Loss, api_path=item_path("losses", lo.id))),
-    }
-    collections = {
-        path: {key: build(entry) for key, entry in sorted(entries.items())}
-        for path, (entries, build) in builders.items()
-    }
+    shared = Shared(catalog, default_factor(catalog), citations(catalog),
+                    latest_price_list(catalog))
+    built: dict[str, dict[str, ApiModel]] = {}
+    for c in collections():
+        convert = _converter(c, shared)
+        built[c.path] = {key: convert(entry) for key, entry in catalog.of(c.kind).items()}
     platform = catalog.platform
     public_platform = (_copy(platform, Platform, api_path=PLATFORM_PATH)
                        if platform is not None else None)
-    return ApiData(collections, public_platform, latest)
+    return ApiData(built, public_platform, shared.latest)

@@ -1,17 +1,21 @@
 """The API's documents: collections, the envelope of each document kind, the JSON Schema.
 
-Every file under /api/v1/ is one document ``{api_version, kind, result[, count]}``; ``RESPONSES``
-maps each kind to its envelope model and ``api_schema`` is their union, discriminated by kind.
+Every file under /api/v1/ is one document ``{api_version, kind, result[, count]}``.
+``collections()`` lists what is published of each declared kind (``PUBLISHED``, or the generic
+default), ``responses()`` maps each document kind to its envelope model and ``api_schema`` is
+their union, discriminated by kind.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, create_model
 
+from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME, Kind
 from tinkernomics.site.api.entries import (
     Algorithm,
     Conversion,
@@ -23,6 +27,7 @@ from tinkernomics.site.api.entries import (
     PriceList,
     Reference,
 )
+from tinkernomics.site.api.generic import public_model
 from tinkernomics.site.api.provenance import ApiModel
 from tinkernomics.site.api.version import API_MAJOR, API_VERSION, SCHEMA_DIALECT, SEMVER_PATTERN
 
@@ -36,30 +41,83 @@ class Collection:
     model: type[ApiModel]
     title: str
     description: str
+    csv: str | None = None
+    """The CSV file of the collection, if any (named in the index)."""
 
 
-COLLECTIONS: tuple[Collection, ...] = (
-    Collection("algorithms", "algorithm", Algorithm, "Algorithms",
-               "RL post-training algorithms: memory profile, typical K and G, ScaleRL fit with "
-               "derived H100-equivalent hours and curve points."),
-    Collection("references", "reference", Reference, "References",
-               "Every source a figure cites, with the entries that cite it."),
-    Collection("formulas", "formula", Formula, "Formulas",
-               "FLOP and VRAM formulas with variables and a derived worked example."),
-    Collection("hardware", "hardware", Hardware, "Hardware",
-               "Accelerator specs and dated rental prices."),
-    Collection("conversions", "conversion", Conversion, "Conversions",
-               "Compute-equivalence factors between accelerators (derived)."),
-    Collection("models", "model", LanguageModel, "Models",
-               "Base language models offered for training on Tinker."),
-    Collection("prices", "price_list", PriceList, "Tinker prices",
-               "Dated Tinker price lists; every price carries the list's status and source "
-               "unless its row overrides them."),
-    Collection("losses", "loss", Loss, "Tinker losses",
-               "Tinker loss functions with inputs and hyperparameters."),
-)
-COLLECTIONS_BY_PATH = {c.path: c for c in COLLECTIONS}
+@dataclass(frozen=True)
+class Published:
+    """How the API publishes one kind: collection path, public model, description (the title
+    is the kind's unless given), CSV file. ``build.CONVERTERS`` says how an entry converts."""
+
+    path: str
+    model: type[ApiModel]
+    description: str
+    title: str | None = None
+    csv: str | None = None
+
+
+PUBLISHED: dict[str, Published] = {
+    "algorithm": Published(
+        "algorithms", Algorithm,
+        "RL post-training algorithms: memory profile, typical K and G, ScaleRL fit with "
+        "derived H100-equivalent hours and curve points.", csv="algorithms.csv"),
+    "reference": Published("references", Reference,
+                           "Every source a figure cites, with the entries that cite it."),
+    "formula": Published("formulas", Formula,
+                         "FLOP and VRAM formulas with variables and a derived worked example."),
+    "hardware": Published("hardware", Hardware, "Accelerator specs and dated rental prices."),
+    "conversion": Published("conversions", Conversion,
+                            "Compute-equivalence factors between accelerators (derived)."),
+    "model": Published("models", LanguageModel,
+                       "Base language models offered for training on Tinker."),
+    "price_list": Published(
+        "prices", PriceList,
+        "Dated Tinker price lists; every price carries the list's status and source "
+        "unless its row overrides them.", title="Tinker prices", csv="prices.csv"),
+    "loss": Published("losses", Loss, "Tinker loss functions with inputs and hyperparameters."),
+}
+"""The API's facts of each kind, by kind name, in the index's collection order. A declared
+kind missing here is published by default (after these, in catalog order) as
+``<last folder part>.json``, with the public model read off its authoring model
+(``generic.public_model``)."""
+
 PLATFORM_PATH = "platform.json"
+SINGLE_DOCUMENTS = {"platform": PLATFORM_PATH}
+"""Kinds published as one document rather than a collection (the index names it)."""
+RESERVED_PATHS = frozenset({"index", "schema", "platform", "tinkernomics-data"})
+
+
+def _generic(kind: Kind[Any]) -> Collection:
+    path = kind.folder.rsplit("/", 1)[-1]
+    return Collection(path, kind.name, public_model(kind), kind.title,
+                      f"{kind.title}: every entry, as the catalog holds it.")
+
+
+def _collection(kind: Kind[Any]) -> Collection:
+    found = PUBLISHED.get(kind.name)
+    if found is None:
+        return _generic(kind)
+    return Collection(found.path, kind.name, found.model, found.title or kind.title,
+                      found.description, found.csv)
+
+
+def collections() -> tuple[Collection, ...]:
+    """Every published collection: the registered kinds in ``PUBLISHED`` order, then the rest
+    of ``KINDS``. Two kinds on one path is a ValueError naming both."""
+    kinds = [KINDS_BY_NAME[name] for name in PUBLISHED if name in KINDS_BY_NAME]
+    kinds += [k for k in KINDS if k.name not in PUBLISHED and k.name not in SINGLE_DOCUMENTS]
+    made: dict[str, Collection] = {}
+    for kind in kinds:
+        c = _collection(kind)
+        taken = made.get(c.path)
+        if taken is not None or c.path in RESERVED_PATHS:
+            other = f"kind {taken.kind!r}" if taken else "a file of the API"
+            raise ValueError(f"API collection {c.path!r} of kind {kind.name!r} clashes with "
+                             f"{other}: give kind {kind.name!r} a path of its own in "
+                             "site/api/documents.py PUBLISHED")
+        made[c.path] = c
+    return tuple(made.values())
 
 
 class Envelope(ApiModel):
@@ -111,7 +169,8 @@ class Index(ApiModel):
     )
 
 
-def _responses() -> list[type[ApiModel]]:
+@lru_cache(maxsize=8)
+def _responses(published: tuple[Collection, ...]) -> dict[str, type[ApiModel]]:
     """One envelope model per document kind (index, platform, each collection and item)."""
     made: list[type[ApiModel]] = [
         create_model("IndexDocument", __base__=Envelope,
@@ -121,7 +180,7 @@ def _responses() -> list[type[ApiModel]]:
                      kind=(Literal["platform"], Field(description="Document kind.")),
                      result=(Platform, Field(description="The platform."))),
     ]
-    for c in COLLECTIONS:
+    for c in published:
         name = c.model.__name__
         made.append(create_model(
             f"{name}Document", __base__=Envelope,
@@ -135,14 +194,25 @@ def _responses() -> list[type[ApiModel]]:
             count=(int, Field(description="Number of items.")),
             result=(list[c.model], Field(description=f"Every {c.kind}, by id.")),
         ))
-    return made
+    return {r.model_fields["kind"].annotation.__args__[0]: r  # type: ignore[union-attr]
+            for r in made}
 
 
-RESPONSES: dict[str, type[ApiModel]] = {
-    r.model_fields["kind"].annotation.__args__[0]: r  # type: ignore[union-attr]
-    for r in _responses()
-}
-"""Document kind -> envelope model."""
+def responses() -> dict[str, type[ApiModel]]:
+    """Document kind -> envelope model, for the kinds declared now."""
+    return _responses(collections())
+
+
+def __getattr__(name: str) -> Any:
+    """``COLLECTIONS``, ``COLLECTIONS_BY_PATH`` and ``RESPONSES``, read when asked for (the
+    declared kinds can change: a test declares one)."""
+    if name == "COLLECTIONS":
+        return collections()
+    if name == "COLLECTIONS_BY_PATH":
+        return {c.path: c for c in collections()}
+    if name == "RESPONSES":
+        return responses()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- schema
@@ -150,7 +220,7 @@ RESPONSES: dict[str, type[ApiModel]] = {
 
 def api_schema() -> dict[str, Any]:
     """The JSON Schema of every API document (a union discriminated by ``kind``)."""
-    union = Annotated[Union[tuple(RESPONSES.values())],  # noqa: UP007 - runtime tuple
+    union = Annotated[Union[tuple(responses().values())],  # noqa: UP007 - runtime tuple
                       Field(discriminator="kind")]
     schema = TypeAdapter(union).json_schema(mode="serialization")
     schema["$schema"] = SCHEMA_DIALECT
@@ -167,5 +237,5 @@ def document(kind: str, result: Any, *, count: int | None = None) -> dict[str, A
     data: dict[str, Any] = {"api_version": API_VERSION, "kind": kind, "result": result}
     if count is not None:
         data["count"] = count
-    return RESPONSES[kind].model_validate(data).model_dump(mode="json")
+    return responses()[kind].model_validate(data).model_dump(mode="json")
 

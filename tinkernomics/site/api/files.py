@@ -30,9 +30,9 @@ from tinkernomics.catalog.loader import catalog_files
 from tinkernomics.site.api.build import ApiData, build_api
 from tinkernomics.site.api.models import (
     API_VERSION,
-    COLLECTIONS,
     PLATFORM_PATH,
     api_schema,
+    collections,
     document,
 )
 
@@ -232,7 +232,7 @@ CSV_FILES: tuple[CsvFile, ...] = (
 def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
     """Every JSON document except the index, by path relative to /api/v1/."""
     docs: dict[str, dict[str, Any]] = {}
-    for c in COLLECTIONS:
+    for c in collections():
         items = data.collections[c.path]
         results = [item.model_dump(mode="json") for item in items.values()]
         docs[f"{c.path}.json"] = document(f"{c.kind}_collection", results, count=len(results))
@@ -246,20 +246,19 @@ def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
 def index_document(data: ApiData, last_changed: dt.datetime,
                    files: dict[str, bytes]) -> dict[str, Any]:
     """The index: collections, CSV files, checksums of every other file."""
-    csv_names = {"algorithms": "algorithms.csv", "prices": "prices.csv"}
-    collections = [
+    listed_collections = [
         {"name": c.path, "title": c.title, "description": c.description, "kind": c.kind,
          "path": f"{c.path}.json", "item_path": f"{c.path}/{{id}}.json",
-         "csv": csv_names.get(c.path), "count": len(data.collections[c.path]),
+         "csv": c.csv, "count": len(data.collections[c.path]),
          "ids": list(data.collections[c.path])}
-        for c in COLLECTIONS
+        for c in collections()
     ]
     listed = [{"path": path, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
               for path, body in sorted(files.items())]
     return document("index", {
         "title": TITLE, "last_changed": last_changed, "licence": LICENCE,
         "licence_url": LICENCE_URL, "schema_path": SCHEMA, "archive": ARCHIVE,
-        "collections": collections,
+        "collections": listed_collections,
         "platform": PLATFORM_PATH if data.platform is not None else None,
         "latest_price_list": data.latest_price_list,
         "csv": [f.name for f in CSV_FILES], "files": listed,
@@ -273,7 +272,7 @@ def readme_text(last_changed: dt.datetime, site_url: str, files: list[str]) -> s
     return env.get_template("README.md.j2").render(
         title=TITLE, version=API_VERSION, last_changed=last_changed,
         site_url=site_url.rstrip("/") + "/" if site_url else "", licence=LICENCE,
-        licence_url=LICENCE_URL, collections=COLLECTIONS, csv_files=CSV_FILES,
+        licence_url=LICENCE_URL, collections=collections(), csv_files=CSV_FILES,
         platform=PLATFORM_PATH if PLATFORM_PATH in files else None, index=INDEX, schema=SCHEMA,
     )
 
@@ -298,7 +297,7 @@ def render_api(catalog: Catalog, *, last_changed: dt.datetime,
     data = build_api(catalog)
     docs = api_documents(data)
     files = {path: json_bytes(doc) for path, doc in docs.items()}
-    results = {c.path: docs[f"{c.path}.json"]["result"] for c in COLLECTIONS}
+    results = {c.path: docs[f"{c.path}.json"]["result"] for c in collections()}
     for spec in CSV_FILES:
         files[spec.name] = csv_bytes(spec.columns, spec.rows(results))
     files[SCHEMA] = readable_json_bytes(api_schema())
