@@ -70,7 +70,7 @@ build-zensical: validate ## the same site built with Zensical instead of MkDocs,
 	$(PY) -m macros.zensical_build
 
 new: setup ## write a documented new entry: make new KIND=algorithm ID=rloo
-	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: algorithm, reference, formula, hardware, conversion, model, loss, price_list)" >&2; exit 2; }
+	@test -n "$(KIND)" -a -n "$(ID)" || { echo "usage: make new KIND=algorithm ID=rloo (KIND: $$($(BIN)/tinkernomics new --kinds))" >&2; exit 2; }
 	$(BIN)/tinkernomics new $(KIND) $(ID)
 
 find: setup ## look up ids, titles, authors, arXiv ids: make find Q="leave-one-out"

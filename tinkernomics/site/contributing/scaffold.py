@@ -19,21 +19,47 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME, SCHEMA_DIR, Kind
-from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS
 from tinkernomics.catalog.fields import ID_PATTERN, STATUS_MEANINGS
+from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS
 from tinkernomics.site.contributing.fieldsdoc import NO_DEFAULT, FieldDoc, field_docs, flow
 
 WIDTH = 99
 """Longest comment line the scaffold writes, in characters."""
-SCAFFOLD_KINDS = tuple(k.name for k in KINDS if k.name != "platform")
-"""Kinds with one file per entry (the Tinker platform is a single entry that already exists)."""
 MAX_ID_LENGTH = 80
 SHORT_CHOICES = 8
 """Enums with at most this many values list them on the field's first comment line."""
+
+
+
+
+def scaffold_kinds() -> tuple[str, ...]:
+    """The declared kinds with one file per entry (a kind's ``single`` entry, the Tinker
+    platform's, already exists)."""
+    return tuple(k.name for k in KINDS if k.single is None)
+
+
+def __getattr__(name: str) -> Any:
+    """``SCAFFOLD_KINDS``: ``scaffold_kinds()`` when asked for (it follows the declared kinds)."""
+    if name == "SCAFFOLD_KINDS":
+        return scaffold_kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _ListKinds(argparse.Action):
+    """``tinkernomics new --kinds``: print the kinds ``new`` writes, comma-separated, and exit
+    (the Makefile's ``new`` usage line prints them)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(", ".join(scaffold_kinds()))
+        parser.exit()
 
 
 # --------------------------------------------------------------------------- rendering
@@ -277,12 +303,13 @@ def add_new_command(sub: argparse._SubParsersAction) -> None:
         "new", help="scaffold a catalog entry with every field commented",
         description="Write catalog/<folder>/ID.yaml with every field documented (and, for an "
                     "algorithm, its page stub docs/algorithms/ID.md). Never overwrites.")
-    p.add_argument("kind", choices=SCAFFOLD_KINDS, help="kind of entry")
+    p.add_argument("kind", choices=scaffold_kinds(), help="kind of entry")
     p.add_argument("id", help="id of the new entry (also its file name)")
     p.add_argument("--catalog", default=str(DEFAULT_CATALOG), help="catalog folder")
     p.add_argument("--docs", default=str(DEFAULT_DOCS), help="docs folder (algorithm pages)")
     p.add_argument("--page-only", action="store_true",
                    help="algorithms: write only the page stub docs/algorithms/ID.md")
+    p.add_argument("--kinds", action=_ListKinds, help="print the kinds of entry and exit")
     p.add_argument("--stdout", action="store_true",
                    help="print the entry template instead of writing files")
     p.set_defaults(func=cmd_new)
