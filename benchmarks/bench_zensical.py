@@ -7,7 +7,7 @@ both ways, as the Makefile does:
 - Zensical: ``python -m macros.zensical_build`` (``make build-zensical``: Zensical's pages, then
   the outputs in the same process).
 
-Both are timed with a warm chart image cache (``.cache/images``, filled untimed first by
+Both are timed with a warm chart image cache (``.image-cache``, filled untimed first by
 ``tinkernomics outputs`` into a scratch folder), as a rebuild runs: a cold cache adds the same
 PNG rendering, about 150 CPU seconds at 1,000 algorithms, to whichever build comes first.
 Prints wall-clock and CPU seconds (user + system of the build processes) for each and the ratios
@@ -39,7 +39,7 @@ SIZES = (0, 1000)
 TARGET_RATIO = 1.0
 """Zensical may take no longer than MkDocs for the same site."""
 SITE_URL = "https://example.org/tinker-nomics/"
-IMAGE_CACHE_ENV, IMAGE_CACHE = "TINKERNOMICS_IMAGE_CACHE", ".cache/images"
+IMAGE_CACHE_ENV, IMAGE_CACHE = "TINKERNOMICS_IMAGE_CACHE", ".image-cache"
 """The project's own chart image cache, where it is by default (whatever this shell sets)."""
 
 

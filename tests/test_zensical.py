@@ -13,7 +13,6 @@ tests cover the once-per-build catalog cache, the link rewriting and the config 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import posixpath
@@ -25,7 +24,6 @@ import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -83,7 +81,7 @@ def run_zensical_build(project: Path) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
-IMAGE_CACHE = Path(".cache/images")
+IMAGE_CACHE = Path(".image-cache")
 """The project's chart image cache (tinkernomics.site.charts.feature.IMAGE_CACHE_DIR)."""
 SEED_IMAGE = "seeded-before-the-build.png"
 """Put in the image cache before the session's Zensical build: it must be there after it."""
@@ -223,20 +221,10 @@ def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: B
 # --------------------------------------------------------------------------- image cache
 
 
-def zensical_build_module() -> ModuleType:
-    """macros/zensical_build.py (the adapter is not an installed package)."""
-    spec = importlib.util.spec_from_file_location(
-        "tn_zensical_build", REPO_ROOT / "macros" / "zensical_build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.build
 @pytest.mark.zensical
 def test_a_zensical_build_keeps_the_image_cache(zensical_site: BuiltSite) -> None:
-    """`--clean` deletes Zensical's .cache/, where the images are cached: every build would
+    """`--clean` deletes Zensical's .cache/; the image cache is elsewhere, or every build would
     render every PNG again (at 1,000 algorithms most of the build's CPU time)."""
     project = zensical_site.root.parent
     cached = {p.name for p in (project / IMAGE_CACHE).iterdir()}
@@ -254,60 +242,20 @@ def _tiny_project(root: Path) -> Path:
 
 
 @pytest.mark.zensical
-def test_zensical_clean_deletes_its_cache_folder_but_not_a_kept_one(tmp_path: Path) -> None:
+def test_zensical_clean_deletes_its_cache_folder_but_not_the_image_cache(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     zensical = pytest.importorskip("zensical")
-    build = zensical_build_module()
+    monkeypatch.delenv(IMAGE_CACHE_ENV, raising=False)
     config = _tiny_project(tmp_path)
-    images, other = tmp_path / ".cache" / "images", tmp_path / ".cache" / "other"
+    ctx = sitebuild.SiteContext(root=tmp_path, catalog=None)  # type: ignore[arg-type]
+    images, other = image_cache(ctx).folder, tmp_path / ".cache" / "other"
+    assert images == tmp_path / IMAGE_CACHE
     for folder in (images, other):
         folder.mkdir(parents=True)
         (folder / "a.png").write_bytes(b"png")
-    with build.kept_from_clean(images, tmp_path):
-        zensical.build(str(config), {"clean": True, "strict": False})
-    assert not other.exists(), "Zensical's --clean no longer deletes .cache/: drop the keeping"
+    zensical.build(str(config), {"clean": True, "strict": False})
+    assert not other.exists(), "Zensical's --clean no longer deletes .cache/"
     assert (images / "a.png").read_bytes() == b"png"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", "docs", "mkdocs.yml", "site"]
-
-
-def test_a_folder_outside_zensicals_cache_is_left_where_it_is(tmp_path: Path) -> None:
-    build = zensical_build_module()
-    outside = tmp_path / "images"
-    outside.mkdir()
-    with build.kept_from_clean(outside, tmp_path):
-        assert outside.is_dir()
-    assert not (tmp_path / ".cache").exists()
-
-
-def test_images_kept_by_a_killed_build_come_back_with_the_next(tmp_path: Path) -> None:
-    build = zensical_build_module()
-    images = tmp_path / ".cache" / "images"
-    aside = tmp_path / ".cache-kept-images"
-    aside.mkdir()
-    (aside / "old.png").write_bytes(b"old")
-    with build.kept_from_clean(images, tmp_path):
-        assert not images.exists()  # moved aside again for this build
-    assert (images / "old.png").read_bytes() == b"old" and not aside.exists()
-
-
-def test_images_written_during_the_build_are_merged_with_the_kept_ones(tmp_path: Path) -> None:
-    build = zensical_build_module()
-    images = tmp_path / ".cache" / "images"
-    images.mkdir(parents=True)
-    (images / "old.png").write_bytes(b"old")
-    with build.kept_from_clean(images, tmp_path):
-        images.mkdir(parents=True)
-        (images / "new.png").write_bytes(b"new")
-    assert sorted(p.name for p in images.iterdir()) == ["new.png", "old.png"]
-
-
-def test_the_image_cache_folder_is_the_outputs_steps(monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
-    build = zensical_build_module()
-    monkeypatch.delenv(IMAGE_CACHE_ENV, raising=False)
-    ctx = sitebuild.SiteContext(root=tmp_path, catalog=None)  # type: ignore[arg-type]
-    assert build.image_cache_folder(tmp_path) == image_cache(ctx).folder == tmp_path / IMAGE_CACHE
-    monkeypatch.setenv(IMAGE_CACHE_ENV, str(tmp_path / "elsewhere"))
-    assert build.image_cache_folder(tmp_path) == image_cache(ctx).folder
 
 
 # --------------------------------------------------------------------------- once per build

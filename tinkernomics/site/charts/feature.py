@@ -61,8 +61,11 @@ SITE_CARD = "assets/images/site-card.png"
 """Link-preview image of pages without a chart."""
 SITE_TAGLINE = "The economics of RL post-training for LLMs"
 IMAGE_CACHE_ENV = "TINKERNOMICS_IMAGE_CACHE"
-IMAGE_CACHE_DIR = ".cache/images"
-"""Rendered PNGs by content hash, under the project root (or ``$TINKERNOMICS_IMAGE_CACHE``)."""
+IMAGE_CACHE_DIR = ".image-cache"
+"""Rendered PNGs by content hash, under the project root (or ``$TINKERNOMICS_IMAGE_CACHE``);
+not in ``.cache/``, Zensical's cache, which ``zensical build --clean`` deletes."""
+CHART_IMAGES_ENV = "TINKERNOMICS_CHART_IMAGES"
+"""``0``: no chart PNGs (set for ``mkdocs serve`` by macros/mkdocs_hooks.py); the rest is built."""
 
 
 # --------------------------------------------------------------------------- rendering helpers
@@ -302,13 +305,13 @@ def _chart_date(ctx: SiteContext) -> str:
 
 
 def image_cache_folder(root: Path) -> Path:
-    """Where rendered PNGs are kept for the project at ``root`` (``$TINKERNOMICS_IMAGE_CACHE``,
-    else ``.cache/images``); the Zensical adapter keeps this folder through ``--clean``."""
+    """The image cache of the project at ``root``: ``$TINKERNOMICS_IMAGE_CACHE``, else there."""
     return Path(os.environ.get(IMAGE_CACHE_ENV) or root / IMAGE_CACHE_DIR)
 
 
 def image_cache(ctx: SiteContext) -> images.ImageCache:
-    return images.ImageCache(image_cache_folder(ctx.root))
+    draw = os.environ.get(CHART_IMAGES_ENV, "1") != "0"
+    return images.ImageCache(image_cache_folder(ctx.root), draw=draw)
 
 
 def _json_text(value: Any) -> str:
@@ -364,10 +367,8 @@ def _image_jobs(ctx: SiteContext) -> list[tuple[str, int]]:
 
 
 def start_outputs(ctx: SiteContext) -> None:
-    """Before the pages: start rendering the chart images not cached yet in worker processes,
-    so a first build renders them while MkDocs renders its pages instead of after (at 1,000
-    algorithms on two cores, a cold build took a median 55.8 s instead of 68.5). Workers a
-    failed build left behind (``mkdocs serve``) are stopped first."""
+    """Before the pages: start the workers on the images not cached yet, which then render
+    beside MkDocs' pages; those a failed build left (``mkdocs serve``) are stopped first."""
     images.stop_all()
     ctx.extra[_PREFILL_KEY] = image_cache(ctx).start_prefill(_image_jobs(ctx))
 

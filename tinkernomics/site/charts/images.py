@@ -110,9 +110,11 @@ _UNSTORED: dict[Path, bytes] = {}
 class ImageCache:
     """PNG files keyed by a hash of (SVG text, width, renderer version); ``folder`` None
     renders every time. A folder that cannot be written (read-only, full, a file in the way)
-    gives one warning, and the images are rendered without caching."""
+    gives one warning, and the images are rendered without caching. ``draw`` False (``mkdocs
+    serve``) places no image: ``place`` only says the size it would have."""
 
     folder: Path | None = None
+    draw: bool = True
 
     def _path(self, svg_text: str, width: int) -> Path | None:
         if self.folder is None:
@@ -143,6 +145,8 @@ class ImageCache:
         """Put the image at ``dest`` and return its (width, height): a hard link to the cached
         file where the file systems allow one, else a copy, so a rebuild writes no image bytes;
         nothing writes into a built PNG, so the shared file stays the cache's."""
+        if not self.draw:
+            return raster.size(svg_text, width)
         path = self._path(svg_text, width)
         data = render_png(svg_text, width) if path is None else self._ready(path, svg_text, width)
         dest.unlink(missing_ok=True)  # never write through an earlier build's link
@@ -167,7 +171,7 @@ class ImageCache:
         at once: the build goes on rendering pages while they work (ThorVG and Pillow's
         compression, most of an image's time, release the GIL), and ``Prefill.wait`` before
         the images are placed. Each worker stores its images in the cache itself."""
-        todo = self.todo(jobs)
+        todo = self.todo(jobs) if self.draw else {}
         if len(todo) < PARALLEL_MIN_IMAGES:
             return Prefill([], 0)
         work = [(svg_text, width, path) for (svg_text, width), path in todo.items()]
@@ -185,7 +189,7 @@ class ImageCache:
         file), so a cache kept between CI runs holds what the site shows and not every chart
         it ever showed, and temporaries a killed build left. Returns how many it deleted."""
         folder = self.folder
-        if folder is None or folder in _UNWRITABLE or not folder.is_dir():
+        if folder is None or not self.draw or folder in _UNWRITABLE or not folder.is_dir():
             return 0
         now = time.time()
         old = [p for p in folder.glob("*.png") if p.stat().st_mtime < now - max_age_days * 86400]

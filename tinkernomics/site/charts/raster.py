@@ -130,12 +130,21 @@ def _prepared(svg_text: str) -> tuple[str, float, float]:
     """(rewritten SVG, view box width, view box height)."""
     root = _tree(svg_text)
     root.set("xmlns", SVG_NS)
+    return ET.tostring(root, encoding="unicode"), *_view_box(root)
+
+
+def _view_box(root: ET.Element) -> tuple[float, float]:
     box = root.get("viewBox")
     if box:
         view_w, view_h = (float(v) for v in box.replace(",", " ").split()[2:])
-    else:
-        view_w, view_h = _number(root.get("width", "0")), _number(root.get("height", "0"))
-    return ET.tostring(root, encoding="unicode"), view_w, view_h
+        return view_w, view_h
+    return _number(root.get("width", "0")), _number(root.get("height", "0"))
+
+
+def size(svg_text: str, width: int) -> tuple[int, int]:
+    """The (width, height) in px ``rasterise`` draws the SVG at, without drawing it."""
+    view_w, view_h = _view_box(ET.fromstring(svg_text))
+    return width, math.ceil(view_h * width / view_w - 1e-6)
 
 
 def rewrite(svg_text: str) -> str:
@@ -173,7 +182,7 @@ def rasterise(svg_text: str, width: int) -> Image.Image:
 
     text, view_w, view_h = _prepared(svg_text)
     exact_h = view_h * width / view_w
-    height = math.ceil(exact_h - 1e-6)
+    height = math.ceil(exact_h - 1e-6)  # as ``size`` says
     engine = _engine()
     canvas = tvg.SwCanvas(engine)
     try:
