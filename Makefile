@@ -91,8 +91,17 @@ test-fast: setup ## tests without building the site or starting a browser
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale
 
-lint: setup ## check the code with ruff
+# ESLint (eslint.config.mjs) from npm, pinned by the root package-lock.json into ./node_modules;
+# Debian's npm and Node 18 are enough (ESLint 9). It checks the site's own scripts only.
+lint: setup ## check the Python with ruff and the site's JavaScript with ESLint
 	$(BIN)/ruff check .
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "installing Debian's npm for ESLint"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
+	@[ node_modules/.bin/eslint -nt package-lock.json ] || \
+	  { npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch node_modules/.bin/eslint; }
+	node_modules/.bin/eslint site_overrides/assets/javascripts tinkernomics/site/charts/templates
 
 bench: setup ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

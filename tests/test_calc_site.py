@@ -79,7 +79,9 @@ def test_page_ships_the_graph_not_a_copy(catalog: Catalog) -> None:
         assert shipped[q.key][4] == tree.to_tree(q.expression)
     for formula_id, f in data["formulas"].items():
         assert f["expression"] == catalog.formulas[formula_id].expression
-    assert data["spec"]["keys"] == inputs.SPEC  # ranges shipped, not retyped in JS
+    shipped_inputs = {i["key"]: i for i in data["inputs"]}  # ranges shipped, not retyped in JS
+    assert {k: shipped_inputs[k]["lo"] for k in inputs.SPEC} == {
+        k: spec["lo"] for k, spec in inputs.SPEC.items()}
     json.loads(pagedata.script_json(data))  # serialisable, no NaN
 
 

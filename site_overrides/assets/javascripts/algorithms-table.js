@@ -13,8 +13,10 @@
   "use strict";
 
   var PAGE_ROWS = 50;
-  var MEMORY_RANK = { low: "1", medium: "2", high: "3" };
   var NUMERIC = { year: true, a: true };
+  /* Columns that sort in the order their filter lists its values (memory: low, medium, high, as
+     the page renders the catalog's profiles), read from the page's select, never repeated here. */
+  var ORDERED = { memory: true };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -23,17 +25,19 @@
     return node;
   }
 
-  function sortKey(row, key) {
-    var v = row.dataset[key] || "";
-    if (key === "memory") return MEMORY_RANK[v] || "9";
-    return v;
+  /* value -> position in the filter select named key (values it does not list go last). */
+  function ranks(form, key) {
+    var select = form.querySelector('select[name="' + key + '"]'), rank = {};
+    Array.prototype.forEach.call(select ? select.options : [], function (o, i) { if (o.value) rank[o.value] = i; });
+    return function (v) { return Object.prototype.hasOwnProperty.call(rank, v) ? rank[v] : Infinity; };
   }
 
-  function compare(key, dir) {
+  function compare(key, dir, rank) {
     return function (a, b) {
-      var x = sortKey(a, key), y = sortKey(b, key), r;
+      var x = a.dataset[key] || "", y = b.dataset[key] || "", r;
       if (x === "" || y === "") return (x === "") - (y === "");  // blanks last either way
-      r = NUMERIC[key] ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+      r = rank ? rank(x) - rank(y) || x.localeCompare(y)
+        : NUMERIC[key] ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
       if (r === 0) r = a.dataset.name.localeCompare(b.dataset.name);
       return dir * r;
     };
@@ -91,7 +95,7 @@
       var key = th.dataset.sort;
       state.dir = state.sort === key ? -state.dir : 1;
       state.sort = key;
-      rows.sort(compare(key, state.dir));
+      rows.sort(compare(key, state.dir, ORDERED[key] ? ranks(form, key) : null));
       var frag = document.createDocumentFragment();
       rows.forEach(function (row) { frag.append(row); });
       tbody.append(frag);

@@ -117,26 +117,35 @@
   function chosen(q, key, allowed, fallback) { return has(q, key) && has(allowed, q[key]) ? q[key] : fallback; }
 
   function flag(q, key) { return !has(q, key) ? null : q[key] === "1" ? true : q[key] === "0" ? false : null; }
-  function ranged(d, raw, spec) {
-    if (raw === undefined || !new RegExp("^(?:" + d.spec[spec.kind] + ")$").test(raw)) return null;
-    return Math.min(Math.max(Number(raw), spec.lo), spec.hi);
+
+  /* inputs.valid and inputs.ranged, by the key's declaration (inputs.INPUTS, shipped). */
+  function isNumber(inp) { return inp.kind === "int" || inp.kind === "num"; }
+  function valid(d, inp, raw) { return new RegExp("^(?:" + d.spec[inp.kind] + ")$").test(raw); }
+  function ranged(d, raw, inp) {
+    if (raw === undefined || !valid(d, inp, raw)) return null;
+    return Math.min(Math.max(Number(raw), inp.lo), inp.hi);
   }
+
+  /* estimate.prefixed: a table's named inputs as graph inputs ("model" + total_b -> model.total_b). */
+  function prefixed(env, prefix, values) {
+    Object.keys(values).forEach(function (k) { env[prefix + "." + k] = values[k]; });
+  }
+  function nulls(values) { return Object.fromEntries(Object.keys(values).map(function (k) { return [k, null]; })); }
 
   /* inputs.price_row: the model's row for the variant, else its plain row, else its first. */
   function priceRow(plist, model, variant) {
-    var rows = plist.rows.filter(function (r) { return r[0] === model; });
-    function find(v) { return rows.filter(function (r) { return r[1] === v; })[0]; }
+    var rows = plist.rows.filter(function (r) { return r.model === model; });
+    function find(v) { return rows.filter(function (r) { return r.variant === v; })[0]; }
     return find(variant) || find("") || rows[0] || null;
   }
 
   /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
   function inputs(d, algoId, algo, q) {
     var S = d.spec, env = {}, model = chosen(q, "m", d.models, d.defaults.model);
-    Object.keys(S.keys).forEach(function (key) {
-      var sp = S.keys[key], v = ranged(d, q[key], sp);
-      env[sp.name] = v !== null ? v : S.typical.indexOf(key) >= 0 ? algo[key] : sp.default;
+    d.inputs.filter(isNumber).forEach(function (inp) {
+      var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
+      env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
     });
-    S.vram_names.forEach(function (n) { env["set.vram." + n] = ranged(d, q[n], S.vram); });
     var c = {
       model: model, algorithm: algoId, variant: has(q, "v") ? q.v : "", lora: q.ft !== "full",
       price_list: chosen(q, "p", d.price_lists, d.defaults.price_list),
@@ -147,31 +156,33 @@
     var scoreRef = flag(q, "ref") === null ? algo.roles.indexOf("reference") >= 0 : flag(q, "ref");
     var roles = algo.roles.filter(function (r) { return scoreRef || r !== "reference"; });
     var teacher = roles.indexOf("teacher") >= 0 ? c.teacher : "";
-    var m = d.models[model], t = teacher ? d.models[teacher] : null, hw = d.hardware[c.hardware];
+    var m = d.models[model], hw = d.hardware[c.hardware];
     var plist = d.price_lists[c.price_list], row = priceRow(plist, model, c.variant);
-    var trow = teacher ? priceRow(plist, teacher, "") : null, fit = algo.fit;
+    var trow = teacher ? priceRow(plist, teacher, "") : null;
     var names = {
       model: model, teacher: teacher, algorithm: algoId, hw: c.hardware, price_list: c.price_list,
-      model_name: m[0], hw_name: hw[0], algorithm_name: algo.name, row: row ? row[5] : "",
-      variant: row ? row[1] : "", teacher_row: trow ? trow[5] : "",
+      model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, row: row ? row.key : "",
+      variant: row ? row.variant : "", teacher_row: trow ? trow.key : "",
       not_covered: roles.filter(function (r) { return r === "critic" || r === "reward_model"; })
         .map(function (r) { return r.replace("_", " "); }).join(" and "),
       train_formula: c.lora ? S.train[c.lora_flops] : S.full,
       vram_formula: S.vram_formulas[c.lora ? 0 : 1]
     };
-    S.roles.forEach(function (r) { env["role." + r] = roles.indexOf(r) >= 0 ? 1 : 0; });
+    S.roles.forEach(function (r) {
+      env["role." + r] = roles.indexOf(r) >= 0 ? 1 : 0;
+      env["algo.role." + r] = algo.roles.indexOf(r) >= 0 ? 1 : 0;
+    });
     Object.assign(env, {
       "run.online": algo.online ? 1 : 0, "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
       "run.lf_site": c.lora_flops === "site" ? 1 : 0,
-      "model.total_b": m[1], "model.active_b": m[2], "model.d_model": m[3],
-      "teacher.total_b": t ? t[1] : null, "teacher.active_b": t ? t[2] : null,
-      "price.prefill": row ? row[2] : null, "price.sample": row ? row[3] : null,
-      "price.train": row ? row[4] : null, "price.teacher_prefill": trow ? trow[2] : null,
-      "price.cache": plist.cache, "price.storage": plist.storage,
-      "hw.tflops": hw[1], "hw.memory_gb": hw[2], "hw.bandwidth": hw[3], "hw.price": hw[4],
-      "fit.A": fit ? fit[0] : null, "fit.B": fit ? fit[1] : null, "fit.C_mid": fit ? fit[2] : null,
-      "fit.R0": fit ? fit[3] : null, "algo.G": algo.G, "algo.K": algo.K
+      "price.teacher_prefill": trow ? trow.inputs.prefill : null,
+      "price.cache": plist.cache, "price.storage": plist.storage, "algo.G": algo.G, "algo.K": algo.K
     });
+    prefixed(env, "model", m.inputs);
+    prefixed(env, "teacher", teacher ? d.models[teacher].inputs : nulls(m.inputs));
+    prefixed(env, "price", row ? row.inputs : S.no_row);
+    prefixed(env, "hw", hw.inputs);
+    prefixed(env, "fit", algo.fit);
     return { choice: c, names: names, env: env, roles: roles };
   }
 
@@ -317,16 +328,15 @@
 
   /* ------------------------------------------------------------------ the page */
 
-  var ORDER = ["a", "m", "tm", "p", "v", "ft", "lf", "r", "D", "steps", "n", "G", "K", "in", "out",
-               "T", "d", "cache", "ref", "hw", "gp", "mt", "mp", "md"];
-  var TAIL = ["ck", "mo", "tf"];
-  var DEPENDENTS = { a: ["G", "K", "ref", "tm"], m: ["D", "v"], hw: ["gp", "md"], p: ["v"] };
-
+  /* The query keys, their order in a link, what a change clears and what a field shows all come
+     from the page (inputs.link_inputs): a key declared in Python needs no change here. */
   function Page(root) {
     this.root = root;
     this.d = JSON.parse(root.querySelector(".tn-calc__data").textContent);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
+    var keys = this.keys = {};
+    this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; });
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
@@ -353,9 +363,14 @@
       return has(self.algos, id) ? id : self.fetch(id).then(function (data) { self.algos[id] = data; return id; });
     });
   };
-  Page.prototype.keyOrder = function () { return ORDER.concat(this.d.spec.vram_names, TAIL); };
+  /* A number the link sets to an invalid value (inputs.valid): marked, and left out of the link. */
+  Page.prototype.invalid = function (key) {
+    var inp = this.keys[key];
+    return has(this.state, key) && isNumber(inp) && !valid(this.d, inp, this.state[key]);
+  };
   Page.prototype.search = function () {
-    var state = this.state, parts = this.keyOrder().filter(function (k) { return has(state, k); });
+    var self = this, state = this.state, parts = this.d.inputs.map(function (inp) { return inp.key; })
+      .filter(function (k) { return has(state, k) && !self.invalid(k); });
     return parts.length ? "?" + parts.map(function (k) {
       return encodeURIComponent(k) + "=" + encodeURIComponent(state[k]).replace(/%3A/g, ":");
     }).join("&") : "";
@@ -364,16 +379,19 @@
   /* A link names the model, algorithm, price list and GPU even when they were defaults, so it
      keeps meaning the same run when the catalog's defaults change. */
   Page.prototype.pin = function (c) {
-    var pins = { m: c.model, a: c.algorithm, p: c.price_list, hw: c.hardware }, state = this.state;
-    for (var k in pins) if (!has(state, k)) state[k] = pins[k];
-    var known = this.keyOrder();
-    Object.keys(state).forEach(function (k) { if (known.indexOf(k) < 0) delete state[k]; });
+    var state = this.state, keys = this.keys;
+    this.d.inputs.forEach(function (inp) { if (inp.pin) state[inp.key] = c[inp.pin]; });
+    Object.keys(state).forEach(function (k) { if (!has(keys, k)) delete state[k]; });
   };
+  /* A failed load or evaluation is shown in the result area (once), never rethrown. */
   Page.prototype.update = function (source) {
     var self = this;
     return this.load().then(function (id) { self.compute(id, source); }).catch(function (err) {
-      self.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__error">' + esc(err.message) + "</p>");
-      throw err;
+      var old = self.results.querySelector(".tn-calc__error");
+      if (old) old.remove();
+      self.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__error" role="alert">' +
+        esc(err && err.message ? err.message : String(err)) + "</p>");
+      self.root.setAttribute("data-tn-error", "1");
     });
   };
   Page.prototype.compute = function (algoId, source) {
@@ -388,45 +406,47 @@
     d.graph.forEach(function (q) { if (q[2]) est.numbers[q[0]] = est.values[q[0]]; });
     this.last = est;
     this.results.innerHTML = new View(d, est).html(window.location.href);
-    this.syncForm(est, algo, source);
+    this.syncForm(est, source);
+    this.root.removeAttribute("data-tn-error");
     this.root.setAttribute("data-tn-ready", "1");
     this.root.dispatchEvent(new CustomEvent("tn-calc:update", { bubbles: true }));
   };
-  Page.prototype.syncForm = function (est, algo, source) {
+  Page.prototype.syncForm = function (est, source) {
     var v = est.values, n = est.names, st = this.state, self = this, d = this.d;
-    function shown(key, value) { return has(st, key) ? st[key] : value; }
-    function str(x) { return x === null ? "" : String(x); }
     var variants = this.form.elements.namedItem("v");
     if (variants !== source) {
-      var rows = d.price_lists[n.price_list].rows.filter(function (x) { return x[0] === n.model; });
-      variants.innerHTML = (rows.length ? rows : [[n.model, ""]]).map(function (x) {
-        return option(x[1], x[1] || (rows.length ? "standard" : "not in this price list"));
+      var rows = d.price_lists[n.price_list].rows.filter(function (x) { return x.model === n.model; });
+      variants.innerHTML = (rows.length ? rows : [{ variant: "" }]).map(function (x) {
+        return option(x.variant, x.variant || (rows.length ? "standard" : "not in this price list"));
       }).join("");
       variants.value = n.variant;
     }
     var values = {
       a: n.algorithm, m: n.model, tm: n.teacher || n.model, p: n.price_list, hw: n.hw,
-      ft: v["run.lora"] ? "lora" : "full", lf: est.choice.lora_flops, r: str(v["lora.rank"]),
-      D: str(v["lora.d_model"]), cache: v["run.cache"] === 1, ref: v["role.reference"] === 1,
-      gp: shown("gp", str(v.gpu_price)), mt: shown("mt", fmtNumber(v["mfu.train"] * 100)),
-      mp: shown("mp", fmtNumber(v["mfu.prefill"] * 100)), md: shown("md", fmtNumber(v["mfu.decode"] * 100))
+      ft: v["run.lora"] ? "lora" : "full", lf: est.choice.lora_flops,
+      cache: v["run.cache"] === 1, ref: v["role.reference"] === 1
     };
-    Object.keys(d.spec.keys).forEach(function (k) {
-      if (!has(values, k)) values[k] = (k === "mo" || k === "tf" ? shown : function (_, x) { return x; })(k, str(v[d.spec.keys[k].name]));
+    /* A number field shows what the link set when it is invalid or a decimal, else the value
+       used (its input, or the quantity it overrides: inputs.Input.shows, per, fmt). */
+    d.inputs.filter(isNumber).forEach(function (inp) {
+      var x = v[inp.shows || inp.name], typed = has(st, inp.key) && (self.invalid(inp.key) || inp.kind === "num");
+      values[inp.key] = typed ? st[inp.key] : x === null || x === undefined ? ""
+        : inp.fmt === "number" ? fmtNumber(x / inp.per) : String(x / inp.per);
     });
-    d.spec.vram_names.forEach(function (name) { values[name] = shown(name, fmtNumber(v["const.vram." + name] / 1e9)); });
     Object.keys(values).forEach(function (k) {
       var el = self.form.elements.namedItem(k);
       if (!el || el === source) return;
       if (el.type === "checkbox") el.checked = !!values[k];
       else el.value = values[k];
     });
-    var lora = est.choice.lora, site = lora && est.choice.lora_flops === "site";
-    var on = { tm: est.roles.indexOf("teacher") >= 0, lf: lora, r: site, D: site, ref: algo.roles.indexOf("reference") >= 0 };
-    Object.keys(on).forEach(function (k) { self.form.querySelector('[data-field="' + k + '"]').hidden = !on[k]; });
+    d.inputs.forEach(function (inp) {
+      var box = inp.when === null ? null : self.form.querySelector('[data-field="' + inp.key + '"]');
+      if (box) box.hidden = !evalTree(inp.when, v);
+    });
     Array.prototype.forEach.call(this.form.querySelectorAll("input[data-kind]"), function (el) {
-      var re = new RegExp("^(?:" + d.spec[el.getAttribute("data-kind")] + ")$"), text = el.value.trim();
-      el.setAttribute("aria-invalid", (text !== "" && !re.test(text)) || (el.name === "G" && v["run.G"] === null) ? "true" : "false");
+      var inp = self.keys[el.name], text = el.value.trim();
+      var bad = (text !== "" && !valid(d, inp, text)) || (inp.typical && v[inp.name] === null);
+      el.setAttribute("aria-invalid", bad ? "true" : "false");
     });
   };
   Page.prototype.onChange = function (el) {
@@ -434,7 +454,7 @@
     var value = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value.trim();
     if (value === "") delete this.state[el.name];
     else this.state[el.name] = value;
-    (DEPENDENTS[el.name] || []).forEach(function (dep) { delete this.state[dep]; }, this);
+    (has(this.keys, el.name) ? this.keys[el.name].dependents : []).forEach(function (dep) { delete this.state[dep]; }, this);
     this.update(el.type === "checkbox" || el.tagName === "SELECT" ? null : el);
   };
   Page.prototype.bind = function () {

@@ -71,34 +71,61 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     return Resolved(c, roles, names)
 
 
+def model_inputs(catalog: Catalog, model_id: str) -> dict[str, float | None]:
+    """A model's graph inputs (``model.<field>``, and ``teacher.<field>`` for a teacher)."""
+    mod = catalog.models[model_id]
+    return {"total_b": mod.total_params.value, "active_b": derive.active_params_billion(mod),
+            "d_model": _fig(mod.d_model)}
+
+
+def hardware_inputs(catalog: Catalog, hw_id: str) -> dict[str, float | None]:
+    """A GPU's graph inputs (``hw.<field>``)."""
+    hw = catalog.hardware[hw_id]
+    return {"tflops": hw.bf16_dense_tflops.value, "memory_gb": hw.memory_gb.value,
+            "bandwidth": _fig(hw.bandwidth_tb_s), "price": default_gpu_price(catalog, hw_id)}
+
+
+def row_inputs(row: m.PriceRow | None) -> dict[str, float | None]:
+    """A price row's graph inputs (``price.<field>``; missing without a row)."""
+    return {"prefill": row.prefill if row else None, "sample": row.sample if row else None,
+            "train": row.train if row else None}
+
+
+def fit_inputs(algo: m.Algorithm) -> dict[str, float | None]:
+    """An algorithm's ScaleRL fit as graph inputs (``fit.<field>``; missing without a fit)."""
+    fit = algo.scalerl
+    return {"A": _fig(fit.A) if fit else None, "B": _fig(fit.B) if fit else None,
+            "C_mid": _fig(fit.C_mid) if fit else None, "R0": _fig(fit.R0) if fit else None}
+
+
+def prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"a": 1}`` -> ``{"<prefix>.a": 1}`` (calculator.js ``prefixed``)."""
+    return {f"{prefix}.{k}": v for k, v in values.items()}
+
+
 def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
-    """The graph's input values for a resolved choice (``environment`` in calculator.js)."""
+    """The graph's input values for a resolved choice (``inputs`` in calculator.js)."""
     c = r.choice
-    algo, mod, hw = (catalog.algorithms[c.algorithm], catalog.models[c.model],
-                     catalog.hardware[c.hardware])
-    plist = catalog.price_lists[c.price_list]
-    row = inputs.price_row(plist, c.model, c.variant)
-    teacher = catalog.models[r.names["teacher"]] if r.names["teacher"] else None
-    teacher_row = inputs.price_row(plist, teacher.id, "") if teacher else None
-    fit, typical = algo.scalerl, inputs.typical(algo)
+    algo, plist = catalog.algorithms[c.algorithm], catalog.price_lists[c.price_list]
+    teacher = r.names["teacher"]
+    teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
+    model = model_inputs(catalog, c.model)
+    typical = inputs.typical(algo)
+    in_memory = {role.value for role in algo.models_in_memory}
     return {
         **c.numbers, "run.online": _flag(algo.online), "run.cache": _flag(c.cache),
         "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
         **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},
-        "model.total_b": mod.total_params.value,
-        "model.active_b": derive.active_params_billion(mod), "model.d_model": _fig(mod.d_model),
-        "teacher.total_b": teacher.total_params.value if teacher else None,
-        "teacher.active_b": derive.active_params_billion(teacher) if teacher else None,
-        "price.prefill": row.prefill if row else None,
-        "price.sample": row.sample if row else None, "price.train": row.train if row else None,
-        "price.teacher_prefill": teacher_row.prefill if teacher_row else None,
+        **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},
+        **prefixed("model", model),
+        **prefixed("teacher", model_inputs(catalog, teacher) if teacher
+                   else dict.fromkeys(model)),
+        **prefixed("price", row_inputs(inputs.price_row(plist, c.model, c.variant))),
+        "price.teacher_prefill": row_inputs(teacher_row)["prefill"],
         "price.cache": _fig(plist.cached_prefill_discount),
         "price.storage": _fig(plist.storage_usd_per_gb_month),
-        "hw.tflops": hw.bf16_dense_tflops.value, "hw.memory_gb": hw.memory_gb.value,
-        "hw.bandwidth": _fig(hw.bandwidth_tb_s), "hw.price": default_gpu_price(catalog, hw.id),
-        "fit.A": _fig(fit.A) if fit else None, "fit.B": _fig(fit.B) if fit else None,
-        "fit.C_mid": _fig(fit.C_mid) if fit else None, "fit.R0": _fig(fit.R0) if fit else None,
-        "algo.G": typical["G"], "algo.K": typical["K"],
+        **prefixed("hw", hardware_inputs(catalog, c.hardware)),
+        **prefixed("fit", fit_inputs(algo)), **prefixed("algo", typical),
     }
 
 

@@ -1,11 +1,13 @@
 """Calculator inputs (pipeline step 5): a calculator link's query -> the graph's input values.
 
-A link carries its settings in the query string (``?m=qwen3-8b&a=grpo&G=16``). ``resolve``
-reads it by the rules below (unknown ids and invalid numbers fall back to the catalog's
-defaults; numbers are clamped into their range; a query that names no algorithm starts from
-the default run, ``DEFAULT_QUERY``) and looks up the catalog entries it names;
-``environment`` flattens the choice into the named input values the graph reads (``INPUTS``).
-``calculator.js`` applies the same rules to the same keys with the ranges shipped in the page.
+A link carries its settings in the query string (``?m=qwen3-8b&a=grpo&G=16``). Every key is
+declared once, in ``INPUTS`` (kind, graph input, range, default, the keys a change clears, what
+the form shows), in the order a link writes them; ``choose`` reads a query by them (unknown ids
+and invalid numbers fall back to the catalog's defaults; valid numbers are clamped into their
+range; a query that names no algorithm starts from the default run, ``DEFAULT_QUERY``) and
+``invalid_keys`` lists what the page marks. ``estimate.environment`` flattens the choice into
+the named input values the graph reads. The page ships ``link_inputs`` and ``calculator.js``
+reads every key, range and rule from it: a key declared here needs no change there.
 
 Nothing here computes a cost: lookups and flags only. An input the catalog does not hold stays
 missing (``None``) and every quantity that reads it is missing too: an algorithm without a
@@ -45,43 +47,104 @@ INT_PATTERN = r"[0-9]{1,12}"
 NUM_PATTERN = r"[0-9]{1,12}(\.[0-9]{1,12})?"
 """Whole and decimal query numbers, matched against the whole value (no signs, no exponents)."""
 _PATTERNS = {"int": re.compile(INT_PATTERN), "num": re.compile(NUM_PATTERN)}
+NUMBER_KINDS = tuple(_PATTERNS)
 
-SPEC: dict[str, dict[str, Any]] = {
-    # query key -> input name, kind, range, default (None: from the algorithm or missing).
-    "steps": {"name": "run.steps", "kind": "int", "lo": 0, "hi": 1e7, "default": 100.0},
-    "n": {"name": "run.prompts", "kind": "int", "lo": 0, "hi": 1e7, "default": 64.0},
-    "G": {"name": "run.G", "kind": "int", "lo": 1, "hi": 1e5, "default": None},
-    "K": {"name": "run.K", "kind": "int", "lo": 1, "hi": 1e3, "default": None},
-    "in": {"name": "run.C0", "kind": "int", "lo": 0, "hi": 1e8, "default": 512.0},
-    "out": {"name": "run.out", "kind": "int", "lo": 0, "hi": 1e8, "default": 2048.0},
-    "T": {"name": "run.T", "kind": "int", "lo": 1, "hi": 1e4, "default": 1.0},
-    "d": {"name": "run.delta", "kind": "int", "lo": 0, "hi": 1e8, "default": 0.0},
-    "ck": {"name": "run.checkpoints", "kind": "int", "lo": 0, "hi": 1e6, "default": 1.0},
-    "mo": {"name": "run.months", "kind": "num", "lo": 0, "hi": 1e3, "default": 1.0},
-    "tf": {"name": "run.target_percent", "kind": "num", "lo": 1, "hi": 99,
-           "default": DEFAULT_TARGET_PERCENT},
-    "r": {"name": "set.rank", "kind": "int", "lo": 1, "hi": 1e5, "default": None},
-    "D": {"name": "set.d_model", "kind": "int", "lo": 1, "hi": 1e6, "default": None},
-    "mt": {"name": "set.mfu_train", "kind": "num", "lo": 0.01, "hi": 100, "default": None},
-    "mp": {"name": "set.mfu_prefill", "kind": "num", "lo": 0.01, "hi": 100, "default": None},
-    "md": {"name": "set.mfu_decode", "kind": "num", "lo": 0.01, "hi": 100, "default": None},
-    "gp": {"name": "set.gpu_price", "kind": "num", "lo": 0, "hi": 1e4, "default": None},
-}
-VRAM_SPEC = {"kind": "num", "lo": 0, "hi": 1e6}
+
+@dataclass(frozen=True)
+class Input:
+    """One query key of a calculator link: the one declaration Python and calculator.js read
+    (``pagedata`` ships ``link_inputs``; nothing about a key is typed in JavaScript)."""
+
+    key: str
+    kind: str
+    """``int`` or ``num`` (a number: ``NUMBER_KINDS``), ``choice`` (an id or listed value) or
+    ``flag`` (``1``/``0``)."""
+    name: str = ""
+    """The graph input a number sets (``run.steps``)."""
+    lo: float = 0.0
+    hi: float = 0.0
+    """A valid number is clamped into [lo, hi]; an invalid one (not a plain number of its kind:
+    ``-5``, ``1e308``, ``NaN``, ``2.5`` for a whole number) is marked on the page, dropped from
+    the link and replaced by the default."""
+    default: float | None = None
+    typical: bool = False
+    """The default is the algorithm's typical value; missing (and marked) when it has none."""
+    dependents: tuple[str, ...] = ()
+    """Keys a change of this one clears (they default again from the new choice)."""
+    pin: str = ""
+    """``Choice`` field written into every link, even when it is the default."""
+    shows: str = ""
+    """The quantity the form field shows when the link does not set it (else the input)."""
+    per: float = 1.0
+    fmt: str = "plain"
+    """The field shows ``shows / per``, written as ``plain`` (as is) or ``number`` (rounded)."""
+    when: str = ""
+    """An expression over the estimate: where 0, the form hides the field."""
+
+
+def _number(key: str, name: str, kind: str, lo: float, hi: float, default: float | None,
+            **extra: Any) -> Input:
+    return Input(key, kind, name, lo, hi, default, **extra)
+
+
+_MFU = {"per": 0.01, "fmt": "number"}
+VRAM_AFTER = "md"
+"""A link writes the VRAM overrides (``vram_inputs``) after this key, then the rest."""
+INPUTS: tuple[Input, ...] = (
+    # In link order. Choices and flags first, as a link reads best.
+    Input("a", "choice", dependents=("G", "K", "ref", "tm"), pin="algorithm"),
+    Input("m", "choice", dependents=("D", "v"), pin="model"),
+    Input("tm", "choice", when="role.teacher"),
+    Input("p", "choice", dependents=("v",), pin="price_list"),
+    Input("v", "choice"),
+    Input("ft", "choice"),
+    Input("lf", "choice", when="run.lora"),
+    _number("r", "set.rank", "int", 1, 1e5, None, shows="lora.rank",
+            when="run.lora * run.lf_site"),
+    _number("D", "set.d_model", "int", 1, 1e6, None, shows="lora.d_model",
+            when="run.lora * run.lf_site"),
+    _number("steps", "run.steps", "int", 0, 1e7, 100.0),
+    _number("n", "run.prompts", "int", 0, 1e7, 64.0),
+    _number("G", "run.G", "int", 1, 1e5, None, typical=True),
+    _number("K", "run.K", "int", 1, 1e3, None, typical=True),
+    _number("in", "run.C0", "int", 0, 1e8, 512.0),
+    _number("out", "run.out", "int", 0, 1e8, 2048.0),
+    _number("T", "run.T", "int", 1, 1e4, 1.0),
+    _number("d", "run.delta", "int", 0, 1e8, 0.0),
+    Input("cache", "flag"),
+    Input("ref", "flag", when="algo.role.reference"),
+    Input("hw", "choice", dependents=("gp", "md"), pin="hardware"),
+    _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
+    _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="mfu.train", **_MFU),
+    _number("mp", "set.mfu_prefill", "num", 0.01, 100, None, shows="mfu.prefill", **_MFU),
+    _number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="mfu.decode", **_MFU),
+    _number("ck", "run.checkpoints", "int", 0, 1e6, 1.0),
+    _number("mo", "run.months", "num", 0, 1e3, 1.0),
+    _number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
+)
+VRAM_GB = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
-ALGORITHM_DEFAULTS = {"G": "G", "K": "K"}
-"""Shape keys whose default is the algorithm's typical value (missing when it has none)."""
+NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)
+SPEC: dict[str, dict[str, Any]] = {
+    i.key: {"name": i.name, "kind": i.kind, "lo": i.lo, "hi": i.hi, "default": i.default}
+    for i in NUMBERS}
+"""The numbers by query key (input name, kind, range, default), derived from ``INPUTS``."""
 
 LORA_FLOPS = ("sourced", "site")
 """The "LoRA FLOP accounting" choices (query key ``lf``); the first is the default."""
 ROLES = tuple(role.value for role in m.ModelRole)
 
 
-def ranged(raw: str | None, spec: Mapping[str, Any]) -> float | None:
-    """A non-negative number clamped to [lo, hi]; None if absent or not a plain number."""
-    if raw is None or not _PATTERNS[spec["kind"]].fullmatch(raw):
+def valid(raw: str, kind: str) -> bool:
+    """A number the link may carry: a plain number of its kind (``NUMBER_KINDS``)."""
+    return _PATTERNS[kind].fullmatch(raw) is not None
+
+
+def ranged(raw: str | None, spec: Input) -> float | None:
+    """A valid number (``valid``) clamped to [lo, hi]; None if absent or invalid."""
+    if raw is None or not valid(raw, spec.kind):
         return None
-    return min(max(float(raw), float(spec["lo"])), float(spec["hi"]))
+    return min(max(float(raw), spec.lo), spec.hi)
 
 
 def _choice(query: Mapping[str, str], key: str, allowed: Iterable[str], default: str) -> str:
@@ -123,6 +186,28 @@ def vram_variables(catalog: Catalog) -> list[str]:
     return list(names)
 
 
+def vram_inputs(catalog: Catalog) -> list[Input]:
+    """The VRAM overrides, in GB: one number per byte-valued VRAM variable (``VRAM_GB``)."""
+    return [Input(n, name=f"set.vram.{n}", shows=f"const.vram.{n}", **VRAM_GB)
+            for n in vram_variables(catalog)]
+
+
+def link_inputs(catalog: Catalog) -> list[Input]:
+    """Every query key of a link, in the order a link writes them (``INPUTS`` with the VRAM
+    overrides after ``VRAM_AFTER``)."""
+    cut = next(i for i, x in enumerate(INPUTS) if x.key == VRAM_AFTER) + 1
+    return [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
+
+
+def invalid_keys(catalog: Catalog, query: Mapping[str, str]) -> list[str]:
+    """Number keys the page marks invalid: set to an invalid value, or a typical-valued input
+    the link leaves unset for an algorithm that has no typical value."""
+    choice = choose(catalog, query)
+    return [i.key for i in link_inputs(catalog) if i.kind in NUMBER_KINDS and (
+        (i.key in query and not valid(query[i.key], i.kind))
+        or (i.typical and choice.numbers[i.name] is None))]
+
+
 def price_row(plist: m.PriceList, model: str, variant: str) -> m.PriceRow | None:
     """The row for ``model`` and ``variant``; the plain row, else the first, when absent."""
     rows = [r for r in plist.rows if r.model == model]
@@ -152,7 +237,7 @@ class Choice:
     score_reference: bool | None
     cache: bool
     numbers: dict[str, float | None]
-    """Input name -> value, for every ``SPEC`` and VRAM key."""
+    """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
 
 
 def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
@@ -164,12 +249,11 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
     algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
     algo_typical = typical(catalog.algorithms[algo_id])
     numbers: dict[str, float | None] = {}
-    for key, spec in SPEC.items():
-        value = ranged(query.get(key), spec)
-        default = algo_typical[key] if key in ALGORITHM_DEFAULTS else spec["default"]
-        numbers[spec["name"]] = default if value is None else value
-    for name in vram_variables(catalog):
-        numbers[f"set.vram.{name}"] = ranged(query.get(name), VRAM_SPEC)
+    for i in link_inputs(catalog):
+        if i.kind in NUMBER_KINDS:
+            value = ranged(query.get(i.key), i)
+            default = algo_typical[i.key] if i.typical else i.default
+            numbers[i.name] = default if value is None else value
     return Choice(
         model=model, algorithm=algo_id,
         price_list=_choice(query, "p", catalog.price_lists, latest_price_list(catalog)),

@@ -28,8 +28,8 @@ from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import form, pagedata
-from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
+from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
 from tinkernomics.site.pages.views import Links
 
 CALCULATOR = pagedata.CALCULATOR

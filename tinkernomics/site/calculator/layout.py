@@ -108,8 +108,8 @@ def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
         for v in catalog.formulas[formula_id].variables:
             if v.name in found:
                 continue
-            value = ("{vram.value.%s:number} parameters" % v.name if v.unit.value == "parameters"
-                     else "{vram.value.%s:gb}" % v.name)
+            value = (f"{{vram.value.{v.name}:number}} parameters"
+                     if v.unit.value == "parameters" else f"{{vram.value.{v.name}:gb}}")
             found[v.name] = {"label": v.name, "cells": [f"vram.{v.name}"],
                              "cases": cases(("", f"{v.meaning} = {value}")),
                              "when": _w(f"1 - missing(vram.{v.name})")}

@@ -1,23 +1,23 @@
 """The data the calculator page ships (pipeline step 6: calculator feature).
 
-The page carries the graph (``graph.to_json``), the layout of its results (``layout``), the
-query rules and the tables of models, price lists and GPUs: nothing in it grows with the number
-of algorithms. Algorithms are files beside the page, written after the build: an index
-(``algorithms/index.json``: id and name) and one small file per algorithm (roles, typical G and
-K, ScaleRL fit, the provenance of its figures), fetched from the site itself when chosen.
+The page carries the graph (``graph.to_json``), the layout of its results (``layout``), every
+query key with its rules (``inputs.link_inputs``) and the tables of models, price lists and GPUs
+as named objects: nothing in it grows with the number of algorithms. Algorithms are files
+beside the page, written after the build: an index (``algorithms/index.json``: id and name) and
+one small file per algorithm (roles, typical G and K, ScaleRL fit, the provenance of its
+figures), fetched from the site itself when chosen.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import figures, ids, inputs, tree
-from tinkernomics.derived.calculator.constants import default_gpu_price
+from tinkernomics.derived.calculator import estimate, figures, ids, inputs, tree
 from tinkernomics.derived.calculator.estimate import graph_for
 from tinkernomics.derived.calculator.graph import to_json
 from tinkernomics.site.calculator import layout
@@ -51,39 +51,44 @@ def figures_data(catalog: Catalog, found: list[figures.InputFigure],
 
 def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[str, Any]:
     """One algorithm's file: what an estimate reads of it, and its figures' provenance."""
-    fit = algo.scalerl
     figs, refs = figures_data(catalog, list(figures.algorithm_figures(algo)), links)
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": [r.value for r in algo.models_in_memory],
         "online": algo.online, "G": typical["G"], "K": typical["K"],
-        "fit": (None if fit is None else
-                [fit.A.value, fit.B.value, fit.C_mid.value,
-                 fit.R0.value if fit.R0 is not None else None]),
-        "figures": figs, "references": refs,
+        "fit": estimate.fit_inputs(algo), "figures": figs, "references": refs,
     }
 
 
 def _tables(catalog: Catalog) -> dict[str, Any]:
+    """Models, GPUs, price lists and formulas by id, as named objects: ``inputs`` holds the
+    graph inputs each sets (``estimate.model_inputs`` and the like, the same functions)."""
     def fig(f: m.Figure | None) -> float | None:
         return None if f is None else f.value
 
+    def rows(p: m.PriceList) -> list[dict[str, Any]]:
+        return [{"model": r.model, "variant": r.variant or "", "key": inputs.row_key(p, r),
+                 "inputs": estimate.row_inputs(r)} for r in p.rows]
+
     return {
-        "models": {k: [x.name, x.total_params.value, derive.active_params_billion(x),
-                       fig(x.d_model)] for k, x in catalog.models.items()},
-        "hardware": {k: [x.name, x.bf16_dense_tflops.value, x.memory_gb.value,
-                         fig(x.bandwidth_tb_s), default_gpu_price(catalog, k)]
+        "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k)}
+                   for k, x in catalog.models.items()},
+        "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k)}
                      for k, x in catalog.hardware.items()},
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
-                            "storage": fig(p.storage_usd_per_gb_month),
-                            "rows": [[r.model, r.variant or "", r.prefill, r.sample, r.train,
-                                      inputs.row_key(p, r)] for r in p.rows]}
+                            "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p)}
                         for k, p in catalog.price_lists.items()},
         "formulas": {fid: {"name": catalog.formulas[fid].name,
                            "expression": catalog.formulas[fid].expression,
                            "status": catalog.formulas[fid].status.value}
                      for fid in ids.FORMULA_IDS},
     }
+
+
+def input_data(catalog: Catalog) -> list[dict[str, Any]]:
+    """Every query key in link order (``inputs.link_inputs``), ``when`` as a tree."""
+    return [{**asdict(i), "when": tree.to_tree(i.when) if i.when else None}
+            for i in inputs.link_inputs(catalog)]
 
 
 def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]]) -> dict[str, Any]:
@@ -93,10 +98,10 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]]) -> 
     return {
         "graph": to_json(graph), "blocks": layout.blocks(catalog, graph),
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
-        "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN, "keys": inputs.SPEC,
-                 "vram": inputs.VRAM_SPEC, "vram_names": inputs.vram_variables(catalog),
+        "inputs": input_data(catalog),
+        "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
                  "lora_flops": list(inputs.LORA_FLOPS), "roles": list(inputs.ROLES),
-                 "typical": list(inputs.ALGORITHM_DEFAULTS),
+                 "no_row": estimate.row_inputs(None),
                  "train": ids.LORA_FLOP_FORMULAS, "full": ids.FLOPS_FULL,
                  "vram_formulas": [ids.VRAM_LORA, ids.VRAM_FULL]},
         "defaults": {"model": inputs.default_model(catalog),

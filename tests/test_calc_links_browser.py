@@ -1,0 +1,165 @@
+"""Calculator links in the browser: every key declared in Python survives a shareable link, and
+an invalid number in a link is marked and left out of the link (issues 26 and 27).
+
+The keys, their order, what a change clears and the valid numbers come from one declaration
+(``inputs.INPUTS``, shipped by ``pagedata``); these tests read it, so a key added in Python is
+tested here without a change. The real site is built once per session (``built_site``).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import pytest
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import inputs
+from tinkernomics.derived.calculator.estimate import estimate
+
+pytestmark = pytest.mark.browser
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Any) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(Path(built_site.root)))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/calculator/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(url)
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    return page, errors
+
+
+SET_FIELD = """async ([key, value]) => {
+  const root = document.querySelector("[data-tn-calc]");
+  const el = root.querySelector(".tn-calc__form").elements.namedItem(key);
+  const done = new Promise(resolve => root.addEventListener("tn-calc:update", resolve, {once: true}));
+  if (el.type === "checkbox") el.checked = value === "1"; else el.value = value;
+  if (el.type !== "checkbox" && el.value !== value) throw new Error(key + ": no option " + value);
+  const discrete = el.tagName === "SELECT" || el.type === "checkbox";
+  el.dispatchEvent(new Event(discrete ? "change" : "input", {bubbles: true}));
+  await done;
+}"""
+
+
+def _number(i: inputs.Input) -> str:
+    """A valid value of a number key, inside its range and unlike its default."""
+    if i.kind == "int":
+        return str(int(min(i.lo + 3, i.hi)))
+    return str(min(i.lo + 1.5, i.hi))
+
+
+def link_values(catalog: Catalog) -> dict[str, str]:
+    """A value for every declared key, none of them the default: an algorithm that keeps a
+    teacher, a price list, model and variant the catalog prices, full fine-tuning, ..."""
+    plist, row = next((p, r) for p in catalog.price_lists.values() for r in p.rows if r.variant)
+    algo = next(a for a in catalog.algorithms
+                if "teacher" in {r.value for r in catalog.algorithms[a].models_in_memory})
+    values = {"a": algo, "p": plist.id, "m": row.model, "v": row.variant or "",
+              "tm": next(x for x in catalog.models if x != row.model), "ft": "full",
+              "lf": inputs.LORA_FLOPS[-1], "cache": "1", "ref": "0",
+              "hw": next(h for h in catalog.hardware if h != inputs.DEFAULT_HARDWARE)}
+    for i in inputs.link_inputs(catalog):
+        if i.kind in inputs.NUMBER_KINDS:
+            values[i.key] = _number(i)
+    return values
+
+
+def test_every_declared_key_survives_a_shareable_link(browser: Any, server: str,
+                                                      catalog: Catalog) -> None:
+    """Each key set in the form in link order (a key's dependents after it), read back from
+    the URL, and the same after reloading that URL; the page then computes what Python does."""
+    values = link_values(catalog)
+    declared = [i.key for i in inputs.link_inputs(catalog)]
+    assert set(values) == set(declared), "a declared key has no test value"
+    page, errors = _open(browser, server)
+    try:
+        for key in declared:
+            page.evaluate(SET_FIELD, [key, values[key]])
+        before = page.evaluate("location.search")
+        page.goto(page.url)
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+        after = page.evaluate("location.search")
+        last = page.evaluate("(({env, numbers}) => ({env, numbers}))(window.tnCalculator.last())")
+    finally:
+        page.close()
+    assert errors == []
+    query = dict(parse_qsl(before.lstrip("?")))
+    assert query == values
+    assert list(query) == declared  # in the declared order
+    assert after == before
+    for i in inputs.link_inputs(catalog):
+        if i.kind in inputs.NUMBER_KINDS:
+            assert last["env"][i.name] == float(values[i.key]), i.key
+    expected = estimate(catalog, query).numbers
+    got = {k: None if v is None else float(v) for k, v in last["numbers"].items()}
+    assert got == expected
+
+
+INVALID_LINKS = [
+    {"steps": "-5"}, {"steps": "1e308"}, {"G": "NaN"}, {"G": "2.5"},
+    {"steps": "abc", "in": "-5", "T": "1.5", "mo": "x", "md": "1e3", "K": "9999"},
+    {"a": "dpo", "m": "qwen3-8b"},
+]
+
+
+@pytest.mark.parametrize("query", INVALID_LINKS, ids=lambda q: urlencode(q))
+def test_invalid_numbers_are_marked_and_left_out_of_the_link(browser: Any, server: str,
+                                                             catalog: Catalog,
+                                                             query: dict[str, str]) -> None:
+    """The fields the page marks are those ``inputs.invalid_keys`` lists; they show what the
+    link said, the link the page writes drops them, and the estimate is Python's."""
+    expected = inputs.invalid_keys(catalog, query)
+    assert expected, "each case has an invalid number"
+    page, errors = _open(browser, server + "?" + urlencode(query))
+    try:
+        marked = page.eval_on_selector_all('.tn-calc__form input[aria-invalid="true"]',
+                                           "els => els.map(e => [e.name, e.value])")
+        search = page.evaluate("location.search")
+        shared = page.eval_on_selector(".tn-calc__link", "el => el.value")
+        numbers = page.evaluate("window.tnCalculator.last().numbers")
+    finally:
+        page.close()
+    assert errors == []
+    assert sorted(k for k, _ in marked) == sorted(expected)
+    for key, shown in marked:
+        assert shown == query.get(key, ""), key
+    kept = dict(parse_qsl(search.lstrip("?")))
+    assert not set(kept) & set(expected)
+    assert dict(parse_qsl(urlsplit(shared).query)) == kept
+    assert {k: None if v is None else float(v) for k, v in numbers.items()} == \
+        estimate(catalog, query).numbers
+
+
+def test_python_marks_what_the_issue_lists(catalog: Catalog) -> None:
+    """``invalid_keys``: signs, exponents, NaN and fractions in a whole number; nothing for a
+    valid link; a typical-valued key left unset for an algorithm without a typical value."""
+    assert inputs.invalid_keys(catalog, {}) == []
+    assert inputs.invalid_keys(catalog, {"steps": "-5", "G": "NaN", "K": "2.5",
+                                         "n": "1e308", "mo": "2.5"}) == ["steps", "n", "G", "K"]
+    assert inputs.invalid_keys(catalog, {"K": "9999"}) == []  # valid, clamped to its range
+    no_g = next(a for a, x in catalog.algorithms.items() if x.typical_g is None)
+    assert inputs.invalid_keys(catalog, {"a": no_g}) == ["G"]
+    assert inputs.invalid_keys(catalog, {"a": no_g, "G": "4"}) == []
