@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from tinkernomics.catalog.problems import CatalogError
-from tinkernomics.site.build import shared_site, start_all_outputs, write_all_outputs
+from tinkernomics.site.build import OutputError, shared_site, start_all_outputs, write_all_outputs
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
 from tinkernomics.site.relink import for_source_file
 
@@ -76,4 +76,9 @@ def on_post_build(env) -> None:
     ctx = env.variables.get(_CONTEXT_KEY)
     if ctx is None:  # serving an invalid catalog: pages list the problems, nothing else to write
         return
-    write_all_outputs(ctx, Path(env.conf["site_dir"]))
+    try:
+        write_all_outputs(ctx, Path(env.conf["site_dir"]))
+    except OutputError as err:  # a full or read-only site folder: MkDocs prints one line
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(str(err)) from None

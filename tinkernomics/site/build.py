@@ -16,6 +16,7 @@ Feature modules never import a site generator; they receive plain values.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import threading
@@ -161,9 +162,37 @@ def start_all_outputs(ctx: SiteContext) -> None:
             starter(ctx)
 
 
+class OutputError(Exception):
+    """A file the outputs step could not write; its message is one line: which path, what
+    failed, what to do (the generator's adapter and ``tinkernomics outputs`` print only it)."""
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_DENIED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def output_error(err: OSError, site_dir: Path, feature: str) -> OutputError:
+    """``err`` from a feature's ``write_outputs`` as one line."""
+    path = err.filename or site_dir
+    what = err.strerror or type(err).__name__
+    if err.errno in _FULL:
+        todo = "free some disk space, then build again"
+    elif err.errno in _DENIED:
+        todo = f"make {site_dir} writable, or build into another folder (--site-dir)"
+    else:
+        todo = "remove or fix what is at that path, or build into an empty folder"
+    return OutputError(f"{path}: cannot write the site's {feature} files ({what}): {todo}")
+
+
 def write_all_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """Let every feature write its extra files into the built site."""
+    """Let every feature write its extra files into the built site; a file-system error is
+    raised as ``OutputError`` (one line), not as a traceback from inside a feature."""
     for module in feature_modules():
         writer = getattr(module, "write_outputs", None)
-        if writer is not None:
+        if writer is None:
+            continue
+        try:
             writer(ctx, site_dir)
+        except OSError as err:
+            feature = module.__name__.split(".")[2]
+            raise output_error(err, site_dir, feature) from err

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tinkernomics.site.build import shared_site, write_all_outputs
+from tinkernomics.catalog.problems import CatalogError
+from tinkernomics.site.build import OutputError, shared_site, write_all_outputs
 
 CONFIG_FILE = "mkdocs.yml"
 
@@ -65,14 +67,20 @@ def read_config(config_file: Path, site_dir: Path | None = None) -> SiteConfig:
 def write_site_outputs(config: SiteConfig) -> None:
     """Load the catalog (once) and let every feature write its files into the site folder."""
     if not config.site_dir.is_dir():
-        raise FileNotFoundError(f"{config.site_dir}: no built site here (build the pages first)")
+        raise OutputError(f"{config.site_dir}: no built site here (build the pages first)")
     ctx, _macros = shared_site(config.root, site_url=config.site_url)
     write_all_outputs(ctx, config.site_dir)
 
 
 def cmd_outputs(args: argparse.Namespace) -> int:
+    """Write the outputs; a catalog problem or a file that cannot be written is printed as the
+    validator's lines or one line (path, what failed, what to do), exit 1, no traceback."""
     config = read_config(Path(args.config), Path(args.site_dir) if args.site_dir else None)
-    write_site_outputs(config)
+    try:
+        write_site_outputs(config)
+    except (OutputError, CatalogError) as err:
+        print(err, file=sys.stderr)
+        return 1
     print(f"wrote embeds, API and vendor files into {config.site_dir}")
     return 0
 
