@@ -55,7 +55,8 @@ def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
 SET_FIELD = """async ([key, value]) => {
   const root = document.querySelector("[data-tn-calc]");
   const el = root.querySelector(".tn-calc__form").elements.namedItem(key);
-  const done = new Promise(resolve => root.addEventListener("tn-calc:update", resolve, {once: true}));
+  const done = new Promise(
+    resolve => root.addEventListener("tn-calc:update", resolve, {once: true}));
   if (el.type === "checkbox") el.checked = value === "1"; else el.value = value;
   if (el.type !== "checkbox" && el.value !== value) throw new Error(key + ": no option " + value);
   const discrete = el.tagName === "SELECT" || el.type === "checkbox";
@@ -163,3 +164,21 @@ def test_python_marks_what_the_issue_lists(catalog: Catalog) -> None:
     no_g = next(a for a, x in catalog.algorithms.items() if x.typical_g is None)
     assert inputs.invalid_keys(catalog, {"a": no_g}) == ["G"]
     assert inputs.invalid_keys(catalog, {"a": no_g, "G": "4"}) == []
+
+
+def test_a_failed_load_is_shown_not_thrown(browser: Any, server: str) -> None:
+    """An algorithm file that does not load: the result area says so, no uncaught error."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/calculator/algorithms/ppo.json", lambda route: route.fulfill(status=404))
+    try:
+        page.goto(server + "?a=ppo")
+        page.wait_for_selector("[data-tn-calc][data-tn-error] .tn-calc__error")
+        message = page.text_content(".tn-calc__error")
+        role = page.get_attribute(".tn-calc__error", "role")
+    finally:
+        page.close()
+    assert errors == []
+    assert "ppo.json: HTTP 404" in (message or "")
+    assert role == "alert"

@@ -2,11 +2,13 @@
  *
  * The page carries JSON ([data-tn-calc] .tn-calc__data): the graph of quantities (every number
  * of an estimate is an expression tree, tinkernomics/derived/calculator), the layout of the
- * results as templates, the query rules and tables of models, price lists and GPUs; algorithms
- * are fetched from the site when chosen (algorithms/<id>.json). No cost arithmetic lives here:
- * the query becomes the graph's inputs (rules of inputs.py, estimate.py), a generic evaluator
- * walks the trees as tree.py does, and the templates are filled in. A quantity or cost line
- * added in Python needs no change here. boot() is idempotent (Material's instant navigation). */
+ * results as templates, every query key with its kind, range, default, dependents and link order
+ * (inputs.INPUTS), and tables of models, price lists and GPUs as named objects whose "inputs"
+ * are graph inputs; algorithms are fetched from the site when chosen (algorithms/<id>.json). No
+ * cost arithmetic lives here: the query becomes the graph's inputs (inputs.py, estimate.py), a
+ * generic evaluator walks the trees as tree.py does (a result that is not a finite number is
+ * missing, shown "–"), and the templates are filled in. A quantity, cost line or query key added
+ * in Python needs no change here. boot() is idempotent (Material's instant navigation). */
 (function () {
   "use strict";
 
