@@ -127,7 +127,8 @@ def load_catalog(root: Path, *, cwd: Path | None = None, docs_dir: Path | None =
         problems.extend(stray_yaml(docs_dir, cwd))
         if names is not None:
             problems.extend(pages_without_entries(catalog, docs_dir, names,
-                                                  display_path(docs_dir, cwd)))
+                                                  display_path(docs_dir, cwd),
+                                                  display_path(root, cwd)))
     return catalog, sorted(set(problems))
 
 

@@ -70,9 +70,9 @@ def rule_reserved_ids(catalog: Catalog, reserved: Iterable[Reserved]) -> Iterato
                 break
 
 
-def _page_problem(page: Path, shown: str, catalog: Catalog) -> Problem | None:
+def _page_problem(page: Path, shown: str, catalog: Catalog, root: str) -> Problem | None:
     stem, ids = page.stem, catalog.known_ids("algorithm")
-    folder = KINDS_BY_NAME["algorithm"].folder
+    folder = f'{root}/{KINDS_BY_NAME["algorithm"].folder}'
     if stem in ids:
         return None
     if stem.lower() in ids:
@@ -82,13 +82,13 @@ def _page_problem(page: Path, shown: str, catalog: Catalog) -> Problem | None:
         return Problem(shown, 1, 1, FILE_FIELD, f"page {page.name} has no algorithm: ids and "
                        f"their page names are lower case ({stem.lower()!r})", hint)
     return Problem(shown, 1, 1, FILE_FIELD,
-                   f"page {page.name} has no algorithm catalog/{folder}/{stem}.yaml",
-                   f"delete the page, or restore catalog/{folder}/{stem}.yaml "
+                   f"page {page.name} has no algorithm {folder}/{stem}.yaml",
+                   f"delete the page, or restore {folder}/{stem}.yaml "
                    "(git checkout -- it)")
 
 
-def pages_without_entries(catalog: Catalog, docs_dir: Path, names: SiteNames,
-                          shown_docs: str) -> Iterator[Problem]:
+def pages_without_entries(catalog: Catalog, docs_dir: Path, names: SiteNames, shown_docs: str,
+                          shown_root: str = "catalog") -> Iterator[Problem]:
     """Every ``docs/algorithms/<x>.md`` is the page of algorithm ``x`` (exact case) or one of
     the site's own pages; reported at the page, line 1 (the build would fail in its macro, or
     publish an orphan)."""
@@ -98,6 +98,7 @@ def pages_without_entries(catalog: Catalog, docs_dir: Path, names: SiteNames,
     for page in sorted(folder.iterdir()):
         if page.suffix != ".md" or not page.is_file() or page.stem in names.own_pages:
             continue
-        problem = _page_problem(page, f"{shown_docs}/{PAGES_FOLDER}/{page.name}", catalog)
+        problem = _page_problem(page, f"{shown_docs}/{PAGES_FOLDER}/{page.name}", catalog,
+                                shown_root)
         if problem is not None:
             yield problem
