@@ -15,6 +15,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from tinkernomics.catalog.numbers import RANGE_ERROR, RangeHint
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
 
@@ -116,6 +117,32 @@ def _enum_hint(value: Any, expected: str) -> str:
     return f"did you mean {close[0]!r}?" if close else f"one of: {', '.join(choices)}"
 
 
+_BOUND_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+"""Pydantic's range errors on a plain number ("Input should be less than or equal to 4096")."""
+
+
+def _error_loc(error: dict[str, Any]) -> Loc:
+    """Where the error is: a figure slot's range error names the number inside the figure."""
+    loc: Loc = tuple(error["loc"])
+    if error["type"] == RANGE_ERROR:
+        loc = (*loc, *error["ctx"]["at"])
+    return loc
+
+
+def _range_hint(model: type[BaseModel], loc: Loc) -> str | None:
+    """What an out-of-range plain number is and its usual values: the field's ``RangeHint``,
+    else its description."""
+    named = loc
+    while named and isinstance(named[-1], int):  # a list item: the list's field
+        named = named[:-1]
+    owner = model_at(model, named) if named else None
+    info = owner.model_fields.get(str(named[-1])) if owner else None
+    if info is None:
+        return None
+    hint = next((m.text for m in info.metadata if isinstance(m, RangeHint)), None)
+    return hint or info.description
+
+
 def _value_hint(error: dict[str, Any]) -> str | None:
     value = error.get("input")
     kind = error["type"]
@@ -151,7 +178,7 @@ def problems_from_validation(
     """Turn every pydantic error into a located Problem."""
     problems = []
     for error in err.errors(include_url=False):
-        loc: Loc = tuple(error["loc"])
+        loc = _error_loc(error)
         full = (*prefix, *loc)
         if doc.is_broken(full):  # the reader already reported this value (alias, tag, .inf)
             continue
@@ -161,6 +188,12 @@ def problems_from_validation(
         elif error["type"] == "missing":
             message, hint = _missing_field(model, loc)
             line, col = doc.where(full[:-1])
+        elif error["type"] == RANGE_ERROR:
+            message, hint = error["msg"], error["ctx"]["hint"] or None
+            line, col = doc.where(full)
+        elif error["type"] in _BOUND_ERRORS:
+            message, hint = error["msg"], _range_hint(model, loc)
+            line, col = doc.where(full)
         elif (empty := _empty_required(model, loc, error)) is not None:
             message, hint = "required field is empty", empty or None
             line, col = doc.where(full)

@@ -5,9 +5,11 @@ typical settings and ScaleRL fit; FLOP/VRAM formulas with their variables.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field
 
+from tinkernomics.catalog import numbers as n
 from tinkernomics.catalog.fields import (
     ASSERTED_BY_DESCRIPTION,
     AssertedBy,
@@ -46,10 +48,15 @@ class ScaleRLFit(StrictModel):
     model: ShortText = Field(description="Model the fit was made on.", examples=["Llama-3.1-8B"])
     dataset: ShortText = Field(description="Training/evaluation data of the fit.",
                                examples=["MATH"])
-    A: Figure = Field(description="Asymptotic pass rate (ceiling), unit `percent`.")
-    B: Figure = Field(description="Scaling exponent (> 0), unit `dimensionless`.")
-    C_mid: Figure = Field(description="Compute at half the gain, unit `gb200_hours`.")
-    R0: Figure | None = Field(
+    # Ranges (catalog/numbers.py): A and R0 0-100 %, B 0.01-20, C_mid 0.001 to 1e9 GB200-hours,
+    # which keep every curve point and H100-equivalent hour finite.
+    A: Annotated[Figure, n.SCALERL_A] = Field(
+        description="Asymptotic pass rate (ceiling), unit `percent`.")
+    B: Annotated[Figure, n.SCALERL_B] = Field(
+        description="Scaling exponent (> 0), unit `dimensionless`.")
+    C_mid: Annotated[Figure, n.SCALERL_C_MID] = Field(
+        description="Compute at half the gain, unit `gb200_hours`.")
+    R0: Annotated[Figure, n.SCALERL_R0] | None = Field(
         default=None,
         description="Starting pass rate, unit `percent`. When absent, curves assume 0.",
     )
@@ -73,8 +80,10 @@ class Algorithm(StrictModel):
     needs_critic: bool = Field(description="True if a value model (critic) is trained.")
     needs_reward_model: bool = Field(description="True if a learned reward model scores rollouts.")
     memory_profile: MemoryProfile = Field(description="Coarse memory class.")
-    typical_k: FigureList = Field(description="Typical optimisation passes K per batch.")
-    typical_g: FigureList | None = Field(
+    # G 1-4096 and K 1-1000 (catalog/numbers.py): inside what the calculator takes from a link.
+    typical_k: Annotated[FigureList, n.TYPICAL_K] = Field(
+        description="Typical optimisation passes K per batch.")
+    typical_g: Annotated[FigureList, n.TYPICAL_G] | None = Field(
         default=None, description="Typical group size G (rollouts per prompt); omit if N/A."
     )
     async_support: bool = Field(description="True if it tolerates off-policy (async) rollouts.")
@@ -108,7 +117,8 @@ class Variable(StrictModel):
     symbol: str = Field(max_length=80, description="LaTeX symbol.", examples=["P_{active}"])
     meaning: ShortText = Field(description="What the variable stands for.")
     unit: Unit = Field(description="Unit of the variable.")
-    example: float = Field(ge=0, description="Value used in the worked example.")
+    example: Annotated[float, n.EXAMPLE_HINT] = Field(
+        gt=0, le=n.EXAMPLE_MAX, description="Value used in the worked example.")
 
 
 class Formula(ProvenanceModel):
@@ -117,7 +127,8 @@ class Formula(ProvenanceModel):
     id: Id = Field(description="Equal to the file name without `.yaml`.")
     kind: FormulaKind = Field(description="`flops` or `vram`.")
     name: ShortText = Field(description="Component it prices.", examples=["Rollout, per token"])
-    order: int = Field(default=0, ge=0, description="Position in its table, smallest first.")
+    order: Annotated[int, n.ORDER_HINT] = Field(default=0, ge=0, le=n.ORDER_MAX,
+                                               description="Position in its table, smallest first.")
     latex: Latex = Field(description="Display form (LaTeX).")
     expression: str = Field(
         min_length=1, max_length=400,

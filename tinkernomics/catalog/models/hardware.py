@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
+from tinkernomics.catalog import numbers as n
 from tinkernomics.catalog.fields import Id, Prose, ShortText
 from tinkernomics.catalog.models.base import StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
@@ -14,7 +17,8 @@ class RentalPrice(StrictModel):
 
     provider: ShortText = Field(description="Provider or index.", examples=["CoreWeave"])
     date: ShortText = Field(description="When the price held, e.g. '2026-02'.")
-    price: Figure = Field(description="Price, unit `usd_per_gpu_hour`.")
+    price: Annotated[Figure, n.GPU_HOUR_PRICE] = Field(
+        description="Price, unit `usd_per_gpu_hour`.")
 
 
 class Hardware(StrictModel):
@@ -22,10 +26,15 @@ class Hardware(StrictModel):
 
     id: Id = Field(description="Equal to the file name without `.yaml`.", examples=["h100"])
     name: ShortText = Field(description="Display name.", examples=["NVIDIA H100 SXM"])
-    bf16_dense_tflops: Figure = Field(description="Peak dense BF16, unit `tflops`.")
-    memory_gb: Figure = Field(description="Memory per GPU, unit `gb`.")
-    bandwidth_tb_s: Figure | None = Field(default=None, description="Unit `tb_per_second`.")
-    power_w: Figure | None = Field(default=None, description="Board power, unit `watts`.")
+    # Ranges (catalog/numbers.py): every spec above zero, so the conversion factor (a ratio of
+    # TFLOP/s) and per-GPU divisions stay finite.
+    bf16_dense_tflops: Annotated[Figure, n.TFLOPS] = Field(
+        description="Peak dense BF16, unit `tflops`.")
+    memory_gb: Annotated[Figure, n.MEMORY_GB] = Field(description="Memory per GPU, unit `gb`.")
+    bandwidth_tb_s: Annotated[Figure, n.BANDWIDTH] | None = Field(
+        default=None, description="Unit `tb_per_second`.")
+    power_w: Annotated[Figure, n.POWER_W] | None = Field(
+        default=None, description="Board power, unit `watts`.")
     rental_prices: list[RentalPrice] = Field(
         default_factory=list, description="Dated rental prices; the first is the default."
     )
@@ -40,7 +49,7 @@ class Conversion(StrictModel):
     to_hardware: Id = Field(description="Hardware id converted to.", examples=["h100"])
     basis: ShortText = Field(description="How the factor is derived, shown beside it.")
     description: Prose = Field(description="Why this basis, and its limits.")
-    legacy_factor: Figure | None = Field(
+    legacy_factor: Annotated[Figure, n.LEGACY_FACTOR] | None = Field(
         default=None, description="A factor used before, kept for the record (often unverified)."
     )
     alternatives: list[Claim] = Field(default_factory=list,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field
 
+from tinkernomics.catalog import numbers as n
 from tinkernomics.catalog.fields import (
     ASSERTED_BY_DESCRIPTION,
     AssertedBy,
@@ -35,11 +37,13 @@ class LanguageModel(StrictModel):
     family: ShortText = Field(description="Model family, e.g. 'Qwen3'.")
     architecture: Architecture = Field(description="`dense` or `moe`.")
     vision: bool = Field(default=False, description="True if it takes image input.")
-    total_params: Figure = Field(description="Total parameters, unit `billion_parameters`.")
-    active_params: Figure | None = Field(
+    total_params: Annotated[Figure, n.BILLION_PARAMS] = Field(
+        description="Total parameters, unit `billion_parameters`.")
+    active_params: Annotated[Figure, n.BILLION_PARAMS] | None = Field(
         default=None, description="Active parameters (MoE), unit `billion_parameters`."
     )
-    d_model: Figure | None = Field(default=None, description="Hidden size, unit `count`.")
+    d_model: Annotated[Figure, n.D_MODEL] | None = Field(
+        default=None, description="Hidden size, unit `count`.")
     notes: Prose | None = Field(default=None, description="Anything a reader should know.")
 
 
@@ -50,9 +54,12 @@ class PriceRow(ProvenanceModel):
     variant: ShortText | None = Field(
         default=None, description="Variant suffix, e.g. ':peft:262144' (long context)."
     )
-    prefill: float = Field(ge=0, description="USD per 1M prefill (prompt) tokens.")
-    sample: float = Field(ge=0, description="USD per 1M sampled tokens.")
-    train: float = Field(ge=0, description="USD per 1M trained tokens.")
+    prefill: Annotated[float, n.TOKEN_PRICE_HINT] = Field(
+        ge=0, le=n.TOKEN_PRICE_MAX, description="USD per 1M prefill (prompt) tokens.")
+    sample: Annotated[float, n.TOKEN_PRICE_HINT] = Field(
+        ge=0, le=n.TOKEN_PRICE_MAX, description="USD per 1M sampled tokens.")
+    train: Annotated[float, n.TOKEN_PRICE_HINT] = Field(
+        ge=0, le=n.TOKEN_PRICE_MAX, description="USD per 1M trained tokens.")
     note: ShortText | None = Field(default=None, description="e.g. 'limited-time 50% discount'.")
     status: Status | None = Field(default=None, description="Overrides the list's status.")
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
@@ -77,10 +84,10 @@ class PriceList(ProvenanceModel):
     reported_instead: Prose | None = Field(
         default=None, description="Required when the list is unverified."
     )
-    storage_usd_per_gb_month: Figure | None = Field(
+    storage_usd_per_gb_month: Annotated[Figure, n.STORAGE_PRICE] | None = Field(
         default=None, description="Checkpoint storage price, unit `usd_per_gb_month`."
     )
-    cached_prefill_discount: Figure | None = Field(
+    cached_prefill_discount: Annotated[Figure, n.DISCOUNT] | None = Field(
         default=None, description="Discount on cached prefill tokens, unit `percent`."
     )
     rows: list[PriceRow] = Field(min_length=1, description="One row per model and variant.")
@@ -100,7 +107,8 @@ class Hyperparameter(StrictModel):
 
     name: Identifier = Field(description="Key in `loss_fn_config`.")
     description: Prose = Field(description="What it does.")
-    default: Figure | None = Field(default=None, description="Default value, if documented.")
+    default: Annotated[Figure, n.HYPERPARAMETER] | None = Field(
+        default=None, description="Default value, if documented.")
 
 
 class TinkerLoss(StrictModel):
@@ -109,7 +117,8 @@ class TinkerLoss(StrictModel):
     id: Id = Field(description="Equal to the file name; Tinker's loss_fn string for built-ins.")
     name: ShortText = Field(description="Display name.")
     builtin: bool = Field(description="True for the five built-in losses.")
-    order: int = Field(default=0, ge=0, description="Position in the losses table.")
+    order: Annotated[int, n.ORDER_HINT] = Field(default=0, ge=0, le=n.ORDER_MAX,
+                                               description="Position in the losses table.")
     inputs: list[LossInput] = Field(default_factory=list, description="Per-token inputs.")
     outputs: list[Identifier] = Field(default_factory=list, description="Per-token outputs.")
     hyperparameters: list[Hyperparameter] = Field(default_factory=list,
@@ -170,10 +179,14 @@ class SpectrumPoint(StrictModel):
 class SetupCost(StrictModel):
     """The one-off engineering cost of self-hosting an RL stack."""
 
-    duration: Figure = Field(description="Engineering time, unit `weeks`.")
-    hourly_rate: Figure = Field(description="Engineer rate, unit `usd_per_hour`.")
-    hours_per_week: Figure = Field(description="Working hours per week, unit `hours`.")
-    total: Figure = Field(description="Total as the original site states it, unit `usd`.")
+    duration: Annotated[Figure, n.SETUP_WEEKS] = Field(
+        description="Engineering time, unit `weeks`.")
+    hourly_rate: Annotated[Figure, n.SETUP_RATE] = Field(
+        description="Engineer rate, unit `usd_per_hour`.")
+    hours_per_week: Annotated[Figure, n.SETUP_HOURS] = Field(
+        description="Working hours per week, unit `hours`.")
+    total: Annotated[Figure, n.SETUP_TOTAL] = Field(
+        description="Total as the original site states it, unit `usd`.")
     description: Prose = Field(description="Why it matters and what keeps costing.")
 
 
