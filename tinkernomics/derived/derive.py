@@ -3,6 +3,11 @@
 Pages, charts, the API and the calculator all call these functions, so a figure such as an
 H100-equivalent hour count or a curve point is computed once, the same way everywhere. Nothing
 here is stored back into the catalog.
+
+Validation keeps every input in a range where this arithmetic stays finite
+(``catalog/numbers.py``); each division and power still checks what it is given, and a value it
+cannot use raises ``DerivedError`` naming the entry and field (``CatalogError``, located, where
+the catalog is at hand), never a bare ``ZeroDivisionError`` or ``OverflowError``.
 """
 
 from __future__ import annotations
@@ -14,12 +19,31 @@ from dataclasses import dataclass
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
+from tinkernomics.catalog.problems import CatalogError
+from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived.calculator import tree
 
 DEFAULT_CONVERSION = "gb200_to_h100"
 """Conversion used for the H100-equivalent axis and columns."""
 
 PERCENT = 100.0
+RANGE_HINT = "validation should have refused this value: report it, and fix the field's range"
+
+
+class DerivedError(ValueError):
+    """A derived number that cannot be computed from the values it reads (a zero divisor, a
+    result beyond a float's range). Names the field it comes from (``loc``, inside the entry
+    ``kind``/``key`` when known), so a caller holding the catalog reports it located."""
+
+    def __init__(self, message: str, loc: Loc, kind: str = "", key: str = "") -> None:
+        super().__init__(f"{kind} {key}: {message}" if key else message)
+        self.message, self.loc, self.kind, self.key = message, loc, kind, key
+
+    def located(self, catalog: Catalog, kind: str = "", key: str = "") -> CatalogError:
+        """The problem at its file:line:col (``kind``/``key`` name the entry if it did not)."""
+        problem = catalog.problem(kind or self.kind, key or self.key, self.loc, self.message,
+                                  RANGE_HINT)
+        return CatalogError([problem])
 
 
 # --------------------------------------------------------------------------- formatting
@@ -29,6 +53,8 @@ def format_number(value: float, *, digits: int = 3) -> str:
     """Readable number: thousands separators, up to ``digits`` significant decimals."""
     if value == 0:
         return "0"
+    if not math.isfinite(value):  # never from a valid catalog; text, not a crash in floor()
+        return "∞" if value > 0 else "-∞" if value < 0 else "n/a"
     if abs(value) >= 1e15 or abs(value) < 1e-4:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         mantissa = mantissa.rstrip("0").rstrip(".")
@@ -52,6 +78,8 @@ MONEY_SUFFIX: dict[Unit, str] = {
 
 def format_money(value: float) -> str:
     """``$6,000``, ``$0.10``, ``$6.225``: whole dollars bare, cents kept, no rounding away."""
+    if not math.isfinite(value):
+        return f"${format_number(value)}"
     if float(value).is_integer():
         return f"${int(value):,}"
     cents = f"{value:,.2f}"
@@ -114,8 +142,14 @@ def conversion_factor(catalog: Catalog, conversion_id: str = DEFAULT_CONVERSION)
     inputs = (src.bf16_dense_tflops, dst.bf16_dense_tflops)
     status = (Status.unverified if any(f.status == Status.unverified for f in inputs)
               else Status.derived)
+    value = inputs[0].value / inputs[1].value if inputs[1].value > 0 else math.nan
+    if not (math.isfinite(value) and value > 0):  # validation: TFLOP/s from 0.001 to 1e6
+        bad = dst if not inputs[1].value > 0 else src
+        raise DerivedError(f"the {conv.id} factor cannot be computed from "
+                           f"{inputs[0].value} / {inputs[1].value} TFLOP/s",
+                           ("bf16_dense_tflops", "value"), "hardware", bad.id).located(catalog)
     return Factor(
-        id=conv.id, value=inputs[0].value / inputs[1].value, from_id=src.id, to_id=dst.id,
+        id=conv.id, value=value, from_id=src.id, to_id=dst.id,
         from_name=src.name, to_name=dst.name, basis=conv.basis, numerator=inputs[0],
         denominator=inputs[1], status=status, legacy=conv.legacy_factor,
     )
@@ -145,7 +179,13 @@ class SigmoidParams:
 
 
 def sigmoid_params(fit: m.ScaleRLFit) -> SigmoidParams:
-    """Fit parameters as fractions (percent / 100); R0 is 0 when the fit gives none."""
+    """Fit parameters as fractions (percent / 100); R0 is 0 when the fit gives none.
+    ``DerivedError`` (at ``scalerl.<name>.value``) for a B or C_mid that is not positive."""
+    for name in ("B", "C_mid"):
+        number = getattr(fit, name).value
+        if not (math.isfinite(number) and number > 0):  # validation: B >= 0.01, C_mid >= 0.001
+            raise DerivedError(f"{name} must be a positive number (got {number})",
+                               ("scalerl", name, "value"))
     r0 = fit.R0.value / PERCENT if fit.R0 is not None else 0.0
     return SigmoidParams(fit.A.value / PERCENT, fit.B.value, fit.C_mid.value, r0)
 
@@ -154,20 +194,31 @@ def scalerl_reward(p: SigmoidParams, compute: float) -> float:
     """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B); R(0) = R0."""
     if compute <= 0:
         return p.R0
-    return p.R0 + (p.A - p.R0) / (1.0 + (p.C_mid / compute) ** p.B)
+    try:
+        term = (p.C_mid / compute) ** p.B
+    except OverflowError:  # far below C_mid the curve sits at R0 (validated ranges avoid it)
+        return p.R0
+    return p.R0 + (p.A - p.R0) / (1.0 + term)
 
 
 def compute_to_reach(p: SigmoidParams, fraction_of_gain: float) -> float:
     """Compute C at which R(C) = R0 + fraction * (A - R0), for 0 < fraction < 1."""
     if not 0.0 < fraction_of_gain < 1.0:
         raise ValueError("fraction_of_gain must be strictly between 0 and 1")
-    return p.C_mid / (1.0 / fraction_of_gain - 1.0) ** (1.0 / p.B)
+    try:
+        compute = p.C_mid / (1.0 / fraction_of_gain - 1.0) ** (1.0 / p.B)
+    except (OverflowError, ZeroDivisionError):  # a tiny B: (1/f - 1)^(1/B) leaves the range
+        compute = math.inf
+    if not math.isfinite(compute):
+        raise DerivedError(f"the compute to reach {fraction_of_gain:.0%} of the gain is beyond "
+                           "a float's range", ("scalerl", "B", "value"))
+    return compute
 
 
 def log_grid(low: float, high: float, points: int) -> list[float]:
     """``points`` values spaced evenly on a log scale from ``low`` to ``high`` inclusive."""
-    if points < 2 or low <= 0 or high <= low:
-        raise ValueError("need points >= 2 and 0 < low < high")
+    if points < 2 or not 0 < low < high < math.inf:
+        raise ValueError("need points >= 2 and 0 < low < high < inf")
     step = (math.log10(high) - math.log10(low)) / (points - 1)
     return [10 ** (math.log10(low) + i * step) for i in range(points)]
 

@@ -220,12 +220,12 @@ def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = 
         title = "ScaleRL convergence fits by algorithm"
         page = "algorithms/"
         # The axis spans every fitted curve, so a curve added on request fits on it.
-        low, high = compute_range([derive.sigmoid_params(_fit(a)).C_mid for a in fitted.values()])
+        low, high = compute_range([_params(catalog, a).C_mid for a in fitted.values()])
     else:
         chosen = [fitted[chart_id.removeprefix(ALGORITHM_PREFIX)]]
         title = f"ScaleRL convergence fit: {chosen[0].name}"
         page = f"algorithms/{chosen[0].id}/"
-        low, high = compute_range([derive.sigmoid_params(_fit(chosen[0])).C_mid])
+        low, high = compute_range([_params(catalog, chosen[0]).C_mid])
     series = tuple(series_for(catalog, a.id, low, high, factor) for a in chosen)
     sources = _sources(catalog, series, factor)
     return Chart(
@@ -256,12 +256,27 @@ def series_for(catalog: Catalog, algorithm_id: str, low: float, high: float,
                factor: derive.Factor) -> Series:
     """One fitted algorithm's curve on the axis [low, high] (GB200-hours)."""
     algorithm = catalog.algorithms[algorithm_id]
-    return _series(algorithm, color_of(catalog, algorithm_id), low, high, factor)
+    return _series(algorithm, _params(catalog, algorithm), color_of(catalog, algorithm_id),
+                   low, high, factor)
 
 
 def _fit(algorithm: m.Algorithm) -> m.ScaleRLFit:
     assert algorithm.scalerl is not None  # fitted_algorithms() filtered the others
     return algorithm.scalerl
+
+
+def _params(catalog: Catalog, algorithm: m.Algorithm) -> derive.SigmoidParams:
+    """The algorithm's fit in numbers. Validation keeps them in range (C_mid 0.001 to 1e9,
+    B 0.01 to 20); a fit the chart's arithmetic still cannot use (its axis, C_mid / 30 to
+    C_mid x 30, leaves a float's range) is a problem located at the algorithm's file."""
+    try:
+        params = derive.sigmoid_params(_fit(algorithm))
+        if not 0 < params.C_mid / SPAN_FACTOR < params.C_mid * SPAN_FACTOR < math.inf:
+            raise derive.DerivedError(f"C_mid ({params.C_mid:g}) leaves no drawable axis",
+                                      ("scalerl", "C_mid", "value"))
+    except derive.DerivedError as err:
+        raise err.located(catalog, "algorithm", algorithm.id) from err
+    return params
 
 
 def _parameter_figures(fit: m.ScaleRLFit) -> list[m.Figure]:
@@ -275,10 +290,9 @@ def _status(fit: m.ScaleRLFit) -> Status:
     return Status.reported if statuses == {Status.reported} else Status.derived
 
 
-def _series(algorithm: m.Algorithm, color: str, low: float, high: float,
-            factor: derive.Factor) -> Series:
+def _series(algorithm: m.Algorithm, params: derive.SigmoidParams, color: str, low: float,
+            high: float, factor: derive.Factor) -> Series:
     fit = _fit(algorithm)
-    params = derive.sigmoid_params(fit)
     points = tuple(derive.curve_points(params, derive.log_grid(low, high, CURVE_POINTS)))
     sources = tuple(dict.fromkeys(f.source for f in _parameter_figures(fit)))
     return Series(
@@ -307,9 +321,10 @@ def compute_range(c_mids: list[float]) -> tuple[float, float]:
 
 
 def reward_axis_top(series: tuple[Series, ...]) -> float:
-    """Top of the reward axis: the highest asymptote plus headroom, rounded up to 10 points."""
+    """Top of the reward axis: the highest asymptote plus headroom, rounded up to 10 points;
+    at least 10 points (an asymptote A of 0 is valid, and the axis divides by its top)."""
     top = max(s.params.A for s in series) * 1.1
-    return min(1.0, math.ceil(top * 10 - 1e-9) / 10)
+    return min(1.0, max(0.1, math.ceil(top * 10 - 1e-9) / 10))
 
 
 def _description(series: tuple[Series, ...], others: int = 0) -> str:
