@@ -1,0 +1,147 @@
+"""A catalog carrying every known payload, built with the validator switched off, is inert in
+Chromium: zero script executions, zero dialogs and zero ``javascript:`` links on every page.
+
+The validator rejects each payload (tests/test_security_markup.py); this test takes that wall
+away to prove the next two hold on their own: the sanitiser where text becomes HTML
+(``tinkernomics.markup``), the escaping of titles and attributes, and the page's
+Content-Security-Policy. The build runs with a ``sitecustomize`` that makes the sanitiser's
+verdict empty, so nothing in the package needs a switch for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest_site import MKDOCS
+from helpers_security import html_pages, routed_site, visit
+
+from tinkernomics.site.build import CATALOG_ENV
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from synth import copy_project
+
+pytestmark = [pytest.mark.build, pytest.mark.browser]
+
+SITE_URL = "https://blog.example/tn/"
+MARK = "window.__tn_pwned=(window.__tn_pwned||0)+1"
+PAYLOADS = [
+    f"<svg/onload={MARK}>",
+    f"<img/src=x onerror={MARK}>",
+    f"GRPO</title/x><svg/onload={MARK}// x>",
+    f"[a](<javascript:{MARK}>)",
+    "[b](&#106;avascript:alert(1))",
+    "[c](java&#x09;script:alert(1))",
+    "[d][r]\n\n[r]: javascript:alert(1)",
+    "[e](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    f"\\(\\href{{javascript:{MARK}}}{{x}}\\)",
+    f"\\(\\text{{<img src=x onerror={MARK}>}}\\)",
+    f"<math><mtext><img src=x onerror={MARK}></mtext></math>",
+    f"<math><maction actiontype=statusline xlink:href=javascript:{MARK}>x</maction></math>",
+    f"<details open ontoggle={MARK}>",
+    f"<iframe srcdoc='<script>parent.{MARK}</script>'>",
+    f"<a href=\"x\" onmouseover=\"{MARK}\">x</a>",
+    f"<SCRIPT>{MARK}</SCRIPT>",
+    f"<style>@import 'javascript:{MARK}'</style>",
+    f"<form><button formaction=javascript:{MARK}>x</button></form>",
+    f"<svg><a xlink:href=\"javascript:{MARK}\"><text>x</text></a></svg>",
+    f"<noscript><p title=\"</noscript><img src=x onerror={MARK}>\"></noscript>",
+    f"`<code>` and <!-- <img src=x onerror={MARK}> -->",
+    f"&lt;img src=x onerror={MARK}&gt; &#60;script&#62;{MARK}&#60;/script&#62;",
+]
+PAYLOAD_TEXT = "\n\n".join(PAYLOADS)
+LATEX = f"\\href{{javascript:{MARK}}}{{x}} + \\text{{<img src=x onerror={MARK}>}}"
+NAME = f"GRPO</title/x><svg/onload={MARK}// x>"
+
+SITECUSTOMIZE = """\
+# Test-only: the sanitiser's verdict is empty, so validation lets every payload through.
+import tinkernomics.markup.prose as _prose
+_prose.problems = lambda text: []
+_prose.latex_problems = lambda latex: []
+"""
+
+
+def _edit(root: Path, rel: str, **fields: Any) -> None:
+    path = root / rel
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for key, value in fields.items():
+        target = data
+        *parents, last = key.split("__")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[last] = value
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+KEPT_ALGORITHMS = ("grpo", "ppo", "opd")
+"""The algorithms the site's own defaults and presets name (the rest only cost build time)."""
+
+
+def _hostile_project(dest: Path) -> Path:
+    """A copy of this project, its catalog cut to the algorithms the site needs, with payloads
+    in every kind of text that becomes HTML: names, titles, notes, claims, figure notes,
+    summaries, LaTeX."""
+    project = copy_project(dest)
+    for path in (project / "catalog" / "algorithms").glob("*.yaml"):
+        if path.stem not in KEPT_ALGORITHMS:
+            path.unlink()
+            (project / "docs" / "algorithms" / f"{path.stem}.md").unlink()
+    root = project / "catalog"
+    _edit(root, "algorithms/grpo.yaml", name=NAME, notes=PAYLOAD_TEXT,
+          tinker_mapping=PAYLOAD_TEXT, claims__0__text=PAYLOADS[1],
+          claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8],
+          scalerl__model=NAME, scalerl__dataset=PAYLOADS[0])
+    _edit(root, "references/grpo_deepseekmath.yaml", title=NAME, summary=PAYLOAD_TEXT,
+          authors=PAYLOADS[0])
+    _edit(root, "hardware/h100.yaml", name=NAME, notes=PAYLOAD_TEXT)
+    _edit(root, "formulas/flops_rollout.yaml", latex=LATEX, description=PAYLOAD_TEXT,
+          name=NAME)
+    _edit(root, "tinker/losses/cispo.yaml", latex=LATEX, description=PAYLOAD_TEXT)
+    _edit(root, "models/qwen3-8b.yaml", name=NAME)
+    return project
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("hostile")
+    project = _hostile_project(tmp / "project")
+    (tmp / "custom").mkdir()
+    (tmp / "custom" / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != CATALOG_ENV}
+    env.update({"SITE_URL": SITE_URL, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(tmp / "custom"), os.environ.get("PYTHONPATH")]))})
+    done = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(tmp / "site")],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    return tmp / "site"
+
+
+def test_payloads_reach_the_pages_as_text(hostile_site: Path) -> None:
+    """The build really carried the payloads (the test is not vacuous): the name is on the
+    algorithm page, escaped, and the title tag holds it as text."""
+    page = (hostile_site / "algorithms" / "grpo" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;/title/x&gt;&lt;svg/onload=" in page
+    title = page[page.index("<title>"):page.index("</title>") + 8]
+    assert "<svg" not in title and "&lt;svg" in title
+
+
+def test_no_page_runs_a_payload(hostile_site: Path, browser) -> None:
+    """Every page whose HTML holds a payload (in any form: text, attribute, script data) is
+    opened; the others cannot run one."""
+    rels = [p.relative_to(hostile_site).as_posix().removesuffix("index.html")
+            for p in html_pages(hostile_site) if "tn_pwned" in p.read_text(encoding="utf-8")]
+    with routed_site(browser, hostile_site, SITE_URL) as (context, watch):
+        results = {rel: visit(context, SITE_URL + rel) for rel in rels}
+    assert len(results) > 10
+    ran = {rel: r["pwned"] for rel, r in results.items() if r["pwned"]}
+    links = {rel: r["javascript_links"] for rel, r in results.items() if r["javascript_links"]}
+    assert not ran, ran
+    assert not links, links
+    assert not watch.dialogs, watch.dialogs
+    assert not watch.foreign, watch.foreign[:5]
