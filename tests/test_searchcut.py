@@ -1,5 +1,7 @@
 """The search cut (site/pages/searchcut.py, macros/mkdocs_hooks.py): Material's search parser
-sees less HTML and indexes exactly the same sections; the page comes back unchanged."""
+sees less HTML and indexes exactly the same sections; the page comes back unchanged. A Material
+upgrade that changes the parser fails loudly (its source is pinned by hash, its behaviour on a
+corpus of tricky pages), saying what to re-check."""
 
 from __future__ import annotations
 
@@ -146,3 +148,78 @@ def test_every_built_page_indexes_the_same_after_the_cut(built_site: BuiltSite) 
         if found:
             cut_somewhere += bool(assert_same_index(found.group(1)))
     assert cut_somewhere >= 20  # every algorithm page has excluded parts
+
+
+# --------------------------------------------------------------------------- Material upgrade guard
+
+MIRRORED = {
+    "Parser": "3227e18afa8a20e15210cd0e298b6edee838f72f05024bd5d191dae87f57fa2b",
+    "Section": "af84af932f8d1829972abe28a9c2f13761f5a429acaeaf066455b40dcd9a04ed",
+    "Element": "7f7b690dae2c2deb30337cc2096020c58396febee0e15ab7d2e21e8e36960bc2",
+    "SearchPlugin.on_page_context":
+        "33eb62fd1688be4d99a4e7bf8fc51c1be3d37602b63ad5327c9be3abf5dc8d50",
+}
+"""sha256 of the source of what searchcut mirrors in material/plugins/search/plugin.py (mkdocs-
+material 9.8.2): the HTML parser that splits a page into sections and skips excluded parts, its
+section and element types, and the hook that indexes a page, then strips data-search-*."""
+
+RECHECK = """Material's search plugin changed ({name} in material/plugins/search/plugin.py).
+tinkernomics/site/pages/searchcut.py cuts the HTML that parser skips, so the index is the same
+only while the parser still: ends a section at every h1-h6 (even inside an excluded element);
+ends an excluded element at the first end tag of its own name; knows the same void elements;
+runs in on_page_context at priority 0 and then strips data-search-*="..." (searchcut.restore
+does the same to the parts it puts back). Read the new code against those rules, run
+tests/test_searchcut.py (and the built-site test), fix searchcut.py if a rule moved, then put
+the new hash here: {digest}"""
+
+
+def _source(name: str) -> str:
+    import inspect
+
+    owner, _, member = name.partition(".")
+    target = getattr(material_search, owner)
+    return inspect.getsource(getattr(target, member) if member else target)
+
+
+@pytest.mark.parametrize("name", MIRRORED)
+def test_the_search_parser_searchcut_mirrors_is_the_one_it_was_written_for(name: str) -> None:
+    import hashlib
+
+    digest = hashlib.sha256(_source(name).encode()).hexdigest()
+    assert digest == MIRRORED[name], RECHECK.format(name=name, digest=digest)
+
+
+TRICKY = {
+    "upper-case tags": '<H1 id="t">T</H1><DIV data-search-exclude><P>gone</P></DIV><p>k</p>',
+    "empty attribute value": '<div data-search-exclude=""><p>gone</p></div><p>kept</p>',
+    "self-closed svg parts": '<div data-search-exclude><svg><path d="M0 0"/><circle r="1"/>'
+                             '</svg></div><p>kept</p>',
+    "entities and comments": '<div data-search-exclude>&amp; &lt;p&gt;<!-- </div> --></div>'
+                             '<p>kept &amp; found</p>',
+    "excluded table": '<h2 id="a">A</h2><table data-search-exclude><tr><td>1</td></tr></table>'
+                      '<p>after the table</p>',
+    "two excluded sections in a row": '<h1 id="t">T</h1><h2 id="a" data-search-exclude>A</h2>'
+                                      '<p>x</p><h2 id="b" data-search-exclude>B</h2><p>y</p>'
+                                      '<h2 id="c">C</h2><p>z</p>',
+    "excluded heading without a body": '<h2 id="a" data-search-exclude>A</h2><h2 id="b">B</h2>',
+    "exclusion inside a list item": '<ul><li>one</li><li data-search-exclude><span>two</span>'
+                                    '</li><li>three</li></ul>',
+    "p that the parser closes itself": '<div data-search-exclude><p>one<p>two</div><p>k</p>',
+    "nested same tag, then more text": '<section data-search-exclude><section>in</section>'
+                                       'out</section><p>kept</p>',
+    "script with a heading in a string": '<div data-search-exclude><script>x="<h2>"</script>'
+                                         '</div><h2 id="h">H</h2><p>k</p>',
+    "void element with a slash": '<div data-search-exclude><br/><img src="a"/>x</div><p>k</p>',
+    "attribute that only looks like the mark": '<p data-search-excluded="1">indexed</p>',
+}
+
+
+@pytest.mark.parametrize("html", TRICKY.values(), ids=TRICKY.keys())
+def test_the_index_is_the_same_on_tricky_pages(html: str) -> None:
+    """The parser's behaviour, pinned on pages built to catch a changed rule: whatever the cut
+    takes out, Material indexes the same sections, and the page comes back whole."""
+    kept, parts = cut(html)
+    assert indexed(kept) == indexed(html), (
+        "the cut changed the index: Material's parser no longer skips what searchcut.py cuts; "
+        "re-check its rules (RECHECK in this file)")
+    assert restore(kept, parts) == html
