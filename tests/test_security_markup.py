@@ -17,7 +17,8 @@ from helpers_catalog import copy_valid, replace_in, run_validate
 from tinkernomics.markup import prose, sanitise
 
 GRPO = "algorithms/grpo.yaml"
-NOTE_LINE = "notes: >-\n  Drops the critic: the advantage of a sample is its reward normalised within a group of samples\n  for the same prompt."
+NOTE_LINE = ("notes: >-\n  Drops the critic: the advantage of a sample is its reward normalised "
+             "within a group of samples\n  for the same prompt.")
 
 PROSE_PAYLOADS = {
     "svg-slash-onload": "<svg/onload=alert(1)>",
@@ -61,8 +62,9 @@ def test_prose_payload_rejected_at_its_line(tmp_path: Path, payload: str) -> Non
                 if t.startswith("notes:"))
     assert run.wheres == [f"catalog/{GRPO}:{line}:8: notes"], run.out
     problem = run.problems[0]
-    assert "not allowed" in problem.message or "LaTeX" in problem.message, problem.message
-    assert "Markdown" in problem.message or "LaTeX" in problem.message
+    assert ("not allowed" in problem.message or "must" in problem.message
+            or "LaTeX" in problem.message), problem.message
+    assert problem.hint and "Markdown" in problem.hint
 
 
 @pytest.mark.parametrize("payload", list(PROSE_PAYLOADS.values()), ids=list(PROSE_PAYLOADS))
@@ -80,7 +82,8 @@ def test_rendered_payload_is_inert(payload: str) -> None:
 
 def test_name_is_checked_like_prose(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
-    replace_in(root, GRPO, "name: GRPO\n", f"name: {_yaml('GRPO</title/x><svg/onload=alert(1)// x>')}\n")
+    hostile = _yaml("GRPO</title/x><svg/onload=alert(1)// x>")
+    replace_in(root, GRPO, "name: GRPO\n", f"name: {hostile}\n")
     run = run_validate(tmp_path, "catalog")
     assert run.wheres == [f"catalog/{GRPO}:2:7: name"], run.out
     assert "<svg>" in run.problems[0].message

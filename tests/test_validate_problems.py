@@ -233,7 +233,7 @@ CASES = [
       Expect("catalog/algorithms/ppo.yaml:18:8: notes", "raw HTML is not allowed")),
     c("html-tag-in-short-text", sub(PPO, "name: PPO\n", "name: <b>PPO</b>\n"),
       Expect("catalog/algorithms/ppo.yaml:2:7: name", "raw HTML is not allowed")),
-    c("html-comment-in-prose", sub(GRPO, "Drops the critic", "Drops the critic <!-- todo"),
+    c("html-comment-in-prose", sub(GRPO, "Drops the critic", "Drops the critic <!-- todo -->"),
       Expect("catalog/algorithms/grpo.yaml:47:8: notes", "raw HTML is not allowed")),
     # ------------------------------------------------------------------ provenance and logic
     c("unverified-without-reported-instead", sub(

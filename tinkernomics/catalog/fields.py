@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from tinkernomics.markup import prose as markup_prose
 
@@ -25,6 +26,8 @@ Id = Annotated[
     Field(description="Lower-case id: letters, digits, '_', '.', '-'.", examples=["grpo"]),
 ]
 
+TEXT_ERROR = "catalog_text"
+"""Error type of text the sanitiser would change; its ``ctx`` carries the ``hint``."""
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _MARKUP_CHARS = frozenset("<>&[]\\#\n")
 """Without any of these, Markdown writes nothing the sanitiser removes (no raw HTML, entity,
@@ -39,7 +42,8 @@ def _safe_markup(text: str) -> str:
         return text
     found = markup_prose.problems(text)
     if found:
-        raise ValueError("; ".join(found) + f" ({markup_prose.HINT})")
+        raise PydanticCustomError(TEXT_ERROR, "{message}",
+                                  {"message": "; ".join(found), "hint": markup_prose.HINT})
     return text
 
 
@@ -47,7 +51,8 @@ def _safe_latex(latex: str) -> str:
     """LaTeX renders to MathML the sanitiser keeps whole (no \\href, \\style or HTML in \\text)."""
     found = markup_prose.latex_problems(latex)
     if found:
-        raise ValueError("; ".join(found))
+        raise PydanticCustomError(TEXT_ERROR, "{message}", {"message": "; ".join(found),
+                                  "hint": "write math only: no \\href, \\style or HTML"})
     return latex
 
 

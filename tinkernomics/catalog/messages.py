@@ -15,6 +15,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from tinkernomics.catalog.fields import TEXT_ERROR
 from tinkernomics.catalog.numbers import RANGE_ERROR, RangeHint
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
@@ -188,7 +189,7 @@ def problems_from_validation(
         elif error["type"] == "missing":
             message, hint = _missing_field(model, loc)
             line, col = doc.where(full[:-1])
-        elif error["type"] == RANGE_ERROR:
+        elif error["type"] in (RANGE_ERROR, TEXT_ERROR):
             message, hint = error["msg"], error["ctx"]["hint"] or None
             line, col = doc.where(full)
         elif error["type"] in _BOUND_ERRORS:

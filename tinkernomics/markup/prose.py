@@ -29,7 +29,8 @@ _MARKDOWN = Markdown(
 _SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 
-HINT = "write Markdown only: links as [text](https://...), no HTML tags"
+HINT = ("write Markdown: links as [text](https://...) or [text](../page/), images as "
+        "![description](path/on/this/site.png); no HTML tags, comments or headings")
 
 
 def _render(text: str) -> str:
@@ -72,7 +73,7 @@ def problems(text: str) -> list[str]:
         html = _render(text)
     except MathError as err:
         return [str(err)]
-    return [f"{what} is not allowed in catalog text" for what in sanitise.removed(html)]
+    return list(sanitise.removed(html))
 
 
 def latex_problems(latex: str) -> list[str]:
@@ -81,4 +82,4 @@ def latex_problems(latex: str) -> list[str]:
         mathml = to_mathml(latex, display=True)
     except MathError as err:
         return [str(err)]
-    return [f"{what} is not allowed in LaTeX" for what in sanitise.removed(mathml)]
+    return [f"in LaTeX, {what}" for what in sanitise.removed(mathml)]

@@ -111,18 +111,18 @@ _HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
 
 def _describe(item: tuple[str, ...]) -> str:
     if item == ("!--",):
-        return "an HTML comment"
+        return "raw HTML is not allowed: an HTML comment"
     if len(item) == 1:
         name = m.group() if (m := _NAME.match(item[0])) else item[0]
         if name in _HEADINGS:
-            return "a heading (a line starting with #)"
-        return f"the HTML tag <{name}>"
+            return "headings are not allowed in catalog text: a line starting with #"
+        return f"raw HTML is not allowed: the <{name}> tag"
     tag, name, value = item
     if (tag, name) == ("img", "src"):
-        return f"the image address {value!r} (images must come from this site)"
+        return f"images must come from this site: {value!r}"
     if name in ("href", "src"):
-        return f"the link {value!r} (links must be http(s) or a path on this site)"
-    return f"the attribute {name}={value!r} on <{tag}>"
+        return f"links must be http(s) or a path on this site: {value!r}"
+    return f"raw HTML is not allowed: the {name}={value!r} attribute on <{tag}>"
 
 
 @lru_cache(maxsize=65_536)
