@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import io
+import mimetypes
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_security import file_for
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import spec as charts
@@ -82,20 +84,28 @@ def fitted_count() -> int:
     return sum(1 for a in catalog.algorithms.values() if a.scalerl is not None)
 
 
+def _answer(route, site_root: Path) -> None:
+    path = file_for(site_root, SUB_PATH_URL, route.request.url)
+    if path is None:
+        route.fulfill(status=404, body="not found")
+        return
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+
 class Session:
     """One page reused by the site tests, with what it logged and requested."""
 
-    def __init__(self, browser, base_url: str) -> None:
+    def __init__(self, browser, site_root: Path) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.context.add_init_script(
             f"localStorage.setItem('/{SUB_PATH}/.__palette', JSON.stringify({{index: 0, "
             "color: {media: '', scheme: 'default', primary: 'indigo', accent: 'indigo'}}));")
-        # The site's public URL (oEmbed links, which Material's instant navigation follows to a
-        # sitemap) is served by the local copy, as the published site would answer it.
-        self.context.route(SUB_PATH_URL + "**", lambda route: route.fulfill(
-            response=route.fetch(url=route.request.url.replace(SUB_PATH_URL, base_url))))
+        # The pages run at the site URL they were built for, answered from the built folder,
+        # as on the published site: their Content-Security-Policy allows that origin only.
+        self.context.route(SUB_PATH_URL + "**", lambda route: _answer(route, site_root))
         self.page = self.context.new_page()
-        self.base = base_url
+        self.base = SUB_PATH_URL
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.page.on("console", lambda m: m.type in ("error", "warning")
@@ -118,8 +128,8 @@ class Session:
 
 
 @pytest.fixture(scope="module")
-def session(browser, base_url: str) -> Iterator[Session]:
-    s = Session(browser, base_url)
+def session(browser, built_site: BuiltSite) -> Iterator[Session]:
+    s = Session(browser, built_site.root)
     yield s
     s.context.close()
 
