@@ -192,3 +192,29 @@ def test_a_style_element_in_an_image_svg_is_an_error() -> None:
 def test_an_unknown_text_anchor_is_an_error() -> None:
     with pytest.raises(ValueError):
         raster.rewrite(_page('<text x="1" y="1" text-anchor="justify">a</text>'))
+
+
+def test_threads_drawing_images_of_different_sizes_draw_what_one_thread_draws(
+        grpo: charts.Chart, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The image workers are threads sharing one ThorVG binding, which sets a C function's
+    argument types for each call from the image's size: without ``raster._BINDING`` two sizes
+    at once swap them (a ctypes ArgumentError, or a wrong buffer; rare, so the lock is also
+    checked directly)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import thorvg_python as tvg
+
+    for cls, name in ((tvg.SwCanvas, "set_target"), (tvg.Picture, "load_data")):
+        def held(*args: object, _real: object = getattr(cls, name), _name: str = name) -> object:
+            assert raster._BINDING.locked(), f"{_name} called without raster._BINDING"
+            return _real(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(cls, name, held)
+
+    sources = [(svg.standalone_svg(grpo, f"https://e{i}.org/"), 1200 - 40 * i) for i in range(6)]
+    sources += [(images.card_svg(grpo, f"https://e{i}.org/"), 600 + 40 * i) for i in range(6)]
+    alone = [raster.rasterise(*source).tobytes() for source in sources]
+    for _ in range(3):
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(lambda s: raster.rasterise(*s).tobytes(), sources))
+        assert together == alone

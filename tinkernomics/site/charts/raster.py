@@ -47,6 +47,10 @@ SVG_NS = "http://www.w3.org/2000/svg"
 _INHERITED = ("font-family", "font-size", "font-weight", "text-anchor")
 _LOCK = threading.Lock()
 """Guards the first load of the engine and the measuring fonts (worker threads share them)."""
+_BINDING = threading.Lock()
+"""Held around the ``thorvg_python`` calls that set their C function's ``argtypes`` for each
+call from its sizes (``SwCanvas.set_target``, ``Picture.load_data``): two threads would swap
+them (a ctypes ArgumentError, or a wrong buffer). Drawing, most of ThorVG's time, runs outside."""
 
 
 def face(weight: str) -> str:
@@ -186,11 +190,13 @@ def rasterise(svg_text: str, width: int) -> Image.Image:
     engine = _engine()
     canvas = tvg.SwCanvas(engine)
     try:
-        canvas.set_target(width, height)
-        ctypes.memset(canvas.buffer_arr, 0xFF, width * height * 4)  # white, opaque
-        picture = tvg.Picture(engine)
-        if picture.load_data(text.encode() + b"\0", "svg", None, True) != tvg.Result.SUCCESS:
+        with _BINDING:
+            canvas.set_target(width, height)
+            picture = tvg.Picture(engine)
+            loaded = picture.load_data(text.encode() + b"\0", "svg", None, True)
+        if loaded != tvg.Result.SUCCESS:
             raise ValueError("ThorVG could not read the SVG")
+        ctypes.memset(canvas.buffer_arr, 0xFF, width * height * 4)  # white, opaque
         picture.set_size(width, exact_h)
         canvas.add(picture)
         canvas.update()
