@@ -179,11 +179,11 @@ def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server:
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         page.fill('input[name="steps"]', "250")
-        page.wait_for_function("window.tnCalculator.last().env['run.steps'] === 250")
+        page.wait_for_function("() => window.tnCalculator.last().env['run.steps'] === 250")
         url = page.url
         total = page.text_content('.tn-calc__cards [data-key="tinker.total"]')
         page.select_option('select[name="a"]', "ppo")
-        page.wait_for_function("window.tnCalculator.last().names.algorithm === 'ppo'")
+        page.wait_for_function("() => window.tnCalculator.last().names.algorithm === 'ppo'")
         ppo_query = page.evaluate("location.search")
     finally:
         page.close()
@@ -201,7 +201,7 @@ def test_preset_link_reproduces_the_estimate(calc_browser: Any, calc_server: str
     page, errors = open_calculator(calc_browser, calc_server, {})
     try:
         page.click(".tn-calc__preset >> nth=1")
-        page.wait_for_function("window.tnCalculator.last().names.model === 'kimi-k2.6'")
+        page.wait_for_function("() => window.tnCalculator.last().names.model === 'kimi-k2.6'")
         first = page.evaluate("window.tnCalculator.last().numbers")
         page.goto(page.url)  # the link alone
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
@@ -261,7 +261,7 @@ def test_calculator_survives_instant_navigation(calc_browser: Any, calc_server: 
         page.go_back()
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
         page.fill('input[name="G"]', "4")
-        page.wait_for_function("window.tnCalculator.last().env['run.G'] === 4")
+        page.wait_for_function("() => window.tnCalculator.last().env['run.G'] === 4")
         reloads = page.evaluate("performance.getEntriesByType('navigation').length")
     finally:
         page.close()

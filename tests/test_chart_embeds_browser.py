@@ -154,7 +154,7 @@ def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # no
     with new_tab(browser, viewport={"width": 900, "height": 900}) as tab:
         tab.goto(url)
         tab.frame_locator("iframe").locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
-        tab.wait_for_function("document.querySelector('iframe').getAttribute('scrolling') "
+        tab.wait_for_function("() => document.querySelector('iframe').getAttribute('scrolling') "
                               "=== 'no' && document.querySelector('iframe').style.height",
                               timeout=TIMEOUT_MS)
         m = tab.frames[1].evaluate(MEASURE)

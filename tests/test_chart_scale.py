@@ -75,7 +75,7 @@ def test_default_selection_shows_and_a_curve_is_added_on_request(browser, served
         page.select_option(f"{box} .tn-chart__select", wanted_id)
         page.locator(f"{box} [data-tn-add]").click()
         page.wait_for_function(
-            f"document.querySelector('{box} .tn-chart__plot').data.length === "
+            f"() => document.querySelector('{box} .tn-chart__plot').data.length === "
             f"{3 * charts.FEATURED_MAX + 1 + 3}", timeout=TIMEOUT_MS)
         legend = page.locator(f"{box} .legend .traces").all_text_contents()
         assert any(wanted_name in text for text in legend)

@@ -160,11 +160,11 @@ def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> N
     light, dark = charts.THEMES["light"], charts.THEMES["dark"]
     assert page.evaluate(colours) == [light["paper_bgcolor"], light["font.color"]]
     page.locator("label.md-header__button[for='__palette_1']").first.click()
-    page.wait_for_function(f"{GD}._fullLayout.paper_bgcolor === '{dark['paper_bgcolor']}'",
+    page.wait_for_function(f"() => {GD}._fullLayout.paper_bgcolor === '{dark['paper_bgcolor']}'",
                            timeout=TIMEOUT_MS)
     assert page.evaluate(colours) == [dark["paper_bgcolor"], dark["font.color"]]
     page.locator("label.md-header__button[for='__palette_0']").first.click()
-    page.wait_for_function(f"{GD}._fullLayout.paper_bgcolor === '{light['paper_bgcolor']}'",
+    page.wait_for_function(f"() => {GD}._fullLayout.paper_bgcolor === '{light['paper_bgcolor']}'",
                            timeout=TIMEOUT_MS)
     assert page.evaluate("window.__sameDocument") is True
     assert session.errors == []
@@ -175,11 +175,11 @@ def test_chart_resizes_with_the_window(session: Session) -> None:
     width = f"{GD}._fullLayout.width"
     wide = page.evaluate(width)
     page.set_viewport_size({"width": 480, "height": 900})
-    page.wait_for_function(f"{width} < {wide} - 100", timeout=TIMEOUT_MS)
+    page.wait_for_function(f"() => {width} < {wide} - 100", timeout=TIMEOUT_MS)
     box = page.evaluate(f"{GD}.getBoundingClientRect().width")
     assert abs(page.evaluate(width) - box) <= 2
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.wait_for_function(f"{width} === {wide}", timeout=TIMEOUT_MS)
+    page.wait_for_function(f"() => {width} === {wide}", timeout=TIMEOUT_MS)
 
 
 def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
@@ -188,7 +188,7 @@ def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
     page.evaluate("window.__sameDocument = true")
     page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
     page.wait_for_url("**/formulas/")
-    page.wait_for_function("document.querySelector('article h1') && "
+    page.wait_for_function("() => document.querySelector('article h1') && "
                            "!document.querySelector('[data-tn-chart]')", timeout=TIMEOUT_MS)
     page.go_back()
     page.wait_for_url("**/algorithms/")
@@ -328,7 +328,7 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
     try:
         page = context.new_page()
         page.goto(page_file.as_uri())
-        page.wait_for_function("window.Plotly !== undefined", timeout=TIMEOUT_MS)
+        page.wait_for_function("() => window.Plotly !== undefined", timeout=TIMEOUT_MS)
         assert page.evaluate(HIDDEN_CHART_STATE_JS) == {"state": None, "ready": False}
         plot = "document.querySelector('.tn-chart__plot')"
         for width in (500, 800):
@@ -336,7 +336,7 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
                           "{display: 'none'})")
             page.evaluate(f"Object.assign(document.getElementById('tab').style, "
                           f"{{display: 'block', width: '{width}px'}})")
-            page.wait_for_function(f"{plot}._fullLayout && {plot}._fullLayout.width === "
+            page.wait_for_function(f"() => {plot}._fullLayout && {plot}._fullLayout.width === "
                                    f"Math.round({plot}.getBoundingClientRect().width)",
                                    timeout=TIMEOUT_MS)
             assert abs(page.evaluate(f"{plot}._fullLayout.width") - width) <= 2

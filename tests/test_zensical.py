@@ -432,7 +432,7 @@ def test_chart_draws_rethemes_and_survives_instant_navigation(page: Any, served:
     paper = f"document.querySelector('{CHART} .tn-chart__plot')._fullLayout.paper_bgcolor"
     light = page.evaluate(paper)
     page.locator("label.md-header__button[for='__palette_1']").first.click()
-    page.wait_for_function(f"{paper} !== {light!r}", timeout=TIMEOUT_MS)
+    page.wait_for_function(f"() => {paper} !== {light!r}", timeout=TIMEOUT_MS)
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
     page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
     page.wait_for_url("**/formulas/")
@@ -440,7 +440,7 @@ def test_chart_draws_rethemes_and_survives_instant_navigation(page: Any, served:
     page.wait_for_url("**/algorithms/")
     # instant navigation swaps the content after the URL changes: scroll to whichever chart
     # element is current until it has drawn (plotly.js is loaded: being in view is enough)
-    page.wait_for_function(f"""(() => {{
+    page.wait_for_function(f"""() => (() => {{
         const chart = document.querySelector('{CHART}');
         if (!chart) return false;
         chart.scrollIntoView();
@@ -461,9 +461,9 @@ def test_calculator_computes_what_python_computes(page: Any, served: str,
     total = '.tn-calc__cards [data-key="tinker.total"]'
     before = page.text_content(total)
     page.fill('input[name="steps"]', "250")
-    page.wait_for_function("window.tnCalculator.last().env['run.steps'] === 250",
+    page.wait_for_function("() => window.tnCalculator.last().env['run.steps'] === 250",
                            timeout=TIMEOUT_MS)
-    page.wait_for_function(f"document.querySelector('{total}').textContent !== {before!r}",
+    page.wait_for_function(f"() => document.querySelector('{total}').textContent !== {before!r}",
                            timeout=TIMEOUT_MS)
     expected = estimate(real_catalog(), {"steps": "250"})["tinker.total"]
     assert page.text_content(total) == fmt_usd(expected)
