@@ -74,10 +74,12 @@ SCHEMES = {"light": "default", "dark": "slate"}
 
 
 def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
-              size: tuple[int, int] = (1280, 900)) -> tuple[Any, list[str]]:
+              size: tuple[int, int] = (1280, 900), axe: bool = False) -> tuple[Any, list[str]]:
     """A page in a fresh context that answers ``base_url`` from the built folder ``root``,
     with the system colour scheme ``scheme``; returns it and a list that collects requests
-    to any other host (refused)."""
+    to any other host (refused). With ``axe``, every document of the context gets axe-core
+    before its own scripts (an init script: sent to the browser once, and outside the pages'
+    Content-Security-Policy, which refuses an injected inline script)."""
     foreign: list[str] = []
     base = urlsplit(base_url)
 
@@ -98,6 +100,8 @@ def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   color_scheme=scheme)
     context.route("**/*", handle)
+    if axe:
+        context.add_init_script(path=str(_axe_js()))
     return context.new_page(), foreign
 
 
@@ -105,11 +109,30 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practi
 BLOCKING_IMPACTS = ("serious", "critical")
 
 
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    """axe-core's violations on the loaded page (all WCAG 2.x A/AA rules and best practices)."""
+def _axe_js() -> Path:
     if not AXE_JS.is_file():
         raise AssertionError("axe-core is not installed: run `make axe` (`make test` does)")
-    page.add_script_tag(path=str(AXE_JS))
-    result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags},"
-                           " resultTypes: ['violations']})", AXE_TAGS)
-    return result["violations"]
+    return AXE_JS
+
+
+def start_axe(page: Any, *, rules: list[str] | None = None) -> None:
+    """Start axe-core on the loaded page without waiting for it (:func:`axe_results` waits), so
+    several pages can be checked at once, each in its own renderer. ``rules``: only these axe
+    rule ids, else all WCAG 2.x A/AA rules and best practices. axe-core comes from
+    ``open_site(..., axe=True)``, else it is added as a script tag (pages without a CSP)."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(_axe_js()))
+    only = {"type": "rule", "values": rules} if rules else {"type": "tag", "values": AXE_TAGS}
+    page.evaluate("(only) => { window.tnAxe = new Promise((go) => setTimeout(go)).then(() =>"
+                  " axe.run(document, {runOnly: only, resultTypes: ['violations']})); }", only)
+
+
+def axe_results(page: Any) -> list[dict[str, Any]]:
+    """The violations of the axe-core run :func:`start_axe` started on ``page``."""
+    return page.evaluate("() => window.tnAxe.then((result) => result.violations)")
+
+
+def axe_violations(page: Any, *, rules: list[str] | None = None) -> list[dict[str, Any]]:
+    """axe-core's violations on the loaded page (see :func:`start_axe` for ``rules``)."""
+    start_axe(page, rules=rules)
+    return axe_results(page)

@@ -91,23 +91,43 @@ def our_pages() -> list[str]:
     return [*PAGES, *(f"algorithms/{a}/" for a in sorted(catalog.algorithms))]
 
 
+def page_problems(path: str, scheme: str, state: dict) -> list[tuple]:
+    """What is wrong with one page's ``STATE_JS`` state, shown in ``scheme``."""
+    problems: list[tuple] = []
+    if state["scheme"] != scheme:
+        problems.append((path, "scheme", state["scheme"]))
+    if state["overflow"] > 0:
+        problems.append((path, "overflow px", state["overflow"], state["wide"]))
+    leaks = [marker for marker in RAW if marker in state["text"]]
+    if leaks:
+        problems.append((path, "raw markup", leaks))
+    return problems
+
+
+@pytest.fixture(scope="module")
+def looked_at(browser, built_site: BuiltSite) -> dict[tuple[str, str], tuple[list, Served]]:
+    """Every page in every viewport and scheme: the four tabs load each page side by side (one
+    context, so one renderer, each: the machine's cores share the work), then each is read."""
+    combos = [(viewport, scheme) for viewport in sorted(VIEWPORTS) for scheme in SCHEMES]
+    served = {combo: Served(built_site.root) for combo in combos}
+    tabs = {combo: served[combo].open(browser, combo[1], VIEWPORTS[combo[0]]) for combo in combos}
+    problems: dict[tuple[str, str], list] = {combo: [] for combo in combos}
+    for path in our_pages():
+        for page in tabs.values():
+            page.goto(SUB_PATH_URL + path, wait_until="commit")
+        for combo, page in tabs.items():
+            page.wait_for_load_state("load")
+            problems[combo] += page_problems(path, combo[1], page.evaluate(STATE_JS))
+    for page in tabs.values():
+        page.context.close()
+    return {combo: (problems[combo], served[combo]) for combo in combos}
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
-def test_pages_fit_the_screen_and_show_no_raw_markup(browser, served: Served, scheme: str,
+def test_pages_fit_the_screen_and_show_no_raw_markup(looked_at, scheme: str,
                                                      viewport: str) -> None:
-    page = served.open(browser, scheme, VIEWPORTS[viewport])
-    problems = []
-    for path in our_pages():
-        page.goto(SUB_PATH_URL + path, wait_until="load")
-        state = page.evaluate(STATE_JS)
-        if state["scheme"] != scheme:
-            problems.append((path, "scheme", state["scheme"]))
-        if state["overflow"] > 0:
-            problems.append((path, "overflow px", state["overflow"], state["wide"]))
-        leaks = [marker for marker in RAW if marker in state["text"]]
-        if leaks:
-            problems.append((path, "raw markup", leaks))
-    page.context.close()
+    problems, served = looked_at[viewport, scheme]
     assert not problems
     assert not served.foreign, f"requests to other hosts: {served.foreign[:5]}"
     assert not served.errors, f"JavaScript errors: {served.errors[:5]}"
