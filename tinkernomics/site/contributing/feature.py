@@ -20,8 +20,14 @@ from tinkernomics.catalog.fields import (
     Status,
     Unit,
 )
-from tinkernomics.site.contributing.fieldsdoc import NO_DEFAULT, FieldDoc, field_docs, flow, nested_models
 from tinkernomics.site.build import Macro, SiteContext
+from tinkernomics.site.contributing.fieldsdoc import (
+    NO_DEFAULT,
+    FieldDoc,
+    field_docs,
+    flow,
+    nested_models,
+)
 
 UNITS_ANCHOR = "units"
 STATUS_ANCHOR = "status"

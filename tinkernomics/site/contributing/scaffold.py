@@ -315,7 +315,8 @@ def add_new_command(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_new)
 
 
-if __name__ == "__main__":  # python -m tinkernomics.site.contributing.scaffold CONTRIBUTING.md: refresh its copies
+# python -m tinkernomics.site.contributing.scaffold CONTRIBUTING.md: refresh its copies
+if __name__ == "__main__":
     for name in sys.argv[1:]:
         target = Path(name)
         target.write_text(sync_templates(target.read_text(encoding="utf-8")), encoding="utf-8")

@@ -24,13 +24,13 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages import views
 from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.previews import add_previews
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.stylesheets import write_bundle
 from tinkernomics.site.pages.themefiles import drop_unused_theme_files
-from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
 

@@ -240,7 +240,8 @@ class SiteIndex:
         return self.catalog.losses
 
     def cite(self, ref_id: str, links: Links) -> Cite:
-        ref = self.references[ref_id]  # KeyError: unknown reference id
+        if ref_id not in self.references:
+            raise KeyError(f"unknown reference id {ref_id!r}")
         return Cite(ref_id, self.numbers[ref_id], links.to(REFERENCES, ref_id),
                     self.ref_hover[ref_id])
 
