@@ -196,17 +196,19 @@ def test_an_unknown_text_anchor_is_an_error() -> None:
 
 def test_threads_drawing_images_of_different_sizes_draw_what_one_thread_draws(
         grpo: charts.Chart, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The image workers are threads sharing one ThorVG binding, which sets a C function's
-    argument types for each call from the image's size: without ``raster._BINDING`` two sizes
-    at once swap them (a ctypes ArgumentError, or a wrong buffer; rare, so the lock is also
-    checked directly)."""
+    """The image workers are threads sharing one ThorVG, which is not safe to use from two at
+    once: on a cold start, images drawn side by side came out different (the fonts' glyphs are
+    read in lazily) and a process crashed, and the binding sets a C function's argument types
+    for each call from the image's size. ``raster._THORVG`` lets one thread draw at a time;
+    the races are rare, so the lock is checked directly too."""
     from concurrent.futures import ThreadPoolExecutor
 
     import thorvg_python as tvg
 
-    for cls, name in ((tvg.SwCanvas, "set_target"), (tvg.Picture, "load_data")):
+    for cls, name in ((tvg.SwCanvas, "set_target"), (tvg.Picture, "load_data"),
+                      (tvg.SwCanvas, "draw")):
         def held(*args: object, _real: object = getattr(cls, name), _name: str = name) -> object:
-            assert raster._BINDING.locked(), f"{_name} called without raster._BINDING"
+            assert raster._THORVG.locked(), f"{_name} called without raster._THORVG"
             return _real(*args)  # type: ignore[operator]
 
         monkeypatch.setattr(cls, name, held)

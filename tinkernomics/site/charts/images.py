@@ -168,9 +168,10 @@ class ImageCache:
 
     def start_prefill(self, jobs: list[tuple[str, int]]) -> Prefill:
         """Start rendering the jobs not cached yet in worker threads (one per core) and return
-        at once: the build goes on rendering pages while they work (ThorVG and Pillow's
-        compression, most of an image's time, release the GIL), and ``Prefill.wait`` before
-        the images are placed. Each worker stores its images in the cache itself."""
+        at once: the build goes on rendering pages while they work (Pillow's palette and
+        compression, most of an image's time, release the GIL; ThorVG draws one image at a
+        time), and ``Prefill.wait`` before the images are placed. Each worker stores its
+        images in the cache itself."""
         todo = self.todo(jobs) if self.draw else {}
         if len(todo) < PARALLEL_MIN_IMAGES:
             return Prefill([], 0)

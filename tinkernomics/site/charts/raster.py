@@ -16,8 +16,8 @@ ThorVG reads differently, without changing the downloadable file (only the raste
   three faces); texts are moved down by that.
 
 Fonts and the engine are loaded once per process (``_engine``) and shared by the image worker
-threads (each image has its own canvas); images are drawn on a white canvas (opaque, so the
-premultiplied buffer is the RGB image).
+threads, which draw one image at a time (``_THORVG``); images are drawn on a white canvas
+(opaque, so the premultiplied buffer is the RGB image).
 """
 
 from __future__ import annotations
@@ -47,10 +47,12 @@ SVG_NS = "http://www.w3.org/2000/svg"
 _INHERITED = ("font-family", "font-size", "font-weight", "text-anchor")
 _LOCK = threading.Lock()
 """Guards the first load of the engine and the measuring fonts (worker threads share them)."""
-_BINDING = threading.Lock()
-"""Held around the ``thorvg_python`` calls that set their C function's ``argtypes`` for each
-call from its sizes (``SwCanvas.set_target``, ``Picture.load_data``): two threads would swap
-them (a ctypes ArgumentError, or a wrong buffer). Drawing, most of ThorVG's time, runs outside."""
+_THORVG = threading.Lock()
+"""Held while ThorVG draws: one image at a time per process. ThorVG is not safe to use from two
+threads at once (the loaded fonts' glyphs are read in lazily, shared by every canvas: drawn
+side by side on a cold start, an image came out different, and once the process crashed), and
+the binding sets some C functions' ``argtypes`` for each call from the image's size. The rest
+of an image, the SVG rewrite and Pillow's palette and compression, runs outside it."""
 
 
 def face(weight: str) -> str:
@@ -188,21 +190,20 @@ def rasterise(svg_text: str, width: int) -> Image.Image:
     exact_h = view_h * width / view_w
     height = math.ceil(exact_h - 1e-6)  # as ``size`` says
     engine = _engine()
-    canvas = tvg.SwCanvas(engine)
-    try:
-        with _BINDING:
+    with _THORVG:
+        canvas = tvg.SwCanvas(engine)
+        try:
             canvas.set_target(width, height)
+            ctypes.memset(canvas.buffer_arr, 0xFF, width * height * 4)  # white, opaque
             picture = tvg.Picture(engine)
-            loaded = picture.load_data(text.encode() + b"\0", "svg", None, True)
-        if loaded != tvg.Result.SUCCESS:
-            raise ValueError("ThorVG could not read the SVG")
-        ctypes.memset(canvas.buffer_arr, 0xFF, width * height * 4)  # white, opaque
-        picture.set_size(width, exact_h)
-        canvas.add(picture)
-        canvas.update()
-        canvas.draw(False)  # keep the white background
-        canvas.sync()
-        pixels = memoryview(canvas.buffer_arr).cast("B")
-        return Image.frombytes("RGB", (width, height), pixels, "raw", "RGBX")
-    finally:
-        canvas.destroy()
+            if picture.load_data(text.encode() + b"\0", "svg", None, True) != tvg.Result.SUCCESS:
+                raise ValueError("ThorVG could not read the SVG")
+            picture.set_size(width, exact_h)
+            canvas.add(picture)
+            canvas.update()
+            canvas.draw(False)  # keep the white background
+            canvas.sync()
+            pixels = memoryview(canvas.buffer_arr).cast("B")
+            return Image.frombytes("RGB", (width, height), pixels, "raw", "RGBX")
+        finally:
+            canvas.destroy()
