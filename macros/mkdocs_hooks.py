@@ -16,6 +16,9 @@ build if that block ever holds more than the bundle and the ``extra_javascript``
 Chart PNGs serve link previews and image-only hosts, not a local preview: under ``mkdocs serve``
 (``on_startup``'s command) the charts feature writes every other file and no PNG
 (``$TINKERNOMICS_CHART_IMAGES``, unless set already: ``=1`` draws them while serving too).
+The same command sets ``$TINKERNOMICS_SERVE``: the pages' Content-Security-Policy then allows
+inline scripts, for the live-reload script MkDocs writes into every response
+(``site/postbuild/csp.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from mkdocs.plugins import event_priority
 
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.pages.searchcut import cut, restore
+from tinkernomics.site.postbuild.csp import SERVE_ENV
 
 _CUT: dict[str, list[str]] = {}
 """The parts cut from each page (by source path), held between the two hooks."""
@@ -48,6 +52,7 @@ def on_page_context(context, page, config, nav):
 def on_startup(command, dirty):
     if command == "serve":
         os.environ.setdefault(CHART_IMAGES_ENV, "0")
+        os.environ[SERVE_ENV] = "1"  # the page policy allows the live-reload script
 
 
 def on_env(env, config, files):

@@ -9,6 +9,7 @@ and always stops it. Waits are bounded and end on a condition (the page shows wh
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -116,7 +117,12 @@ def break_and_fix(server: Server, path: str, good: str, expect: str,
 @pytest.mark.build
 def test_bad_saves_show_the_error_page_and_the_site_comes_back(server: Server) -> None:
     algorithms = server.project / "catalog" / "algorithms"
-    server.wait("algorithms/grpo/", shows("Group Relative"), FIRST_BUILD_S)
+    page = server.wait("algorithms/grpo/", shows("Group Relative"), FIRST_BUILD_S)
+    # The live-reload script MkDocs writes into each response differs per request: under serve
+    # the page's Content-Security-Policy allows inline scripts (a built site allows hashes only).
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert policy and "'unsafe-inline'" in policy.group(1).split("script-src")[1].split(";")[0]
+    assert "livereload(" in page
 
     grpo = algorithms / "grpo.yaml"
     good = grpo.read_text(encoding="utf-8")
