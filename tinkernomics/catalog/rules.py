@@ -20,6 +20,7 @@ from tinkernomics.catalog.dates import rule_dates_plausible
 from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
+from tinkernomics.catalog.models.algorithms import SourcedFact
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
@@ -34,7 +35,8 @@ Need = tuple[str, str, str]
 default algorithm. The catalog layer knows none of them; ``tinkernomics.site.needs`` lists them
 and the CLI and the site build pass them in, so ``validate`` reports a missing one."""
 
-PROVENANCE = (m.Figure, m.FigureList, m.Claim, m.Formula, m.Reference, m.PriceList, m.PriceRow)
+PROVENANCE = (m.Figure, m.FigureList, m.Claim, m.Formula, m.Reference, m.PriceList, m.PriceRow,
+              SourcedFact)
 """Models that carry a status and (maybe) reported_instead."""
 
 EXPECTED_UNITS: dict[tuple[type[BaseModel], str], set[Unit]] = {

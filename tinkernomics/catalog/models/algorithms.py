@@ -62,6 +62,71 @@ class ScaleRLFit(StrictModel):
     )
 
 
+class RewardSource(StrEnum):
+    """Where an algorithm's learning signal comes from."""
+
+    reward_model = "reward_model"
+    """A learned reward model scores each rollout."""
+    verifier = "verifier"
+    """A programmatic check (answer match, unit tests) scores each rollout."""
+    either = "either"
+    """Works with a learned reward model or a verifier alike."""
+    preferences = "preferences"
+    """Offline preference or labelled data; nothing scores new samples."""
+    teacher = "teacher"
+    """A teacher model's log-probabilities (distillation)."""
+
+
+class SourcedFact(ProvenanceModel):
+    """A yes/no or categorical fact about an algorithm, with its source."""
+
+    status: Status = Field(description="Provenance status; see Figure.status.")
+    asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
+    source: Id = Field(description="Reference id that states it.", examples=["dapo_yu"])
+    note: Prose | None = Field(default=None, description="Where the source says it, and how.")
+    reported_instead: Prose | None = Field(
+        default=None, description="Required when unverified: what the sources report instead.")
+
+
+class SourcedFlag(SourcedFact):
+    """A yes/no fact with its source."""
+
+    value: bool = Field(description="Yes (true) or no (false).")
+
+
+class SourcedReward(SourcedFact):
+    """Where the reward comes from, with its source."""
+
+    value: RewardSource = Field(description="`reward_model`, `verifier`, `either`, "
+                                            "`preferences` or `teacher`.")
+
+
+class SourcedTeacher(SourcedFact):
+    """The teacher a distillation method is run with in its source."""
+
+    model: Id = Field(description="Model id (catalog/models/) of the teacher the source uses; "
+                                  "the calculator's default teacher.", examples=["qwen3-32b"])
+
+
+class Semantics(StrictModel):
+    """What the algorithm does that decides its memory and cost; each fact with a source."""
+
+    kl_reference: SourcedFlag = Field(
+        description="True if the loss has a KL term to a frozen reference: then a reference is "
+                    "held and its log-probs are billed by default.")
+    reward: SourcedReward = Field(description="Where its reward comes from.")
+    rollouts: SourcedFlag = Field(
+        description="True if it samples rollouts from the policy; false for offline methods "
+                    "(no rollout phase).")
+    teacher: SourcedTeacher | None = Field(
+        default=None, description="Distillation: the teacher, its own role with its own model.")
+    oversampling: Annotated[Figure, n.FigureRange(
+        ge=1, le=100, hint="rollouts sampled per rollout kept, e.g. 3 (allowed 1-100)")] | None = \
+        Field(default=None, description="Rollouts sampled per rollout trained on, where the "
+                                        "method filters groups (DAPO's dynamic sampling), unit "
+                                        "`multiplier`; priced as extra rollouts.")
+
+
 class Algorithm(StrictModel):
     """An RL post-training algorithm and its cost/memory profile."""
 
@@ -97,6 +162,9 @@ class Algorithm(StrictModel):
         default=None, description="How the algorithm is run on Tinker, if not a plain mapping."
     )
     scalerl: ScaleRLFit | None = Field(default=None, description="ScaleRL sigmoid fit, if any.")
+    semantics: Semantics | None = Field(
+        default=None, description="KL to a reference, reward source, rollouts, teacher and "
+                                  "over-sampling, each sourced: what the run model reads.")
     notes: Prose = Field(description="What sets it apart, in a few sentences of markdown.")
     claims: list[Claim] = Field(default_factory=list, description="Headline results with sources.")
     references: list[Id] = Field(min_length=1, description="Reference ids it rests on.",

@@ -20,6 +20,7 @@ from tinkernomics.catalog.fields import (
 )
 from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
+from tinkernomics.catalog.models.shape import ModelShape
 
 
 class Architecture(StrEnum):
@@ -43,7 +44,11 @@ class LanguageModel(StrictModel):
         default=None, description="Active parameters (MoE), unit `billion_parameters`."
     )
     d_model: Annotated[Figure, n.D_MODEL] | None = Field(
-        default=None, description="Hidden size, unit `count`.")
+        default=None, description="Hidden size (hidden_size), unit `count`.")
+    shape: ModelShape | None = Field(
+        default=None, description="Architecture figures, each with its source and locator "
+                                  "(layers, heads, KV heads, head size, MLP, vocabulary, experts, "
+                                  "context); what memory is computed from.")
     notes: Prose | None = Field(default=None, description="Anything a reader should know.")
 
 
