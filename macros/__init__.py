@@ -50,7 +50,11 @@ def define_env(env) -> None:
                                   build=env.conf if zensical else None)
     except CatalogError as err:
         if not _serving():
-            raise
+            if zensical:
+                raise
+            from mkdocs.exceptions import PluginError  # MkDocs prints it without a traceback
+
+            raise PluginError(str(err)) from None
         # Lesson: a failed rebuild makes `mkdocs serve` hold every request until a build
         # succeeds; so the build succeeds, and each page lists the problems instead.
         env.variables[_PROBLEMS_KEY] = err.problems
