@@ -4,12 +4,24 @@ and status. Every other model that holds a number holds one of these.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from tinkernomics.catalog.fields import ASSERTED_BY_DESCRIPTION, AssertedBy, Id, Prose, Status, Unit
 from tinkernomics.catalog.models.base import ProvenanceModel
+
+LOCATOR_DESCRIPTION = (
+    "Where in `source` a reviewer finds it in a minute: a section, table or figure "
+    "(`§4.2`, `Table 1`, `Figure 5b`), a file path and line (`configs/x.jsonnet line 92`), or "
+    "the quoted sentence. Required when status is `reported`."
+)
+LOCATOR_EXAMPLES = ["Table 1 (appendix A.13)", "§4.2: \"For each question, we sample 64 outputs.\""]
+
+
+def locator_field() -> Any:
+    """The ``locator`` field every figure and claim carries (one description for all)."""
+    return Field(default=None, description=LOCATOR_DESCRIPTION, examples=LOCATOR_EXAMPLES)
 
 
 class Figure(ProvenanceModel):
@@ -33,6 +45,7 @@ class Figure(ProvenanceModel):
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Id of the reference (catalog/references/) that backs it.",
                        examples=["grpo_deepseekmath"])
+    locator: Prose | None = locator_field()
     note: Prose | None = Field(default=None, description="Context shown beside the figure.")
     reported_instead: Prose | None = Field(
         default=None,
@@ -54,6 +67,7 @@ class FigureList(ProvenanceModel):
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id backing the values.",
                        examples=["grpo_deepseekmath"])
+    locator: Prose | None = locator_field()
     note: Prose | None = Field(default=None, description="Context shown beside the values.")
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources report instead."
@@ -68,6 +82,7 @@ class Claim(ProvenanceModel):
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id backing the claim.",
                        examples=["grpo_deepseekmath"])
+    locator: Prose | None = locator_field()
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources report instead."
     )
