@@ -6,8 +6,9 @@ the generated JSON Schemas and readers through the site's Fields reference page.
 rules (references resolve, ids equal file names, ...) live in ``rules.py``; arithmetic lives in
 ``derived/``. Public API models are separate (``site/api/models.py``).
 
-One module per area (base, provenance, references, algorithms, hardware, tinker); this package
-re-exports every model, so ``from tinkernomics.catalog import models as m; m.Algorithm`` works.
+One module per area (base, provenance, references, algorithms, scalerl, hardware, tinker);
+this package re-exports every model, so ``from tinkernomics.catalog import models as m;
+m.Algorithm`` works.
 """
 
 from tinkernomics.catalog.models.algorithms import (
@@ -23,6 +24,7 @@ from tinkernomics.catalog.models.base import IDENT_PATTERN, Identifier, Provenan
 from tinkernomics.catalog.models.hardware import Conversion, Hardware, RentalPrice
 from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
 from tinkernomics.catalog.models.references import Reference
+from tinkernomics.catalog.models.scalerl import ScaleRLRecord, ScaleRLVariant, SupersededFit
 from tinkernomics.catalog.models.tinker import (
     AbsorbedItem,
     Architecture,
@@ -66,9 +68,12 @@ __all__ = [
     "Reference",
     "RentalPrice",
     "ScaleRLFit",
+    "ScaleRLRecord",
+    "ScaleRLVariant",
     "SetupCost",
     "SpectrumPoint",
     "StrictModel",
+    "SupersededFit",
     "TinkerLoss",
     "TinkerPlatform",
     "TokenType",

@@ -22,6 +22,7 @@ from tinkernomics.catalog.fields import (
 )
 from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
+from tinkernomics.catalog.models.scalerl import ScaleRLFit, ScaleRLRecord
 
 
 class ModelRole(StrEnum):
@@ -40,26 +41,6 @@ class MemoryProfile(StrEnum):
     low = "low"
     medium = "medium"
     high = "high"
-
-
-class ScaleRLFit(StrictModel):
-    """Parameters of the ScaleRL sigmoid R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)."""
-
-    model: ShortText = Field(description="Model the fit was made on.", examples=["Llama-3.1-8B"])
-    dataset: ShortText = Field(description="Training/evaluation data of the fit.",
-                               examples=["MATH"])
-    # Ranges (catalog/numbers.py): A and R0 0-100 %, B 0.01-20, C_mid 0.001 to 1e9 GB200-hours,
-    # which keep every curve point and H100-equivalent hour finite.
-    A: Annotated[Figure, n.SCALERL_A] = Field(
-        description="Asymptotic pass rate (ceiling), unit `percent`.")
-    B: Annotated[Figure, n.SCALERL_B] = Field(
-        description="Scaling exponent (> 0), unit `dimensionless`.")
-    C_mid: Annotated[Figure, n.SCALERL_C_MID] = Field(
-        description="Compute at half the gain, unit `gb200_hours`.")
-    R0: Annotated[Figure, n.SCALERL_R0] | None = Field(
-        default=None,
-        description="Starting pass rate, unit `percent`. When absent, curves assume 0.",
-    )
 
 
 class RewardSource(StrEnum):
@@ -161,7 +142,11 @@ class Algorithm(StrictModel):
     tinker_mapping: Prose | None = Field(
         default=None, description="How the algorithm is run on Tinker, if not a plain mapping."
     )
-    scalerl: ScaleRLFit | None = Field(default=None, description="ScaleRL sigmoid fit, if any.")
+    scalerl: ScaleRLFit | None = Field(
+        default=None, description="ScaleRL sigmoid fit the charts draw: sourced figures only.")
+    scalerl_record: ScaleRLRecord | None = Field(
+        default=None,
+        description="Other fits sources report (variants, ablations) and superseded values.")
     semantics: Semantics | None = Field(
         default=None, description="KL to a reference, reward source, rollouts, teacher and "
                                   "over-sampling, each sourced: what the run model reads.")
