@@ -75,14 +75,16 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_find(args: argparse.Namespace) -> int:
-    """Print the entries matching a query (ids, titles, authors, arXiv ids); 1 if none."""
+    """Print the entries matching a query (ids, titles, authors, arXiv ids). No match is an
+    answer, not a failure (exit 0): a contributor checks that a paper or an id is new."""
     catalog, _ = load_catalog(Path(args.catalog))  # problems are `validate`'s job
     matches = find(catalog, args.query)
     for match in matches:
         print(match.format())
     if not matches:
-        print(f"nothing in {args.catalog} matches {args.query!r}", file=sys.stderr)
-    return 0 if matches else 1
+        print(f"nothing found: no entry in {args.catalog} matches {args.query!r} "
+              "(not in the catalog yet; `make new` scaffolds an entry)")
+    return 0
 
 
 def _find_parser(sub: argparse._SubParsersAction) -> None:
