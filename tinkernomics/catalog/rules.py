@@ -20,6 +20,7 @@ from tinkernomics.catalog.dates import rule_dates_plausible
 from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
+from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.models.algorithms import SourcedFact
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
@@ -307,6 +308,8 @@ RULES: tuple[Rule, ...] = (
     rule_figure_ranges,
     rule_expected_units,
     rule_scalerl_sane,
+    rule_scalerl_sourced,
+    rule_locator_required,
     rule_formula_variables,
     rule_algorithm_consistent,
     rule_unique_within_lists,
