@@ -148,9 +148,32 @@ def test_refusals(text: str | bytes, expected: str) -> None:
     assert found[0].startswith(expected)
 
 
+@pytest.mark.parametrize(("text", "data", "where"), [
+    ("a:\n\tb: 1\n", {"a": {"b": 1}}, [(2, 1)]),
+    ("a:\n  b: 1\n\tc: 2\n", {"a": {"b": 1, "c": 2}}, [(3, 1)]),
+    ("a: 1\nb:\n\t- x\n\t- y\nc: 3\n", {"a": 1, "b": ["x", "y"], "c": 3}, [(3, 1), (4, 1)]),
+])
+def test_a_tab_is_reported_and_the_file_read_on(text: str, data: dict, where: list) -> None:
+    """Each tab is a problem at its own place, and the file is read as if it were spaces, so
+    the same run reports everything else in it."""
+    doc, problems = read_yaml(text.encode(), "f.yaml")
+    assert [(p.line, p.col) for p in problems] == where
+    assert all("YAML indents with spaces, never tabs" in (p.hint or "") for p in problems)
+    assert doc is not None and doc.data == data
+
+
+def test_positions_after_a_tab_are_those_of_the_file_as_written() -> None:
+    doc, _ = read_yaml(b"a:\n\t\tb: x\n", "f.yaml")
+    assert doc is not None and doc.where(("a", "b")) == (2, 6)
+
+
+def test_a_tab_and_another_syntax_error_are_both_reported() -> None:
+    problems = read_yaml(b'a:\n\tb: 1\nc: "open\n', "f.yaml")[1]
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [
+        (2, "a tab character in YAML"), (4, "invalid YAML")]
+
+
 @pytest.mark.parametrize(("text", "hint"), [
-    ("a:\n\tb: 1\n", "YAML indents with spaces, never tabs: replace the tab on line 2"),
-    ("a:\n  b: 1\n\t c: 2\n", "replace the tab on line 3"),
     ("note: Step 1: sample\n", "a value that contains ': ' needs quotes"),
     ("a:\n  b: 1\n   c: 2\n", "line 3 is indented differently from the field above it"),
 ])

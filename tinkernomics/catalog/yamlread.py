@@ -5,8 +5,8 @@ itself, which lets it (a) locate every key and value (``YamlDoc.where``), (b) re
 scalars by the YAML 1.2 core schema (``1e-5`` is a float, ``no``/``on`` stay strings), and
 (c) refuse what a catalog never needs: duplicate keys, anchors/aliases, merge keys, custom tags,
 non-finite or oversized numbers (``yamlscalars``), nesting deeper than ``MAX_DEPTH``, control
-characters, non-UTF-8 bytes, empty or oversized files, each at its line:col. Every problem is
-returned; nothing is raised.
+characters, non-UTF-8 bytes, empty or oversized files, each at its line:col; syntax errors are
+``yamlsyntax``'s (which reads on after a tab). Every problem is returned; nothing is raised.
 
 Speed (benchmarks/bench_validate.py): a clean file takes a fast path that builds plain data and
 nothing else. Positions are looked up in the node tree only when a problem needs one; the tree is
@@ -27,6 +27,13 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tinkernomics.catalog.problems import FILE_FIELD, Problem, format_loc
 from tinkernomics.catalog.yamlscalars import Refused, resolve_plain
+from tinkernomics.catalog.yamlsyntax import (
+    Untabbed,
+    left_problem,
+    syntax_problem,
+    tab_problems,
+    untab,
+)
 
 _TAG = "tag:yaml.org,2002:"
 _DEFAULT_TAGS = {ScalarNode: f"{_TAG}str", SequenceNode: f"{_TAG}seq",
@@ -80,8 +87,6 @@ _STANDARD_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", 
 MAX_DEPTH = 32
 """Deepest nesting accepted (catalog entries nest four levels at most). Deeper values are
 refused where they start, before the JSON step (pydantic stops at about 200 levels)."""
-_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-"""Characters YAML refuses anywhere in a file (NUL and other control characters)."""
 _MAYBE_SPECIAL = re.compile(r"(?:^|[-?:\[{,])[ \t]*[&*!]\S", re.MULTILINE)
 """Where an anchor, alias or tag could start: a node starts at a line start or after an
 indicator. Markdown `**bold**` inside prose does not match (it used to trigger a second parse of
@@ -106,6 +111,8 @@ class YamlDoc:
     broken: set[Loc] = field(default_factory=set)
     """Locations whose value the reader already refused (alias, tag, non-finite number); the
     models' complaints about them are follow-on noise and are dropped."""
+    shifts: dict[int, int] = field(default_factory=dict)
+    """Line -> columns its text moved right when tabs were read as spaces (``yamlsyntax``)."""
     _root: Node | None = field(default=None, repr=False)
 
     @property
@@ -116,7 +123,11 @@ class YamlDoc:
 
     def where(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
         """Position (1-based line, col) of ``loc``'s value (its key when ``key``), else of its
-        nearest located ancestor."""
+        nearest located ancestor, in the file as written."""
+        line, col = self._where(loc, key=key)
+        return line, col - self.shifts.get(line, 0)
+
+    def _where(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
         node = self.root
         if node is None:
             return (1, 1)
@@ -301,59 +312,6 @@ def _empty(path: str) -> list[Problem]:
     return [Problem(path, 1, 1, FILE_FIELD, "file is empty", "fill it in or delete it")]
 
 
-_CONTEXT = re.compile(r"^while (?:scanning|parsing) (?:an? )?(.+)$")
-
-
-def _started_on(err: yaml.MarkedYAMLError) -> str | None:
-    """'the quoted scalar starts on line 2' when libyaml noticed the error lines later."""
-    start, end = err.context_mark, err.problem_mark
-    match = _CONTEXT.match(str(err.context or ""))
-    if start is None or end is None or start.line == end.line or match is None:
-        return None
-    return f"the {match[1]} starts on line {start.line + 1}"
-
-
-def _likely_fix(err: yaml.MarkedYAMLError, text: str) -> str | None:
-    """The usual cause of libyaml's two most cryptic errors, read off the offending line: a tab
-    in the indentation, and 'mapping values are not allowed' (a value holding ': ', or a field
-    indented deeper than the one above it)."""
-    mark = err.problem_mark
-    lines = text.splitlines()
-    if mark is None or mark.line >= len(lines):
-        return None
-    line = lines[mark.line]
-    if "\t" in line[: len(line) - len(line.lstrip())] or line[mark.column:mark.column + 1] == "\t":
-        return f"YAML indents with spaces, never tabs: replace the tab on line {mark.line + 1}"
-    if "mapping values are not allowed" not in str(err.problem or ""):
-        return None
-    if ": " in line[: mark.column] or line[: mark.column].rstrip().endswith(":"):
-        return "a value that contains ': ' needs quotes, e.g. note: \"Step 1: sample\""
-    return (f"line {mark.line + 1} is indented differently from the field above it: give fields "
-            "of the same block the same number of spaces")
-
-
-def _syntax_problem(err: yaml.YAMLError, text: str, path: str) -> Problem:
-    """libyaml's error at its mark; a control character (NUL...) at its own place, where
-    libyaml says 1:1."""
-    if (char := _NOT_PRINTABLE.search(text)) is not None:
-        return _unprintable(path, text, char.start())
-    if not isinstance(err, yaml.MarkedYAMLError):  # pragma: no cover - libyaml marks them
-        return Problem(path, 1, 1, FILE_FIELD, f"invalid YAML: {err}")
-    mark = err.problem_mark or err.context_mark
-    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-    message = " ".join(str(x) for x in (err.context, err.problem) if x)
-    return Problem(path, line, col, FILE_FIELD, f"invalid YAML: {message}",
-                   _likely_fix(err, text) or _started_on(err))
-
-
-def _unprintable(path: str, text: str, at: int) -> Problem:
-    line = text.count("\n", 0, at) + 1
-    col = at - (text.rfind("\n", 0, at) + 1) + 1
-    return Problem(path, line, col, FILE_FIELD,
-                   f"control character U+{ord(text[at]):04X} is not allowed in YAML",
-                   "delete it; catalog files hold printable text only")
-
-
 def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Problem]) -> Any:
     """Plain data of ``node``: the fast path, or the careful builder when there is a problem."""
     try:
@@ -369,21 +327,35 @@ def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Pr
         return data
 
 
+def _compose(text: str) -> tuple[Node | None, _Special | None]:
+    node = yaml.compose(text, Loader=_Loader)
+    return node, (_scan_events(text) if _MAYBE_SPECIAL.search(text) else None)
+
+
+def _parse(text: str, path: str) -> tuple[Node | None, _Special | None, str, Untabbed | None,
+                                          list[Problem]]:
+    """Compose ``text``; after a tab, report it and read on with spaces (``yamlsyntax``)."""
+    try:
+        return (*_compose(text), text, None, [])
+    except yaml.YAMLError as err:
+        fixed, left = untab(text, _compose)
+        if not fixed.tabs:
+            return None, None, text, None, [syntax_problem(err, text, path)]
+        problems = tab_problems(path, fixed)
+        if left is not None:
+            return None, None, text, None, [*problems, left_problem(left, fixed, path)]
+        return (*_compose(fixed.text), fixed.text, fixed, problems)
+
+
 def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
     """Parse one file's bytes. Returns the document (None when unusable) and its problems."""
     text, problems = _decode(raw, path)
     if text is None:
         return None, problems
-    special: _Special | None = None
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-        if _MAYBE_SPECIAL.search(text):
-            special = _scan_events(text)
-    except yaml.YAMLError as err:
-        return None, [_syntax_problem(err, text, path)]
+    node, special, text, fixed, problems = _parse(text, path)
     if node is None:
-        return None, _empty(path)
-    doc = YamlDoc(path, text=text)
+        return None, problems or _empty(path)
+    doc = YamlDoc(path, text=text, shifts=fixed.shifts if fixed else {})
     try:
         doc.data = _build(doc, node, special, problems)
     except RecursionError:  # libyaml allows 1,000 flow levels; Python's stack does not
