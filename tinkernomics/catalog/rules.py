@@ -20,7 +20,7 @@ from tinkernomics.catalog.dates import rule_dates_plausible
 from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
-from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
+from tinkernomics.catalog.locators import rule_locator_required
 from tinkernomics.catalog.models.algorithms import SourcedFact
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
@@ -63,11 +63,25 @@ EXPECTED_UNITS: dict[tuple[type[BaseModel], str], set[Unit]] = {
 UPPER_BOUNDS: dict[Unit, float] = {Unit.percent: 100.0, Unit.fraction: 1.0}
 
 
+CLOSED_KINDS = {
+    "loss": "the losses are Tinker's own (its docs list them): name the one the algorithm runs "
+            "on, and say in tinker_mapping how it maps; do not add a loss file for it",
+}
+"""Kinds whose entries mirror a fixed outside list: an unknown id lists them rather than
+inviting a new file."""
+
+
 def _unknown_id(catalog: Catalog, entry: Entry, loc: Loc, wanted: str, kind: str,
                 what: str) -> Problem:
-    close = difflib.get_close_matches(wanted, sorted(catalog.ids(kind)), n=1, cutoff=0.6)
+    known = sorted(catalog.ids(kind))
+    close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
     folder = KINDS_BY_NAME[kind].folder
-    hint = f"did you mean {close[0]!r}?" if close else f"add catalog/{folder}/{wanted}.yaml"
+    if close:
+        hint = f"did you mean {close[0]!r}?"
+    elif kind in CLOSED_KINDS:
+        hint = f"the known ones: {', '.join(known)}; {CLOSED_KINDS[kind]}"
+    else:
+        hint = f"add catalog/{folder}/{wanted}.yaml (make new KIND={kind} ID={wanted})"
     return catalog.problem(entry.kind.name, entry.key, loc, f"unknown {what} {wanted!r}", hint)
 
 
@@ -308,7 +322,6 @@ RULES: tuple[Rule, ...] = (
     rule_figure_ranges,
     rule_expected_units,
     rule_scalerl_sane,
-    rule_scalerl_sourced,
     rule_locator_required,
     rule_formula_variables,
     rule_algorithm_consistent,

@@ -9,6 +9,10 @@ Every stale or missing check is listed, then the ``CURRENT_SHOWN`` current check
 stale first; the other current ones are counted, with the range of their dates, so the page does
 not grow with the catalog (at 2,000 references the full table was two thirds of the page). Each
 reference's date stays in the API (``references.json``, field ``checked``).
+
+The same view carries the reported values without a ``locator`` (``catalog.locators``), one
+row per value with its entry and field: validate requires a locator only in the ScaleRL blocks,
+so this list is where the rest is tracked.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from tinkernomics.catalog.locators import missing_locators
 from tinkernomics.site.pages.views.core import DATA_QUALITY, REFERENCES, Links, SiteIndex
+from tinkernomics.site.pages.views.kinds import entry_anchor, entry_label, entry_page
 
 STALE_AFTER_DAYS = 365
 """A check older than this many days (before the newest check in the catalog) is stale."""
@@ -35,6 +41,15 @@ class CheckRow:
 
 
 @dataclass(frozen=True)
+class LocatorRow:
+    """A reported value without a locator: the entry it belongs to and its field."""
+
+    entry: str
+    href: str
+    field: str
+
+
+@dataclass(frozen=True)
 class ChecksView:
     as_of: str
     stale_after_days: int
@@ -43,6 +58,8 @@ class ChecksView:
     api_href: str = ""
     """The API's references collection, where every check date is."""
     current_shown: int = CURRENT_SHOWN
+    missing_locators: tuple[LocatorRow, ...] = ()
+    """Reported values without a locator, in catalog order."""
 
     @property
     def shown(self) -> list[CheckRow]:
@@ -91,5 +108,17 @@ def reference_checks(index: SiteIndex) -> ChecksView:
     rows.sort(key=lambda r: (not r.stale, r.checked or "", r.ref_id))
     return ChecksView(as_of=as_of.isoformat() if as_of else "",
                       stale_after_days=STALE_AFTER_DAYS, rows=rows,
-                      api_href=links.to("api/v1") + "references.json")
+                      api_href=links.to("api/v1") + "references.json",
+                      missing_locators=locator_rows(index, links))
+
+
+def locator_rows(index: SiteIndex, links: Links) -> tuple[LocatorRow, ...]:
+    """One row per reported value without a locator, linked to its entry's page."""
+    rows = []
+    for item in missing_locators(index.catalog):
+        kind, key = item.entry.kind.name, item.entry.key
+        rows.append(LocatorRow(entry=entry_label(kind, item.entry.model),
+                               href=links.to(entry_page(kind, key), entry_anchor(kind, key)),
+                               field=item.field))
+    return tuple(rows)
 

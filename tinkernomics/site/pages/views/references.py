@@ -68,8 +68,9 @@ def reference_views(index: SiteIndex) -> list[ReferenceView]:
                                      reported_instead=ref.reported_instead,
                                      asserted_by=ref.asserted_by,
                                      origin=Origin("reference", ref_id), anchor=False)
-        cited_by = [(b.label, b.kind_title, links.to(b.page, b.anchor))
-                    for b in index.backlinks.get(ref_id, [])]
+        # An entry citing a reference in several fields links back once.
+        cited_by = list(dict.fromkeys((b.label, b.kind_title, links.to(b.page, b.anchor))
+                                      for b in index.backlinks.get(ref_id, [])))
         views.append(ReferenceView(
             id=ref_id, number=index.numbers[ref_id], title=ref.title, url=ref.url,
             authors=ref.authors, venue=ref.venue or "", date=when, key=ref.key,
