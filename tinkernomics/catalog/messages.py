@@ -15,7 +15,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from tinkernomics.catalog.fields import TEXT_ERROR
+from tinkernomics.catalog.fields import ID_PATTERN, TEXT_ERROR
 from tinkernomics.catalog.numbers import RANGE_ERROR, RangeHint
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
@@ -77,11 +77,23 @@ def _unknown_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
     return f"unknown field {name!r}", ("known fields: " + ", ".join(known)) if known else None
 
 
+SOURCE_HINT = ("add source: <reference id> (the work that states it; `make find Q=...` looks "
+               "one up, `make new KIND=reference` adds one); if no source confirms the value, "
+               "write status: unverified and asserted_by: instead")
+
+
 def _missing_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
+    if loc and loc[-1] == "source":
+        return "required field is missing: a reported value names its source", SOURCE_HINT
     owner = model_at(model, loc)
     info = owner.model_fields.get(str(loc[-1])) if owner else None
     hint = info.description if info and info.description else None
     return "required field is missing", hint
+
+
+def _as_id(text: str) -> str:
+    """``text`` as an id would be written: ``TOPR Paper`` -> ``topr_paper``."""
+    return re.sub(r"[^a-z0-9_.-]+", "_", text.strip().lower()).strip("_.-") or "my_id"
 
 
 def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> str | None:
@@ -153,6 +165,15 @@ def _value_hint(error: dict[str, Any]) -> str | None:
         return "write numbers without thousands separators, e.g. 4000"
     if isinstance(value, str) and kind in ("float_type", "int_type") and _is_number(value):
         return f"remove the quotes: write {value.strip()}, not \"{value}\""
+    if isinstance(value, str) and kind in ("float_type", "int_type"):
+        digits = re.sub(r"[^0-9.]" if kind == "float_type" else r"[^0-9]", "", value)
+        example = digits if digits and _is_number(digits) else ("2025" if kind == "int_type"
+                                                                else "0.66")
+        whole = "a whole number" if kind == "int_type" else "a number"
+        return f"write {whole} without quotes or letters, e.g. {example}"
+    if kind == "string_pattern_mismatch" and isinstance(value, str) \
+            and error.get("ctx", {}).get("pattern") == ID_PATTERN:
+        return f"ids are lower case letters, digits, '_', '.' and '-': write {_as_id(value)}"
     if isinstance(value, str) and kind == "bool_type" and value.lower() in ("true", "false"):
         return f"remove the quotes: write {value.lower()}"
     if kind == "enum" and isinstance(value, str):

@@ -1,0 +1,39 @@
+"""Messages that used to be bare get a hint that says what to write (issue: data pull requests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers_catalog import copy_valid, replace_in, run_validate
+
+PPO = "algorithms/ppo.yaml"
+SOURCED_K = ("typical_k:\n  values: [4]\n  status: unverified\n  asserted_by: original_site\n"
+             "  source: original_site\n")
+
+
+@pytest.mark.parametrize(("old", "new", "field", "hint"), [
+    ("year: 2017", "year: 2017a", "year", "write a whole number without quotes or letters, "
+     "e.g. 2017"),
+    ("id: ppo", "id: TOPR_Paper", "id", "write topr_paper"),
+    (SOURCED_K, "typical_k:\n  values: [4]\n  status: reported\n", "typical_k.source",
+     "add source: <reference id>"),
+    ("tinker_losses: [ppo]", "tinker_losses: [ppo, topr]", "tinker_losses[1]",
+     "the known ones: importance_sampling, ppo"),
+])
+def test_bare_messages_get_a_hint(tmp_path: Path, old: str, new: str, field: str,
+                                  hint: str) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, PPO, old, new)
+    run = run_validate(tmp_path, "catalog")
+    found = [p for p in run.problems if PPO in p.where and p.where.endswith(f": {field}")]
+    assert found, run.out
+    assert found[0].hint and hint in found[0].hint, found[0]
+
+
+def test_unknown_loss_does_not_invite_a_new_loss_file(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, PPO, "tinker_losses: [ppo]", "tinker_losses: [topr]")
+    run = run_validate(tmp_path, "catalog")
+    [problem] = [p for p in run.problems if "tinker_losses" in p.where]
+    assert "losses/topr.yaml" not in (problem.hint or "")
