@@ -15,7 +15,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids, inputs, model
+from tinkernomics.derived.calculator import ids, inputs, model, semantics
 from tinkernomics.derived.calculator.constants import default_gpu_price
 from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 
@@ -51,7 +51,9 @@ class Resolved:
 def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
     plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
-    in_memory = [r.value for r in algo.models_in_memory]
+    in_memory = semantics.default_roles(algo)
+    if c.score_reference and "reference" not in in_memory:
+        in_memory = [*in_memory, "reference"]
     score_ref = "reference" in in_memory if c.score_reference is None else c.score_reference
     roles = tuple(r for r in in_memory if score_ref or r != "reference")
     teacher = c.teacher if "teacher" in roles else ""
@@ -74,8 +76,17 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
 def model_inputs(catalog: Catalog, model_id: str) -> dict[str, float | None]:
     """A model's graph inputs (``model.<field>``, and ``teacher.<field>`` for a teacher)."""
     mod = catalog.models[model_id]
+    shape = mod.shape
     return {"total_b": mod.total_params.value, "active_b": derive.active_params_billion(mod),
-            "d_model": _fig(mod.d_model)}
+            "d_model": _fig(mod.d_model),
+            **{name: _fig(getattr(shape, field)) if shape else None
+               for name, field in SHAPE_INPUTS.items()}}
+
+
+SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads", "kv_heads": "kv_heads",
+                "head_dim": "head_dim", "kv_latent": "kv_latent_dim", "mlp": "mlp_size",
+                "expert_mlp": "expert_mlp_size", "experts": "experts", "vocab": "vocab_size"}
+"""Graph input (``model.<name>``) -> the model's architecture figure (``shape.<field>``)."""
 
 
 def hardware_inputs(catalog: Catalog, hw_id: str) -> dict[str, float | None]:
@@ -111,9 +122,10 @@ def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
     model = model_inputs(catalog, c.model)
     typical = inputs.typical(algo)
-    in_memory = {role.value for role in algo.models_in_memory}
+    in_memory = set(semantics.default_roles(algo))
     return {
-        **c.numbers, "run.online": _flag(algo.online), "run.cache": _flag(c.cache),
+        **c.numbers, "run.online": _flag(semantics.rollouts(algo)), "run.cache": _flag(c.cache),
+        "algo.oversample": semantics.oversampling(algo),
         "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
         **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},
         **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},

@@ -13,8 +13,12 @@ FLOPS_LORA_SOURCED = "flops_lora_training_sourced"
 """LoRA as transformer_math and lora_without_regret count it: about 4·P."""
 VRAM_LORA = "vram_grpo_lora"
 VRAM_FULL = "vram_ppo_full"
+MEM_KV = "mem_kv_cache"
+MEM_ZERO = "mem_weights_optimiser"
+MEM_ACTIVATIONS = "mem_activations"
+"""The run model's memory formulas (``memory.py``)."""
 FORMULA_IDS = (FLOPS_ROLLOUT, FLOPS_REFERENCE, FLOPS_FULL, FLOPS_LORA_SOURCED, FLOPS_LORA,
-               VRAM_LORA, VRAM_FULL)
+               VRAM_LORA, VRAM_FULL, MEM_KV, MEM_ZERO, MEM_ACTIVATIONS)
 VAR_ACTIVE = "P_active"
 VAR_RANK = "R"
 VAR_DMODEL = "D"

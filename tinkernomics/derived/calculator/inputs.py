@@ -24,7 +24,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Unit
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, semantics
 
 DEFAULT_MODEL = "qwen3-8b"
 DEFAULT_ALGORITHM = "grpo"
@@ -112,12 +112,17 @@ INPUTS: tuple[Input, ...] = (
     _number("T", "run.T", "int", 1, 1e4, 1.0),
     _number("d", "run.delta", "int", 0, 1e8, 0.0),
     Input("cache", "flag"),
-    Input("ref", "flag", when="algo.role.reference"),
+    Input("ref", "flag"),
     Input("hw", "choice", dependents=("gp", "md"), pin="hardware"),
     _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="mfu.train", **_MFU),
     _number("mp", "set.mfu_prefill", "num", 0.01, 100, None, shows="mfu.prefill", **_MFU),
     _number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="mfu.decode", **_MFU),
+    _number("mb", "run.mb", "int", 1, 1e4, 1.0),
+    _number("ac", "run.ac", "int", 0, 2, 2.0),
+    _number("rc", "run.ref_copy", "int", 0, 1, 0.0, when="run.lora * role.reference"),
+    _number("la", "run.lora_attention", "int", 0, 1, 0.0, when="run.lora"),
+    _number("os", "set.oversample", "num", 1, 100, None, shows="rollout.oversample"),
     _number("ck", "run.checkpoints", "int", 0, 1e6, 1.0),
     _number("mo", "run.months", "num", 0, 1e3, 1.0),
     _number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
@@ -240,6 +245,12 @@ class Choice:
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
 
 
+def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
+    """The default teacher: the one the algorithm's source uses, else the model itself."""
+    teacher = semantics.teacher(catalog.algorithms[algo_id])
+    return teacher if teacher in catalog.models else model
+
+
 def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
     """Read a link's query by the rules above (``inputs`` and ``Page`` in calculator.js); a
     query that names no algorithm starts from ``DEFAULT_QUERY``."""
@@ -258,7 +269,8 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
         model=model, algorithm=algo_id,
         price_list=_choice(query, "p", catalog.price_lists, latest_price_list(catalog)),
         hardware=_choice(query, "hw", catalog.hardware, DEFAULT_HARDWARE),
-        teacher=_choice(query, "tm", catalog.models, model), variant=query.get("v", ""),
+        teacher=_choice(query, "tm", catalog.models, _teacher(catalog, algo_id, model)),
+        variant=query.get("v", ""),
         lora=query.get("ft") != "full",
         lora_flops=_choice(query, "lf", LORA_FLOPS, LORA_FLOPS[0]),
         score_reference=_flag(query, "ref"), cache=_flag(query, "cache") is True,

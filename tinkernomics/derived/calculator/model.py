@@ -18,9 +18,13 @@ operation order of the original reference, so every figure stays bit for bit wha
 from __future__ import annotations
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids, inputs, resources
+from tinkernomics.derived.calculator import ids, inputs, memory, resources
 from tinkernomics.derived.calculator.constants import constants, inline
 from tinkernomics.derived.calculator.graph import Graph, Line, Quantity
+
+SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "mlp", "expert_mlp",
+                "experts", "vocab")
+"""A model's architecture inputs (``estimate.SHAPE_INPUTS``, ``model.<name>``)."""
 
 ROW = "1 - missing(price.prefill)"
 """The model has a row in the chosen price list (else there is no Tinker bill)."""
@@ -29,6 +33,7 @@ BASE_INPUTS = (
     "run.online", "run.cache", "run.lora", "run.lf_site",
     *(f"role.{r}" for r in inputs.ROLES),
     "model.total_b", "model.active_b", "model.d_model", "teacher.total_b", "teacher.active_b",
+    *(f"model.{name}" for name in SHAPE_INPUTS), "algo.oversample",
     "price.prefill", "price.sample", "price.train", "price.teacher_prefill", "price.cache",
     "price.storage", "hw.tflops", "hw.memory_gb", "hw.bandwidth", "hw.price",
     "fit.A", "fit.B", "fit.C_mid", "fit.R0", "algo.G", "algo.K",
@@ -49,6 +54,10 @@ def token_quantities() -> list[Quantity]:
 
     return [
         q("tokens.episodes", "run.steps * run.prompts * run.G", "Episodes"),
+        q("rollout.oversample", "coalesce(set.oversample, algo.oversample)",
+          "Rollouts sampled per rollout trained on", "number"),
+        q("tokens.rollouts", "tokens.episodes * rollout.oversample", "Rollouts sampled",
+          shown=False),
         q("tokens.prefill_per_episode",
           "run.T * run.C0 + run.delta * run.T * (run.T - 1) / 2 if run.online else 0.0",
           "Prefill per episode", shown=False),
@@ -59,12 +68,12 @@ def token_quantities() -> list[Quantity]:
           "Sampled per episode", shown=False),
         q("tokens.sequence_per_episode", "run.C0 + run.delta * (run.T - 1) + run.out",
           "Trajectory length", shown=False),
-        q("tokens.prefill", "tokens.episodes * tokens.prefill_per_episode", "Prefill"),
-        q("tokens.prefill_cached", "tokens.episodes * tokens.cached_per_episode",
+        q("tokens.prefill", "tokens.rollouts * tokens.prefill_per_episode", "Prefill"),
+        q("tokens.prefill_cached", "tokens.rollouts * tokens.cached_per_episode",
           "of which cached"),
-        q("tokens.prefill_uncached", "tokens.episodes * tokens.prefill_per_episode - "
-          "tokens.episodes * tokens.cached_per_episode", "Uncached prefill"),
-        q("tokens.sample", "tokens.episodes * tokens.sample_per_episode", "Sampled"),
+        q("tokens.prefill_uncached", "tokens.rollouts * tokens.prefill_per_episode - "
+          "tokens.rollouts * tokens.cached_per_episode", "Uncached prefill"),
+        q("tokens.sample", "tokens.rollouts * tokens.sample_per_episode", "Sampled"),
         q("tokens.sequence", "tokens.episodes * tokens.sequence_per_episode", "Trajectories"),
         q("tokens.train", "tokens.episodes * tokens.sequence_per_episode * run.K", "Trained"),
     ]
@@ -220,6 +229,7 @@ def build(catalog: Catalog) -> Graph:
     graph.add(*compute_quantities(own))
     graph.add(*totals(graph))
     graph.add(*resources.memory(catalog))
+    graph.add(*memory.quantities())
     graph.add(*resources.convergence())
     graph.add(*resources.break_even())
     return graph

@@ -117,11 +117,10 @@ def memory(catalog: Catalog) -> list[Quantity]:
              f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
     return [
         *found,
-        Quantity("vram.total", total, "gb", "GPU memory", uses=(VRAM_USES,)),
+        Quantity("vram.total", total, "gb", "GPU memory (original site's formula)",
+                 uses=(VRAM_USES,)),
         Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
-                 "GPUs that hold it"),
-        Quantity("wall_clock_hours", "self.gpu_hours / vram.min_gpus", "hours",
-                 "Hours on those GPUs"),
+                 "GPUs that hold it (original site's formula)"),
     ]
 
 

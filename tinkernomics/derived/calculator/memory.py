@@ -1,0 +1,136 @@
+"""The run model's memory, from the run's shape, per role and per phase (pipeline step 5).
+
+Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the page):
+
+- weights per role at bf16 (2 bytes a parameter): the policy; a reference only when the
+  algorithm holds one (its KL term, or the reader's ``ref``) and, under LoRA, only when the
+  reader asks for a separate copy (``rc``): by default the reference is the base with the
+  adapter switched off; a teacher at its own size; a reward model taken as large as the policy;
+- trainable state: LoRA adapter parameters from the rank and the trained modules (every linear
+  layer of attention and MLP, each expert's MLP in a MoE; LoRA Without Regret) or, under full
+  fine-tuning, every parameter; weights 2 + gradients 2 + fp32 master and Adam moments 12 bytes
+  a trainable parameter (mixed-precision Adam, zero_rajbhandari: 16 bytes a parameter);
+- KV cache: 2 × layers × KV heads × head size × 2 bytes per token (layers × latent width × 2 for
+  multi-head latent attention), times the tokens held by the sequences decoded at once: one
+  decode batch of ``const.decode_sequences`` (the throughput model's assumption) or the step's
+  rollouts when fewer;
+- activations of one micro-batch (korthikanti_activations): per layer s·b·h·(34 + 5·a·s/h)
+  bytes without recomputation, 34·s·b·h with selective recomputation, 2·s·b·h with full
+  recomputation (only each layer's input kept); plus the fp32 logits, vocabulary × b × s × 4.
+
+The rollout phase holds the weights, the frozen models and the KV cache; the training phase the
+weights, the frozen models, the trainable state, a critic, activations and logits. The peak is
+the larger; an offline method has no rollout phase. A figure the catalog does not give (an
+unknown head count) leaves every term that needs it missing: nothing is guessed.
+"""
+
+from __future__ import annotations
+
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.graph import Quantity
+
+WEIGHT_BYTES = 2.0
+"""bf16 weights and gradients (zero_rajbhandari)."""
+OPTIMISER_BYTES = 12.0
+"""fp32 master weights and Adam's two moments, per trainable parameter (zero_rajbhandari)."""
+KV_BYTES = 2.0
+"""bf16 KV cache."""
+LOGIT_BYTES = 4.0
+"""Logits in fp32, as the log-softmax of the policy loss is computed (an assumption)."""
+ZERO = f"formula:{ids.MEM_ZERO}"
+KV = f"formula:{ids.MEM_KV}"
+ACT = f"formula:{ids.MEM_ACTIVATIONS}"
+
+SEQ = "tokens.sequence_per_episode"
+SBH = f"({SEQ} * run.mb * model.d_model)"
+
+
+def _q(key: str, expression: str, label: str, when: str = "", fmt: str = "gb",
+       uses: tuple[str, ...] = (), shown: bool = True) -> Quantity:
+    return Quantity(key, expression, fmt, label, when, uses, shown)
+
+
+def _lora() -> list[Quantity]:
+    """Adapter parameters: rank × layers × Σ (d_in + d_out) over the adapted matrices."""
+    attention = ("2.0 * (model.d_model + model.heads * model.head_dim) + "
+                 "2.0 * (model.d_model + model.kv_heads * model.head_dim)")
+    mlp = ("3.0 * coalesce(model.experts * (model.d_model + model.expert_mlp), "
+           "model.d_model + model.mlp)")
+    return [
+        _q("mem.lora_params", f"lora.rank * model.layers * ({attention} + "
+           f"(0.0 if run.lora_attention else {mlp}))", "LoRA adapter parameters",
+           "run.lora", "count"),
+        _q("mem.trainable", "mem.lora_params if run.lora else p.total", "Trained parameters",
+           fmt="count"),
+    ]
+
+
+def _roles() -> list[Quantity]:
+    b = WEIGHT_BYTES
+    return [
+        _q("mem.policy", f"p.total * {b}", "Policy weights (bf16)", uses=(ZERO,)),
+        _q("mem.reference", f"p.total * {b} * max(1 - run.lora, run.ref_copy)",
+           "Reference weights", "role.reference", uses=(ZERO,)),
+        _q("mem.teacher", f"p.teacher_total * {b}", "Teacher weights", "role.teacher",
+           uses=(ZERO,)),
+        _q("mem.reward_model", f"p.total * {b}", "Reward model weights", "role.reward_model",
+           uses=(ZERO,)),
+        _q("mem.frozen", "0.0 + (mem.reference if role.reference else 0.0) + (mem.teacher if "
+           "role.teacher else 0.0) + (mem.reward_model if role.reward_model else 0.0)",
+           "Frozen models", shown=False),
+    ]
+
+
+def _training() -> list[Quantity]:
+    b, opt = WEIGHT_BYTES, OPTIMISER_BYTES
+    full = f"(2.0 * {SBH})"
+    none = f"({SBH} * (34.0 + 5.0 * model.heads * {SEQ} / model.d_model))"
+    return [
+        _q("mem.adapter", f"mem.lora_params * {b}", "Adapter weights", "run.lora", uses=(ZERO,)),
+        _q("mem.gradients", f"mem.trainable * {b}", "Gradients", uses=(ZERO,)),
+        _q("mem.optimiser", f"mem.trainable * {opt}", "Optimiser state (Adam, fp32 master)",
+           uses=(ZERO,)),
+        _q("mem.critic", f"(p.total * {b} + mem.lora_params * ({b} + {b} + {opt})) if run.lora "
+           f"else p.total * ({b} + {b} + {opt})", "Critic (weights and training state)",
+           "role.critic", uses=(ZERO,)),
+        _q("mem.activations_per_layer", f"{full} if run.ac == 2 else ({none} if run.ac == 0 "
+           f"else 34.0 * {SBH})", "Activations per layer", fmt="gb", uses=(ACT,), shown=False),
+        _q("mem.activations", "model.layers * mem.activations_per_layer",
+           "Activations (one micro-batch)", uses=(ACT,)),
+        _q("mem.logits", f"model.vocab * run.mb * {SEQ} * {LOGIT_BYTES}", "Logits (fp32)",
+           uses=(ACT,)),
+    ]
+
+
+def _kv() -> list[Quantity]:
+    per_token = (f"coalesce(model.layers * model.kv_latent * {KV_BYTES}, "
+                 f"2.0 * model.layers * model.kv_heads * model.head_dim * {KV_BYTES})")
+    return [
+        _q("mem.kv_per_token", per_token, "KV cache per token", fmt="count", uses=(KV,)),
+        _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
+           "const.decode_sequences)", "Sequences decoded at once", "run.online", "count",
+           ("assumption:decode_sequences",)),
+        _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", "Tokens held in the KV cache",
+           "run.online", "count"),
+        _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens", "KV cache", "run.online",
+           uses=(KV,)),
+    ]
+
+
+def quantities() -> list[Quantity]:
+    """Every memory term, both phases, the peak and the GPUs that hold it."""
+    adapter = "(mem.adapter if run.lora else 0.0)"
+    critic = "(mem.critic if role.critic else 0.0)"
+    return [
+        *_lora(), *_roles(), *_training(), *_kv(),
+        _q("mem.rollout", f"mem.policy + {adapter} + mem.frozen + mem.kv_cache",
+           "Rollout phase", "run.online"),
+        _q("mem.training", f"mem.policy + {adapter} + mem.frozen + mem.gradients + "
+           f"mem.optimiser + {critic} + mem.activations + mem.logits", "Training phase"),
+        _q("mem.peak", "max(mem.rollout if run.online else 0.0, mem.training)",
+           "GPU memory at the peak"),
+        _q("mem.min_gpus", "ceil(mem.peak / (hw.memory_gb * 1e9))", "GPUs that hold it",
+           fmt="count"),
+        _q("wall_clock_hours", "self.gpu_hours / mem.min_gpus", "Hours on those GPUs",
+           fmt="hours"),
+    ]
