@@ -10,6 +10,7 @@ import pytest
 from helpers_catalog import run_validate
 
 from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.catalog.pricelists import PRICE_ROW_NEED, price_rows_missing
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.needs import site_needs
@@ -27,7 +28,10 @@ def test_the_real_catalog_holds_every_entry_the_site_names(repo_root: Path) -> N
     catalog, _ = load_catalog(repo_root / "catalog")
     needs = site_needs()
     assert {kind for kind, _, _ in needs} >= {"formula", "algorithm", "model", "price_list"}
-    assert [n for n in needs if n[1] not in catalog.ids(n[0])] == []
+    entries = [n for n in needs if n[0] != PRICE_ROW_NEED]
+    assert [n for n in entries if n[1] not in catalog.ids(n[0])] == []
+    rows = [n for n in needs if n[0] == PRICE_ROW_NEED]
+    assert rows and list(price_rows_missing(catalog, rows)) == []
 
 
 def test_a_deleted_entry_the_site_names_is_one_problem_at_its_file(

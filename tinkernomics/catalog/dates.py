@@ -3,8 +3,8 @@
 A year, a publication date or the day a citation was checked never lies in the future. "The
 future" starts the day after tomorrow (UTC): a contributor east of UTC may already write
 tomorrow's date. A reference's ``year`` may differ from its ``date``'s (a conference paper has
-the venue's year and its preprint's date; a page, its own year and the day of the snapshot), and
-a price list's ``effective`` date is left alone (a provider announces prices before they apply).
+the venue's year and its preprint's date; a page, its own year and the day of the snapshot). A
+price list's ``effective`` date has rules of its own (``pricelists``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ from tinkernomics.catalog.fields import ID_PATTERN, AssertedBy, Status, Unit
 from tinkernomics.catalog.locators import rule_locator_required
 from tinkernomics.catalog.models.algorithms import SourcedFact
 from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.pricelists import (
+    price_rows_missing,
+    rule_price_jumps,
+    rule_price_list_dates,
+)
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
 from tinkernomics.catalog.walk import citations
@@ -284,6 +289,19 @@ def rule_unique_within_lists(catalog: Catalog) -> Iterator[Problem]:
                 seen.add(k)
 
 
+def rule_values_in_order(catalog: Catalog) -> Iterator[Problem]:
+    """A list of typical values is written smallest first, each value once (as documented)."""
+    for entry, loc, obj, _, _ in _nested(catalog):
+        if not isinstance(obj, m.FigureList):
+            continue
+        values = list(obj.values)
+        if values != sorted(set(values)):
+            wanted = ", ".join(str(v) for v in sorted(set(values)))
+            yield catalog.problem(entry.kind.name, entry.key, (*loc, "values"),
+                                  f"values {values} are not smallest first",
+                                  f"write values: [{wanted}] (each value once, smallest first)")
+
+
 def rule_platform_shape(catalog: Catalog) -> Iterator[Problem]:
     """The platform entry is `tinker`, marks exactly four core primitives, and bills
     prefill, sample and train tokens."""
@@ -327,6 +345,9 @@ RULES: tuple[Rule, ...] = (
     rule_algorithm_consistent,
     rule_unique_within_lists,
     rule_platform_shape,
+    rule_price_list_dates,
+    rule_price_jumps,
+    rule_values_in_order,
 )
 
 
@@ -357,7 +378,8 @@ def needed_entries_missing(catalog: Catalog, needs: Iterable[Need],
     already). Located at the file that should hold it: deleting or renaming it is the cause."""
     named_by: dict[tuple[str, str], list[str]] = {}
     for kind_name, entry_id, who in needs:
-        named_by.setdefault((kind_name, entry_id), []).append(who)
+        if kind_name in KINDS_BY_NAME:  # other needs (price rows) have rules of their own
+            named_by.setdefault((kind_name, entry_id), []).append(who)
     for (kind_name, entry_id), whos in named_by.items():
         if entry_id in catalog.ids(kind_name) or entry_id in catalog.invalid.get(kind_name, ()):
             continue
@@ -381,5 +403,7 @@ def run_rules(catalog: Catalog, *, docs_dir: Path | None = None, needs: Iterable
     problems.extend(run_guarded(lambda c: rule_docs_page_exists(c, docs_dir), catalog))
     reserved = tuple(reserved)
     problems.extend(run_guarded(lambda c: rule_reserved_ids(c, reserved), catalog))
+    needs = tuple(needs)
     problems.extend(needed_entries_missing(catalog, needs, shown_root))
+    problems.extend(run_guarded(lambda c: price_rows_missing(c, needs), catalog))
     return problems

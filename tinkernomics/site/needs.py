@@ -1,7 +1,8 @@
 """Entries the site's own code names by id (read by ``tinkernomics validate`` and the build).
 
 The calculator's model names its formulas, hardware and default run; its presets name
-algorithms, models and price lists; H100-equivalent hours need their conversion. Delete or
+algorithms, models and price lists; H100-equivalent hours need their conversion; the default run
+and the presets need a price row for their models in the list they price with. Delete or
 rename one of those files and the catalog is still valid entry by entry, but the build would fail
 deep inside a macro. Listed here, ``validate`` reports it first, at the missing file, and the
 build refuses the catalog with the same message (``SiteContext.load``).
@@ -9,10 +10,11 @@ build refuses the catalog with the same message (``SiteContext.load``).
 
 from __future__ import annotations
 
+from tinkernomics.catalog.pricelists import PRICE_ROW_NEED
 from tinkernomics.catalog.rules import Need
 from tinkernomics.derived.calculator import ids, inputs
 from tinkernomics.derived.derive import DEFAULT_CONVERSION
-from tinkernomics.site.calculator.presets import preset_needs
+from tinkernomics.site.calculator.presets import PRESETS, preset_needs
 
 
 def site_needs() -> list[Need]:
@@ -25,4 +27,19 @@ def site_needs() -> list[Need]:
         ("hardware", inputs.DEFAULT_HARDWARE, "the calculator's default run"),
         ("algorithm", inputs.DEFAULT_ALGORITHM, "the calculator's default run"),
     ]
-    return list(dict.fromkeys(needs + preset_needs()))
+    return list(dict.fromkeys(needs + preset_needs() + price_row_needs()))
+
+
+def price_row_needs() -> list[Need]:
+    """The price rows the default run and the presets read: a preset without a pinned list
+    prices with the newest, so the newest must carry its models (``catalog/pricelists.py``)."""
+    runs = [("the calculator's default run", inputs.DEFAULT_QUERY)]
+    runs += [(f"the calculator's preset {label!r}", query) for label, query in PRESETS]
+    found: list[Need] = []
+    for who, query in runs:
+        pin = f"@{query['p']}" if "p" in query else ""
+        for key in ("m", "tm"):
+            if key in query:
+                variant = query.get("v", "") if key == "m" else ""
+                found.append((PRICE_ROW_NEED, f"{query[key]}{variant}{pin}", who))
+    return found

@@ -66,6 +66,9 @@ class PriceRow(ProvenanceModel):
     train: Annotated[float, n.TOKEN_PRICE_HINT] = Field(
         ge=0, le=n.TOKEN_PRICE_MAX, description="USD per 1M trained tokens.")
     note: ShortText | None = Field(default=None, description="e.g. 'limited-time 50% discount'.")
+    change_note: ShortText | None = Field(
+        default=None, description="Why a price moved more than 5x from the previous list's "
+        "(validate takes such a move for a typo until this says what the source announced).")
     status: Status | None = Field(default=None, description="Overrides the list's status.")
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id | None = Field(default=None, description="Overrides the list's source.")
