@@ -51,10 +51,10 @@ def test_fmt_usd(value: float, text: str) -> None:
 def test_fmt_kinds(catalog: Catalog) -> None:
     graph = graph_for(catalog)
     kinds = {k: graph.quantity(k).format for k in (
-        "tokens.prefill", "self.decode.flops", "self.decode.gpu_hours", "vram.min_gpus",
+        "tokens.prefill", "self.decode.flops", "self.decode.gpu_hours", "mem.min_gpus",
         "vram.P_total", "tinker.total", "mfu.decode", "breakeven.ratio")}
     assert kinds == {"tokens.prefill": "count", "self.decode.flops": "flops",
-                     "self.decode.gpu_hours": "hours", "vram.min_gpus": "count",
+                     "self.decode.gpu_hours": "hours", "mem.min_gpus": "count",
                      "vram.P_total": "gb", "tinker.total": "usd", "mfu.decode": "percent",
                      "breakeven.ratio": "ratio"}
     assert fmt_value("flops", 8.388608e17) == "8.39e17"
@@ -169,11 +169,12 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     static = {n.attrs["data-key"]: n.text() for n in page.iter() if "data-key" in n.attrs}
     expected = calcsite.shown_numbers(catalog, estimate(catalog, {}))
     # the default estimate of the issue: Tinker $302.56, self-hosted $47.20 for 20.1 GPU-hours,
-    # break-even $15.07 per GPU-hour, 40.5 GB on one H100
+    # break-even $15.07 per GPU-hour; memory from Qwen3-8B's shape (issue 28): 28.3 GB at the
+    # peak (the rollout phase) on one H100, where the original site's formula said 40.5 GB
     assert {k: static[k] for k in ("tinker.total", "self.total", "self.gpu_hours",
-                                   "breakeven.gpu_price", "vram.total", "vram.min_gpus")} == {
+                                   "breakeven.gpu_price", "mem.peak", "mem.min_gpus")} == {
         "tinker.total": "$302.56", "self.total": "$47.20", "self.gpu_hours": "20.1",
-        "breakeven.gpu_price": "$15.07", "vram.total": "40.5 GB", "vram.min_gpus": "1"}
+        "breakeven.gpu_price": "$15.07", "mem.peak": "28.3 GB", "mem.min_gpus": "1"}
     files = Path(built_site.root) / "calculator" / "algorithms"
     index = json.loads((files / "index.json").read_text(encoding="utf-8"))
     assert [row[0] for row in index] == list(catalog.algorithms)

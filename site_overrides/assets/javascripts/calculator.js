@@ -153,10 +153,11 @@
       price_list: chosen(q, "p", d.price_lists, d.defaults.price_list),
       hardware: chosen(q, "hw", d.hardware, d.defaults.hardware),
       lora_flops: S.lora_flops.indexOf(q.lf) >= 0 ? q.lf : S.lora_flops[0],
-      teacher: chosen(q, "tm", d.models, model), cache: flag(q, "cache") === true
+      teacher: chosen(q, "tm", d.models, algo.teacher || model), cache: flag(q, "cache") === true
     };
     var scoreRef = flag(q, "ref") === null ? algo.roles.indexOf("reference") >= 0 : flag(q, "ref");
-    var roles = algo.roles.filter(function (r) { return scoreRef || r !== "reference"; });
+    var held = scoreRef && algo.roles.indexOf("reference") < 0 ? algo.roles.concat(["reference"]) : algo.roles;
+    var roles = held.filter(function (r) { return scoreRef || r !== "reference"; });
     var teacher = roles.indexOf("teacher") >= 0 ? c.teacher : "";
     var m = d.models[model], hw = d.hardware[c.hardware];
     var plist = d.price_lists[c.price_list], row = priceRow(plist, model, c.variant);
@@ -178,7 +179,8 @@
       "run.online": algo.online ? 1 : 0, "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
       "run.lf_site": c.lora_flops === "site" ? 1 : 0,
       "price.teacher_prefill": trow ? trow.inputs.prefill : null,
-      "price.cache": plist.cache, "price.storage": plist.storage, "algo.G": algo.G, "algo.K": algo.K
+      "price.cache": plist.cache, "price.storage": plist.storage, "algo.G": algo.G, "algo.K": algo.K,
+      "algo.oversample": algo.oversample
     });
     prefixed(env, "model", m.inputs);
     prefixed(env, "teacher", teacher ? d.models[teacher].inputs : nulls(m.inputs));

@@ -33,7 +33,7 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
 def cards() -> list[dict[str, Any]]:
     tinker = "{tinker.total}<small>{model_name:text}{variant:text} at the {price_list:text} prices"
     own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
-           "GPU-hour; ≈ {wall_clock_hours} hours on {vram.min_gpus:count} GPU")
+           "GPU-hour; ≈ {wall_clock_hours} hours on {mem.min_gpus:count} GPU")
     even = ("{breakeven.gpu_price}<small>per GPU-hour ({tinker.total} ÷ {self.gpu_hours} "
             "GPU-hours) makes both bills equal; Tinker costs {breakeven.ratio} the self-hosted "
             "compute")
@@ -45,7 +45,7 @@ def cards() -> list[dict[str, Any]]:
             ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
              "price list</small>"))},
         {"title": "Self-hosted compute", "cases": cases(
-            ("vram.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
+            ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
             (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),
             ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs both bills and "
@@ -54,8 +54,13 @@ def cards() -> list[dict[str, Any]]:
              "{const.setup:usd} of building the stack</small>"),
             ("", even + "</small>"))},
         {"title": "GPU memory", "cases": cases(
-            ("", "{vram.total}<small>fits on {vram.min_gpus} × {hw_name:text} "
-             "({hw.memory_gb:number} GB each)</small>"))},
+            ("missing(mem.peak)", "{mem.peak}<small>unknown: the catalog does not give "
+             "{model_name:text}'s architecture</small>"),
+            ("run.online", "{mem.peak}<small>at the peak (rollout {mem.rollout}, training "
+             "{mem.training}): {mem.min_gpus} × {hw_name:text} ({hw.memory_gb:number} GB "
+             "each)</small>"),
+            ("", "{mem.peak}<small>training only (no rollouts): {mem.min_gpus} × "
+             "{hw_name:text} ({hw.memory_gb:number} GB each)</small>"))},
     ]
 
 
@@ -102,18 +107,44 @@ def line_rows(graph: Graph, group: str) -> list[dict[str, Any]]:
     return found
 
 
+MEMORY_ROWS: tuple[tuple[str, str, str, str], ...] = (
+    # (quantity, label, phase, how). Phase: both, rollout or training.
+    ("mem.policy", "Policy weights", "both", "{p.total:count} parameters × 2 bytes (bf16)"),
+    ("mem.adapter", "LoRA adapter", "both", "{mem.lora_params:count} parameters (rank "
+     "{lora.rank:count} × {model.layers:count} layers × every attention and MLP matrix) × 2"),
+    ("mem.reference", "Reference", "both", "{p.total:count} × 2 bytes if a separate copy, else "
+     "0: under LoRA the reference is the base with the adapter off"),
+    ("mem.teacher", "Teacher", "both", "{p.teacher_total:count} parameters × 2 bytes"),
+    ("mem.reward_model", "Reward model", "both", "taken as large as the policy, × 2 bytes"),
+    ("mem.kv_cache", "KV cache", "rollout", "{mem.kv_per_token:count} bytes a token (2 × layers "
+     "× KV heads × head size × 2) × {mem.decode_sequences:count} sequences decoded at once × "
+     "{tokens.sequence_per_episode:count} tokens"),
+    ("mem.gradients", "Gradients", "training", "{mem.trainable:count} trained parameters × 2"),
+    ("mem.optimiser", "Optimiser state", "training", "{mem.trainable:count} × 12 (fp32 master "
+     "weights and two Adam moments; ZeRO's 16 bytes a parameter with weights and gradients)"),
+    ("mem.critic", "Critic", "training", "weights, gradients and Adam state of a value model"),
+    ("mem.activations", "Activations", "training", "{model.layers:count} layers × "
+     "{mem.activations_per_layer:gb} (micro-batch {run.mb:count} × "
+     "{tokens.sequence_per_episode:count} tokens; recomputation {run.ac:count}: 2 full, "
+     "1 selective, 0 none)"),
+    ("mem.logits", "Logits", "training", "vocabulary {model.vocab:count} × "
+     "{run.mb:count} × {tokens.sequence_per_episode:count} tokens × 4 bytes (fp32)"),
+    ("mem.rollout", "Rollout phase", "total", "weights, frozen models and the KV cache"),
+    ("mem.training", "Training phase", "total", "weights, frozen models, trained state, "
+     "activations and logits"),
+)
+
+
+MEMORY_FLAGS = [f"formula:{ids.MEM_ZERO}", f"formula:{ids.MEM_KV}",
+                f"formula:{ids.MEM_ACTIVATIONS}"]
+
+
 def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for formula_id in (ids.VRAM_LORA, ids.VRAM_FULL):
-        for v in catalog.formulas[formula_id].variables:
-            if v.name in found:
-                continue
-            value = (f"{{vram.value.{v.name}:number}} parameters"
-                     if v.unit.value == "parameters" else f"{{vram.value.{v.name}:gb}}")
-            found[v.name] = {"label": v.name, "cells": [f"vram.{v.name}"],
-                             "cases": cases(("", f"{v.meaning} = {value}")),
-                             "when": _w(f"1 - missing(vram.{v.name})")}
-    return list(found.values())
+    """One row per memory term (``derived/calculator/memory.py``), its phase in the label."""
+    where = {"both": " (both phases)", "rollout": " (rollout)", "training": " (training)",
+             "total": ""}
+    return [{"label": label + where[phase], "cells": [key], "cases": cases(("", how)),
+             "when": _w(f"1 - missing({key})")} for key, label, phase, how in MEMORY_ROWS]
 
 
 def training_note() -> list[list[Any]]:
@@ -196,10 +227,17 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
         _table("calc-tokens", "Tokens", ["Kind", "How", "Tokens"], token_rows(), [], []),
         _tinker(graph),
         _own(graph),
-        _table("calc-memory", "GPU memory", ["Term", "Value", "Bytes"], memory_rows(catalog),
-               ["÷ {hw.memory_gb:number} GB per {hw_name:text} → {vram.min_gpus} GPUs",
-                "{vram.total}"], ["formula:{vram_formula}"],
-               before=[cases(("", "<p>{formula_name:vram_formula}: {formula:vram_formula}</p>"))]),
+        _table("calc-memory", "GPU memory", ["Term", "How", "Bytes"], memory_rows(catalog),
+               ["peak ÷ {hw.memory_gb:number} GB per {hw_name:text} → {mem.min_gpus} GPUs",
+                "{mem.peak}"],
+               MEMORY_FLAGS,
+               before=[cases(("", "<p>Memory of the run's two phases, from the model's "
+                              "architecture: the peak is the larger. Weights and KV cache in "
+                              "bf16; sharded across GPUs (ZeRO), so the GPU count is the peak "
+                              "over one GPU's memory.</p>"))],
+               after=[cases(("", '<p class="tn-calc__note">The original site\'s formula '
+                             "({formula_name:vram_formula}: {formula:vram_formula}) gave "
+                             "{vram.total} whatever the run's shape.</p>"))]),
         _convergence(),
         {"type": "inputs", "when": None},
     ]

@@ -17,7 +17,7 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import estimate, figures, ids, inputs, tree
+from tinkernomics.derived.calculator import estimate, figures, ids, inputs, semantics, tree
 from tinkernomics.derived.calculator.estimate import graph_for
 from tinkernomics.derived.calculator.graph import to_json
 from tinkernomics.site.calculator import layout
@@ -54,8 +54,10 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     figs, refs = figures_data(catalog, list(figures.algorithm_figures(algo)), links)
     typical = inputs.typical(algo)
     return {
-        "name": algo.name, "roles": [r.value for r in algo.models_in_memory],
-        "online": algo.online, "G": typical["G"], "K": typical["K"],
+        "name": algo.name, "roles": semantics.default_roles(algo),
+        "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
+        "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
+        "G": typical["G"], "K": typical["K"],
         "fit": estimate.fit_inputs(algo), "figures": figs, "references": refs,
     }
 
