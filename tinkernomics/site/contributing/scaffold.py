@@ -233,8 +233,10 @@ def plan(kind: Kind, entry_id: str, catalog_dir: Path, docs_dir: Path,
     """Files to write (path -> text); raise ScaffoldError if any exists already."""
     check_id(entry_id)
     files: dict[Path, str] = {}
+    newest = newest_price_list(catalog_dir) if kind.name == "price_list" else None
     if not page_only:
-        files[entry_path(catalog_dir, kind, entry_id)] = render_entry(kind, entry_id)
+        files[entry_path(catalog_dir, kind, entry_id)] = (
+            copy_price_list(newest, entry_id) if newest else render_entry(kind, entry_id))
     if kind.name == "algorithm":
         files[page_path(docs_dir, entry_id)] = page_stub(entry_id)
     elif page_only:
@@ -249,6 +251,35 @@ def plan(kind: Kind, entry_id: str, catalog_dir: Path, docs_dir: Path,
                     f"{entry_id} --page-only)")
         raise ScaffoldError(f"{names} already exists; refusing to overwrite{hint}")
     return files
+
+
+PRICE_LIST_NOTE = """\
+# New price list {new}, copied from the newest list, {old}. Prices changed? Then:
+# - keep this file beside {old}.yaml (never edit an old list: links and history use it);
+# - change every price that moved, keep the rows that did not, delete a row only for a
+#   model the provider no longer offers (validate says if the site's defaults need it);
+# - point `source` at the reference for the new snapshot (make new KIND=reference
+#   ID=tinker_pricing_YYYY_MM) and give its locator;
+# - this list becomes the calculator's default from its `effective` date (today or earlier).
+"""
+
+
+def newest_price_list(catalog_dir: Path) -> Path | None:
+    """The newest dated price list file (ids are their dates, so names sort by date)."""
+    found = sorted((catalog_dir / KINDS_BY_NAME["price_list"].folder).glob("*.yaml"))
+    return found[-1] if found else None
+
+
+def copy_price_list(newest: Path, entry_id: str) -> str:
+    """The newest list's text with its id, date and title moved to ``entry_id``: every row is
+    there to edit, none to retype."""
+    lines = newest.read_text(encoding="utf-8").splitlines()
+    swaps = {"id:": f'id: "{entry_id}"', "effective:": f"effective: {entry_id}",
+             "title:": f"title: Tinker prices effective {entry_id}"}
+    out = [swaps[key] if (key := line.split(" ", 1)[0]) in swaps else line for line in lines]
+    start = 1 if out and out[0].startswith("# yaml-language-server") else 0
+    note = PRICE_LIST_NOTE.format(new=entry_id, old=newest.stem).rstrip("\n").split("\n")
+    return "\n".join([*out[:start], *note, *out[start:]]) + "\n"
 
 
 def write(files: dict[Path, str]) -> Iterable[Path]:
@@ -292,7 +323,10 @@ def cmd_new(args: argparse.Namespace) -> int:
         return 1
     for path in write(files):
         print(f"wrote {path}")
-    if not args.page_only:
+    if args.kind == "price_list" and newest_price_list(Path(args.catalog)) is not None:
+        print("next: change the prices that moved (the comment at the top says how), then "
+              "`make validate` and `make test`")
+    elif not args.page_only:
         print("next: fill in the fields marked REQUIRED (`make validate` lists what is left),"
               " then `make serve` to see it on the site")
     return 0
