@@ -13,7 +13,7 @@
   "use strict";
 
   var PAGE_ROWS = 50;
-  var NUMERIC = { year: true, a: true };
+  var NUMERIC = { year: true, a: true, gb: true, usd: true };
   /* Columns that sort in the order their filter lists its values (memory: low, medium, high, as
      the page renders the catalog's profiles), read from the page's select, never repeated here. */
   var ORDERED = { memory: true };

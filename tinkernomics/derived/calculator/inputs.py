@@ -43,6 +43,21 @@ algorithm takes G and K from that algorithm's entry unless it sets them. The pri
 newest, as for any link that names none. ``calculator.js`` reads the same query from the page's
 defaults."""
 
+COMPARISON_QUERY: dict[str, str] = {
+    "m": DEFAULT_MODEL, "hw": DEFAULT_HARDWARE, "steps": "100", "n": "64", "G": "16", "K": "1",
+    "in": "512", "out": "2048",
+}
+"""The comparison run: one stated run shape at which every algorithm is priced and sized (its
+page, beside its own typical run, and the algorithms table): Qwen3-8B with LoRA on H100s,
+100 steps × 64 prompts × G = 16, K = 1, 512 + 2,048 tokens, the newest price list. Only the
+algorithm changes, so two algorithms' numbers differ by what the algorithms do."""
+
+
+def comparison_query(catalog: Catalog, algo_id: str) -> dict[str, str]:
+    """The comparison run for one algorithm, with the newest price list pinned."""
+    return {"a": algo_id, **COMPARISON_QUERY, "p": latest_price_list(catalog)}
+
+
 INT_PATTERN = r"[0-9]{1,12}"
 NUM_PATTERN = r"[0-9]{1,12}(\.[0-9]{1,12})?"
 """Whole and decimal query numbers, matched against the whole value (no signs, no exponents)."""

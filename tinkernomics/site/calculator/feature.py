@@ -152,7 +152,13 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     html = _render("panel.html", summary=summary_rows(catalog, e), run=describe_run(e),
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name,
-                   missing_g=e["run.G"] is None)
+                   missing_g=e["run.G"] is None, comparison=False)
+    compare = inputs.comparison_query(catalog, algo_id)
+    c = est.estimate(catalog, compare)
+    html += _render("panel.html", summary=summary_rows(catalog, c), run=describe_run(c),
+                    href=links.to(CALCULATOR) + "?" + query_string(compare),
+                    algorithm=catalog.algorithms[algo_id].name, missing_g=False,
+                    comparison=True)
     # Outside the search index: figures only, and the calculator page is where runs are found.
     return f"## What does a typical run cost? {{#{SECTION_ID} data-search-exclude}}\n\n{html}"
 

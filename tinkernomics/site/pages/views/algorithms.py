@@ -9,6 +9,9 @@ from markupsafe import Markup
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
+from tinkernomics.derived.calculator import inputs as calc_inputs
+from tinkernomics.derived.calculator import semantics
+from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
     DATA_QUALITY,
@@ -87,6 +90,10 @@ class AlgorithmRow:
     rollouts: str
     losses: list[LossLink]
     scalerl: ScaleRLView | None
+    compare_gb: str
+    compare_usd: str
+    """GPU memory at the peak and the Tinker bill at the comparison run (``compare``)."""
+    compare_run: str
 
     filters: dict[str, str]
     """The row's ``data-*`` values the index table's script sorts and filters by."""
@@ -169,6 +176,7 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
     def at(*loc: str) -> Origin | None:
         return Origin("algorithm", algo.id, loc) if home else None
 
+    peak, usd = compare(index, algo.id)
     losses = [LossLink(lid, index.losses[lid].name,
                        links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
     return AlgorithmRow(
@@ -182,11 +190,29 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
         typical_g=(index.figure_list(algo.typical_g, links, at("typical_g"))
                    if algo.typical_g else None),
         async_support=yes_no(algo.async_support),
-        rollouts="online" if algo.online else "offline (no rollouts)",
+        rollouts="online" if semantics.rollouts(algo) else "offline (no rollouts)",
         losses=losses,
         scalerl=_scalerl_view(index, algo, links, home),
-        filters=_filters(algo),
+        **_compare_cells(peak, usd), compare_run=COMPARISON_RUN,
+        filters={**_filters(algo), "gb": "" if peak is None else repr(peak),
+                 "usd": "" if usd is None else repr(usd)},
     )
+
+
+COMPARISON_RUN = ("Comparison run, the same for every algorithm: Qwen3-8B with LoRA, 100 steps "
+                  "× 64 prompts × G = 16, K = 1, 512 + 2,048 tokens, H100, the newest Tinker "
+                  "prices (inputs.COMPARISON_QUERY).")
+
+
+def compare(index: SiteIndex, algo_id: str) -> tuple[float | None, float | None]:
+    """(peak GPU memory in bytes, Tinker bill in USD) of the comparison run."""
+    e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
+    return e["mem.peak"], e["tinker.total"]
+
+
+def _compare_cells(peak: float | None, usd: float | None) -> dict[str, str]:
+    return {"compare_gb": "unknown" if peak is None else f"{peak / 1e9:,.1f} GB",
+            "compare_usd": "–" if usd is None else f"${usd:,.2f}"}
 
 
 def _filters(algo: m.Algorithm) -> dict[str, str]:
