@@ -59,6 +59,7 @@ schema: setup ## regenerate the editor JSON Schemas in catalog/schema/
 	$(BIN)/tinkernomics schema catalog
 
 build: validate ## validate, then build the site into site/ (strict: warnings fail)
+	@test -n "$$SITE_URL" || echo "warning: SITE_URL is not set: the embed code, chart links, oEmbed and preview tags point to http://127.0.0.1:8000/ (set SITE_URL=https://your.host/path/ for a site to publish)" >&2
 	$(BIN)/mkdocs build --strict
 
 # Zensical (Material's successor) reads mkdocs.yml and runs the macros module, but has no

@@ -39,7 +39,7 @@ class _Head(HTMLParser):
         a = {k: v or "" for k, v in attrs}
         if tag == "meta" and ("property" in a or "name" in a):
             self.meta[a.get("property") or a["name"]] = a.get("content", "")
-        elif tag == "link" and a.get("rel") == "alternate":
+        elif tag == "link" and "alternate" in (a.get("rel") or "").split():
             self.alternates.append(a)
 
 

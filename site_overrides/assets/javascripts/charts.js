@@ -20,7 +20,10 @@
  *   label), so focus does not fall to <body> when the button goes.
  * - "Add a curve" (comparison chart) fetches the chosen curve's traces, written at build
  *   under embed/scalerl-comparison/series/, and adds them: no curve is computed here.
- * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js).
+ * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js,
+ *   and WordPress's wp-embed.js when the frame's URL carries its secret), and in a sandboxed
+ *   frame (WordPress) makes the credit links work without top navigation.
+ * - Copy buttons fall back to showing the text selected where the clipboard is refused.
  */
 (function () {
   "use strict";
@@ -119,7 +122,7 @@
       var Plotly = loaded[0], spec = loaded[1];
       if (!box.isConnected) return null;
       var theme = themeName();
-      var layout = themed(spec.layout, spec.themes[theme]);
+      var layout = themed(spec.layout, themeOf(spec, theme));
       var narrow = gd.offsetWidth > 0 && gd.offsetWidth < spec.narrow.width_px;
       if (narrow) layout = themed(layout, spec.narrow.layout);
       return Plotly.newPlot(gd, spec.data, layout, spec.config).then(function () {
@@ -135,6 +138,10 @@
         live.push(chart);
         retheme();  /* in case the palette changed while plotly.js was loading */
         box.tnState = "ready";
+        /* One image at a time for screen readers: the plot is named once it is drawn, and
+           the static SVG (hidden now) leaves the accessibility tree. */
+        gd.setAttribute("role", "img");
+        gd.setAttribute("aria-label", gd.getAttribute("data-tn-label") || "");
         box.classList.add("tn-chart--ready");
         showAll(box, ".tn-chart__needs-plot", true);
         if (focus) gd.focus();
@@ -156,12 +163,22 @@
     for (var i = 0; i < found.length; i++) found[i].hidden = !shown;
   }
 
+  /* The spec's theme; on an embed page asked for ?bg=transparent, without backgrounds. */
+  function themeOf(spec, name) {
+    var theme = spec.themes[name];
+    if (document.documentElement.getAttribute("data-tn-bg") !== "transparent") return theme;
+    var clear = {};
+    Object.keys(theme).forEach(function (key) { clear[key] = theme[key]; });
+    clear.paper_bgcolor = clear.plot_bgcolor = "rgba(0,0,0,0)";
+    return clear;
+  }
+
   function retheme() {
     var name = themeName();
     live.forEach(function (chart) {
       if (chart.theme === name || !chart.gd.isConnected) return;
       chart.theme = name;
-      window.Plotly.relayout(chart.gd, chart.spec.themes[name]);
+      window.Plotly.relayout(chart.gd, themeOf(chart.spec, name));
     });
   }
 
@@ -178,32 +195,77 @@
     });
   }
 
+  /* Where the clipboard is refused (a frame on another origin without
+     allow="clipboard-write", a sandbox, plain http), the text is shown selected, to copy by
+     hand: never a silent failure. */
+  function showText(button, text) {
+    var field = button.parentNode.querySelector(".tn-chart__copy-fallback");
+    if (!field) {
+      field = document.createElement("input");
+      field.type = "text";
+      field.readOnly = true;
+      field.className = "tn-chart__copy-fallback";
+      field.setAttribute("aria-label", "Copy this address (Ctrl+C or long press)");
+      button.parentNode.insertBefore(field, button.nextSibling);
+    }
+    field.value = text;
+    field.hidden = false;
+    field.focus();
+    field.select();
+  }
+
   function copyText(button, text, area) {
     var label = button.textContent;
     var done = function () {
       button.textContent = "copied";
       setTimeout(function () { button.textContent = label; }, 2000);
     };
+    var fallback = function () {
+      if (area) {
+        area.focus();
+        area.select();
+        var copied = false;
+        try { copied = document.execCommand("copy"); } catch (error) { copied = false; }
+        if (copied) done();
+        return;
+      }
+      showText(button, text);
+    };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () {});
-    } else if (area) {
-      area.select();
-      if (document.execCommand("copy")) done();
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
     }
   }
 
   function copySnippet(button) {
-    var area = button.parentNode.querySelector(".tn-chart__snippet");
+    var area = button.previousElementSibling;
+    if (!area || area.tagName !== "TEXTAREA") {
+      area = button.parentNode.querySelector(".tn-chart__snippet");
+    }
     copyText(button, area.value, area);
   }
 
-  /* The snippet for another theme: the query (for the embed page's script) and, for a fixed
-     theme, the same as a fragment (its CSS reads that when scripts are off in the frame). */
-  function setSnippetTheme(select) {
-    var area = select.closest(".tn-chart__embed").querySelector(".tn-chart__snippet");
-    var theme = select.value;
-    area.value = area.value.replace(/\?theme=\w+(#theme=\w+)?/,
-      "?theme=" + theme + (theme === "auto" ? "" : "#theme=" + theme));
+  /* The snippets for another theme: the iframe's query (for the embed page's script) and, for
+     a fixed theme, the same as a fragment (its CSS reads that when scripts are off in the
+     frame), with &bg=transparent if asked; the image snippets are written for each theme at
+     build (data-tn-themes). */
+  function setSnippetTheme(details) {
+    var theme = details.querySelector(".tn-chart__theme").value;
+    var clear = details.querySelector(".tn-chart__bg");
+    var query = "?theme=" + theme + (clear && clear.checked ? "&amp;bg=transparent" : "") +
+      (theme === "auto" ? "" : "#theme=" + theme);
+    var areas = details.querySelectorAll(".tn-chart__snippet");
+    for (var i = 0; i < areas.length; i++) {
+      var themes = areas[i].getAttribute("data-tn-themes");
+      if (themes) {
+        areas[i].value = JSON.parse(themes)[theme];
+        absolutize(areas[i]);
+      } else {
+        areas[i].value = areas[i].value.replace(
+          /\?theme=\w+(&amp;bg=transparent)?(#theme=\w+)?/, query);
+      }
+    }
   }
 
   function addCurve(box, button) {
@@ -232,9 +294,10 @@
 
   /* Snippets carry absolute URLs when the site knows its URL; otherwise resolve them here. */
   function absolutize(area) {
-    area.value = area.value.replace(/src="(?!https?:)([^"]+)"/g, function (_, url) {
-      return 'src="' + new URL(url, location.href).href + '"';
-    });
+    var full = function (url) { return new URL(url, location.href).href; };
+    area.value = area.value.replace(/(src|srcset|href)="(?!https?:)([^"]+)"/g,
+      function (_, name, url) { return name + '="' + full(url) + '"'; })
+      .replace(/\]\((?!https?:)([^)\s]+)\)/g, function (_, url) { return "](" + full(url) + ")"; });
   }
 
   function wire(box) {
@@ -255,12 +318,14 @@
         addCurve(box, target);
       }
     });
-    var themeSelect = box.querySelector(".tn-chart__theme");
-    if (themeSelect) {
-      themeSelect.addEventListener("change", function () { setSnippetTheme(themeSelect); });
+    var details = box.querySelector(".tn-chart__embed");
+    if (details) {
+      details.addEventListener("change", function (event) {
+        if (event.target.matches(".tn-chart__theme, .tn-chart__bg")) setSnippetTheme(details);
+      });
     }
-    var area = box.querySelector(".tn-chart__snippet");
-    if (area) absolutize(area);
+    var areas = box.querySelectorAll(".tn-chart__snippet");
+    for (var a = 0; a < areas.length; a++) absolutize(areas[a]);
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */
     var frame = box.querySelector(".tn-chart__frame");
@@ -325,24 +390,74 @@
     return lastBottom + padding + own - box.height + window.scrollY;
   }
 
-  /* Embed pages tell the host page their height (embed/resize.js applies it). */
+  /* WordPress's oEmbed sanitiser adds #?secret=... to the frame's URL and sandboxes it; its
+     host script (wp-embed.js) then sets the height and follows links the frame posts with
+     that secret ({message: "height" | "link", value, secret}). */
+  var wpSecret = (/[#&?]secret=([A-Za-z0-9]+)/.exec(location.hash) || [])[1] || "";
+
+  function toParent(message) {
+    window.parent.postMessage(message, "*");
+  }
+
+  /* Embed pages tell the host page their height (embed/resize.js, or WordPress's script). */
   function reportHeight() {
     if (window.parent === window) return;
     var last = -1;
-    var post = function () {
+    var post = function (again) {
       var height = Math.ceil(naturalHeight());
-      if (height === last) return;
+      if (height === last && again !== true) return;
       last = height;
-      window.parent.postMessage({ type: "tinkernomics:height", height: height }, "*");
+      toParent({ type: "tinkernomics:height", height: height });
+      if (wpSecret) toParent({ message: "height", value: height, secret: wpSecret });
     };
     new ResizeObserver(post).observe(document.body);
     document.addEventListener("tn-chart:ready", post);
+    window.addEventListener("message", function (event) {
+      var data = event.data;
+      if (event.source === window.parent && data && data.message === "ready" &&
+          data.secret === wpSecret) post(true);
+    });
     post();
+  }
+
+  /* Leave the frame for a link (credit, page, sources). A sandbox without top navigation
+     (WordPress: allow-scripts only) blocks target=_top: ask WordPress's host script, then
+     try the top window, a new tab, and last this frame itself. */
+  function openFromSandbox(url) {
+    var leave = function () {
+      try {
+        window.top.location.href = url;
+        return;
+      } catch (error) { /* sandboxed: no top navigation */ }
+      if (!window.open(url, "_blank")) location.href = url;
+    };
+    if (wpSecret) {
+      toParent({ message: "link", value: url, secret: wpSecret });
+      setTimeout(leave, 400);  /* still here: the host did not follow it */
+    } else {
+      leave();
+    }
+  }
+
+  function guardLinks() {
+    var sandboxed = window.origin === "null" || wpSecret;
+    if (window.parent === window || !sandboxed) return;
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a[target=_top]");
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) {
+        return;
+      }
+      event.preventDefault();
+      openFromSandbox(link.href);
+    });
   }
 
   function start() {
     watchScheme();
-    if (document.documentElement.hasAttribute("data-tn-embed")) reportHeight();
+    if (document.documentElement.hasAttribute("data-tn-embed")) {
+      reportHeight();
+      guardLinks();
+    }
     if (window.document$ && typeof window.document$.subscribe === "function") {
       window.document$.subscribe(scan);
     } else {

@@ -1,10 +1,15 @@
-"""A chart's data files (pipeline step 6, view model -> ``data.csv`` and ``data.json``).
+"""A chart's data files (pipeline step 6, view model -> ``data.csv``, ``data-wide.csv`` and
+``data.json``).
 
-Both carry what a reader needs to reuse the numbers elsewhere: title, formula, parameters,
-units, sources with their URLs, the page and the licence. The CSV starts with ``#`` metadata
-lines (``pandas.read_csv(path, comment="#")`` skips them), then one row per curve point with
-status, sources and licence on every row. Rewards and the parameters A and R0 are fractions
-(0-1) in both files; a fit without R0 says so (``assumed``, value 0) instead of ``null``.
+The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(url)`` and
+spreadsheets open them as they are; values are in the units the chart shows (rewards in
+percent). ``data.csv`` is long: one row per curve point with status, sources and licence on
+every row. ``data-wide.csv`` has one row per compute value and one column per curve (every
+curve of a chart shares its compute grid). What a reader needs to reuse the numbers elsewhere
+(title, formula, parameters, units of every column, sources with their URLs, the page, the
+date and the licence) is in ``data.json``, which also lists the curve points; there the
+parameters A and R0 and the rewards are fractions (0-1), as the formula takes them, and a fit
+without R0 says so (``assumed``, value 0) instead of ``null``.
 """
 
 from __future__ import annotations
@@ -25,9 +30,14 @@ from tinkernomics.site.charts.spec import (
 )
 
 CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "gb200_hours", "h100_equivalent_hours",
-               "reward", "parameter_status", "sources", "licence")
+               "reward_percent", "parameter_status", "sources", "licence")
+WIDE_FIRST = ("gb200_hours", "h100_equivalent_hours")
+"""The wide CSV's first columns; then one ``<algorithm id>_reward_percent`` per curve."""
 UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
          "reward": "pass rate as a fraction (0-1)"}
+CSV_UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
+             "reward_percent": "pass rate in percent (0-100), as the chart's axis"}
+CSV_FILES = {"long": "data.csv", "wide": "data-wide.csv"}
 FRACTION = "fraction"
 R0_ASSUMED = "assumed"
 
@@ -44,41 +54,42 @@ def data_rows(chart: Chart) -> list[dict[str, Any]]:
         for (c, r), h in zip(s.points, s.h100_hours, strict=True):
             rows.append({
                 "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
-                "gb200_hours": num(c), "h100_equivalent_hours": num(h), "reward": num(r),
+                "gb200_hours": num(c), "h100_equivalent_hours": num(h),
+                "reward_percent": percent(r),
                 "parameter_status": s.status.value, "sources": " ".join(s.sources),
                 "licence": LICENCE,
             })
     return rows
 
 
-def _parameter_text(s: Series) -> str:
-    p = s.params
-    r0 = ("R0 = 0 (assumed)" if s.fit.R0 is None else f"R0 = {num(p.R0)}")
-    return (f"{s.algorithm_id}: A = {num(p.A)}, B = {num(p.B)}, C_mid = {num(p.C_mid)} "
-            f"GB200-h, {r0} ({s.status.value}; fit on {s.fit.model}, {s.fit.dataset})")
+def percent(fraction: float) -> float:
+    """A reward as the chart shows it (percent), rounded like every output number."""
+    return num(fraction * 100)
 
 
-def csv_metadata(chart: Chart, site_url: str = "") -> list[str]:
-    """The ``#`` lines above the CSV header: what the columns are and where they come from."""
-    lines = [f"title: {chart.title}", f"page: {page_url(chart, site_url)}",
-             f"formula: {FORMULA} (A and R0 as fractions)"]
-    lines += [f"parameters {_parameter_text(s)}" for s in chart.series]
-    lines += [f"unit {col}: {unit}" for col, unit in UNITS.items()]
-    lines.append(f"conversion: {chart.factor_text}")
-    lines += [f"source {r.id}: {r.title} ({r.authors}) {r.url or ''}".rstrip()
-              for r in chart.sources]
-    if chart.date:
-        lines.append(f"data as of: {chart.date}")
-    lines.append(f"licence: {LICENCE} {LICENCE_URL}; credit: {attribution(chart)}")
-    return [f"# {line}" for line in lines]
+def wide_column(s: Series) -> str:
+    return f"{s.algorithm_id}_reward_percent"
 
 
 def to_csv(chart: Chart, site_url: str = "") -> str:
+    """``data.csv``: the header, then one row per curve point (long form). ``site_url`` is
+    unused (the page is in ``data.json``); kept so every data writer takes the same inputs."""
+    del site_url
     buffer = io.StringIO()
-    buffer.write("\n".join(csv_metadata(chart, site_url)) + "\n")
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(data_rows(chart))
+    return buffer.getvalue()
+
+
+def to_wide_csv(chart: Chart) -> str:
+    """``data-wide.csv``: one row per compute value, one reward column (percent) per curve."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*WIDE_FIRST, *(wide_column(s) for s in chart.series)])
+    first = chart.series[0]
+    for i, ((c, _), h) in enumerate(zip(first.points, first.h100_hours, strict=True)):
+        writer.writerow([num(c), num(h), *(percent(s.points[i][1]) for s in chart.series)])
     return buffer.getvalue()
 
 
@@ -118,6 +129,8 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
         "licence": {"name": LICENCE, "url": LICENCE_URL, "attribution": attribution(chart)},
         "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
                   "reward": UNITS["reward"], "A": FRACTION, "R0": FRACTION},
+        "csv": {"files": CSV_FILES, "units": CSV_UNITS,
+                "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series}},
         "conversion": {"id": chart.factor.id, "factor": chart.factor.value,
                        "basis": chart.factor.basis, "status": chart.factor.status.value,
                        "sources": [chart.factor.numerator.source,

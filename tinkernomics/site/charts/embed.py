@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from tinkernomics.site.charts.spec import LICENCE, LICENCE_URL, PUBLISHER, Chart
@@ -83,6 +84,12 @@ WIDE_NODES = (NARROW_MAX_PX + 1, 768, EMBED_MAX_WIDTH_PX)
 """Widths (px) where the height formula meets the estimate; between them it is linear."""
 
 
+WIDTH_CSS = f"min(100cqw, {EMBED_MAX_WIDTH_PX}px)"
+"""The frame's width in the height formula. Capped at the embed page's widest layout: where the
+wrapper's style is stripped, ``cqw`` measures the viewport, and beyond the cap the page no
+longer grows (the formula would leave a blank band under it)."""
+
+
 def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
     """``max()`` of the lines through consecutive estimates: for a height that falls with
     width faster at first (text re-wrapping), that is the line joining the estimates."""
@@ -90,8 +97,18 @@ def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
     for w1, w2 in itertools.pairwise(nodes):
         h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
         slope = (h2 - h1) / (w2 - w1)
-        lines.append(f"{h1 - slope * w1:.0f}px + {slope * 100:.2f}cqw")
+        lines.append(f"{h1 - slope * w1:.0f}px + {slope:.4f} * {WIDTH_CSS}")
     return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+
+
+def attribute_height(chart: Chart) -> int:
+    """The iframe's ``height`` attribute (px): the tallest the embed page gets at any width from
+    the narrowest node to the widest layout, so that a host that drops every style (WordPress
+    keeps ``width`` and ``height`` only; a ``style-src 'self'`` policy) never shrinks the chart.
+    Where it is taller than needed, the page's script reports the exact height (resize.js,
+    WordPress's own embed script)."""
+    widths = (*NARROW_NODES, *WIDE_NODES, FALLBACK_WIDTH_PX)
+    return math.ceil(max(embed_height(chart, w) for w in widths))
 
 
 def height_css(chart: Chart) -> str:
@@ -112,13 +129,18 @@ def embed_src(chart: Chart, base: str, theme: str = "auto") -> str:
 
 
 def embed_iframe(chart: Chart, base: str, theme: str = "auto") -> str:
-    """The iframe in its size-container wrapper (no script needed)."""
-    title = f"{chart.title} (tinker-nomics)"
+    """The iframe in its size-container wrapper (no script needed). ``width``, ``height``,
+    ``frameborder`` and ``scrolling`` are attributes as well as style, so a host that strips
+    styles (WordPress's oEmbed sanitiser, a ``style-src 'self'`` policy) still gets a frame as
+    wide as the column and tall enough for the whole chart; ``allow="clipboard-write"`` lets
+    the embed page's copy button write to the clipboard from another origin."""
+    title = escape(f"{chart.title} (tinker-nomics)")
     return (
         f'<div style="container-type:inline-size;max-width:{EMBED_MAX_WIDTH_PX}px">'
-        f'<iframe src="{embed_src(chart, base, theme)}" title="{title}" loading="lazy" '
-        f'scrolling="no" style="display:block;width:100%;{height_css(chart)};border:0">'
-        "</iframe></div>"
+        f'<iframe src="{escape(embed_src(chart, base, theme))}" width="100%" '
+        f'height="{attribute_height(chart)}" title="{title}" frameborder="0" scrolling="no" '
+        f'loading="lazy" allow="clipboard-write" '
+        f'style="display:block;width:100%;{height_css(chart)};border:0"></iframe></div>'
     )
 
 
@@ -180,9 +202,16 @@ def embed_theme_css() -> str:
     """Page colours of the embed page, from the chart themes (one source). Without a script the
     page follows ``prefers-color-scheme``, and a ``#theme=dark`` / ``#theme=light`` fragment
     (which the snippet adds to ``?theme=``) pins a theme through ``:target``; with a script the
-    theme script pins ``?theme=`` with the palette attribute as well."""
+    theme script pins ``?theme=`` with the palette attribute as well, follows the host's scheme
+    when it posts one, and clears the background for ``?bg=transparent``."""
     return (_theme_rules("light", ["html body"])
             + "@media (prefers-color-scheme: dark){"
             + _theme_rules("dark", ["html:not([data-md-color-scheme=default]) body"]) + "}"
             + _theme_rules("dark", ["html[data-md-color-scheme=slate] body", _pinned("dark")])
-            + _theme_rules("light", [_pinned("light")]))
+            + _theme_rules("light", [_pinned("light")]) + TRANSPARENT_CSS)
+
+
+TRANSPARENT_CSS = ("html[data-tn-bg=transparent] body,html[data-tn-bg=transparent] "
+                   ".tn-embed__theme{background:transparent!important}"
+                   "html[data-tn-bg=transparent] .tn-svg{--tn-svg-bg:transparent!important}")
+"""``?bg=transparent`` (the theme script sets the attribute): the host's background shows."""

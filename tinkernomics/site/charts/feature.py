@@ -6,10 +6,9 @@ downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
-``write_outputs`` writes, per chart id, ``embed/<id>/index.html`` (no site chrome; theme from
-``?theme=`` or, without a script, from the iframe's ``color-scheme``), ``data.csv``,
-``data.json``, ``chart.svg``, ``chart.png``, ``card.png`` (link previews), ``oembed.json`` and
-``spec.json`` (the Plotly figure the page and the embed page fetch on first interaction);
+``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: the
+embed page, no site chrome, theme from ``?theme=`` or the host; data, images in every variant
+with dated copies, the preview card, oEmbed, the Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
 comparison; the site's own preview card; ``embed/resize.js`` for host pages and
 ``assets/vendor/plotly.min.js``, the vendored basic bundle of the plotly.js version the
@@ -22,7 +21,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,27 +33,20 @@ from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
 from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import data as chartdata
-from tinkernomics.site.charts import embed, images, plotlyspec
+from tinkernomics.site.charts import embed, files, images, plotlyspec, raster, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import previews
 from tinkernomics.site.pages.views import Links
 
 EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
 LOADER_JS = "assets/javascripts/charts.js"
 CHART_CSS = "assets/stylesheets/charts.css"
-SPEC_FILE = "spec.json"
-"""The chart's Plotly figure, beside its downloads: the page and the embed page fetch it when a
-reader first interacts (one copy per chart, not one per page; an export inlines it)."""
-DATA_FILES = ("data.csv", "data.json", "chart.svg", "chart.png", "card.png", "oembed.json",
-              SPEC_FILE, "sitemap.xml")
-EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
-"""Material's instant navigation treats every ``<link rel="alternate">`` as another language of
-the site and fetches ``sitemap.xml`` beside its URL; for the oEmbed link that is this folder.
-An empty sitemap answers it (no 404 on every chart page; no link is rerouted)."""
+SPEC_FILE = files.SPEC_FILE
+DATA_FILES = files.DATA_FILES
+EMPTY_SITEMAP = files.EMPTY_SITEMAP
 SERIES_DIR = "series"
 """Under the comparison's embed folder: one JSON of Plotly traces per curve not drawn by default."""
 SITE_CARD = "assets/images/site-card.png"
@@ -99,8 +91,7 @@ def plotly_js_path() -> Path:
                     / "plotly-basic.min.js"))
 
 
-def _site_base(site_url: str) -> str:
-    return site_url.rstrip("/") + "/" if site_url else ""
+_site_base = files.site_base
 
 
 def root_from(here: str) -> str:
@@ -114,6 +105,23 @@ def embed_snippet(chart: charts.Chart, site_url: str, root: str, theme: str = "a
     """The iframe code a blogger pastes (URLs absolute when site_url is set; charts.js makes
     relative ones absolute in the reader's browser otherwise)."""
     return embed.embed_snippet(chart, _site_base(site_url) or root, theme)
+
+
+@lru_cache(maxsize=4096)
+def png_size(chart: charts.Chart, site_url: str) -> tuple[int, int]:
+    """``chart.png``'s (width, height), from its SVG (nothing drawn)."""
+    return raster.size(chartsvg.standalone_svg(chart, site_url), share.WIDE_PX)
+
+
+def image_snippets(chart: charts.Chart, site_url: str, root: str) -> dict[str, str]:
+    """The image snippets per theme, as JSON for the theme menu (``data-tn-themes``)."""
+    base = _site_base(site_url) or root
+    size = png_size(chart, site_url)
+    html_by = {t: share.html_snippet(chart, base, size, t) for t in embed.SNIPPET_THEMES}
+    md_by = {t: share.markdown_snippet(chart, base, t) for t in embed.SNIPPET_THEMES}
+    return {"html": json.dumps(html_by, ensure_ascii=False),
+            "markdown": json.dumps(md_by, ensure_ascii=False),
+            "html_auto": html_by["auto"], "markdown_auto": md_by["auto"]}
 
 
 # --------------------------------------------------------------------------- view model
@@ -152,6 +160,8 @@ def frame_style(chart: charts.Chart) -> str:
         for name, layout in chartsvg.LAYOUTS.items())
 
 
+VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
+"""How the tools row names ``share.VARIANTS``."""
 PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
 
@@ -181,7 +191,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "csv_url": f"{data_base}data.csv", "json_url": f"{data_base}data.json",
         "svg_url": f"{data_base}chart.svg", "png_url": f"{data_base}chart.png",
         "series_url": f"{data_base}{SERIES_DIR}/",
-        "file_stem": chart.id,
+        "file_stem": chart.id, "data_base": data_base,
         "page_url": page_url,
         "share_url": f"{page_url}#chart-{chart.id}" if page_url else "",
         "link_target": "_top" if mode == EMBED else "",
@@ -190,6 +200,13 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "show_embed": mode == PAGE,
         "show_params": params and mode != EMBED,
         "snippet": embed_snippet(chart, site_url, root),
+        "images": image_snippets(chart, site_url, root) if mode == PAGE else {},
+        "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
+                                                           strict=True)],
+        "dated": [v.png(chart.date) for v in share.VARIANTS] if chart.date else [],
+        "date": chart.date,
+        "summary": share.alt_text(chart),
+        "heading": mode == EMBED,
         "others": chart.others if mode == PAGE else (),
         "rows": [_param_row(s, chart.factor) for s in chart.series],
         "factor_text": chart.factor_text,
@@ -230,8 +247,17 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
         "plotly_src": assets.plotly_src,
         "fill": mode == EMBED,
+        "oembed_rel": previews.OEMBED_REL,
+        "preview_tags": Markup(_embed_preview_tags(chart, ctx) if ctx["canonical"] else ""),
     }
     return _env().get_template("embed.html").render(c=ctx, page=page)
+
+
+def _embed_preview_tags(chart: charts.Chart, ctx: dict[str, Any]) -> str:
+    """The embed page's og/twitter tags (the pages' pass runs before embeds are written)."""
+    card = f"{ctx['canonical']}card.png"
+    return previews.embed_page_tags(chart.title, chart.description,
+                                    ctx["canonical"], card, ctx["summary"])
 
 
 def _script_safe(js: str) -> str:
@@ -314,35 +340,14 @@ def image_cache(ctx: SiteContext) -> images.ImageCache:
     return images.ImageCache(image_cache_folder(ctx.root), draw=draw)
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
-
-
-def spec_file_text(chart: charts.Chart) -> str:
-    """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names."""
-    return _json_text(plotlyspec.plotly_figure(chart))
+spec_file_text = files.spec_file_text
 
 
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
                       cache: images.ImageCache | None = None) -> list[Path]:
-    """The embed page, data and image downloads, preview card and oEmbed of one chart."""
-    cache = cache or images.ImageCache()
-    folder.mkdir(parents=True, exist_ok=True)
-    (png_svg, png_width), (card_svg, card_width) = images.jobs(chart, site_url)
-    png_size = cache.place(png_svg, png_width, folder / "chart.png")
-    cache.place(card_svg, card_width, folder / "card.png")
-    texts = {
-        "index.html": render_embed_page(chart, site_url),
-        "data.csv": chartdata.to_csv(chart, site_url),
-        "data.json": _json_text(chartdata.to_json(chart, site_url)),
-        "chart.svg": chartsvg.standalone_svg(chart, site_url) + "\n",
-        SPEC_FILE: spec_file_text(chart),
-        "oembed.json": _json_text(embed.oembed(chart, _site_base(site_url), png_size)),
-        "sitemap.xml": EMPTY_SITEMAP,
-    }
-    for name, text in texts.items():
-        (folder / name).write_text(text, encoding="utf-8", newline="\n")
-    return [folder / name for name in ("chart.png", "card.png", *texts)]
+    """The embed page and every other file of one chart (``files.write_chart_files``)."""
+    return files.write_chart_files(chart, folder, site_url, render_embed_page(chart, site_url),
+                                   cache)
 
 
 def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> None:
@@ -363,7 +368,8 @@ _PREFILL_KEY = "image_prefill"
 
 
 def _image_jobs(ctx: SiteContext) -> list[tuple[str, int]]:
-    return [job for chart in _charts(ctx).values() for job in images.jobs(chart, ctx.site_url)]
+    return [job for chart in _charts(ctx).values()
+            for job in images.all_jobs(chart, ctx.site_url)]
 
 
 def start_outputs(ctx: SiteContext) -> None:

@@ -1,8 +1,10 @@
 """PNG images of charts, made at build time without a browser (pipeline step 6, output).
 
 ``chart.png`` is the downloadable SVG (``svg.standalone_svg``: title, axes, legend, credit,
-licence, URL and date; light theme) rasterised 1200 px wide. ``card.png`` is a 1200x630
-link-preview card (title, chart, credit); ``site_card_svg`` is the card of pages without a chart.
+licence, URL and date; light theme) rasterised 1200 px wide; ``chart-dark.png``,
+``chart-narrow.png`` and ``chart-narrow-dark.png`` are its variants (``share.VARIANTS``).
+``card.png`` is a 1200x630 link-preview card (title, chart, credit); ``site_card_svg`` is the
+card of pages without a chart.
 
 Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
 image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tinkernomics.site.charts import raster
+from tinkernomics.site.charts.share import VARIANTS
 from tinkernomics.site.charts.spec import Chart
 from tinkernomics.site.charts.svg import (  # noqa: F401  (the cards are images' SVGs)
     CARD_HEIGHT_PX,
@@ -346,6 +349,17 @@ def jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
     """The (SVG, width) pairs of a chart's ``chart.png`` and ``card.png``."""
     return [(standalone_svg(chart, site_url), PNG_WIDTH_PX),
             (card_svg(chart, site_url), CARD_WIDTH_PX)]
+
+
+def variant_jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
+    """The (SVG, width) pairs of the chart's image variants (``share.VARIANTS``: light and
+    dark, wide and narrow; the first is ``chart.png``'s job)."""
+    return [(standalone_svg(chart, site_url, v.theme, v.layout), v.width) for v in VARIANTS]
+
+
+def all_jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
+    """Every image a build draws for the chart: its variants and its preview card."""
+    return [*variant_jobs(chart, site_url), jobs(chart, site_url)[1]]
 
 
 def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:

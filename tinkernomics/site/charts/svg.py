@@ -14,6 +14,7 @@ reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coord
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -273,17 +274,17 @@ def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = No
 
 
 def placed_chart(chart: Chart, box: tuple[float, float, float, float], element_id: str,
-                 theme: str = "light") -> str:
+                 theme: str = "light", layout: str = "wide") -> str:
     """The wide chart drawn into ``box`` (x, y, width, height) of a larger SVG, scaled to fit
     and centred as a nested ``<svg>`` with ``xMidYMid meet`` would be, but as a ``<g>``: resvg
     draws a nested ``<svg>`` through an extra clipped layer, which made each chart image about
     40% slower to rasterise, for the same pixels (the drawing stays inside its viewBox)."""
     x, y, box_w, box_h = box
-    width, height, content = _chart_parts(chart, "wide", element_id, theme)
+    width, height, content = _chart_parts(chart, layout, element_id, theme)
     scale = min(box_w / width, box_h / height)
     left, top = x + (box_w - width * scale) / 2, y + (box_h - height * scale) / 2
     transform = f"translate({left:g} {top:g})" + ("" if scale == 1 else f" scale({scale:g})")
-    return (f'<g class="tn-svg tn-svg--wide" id="{element_id}"{paint("text", theme)} '
+    return (f'<g class="tn-svg tn-svg--{layout}" id="{element_id}"{paint("text", theme)} '
             f'transform="{transform}">'
             f"{content}</g>")
 
@@ -301,23 +302,36 @@ def credit_lines(chart: Chart, site_url: str = "") -> list[str]:
     return [*attribution_lines(chart), *([last] if last else [])]
 
 
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` broken into lines that fit ``width`` at font ``size`` (a rough average glyph
+    width: the narrow image must not run off its edge)."""
+    return textwrap.wrap(text, max(12, int(width / (size * 0.56)))) or [""]
+
+
 @lru_cache(maxsize=SVG_CACHE_SIZE)
-def standalone_svg(chart: Chart, site_url: str = "") -> str:
-    """The downloadable SVG file (light theme): the chart with its title above and the
-    attribution, page URL and data date below."""
-    width, height = LAYOUTS["wide"].width, svg_height(chart)
-    lines = credit_lines(chart, site_url)
-    total = TITLE_PX + height + LINE_PX * len(lines) + 12
-    inner = placed_chart(chart, (0, TITLE_PX, width, height), f"tn-file-{chart.id}")
+def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
+                   layout: str = "wide") -> str:
+    """The downloadable SVG file (light theme and wide layout unless given; the images' dark
+    and narrow variants): the chart with its title above and the attribution, page URL and
+    data date below, wrapped to the layout's width."""
+    width, height = LAYOUTS[layout].width, svg_height(chart, layout)
+    ink, paper = THEMES[theme]["font.color"], THEMES[theme]["paper_bgcolor"]
+    titles = _wrap(chart.title, width - 32, 17)
+    lines = [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)]
+    top = TITLE_PX + 22 * (len(titles) - 1)
+    total = top + height + LINE_PX * len(lines) + 12
+    inner = placed_chart(chart, (0, top, width, height), f"tn-file-{chart.id}", theme, layout)
+    title = "".join(
+        f'<text x="16" y="{27 + 22 * i}" font-family="{FONT}" font-size="17" font-weight="600" '
+        f'fill="{ink}">{escape(line)}</text>' for i, line in enumerate(titles))
     credit = "".join(
-        f'<text x="16" y="{TITLE_PX + height + LINE_PX * (i + 1) - 4}" font-family="{FONT}" '
-        f'font-size="11" fill="#1f2328">{escape(line)}</text>' for i, line in enumerate(lines))
+        f'<text x="16" y="{top + height + LINE_PX * (i + 1) - 4}" font-family="{FONT}" '
+        f'font-size="11" fill="{ink}">{escape(line)}</text>' for i, line in enumerate(lines))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {total}" '
         f'width="{width}" height="{total}">'
-        f'<rect x="0" y="0" width="{width}" height="{total}" fill="#ffffff"/>'
-        f'<text x="16" y="27" font-family="{FONT}" font-size="17" font-weight="600" '
-        f'fill="#1f2328">{escape(chart.title)}</text>{inner}{credit}</svg>'
+        f'<rect x="0" y="0" width="{width}" height="{total}" fill="{paper}"/>'
+        f"{title}{inner}{credit}</svg>"
     )
 
 

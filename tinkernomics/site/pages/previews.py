@@ -5,7 +5,13 @@ preview card and a ``<link rel="alternate" type="application/json+oembed">``. Th
 the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
 builds carry the same tags (Zensical's template engine lacks the string methods and filters a
 template would need to find the page's chart and first paragraph). URLs are absolute, from
-``site_url``, so a site under a sub-path stays right. The same pass takes the theme's
+``site_url``, so a site under a sub-path stays right. Every image has its alt text (a chart's
+card: the chart's finding, from its figure's summary) and every page names the site
+(``og:site_name``). The oEmbed link is ``rel="alternate oembed"``: WordPress's discovery reads
+the ``type`` and fetches the absolute ``href``, while Material's instant navigation, which
+fetches a ``sitemap.xml`` beside every ``link[rel=alternate]`` (exact value), leaves it alone,
+so a page served on another origin than its site URL fetches nothing from that URL. The
+embed pages write their own tags (``embed_page_tags``). The same pass takes the theme's
 indentation out of every page it tags (``whitespace.strip_theme_indentation``): the pages
 are read and written once either way.
 """
@@ -24,6 +30,11 @@ DESCRIPTION_CHARS = 300
 SITE_CARD = "assets/images/site-card.png"
 """The preview image of pages without a chart (drawn by the charts feature)."""
 CARD_SIZE_PX = (1200, 630)
+SITE_NAME = "tinker-nomics"
+SITE_CARD_ALT = (f"{SITE_NAME}: the economics of RL post-training for LLMs, over a chart of "
+                 "ScaleRL convergence fits by algorithm")
+OEMBED_REL = "alternate oembed"
+"""Not the bare ``alternate``: see the module docstring (Material's sitemap fetch)."""
 
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _CANONICAL = re.compile(r'<link rel="canonical" href="([^"]+)"')
@@ -31,6 +42,8 @@ _CHART = re.compile(r'data-tn-chart="([a-z0-9_.-]+)"')
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _META_DESCRIPTION = re.compile(r'<meta name="description" content="([^"]*)"')
+_SUMMARY = re.compile(r'<p class="tn-chart__summary[^"]*"[^>]*>(.*?)</p>', re.S)
+_SENTENCE_END = re.compile(r"[.!?…](?=\s|$)")
 _MARKER = 'property="og:title"'
 _OEMBED = "application/json+oembed"
 
@@ -46,25 +59,29 @@ class Preview:
     chart: str | None
     oembed: bool = False
     """Whether to add the chart's oEmbed discovery link."""
+    image_alt: str = SITE_CARD_ALT
 
     def tags(self, site_url: str) -> str:
         """The ``<head>`` tags, escaped."""
         esc = html.escape
         lines = [
             '<meta property="og:type" content="website">',
+            f'<meta property="og:site_name" content="{SITE_NAME}">',
             f'<meta property="og:title" content="{esc(self.title)}">',
             f'<meta property="og:description" content="{esc(self.description)}">',
             f'<meta property="og:url" content="{esc(self.url)}">',
             f'<meta property="og:image" content="{esc(self.image)}">',
             f'<meta property="og:image:width" content="{CARD_SIZE_PX[0]}">',
             f'<meta property="og:image:height" content="{CARD_SIZE_PX[1]}">',
+            f'<meta property="og:image:alt" content="{esc(self.image_alt)}">',
             '<meta name="twitter:card" content="summary_large_image">',
             f'<meta name="twitter:title" content="{esc(self.title)}">',
             f'<meta name="twitter:description" content="{esc(self.description)}">',
             f'<meta name="twitter:image" content="{esc(self.image)}">',
+            f'<meta name="twitter:image:alt" content="{esc(self.image_alt)}">',
         ]
         if self.chart and self.oembed:
-            lines.append('<link rel="alternate" type="application/json+oembed" '
+            lines.append(f'<link rel="{OEMBED_REL}" type="application/json+oembed" '
                          f'href="{esc(site_url)}embed/{self.chart}/oembed.json" '
                          f'title="{esc(self.title)}">')
         return "\n  ".join(lines)
@@ -74,15 +91,29 @@ def _text(fragment: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", fragment)).split())
 
 
+def as_sentence(text: str) -> str:
+    """A paragraph that leads into a list (ends in ``:``) cut after its last full sentence;
+    "" if it has none."""
+    if not text.endswith(":"):
+        return text
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[:ends[-1].end()] if ends else ""
+
+
 def _description(page: str) -> str:
-    """The page's own summary: the first non-empty paragraph of its article, else the page's
-    meta description (its front matter's, or the site's)."""
+    """The page's own summary: the first non-empty paragraph of its article that reads as a
+    sentence, else the page's meta description (its front matter's, or the site's)."""
     start = page.find("<article")
     for match in _PARAGRAPH.finditer(page, start if start >= 0 else 0):
-        text = _text(match.group(1))
+        text = as_sentence(_text(match.group(1)))
         if text:
             return text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS - 1] + "…"
     return _text(m.group(1)) if (m := _META_DESCRIPTION.search(page)) else ""
+
+
+def card_alt(chart_title: str, summary: str) -> str:
+    """Alt text of a chart's preview card."""
+    return f"Preview card: {chart_title}. {summary}".strip()
 
 
 def preview(page: str, rel_url: str, site_url: str) -> Preview:
@@ -92,8 +123,16 @@ def preview(page: str, rel_url: str, site_url: str) -> Preview:
     chart = m.group(1) if (m := _CHART.search(page)) else None
     image = site_url + (f"embed/{chart}/card.png" if chart else SITE_CARD)
     announces_oembed = _OEMBED in page  # the embed pages link their oEmbed file themselves
+    summary = _text(m.group(1)) if (m := _SUMMARY.search(page)) else ""
+    alt = card_alt(title, summary) if chart else SITE_CARD_ALT
     return Preview(title, _description(page), canonical, image, chart,
-                   oembed=bool(chart) and not announces_oembed)
+                   oembed=bool(chart) and not announces_oembed, image_alt=alt)
+
+
+def embed_page_tags(title: str, description: str, url: str, image: str, summary: str) -> str:
+    """The og/twitter tags of a chart's embed page (it carries its own oEmbed link)."""
+    return Preview(title, description, url, image, None,
+                   image_alt=card_alt(title, summary)).tags("")
 
 
 def _rel_url(site_dir: Path, path: Path) -> str:

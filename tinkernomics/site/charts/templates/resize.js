@@ -1,10 +1,33 @@
 /* tinker-nomics embeds: include once on a page that has tinker-nomics chart iframes.
  * Each embed page posts {type: "tinkernomics:height", height} to its parent whenever its
- * content changes size; this sets the height of the iframe that sent it. Licence: MIT. */
+ * content changes size; this sets the height of the iframe that sent it. It answers with
+ * {type: "tinkernomics:color-scheme", value: "dark"|"light"|"auto"}, the CSS color-scheme
+ * the host gives that iframe (its own, or inherited from the page), and sends it again when
+ * the page changes it, so an embed with theme=auto follows the host. Licence: MIT. */
 (function () {
   "use strict";
   if (window.__tinkernomicsResize) return;
   window.__tinkernomicsResize = true;
+  var known = [];
+
+  function schemeOf(frame) {
+    var words = (getComputedStyle(frame).colorScheme || "").split(/\s+/);
+    var dark = words.indexOf("dark") >= 0, light = words.indexOf("light") >= 0;
+    return dark && !light ? "dark" : light && !dark ? "light" : "auto";
+  }
+
+  function tell(frame) {
+    var value = schemeOf(frame);
+    if (frame.__tinkernomicsScheme === value || !frame.contentWindow) return;
+    frame.__tinkernomicsScheme = value;
+    frame.contentWindow.postMessage({ type: "tinkernomics:color-scheme", value: value }, "*");
+  }
+
+  function tellAll() {
+    known = known.filter(function (frame) { return frame.isConnected; });
+    known.forEach(tell);
+  }
+
   window.addEventListener("message", function (event) {
     var data = event.data;
     if (!data || data.type !== "tinkernomics:height" || typeof data.height !== "number") return;
@@ -14,8 +37,18 @@
         frames[i].style.height = Math.max(0, Math.ceil(data.height)) + "px";
         /* Sized to its content: no scroll bar (older snippets lack the attribute). */
         frames[i].setAttribute("scrolling", "no");
+        if (known.indexOf(frames[i]) < 0) known.push(frames[i]);
+        frames[i].__tinkernomicsScheme = null;  /* a reloaded frame asks again */
+        tell(frames[i]);
         return;
       }
     }
   });
+
+  /* A host's theme switch usually changes a class or attribute of <html> or <body>. */
+  var observer = new MutationObserver(tellAll);
+  observer.observe(document.documentElement, { attributes: true });
+  if (document.body) observer.observe(document.body, { attributes: true });
+  var media = window.matchMedia("(prefers-color-scheme: dark)");
+  if (media.addEventListener) media.addEventListener("change", tellAll);
 })();

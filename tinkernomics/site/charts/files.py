@@ -1,0 +1,94 @@
+"""One chart's files in its embed folder (pipeline step 6, outputs of the charts feature).
+
+``write_chart_files`` writes ``embed/<id>/``: the embed page (``index.html``), the data
+(``data.csv``, ``data-wide.csv``, ``data.json``), the images in every variant
+(``share.VARIANTS``: ``chart.png``, ``chart-dark.png``, ``chart-narrow.png``,
+``chart-narrow-dark.png``, each also under its dated name, and the same as SVG), the preview
+card (``card.png``), the oEmbed response, the Plotly spec and an empty ``sitemap.xml``. The
+dated PNGs are hard links to the same cached images: no extra drawing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tinkernomics.site.charts import data as chartdata
+from tinkernomics.site.charts import embed, images, plotlyspec, share
+from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.charts import svg as chartsvg
+
+SPEC_FILE = "spec.json"
+"""The chart's Plotly figure, beside its downloads: the page and the embed page fetch it when a
+reader first interacts (one copy per chart, not one per page; an export inlines it)."""
+EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
+"""Material's instant navigation treats every ``<link rel="alternate">`` as another language of
+the site and fetches ``sitemap.xml`` beside its URL. The oEmbed links say ``rel="alternate
+oembed"``, which its ``[rel=alternate]`` selector does not match; the empty sitemap stays for
+pages published before (no 404)."""
+TEXT_FILES = ("data.csv", chartdata.CSV_FILES["wide"], "data.json",
+              *(v.svg for v in share.VARIANTS), "oembed.json", SPEC_FILE, "sitemap.xml")
+IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
+DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
+"""Every file of a chart's folder besides ``index.html`` and the dated images."""
+
+
+def file_names(chart: charts.Chart) -> list[str]:
+    """Every file ``write_chart_files`` writes for ``chart``, dated images included."""
+    dated = [v.png(chart.date) for v in share.VARIANTS] if chart.date else []
+    return ["index.html", *DATA_FILES, *dated]
+
+
+def json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def spec_file_text(chart: charts.Chart) -> str:
+    """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names."""
+    return json_text(plotlyspec.plotly_figure(chart))
+
+
+def site_base(site_url: str) -> str:
+    return site_url.rstrip("/") + "/" if site_url else ""
+
+
+def place_images(chart: charts.Chart, folder: Path, site_url: str,
+                 cache: images.ImageCache) -> tuple[int, int]:
+    """Every variant (and its dated copy) and the card; returns ``chart.png``'s size."""
+    sizes = []
+    for variant, (svg_text, width) in zip(share.VARIANTS, images.variant_jobs(chart, site_url),
+                                          strict=True):
+        sizes.append(cache.place(svg_text, width, folder / variant.png()))
+        if chart.date and cache.folder is None and cache.draw:  # no cache: copy, not redraw
+            shutil.copyfile(folder / variant.png(), folder / variant.png(chart.date))
+        elif chart.date:
+            cache.place(svg_text, width, folder / variant.png(chart.date))
+    card_svg, card_width = images.jobs(chart, site_url)[1]
+    cache.place(card_svg, card_width, folder / "card.png")
+    return sizes[0]
+
+
+def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_page: str,
+                      cache: images.ImageCache | None = None) -> list[Path]:
+    """The embed page (``embed_page``, rendered by the feature), data and image downloads,
+    preview card and oEmbed of one chart."""
+    cache = cache or images.ImageCache()
+    folder.mkdir(parents=True, exist_ok=True)
+    png_size = place_images(chart, folder, site_url, cache)
+    texts = {
+        "index.html": embed_page,
+        "data.csv": chartdata.to_csv(chart, site_url),
+        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart),
+        "data.json": json_text(chartdata.to_json(chart, site_url)),
+        **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
+           for v in share.VARIANTS},
+        SPEC_FILE: spec_file_text(chart),
+        "oembed.json": json_text(embed.oembed(chart, site_base(site_url), png_size)),
+        "sitemap.xml": EMPTY_SITEMAP,
+    }
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8", newline="\n")
+    return [folder / name for name in file_names(chart)]
