@@ -1,0 +1,65 @@
+"""The calculator in Chromium and ``tinkernomics estimate --json`` agree, to the byte and the
+cent, on the run model's memory and the bills (issue 28). Each case is a set of command-line
+options and the calculator link that says the same."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_calc_browser import calc_server, open_calculator  # noqa: F401 (fixtures)
+
+from tinkernomics.cli import main
+
+pytestmark = pytest.mark.browser
+
+CASES: dict[str, tuple[list[str], dict[str, str]]] = {
+    "grpo-llama-gqa": (["--algorithm", "grpo", "--model", "llama-3.1-8b", "--G", "16"],
+                       {"a": "grpo", "m": "llama-3.1-8b", "G": "16"}),
+    "dapo-oversampling-microbatch": (
+        ["--algorithm", "dapo", "--model", "qwen3-8b", "--G", "8", "--prompts", "32",
+         "--completion-tokens", "8192", "--micro-batch", "4", "--recompute", "0"],
+        {"a": "dapo", "m": "qwen3-8b", "G": "8", "n": "32", "out": "8192", "mb": "4", "ac": "0"}),
+    "moe-full-ft": (["--algorithm", "ppo", "--model", "qwen3-30b-a3b", "--full", "--gpu",
+                     "gb200", "--steps", "7"],
+                    {"a": "ppo", "m": "qwen3-30b-a3b", "ft": "full", "hw": "gb200",
+                     "steps": "7"}),
+    "opd-teacher-dpo-offline": (["--algorithm", "opd", "--model", "qwen3-8b", "--lora-rank",
+                                 "128", "--set", "rc=1"],
+                                {"a": "opd", "m": "qwen3-8b", "r": "128", "rc": "1"}),
+    "dpo-offline": (["--algorithm", "dpo", "--G", "2", "--full"],
+                    {"a": "dpo", "G": "2", "ft": "full"}),
+}
+
+
+def cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["estimate", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)["quantities"]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_browser_equals_estimate_json(browser: Any, calc_server: str,  # noqa: F811
+                                      capsys: pytest.CaptureFixture[str], case: str) -> None:
+    args, query = CASES[case]
+    cli = cli_json(args, capsys)
+    page, errors = open_calculator(browser, calc_server, query)
+    try:
+        numbers = page.evaluate("window.tnCalculator.last().numbers")
+    finally:
+        page.close()
+    assert errors == []
+    got = {k: None if v is None else float(v) for k, v in numbers.items()}
+    shown = {k: v["value"] for k, v in cli.items() if v["shown"]}
+    assert set(got) == set(shown)
+    assert {k: (got[k], shown[k]) for k in shown if got[k] != shown[k]} == {}
+    memory = [k for k in shown if k.startswith("mem.") and cli[k]["unit"] == "bytes"]
+    assert "mem.kv_per_token" in memory and "mem.peak" in memory
+    for key in memory:  # to the byte
+        assert (got[key] is None) == (shown[key] is None), key
+        if shown[key] is not None:
+            assert round(got[key]) == round(shown[key]), key
+    for key in ("tinker.total", "self.total"):  # to the cent
+        assert (got[key] is None) == (shown[key] is None), key
+        if shown[key] is not None:
+            assert round(got[key], 2) == round(shown[key], 2), key
