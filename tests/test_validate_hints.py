@@ -37,3 +37,15 @@ def test_unknown_loss_does_not_invite_a_new_loss_file(tmp_path: Path) -> None:
     run = run_validate(tmp_path, "catalog")
     [problem] = [p for p in run.problems if "tinker_losses" in p.where]
     assert "losses/topr.yaml" not in (problem.hint or "")
+
+
+def test_each_kind_shows_its_own_id_example() -> None:
+    """The Fields reference showed 'Example: grpo' for every kind's id (price lists, losses...)."""
+    from tinkernomics.catalog.entries import KINDS
+    from tinkernomics.site.contributing.fieldsdoc import field_docs
+
+    examples = {k.name: next(d for d in field_docs(k.model) if d.name == "id").examples
+                for k in KINDS}
+    assert all(examples.values()), examples
+    firsts = [e[0] for e in examples.values()]
+    assert len(set(firsts)) == len(firsts), examples

@@ -177,7 +177,8 @@ class Variable(StrictModel):
 class Formula(ProvenanceModel):
     """A FLOP or VRAM formula: display form, variables and a computable expression."""
 
-    id: Id = Field(description="Equal to the file name without `.yaml`.")
+    id: Id = Field(description="Equal to the file name without `.yaml`.",
+                   examples=["flops_rollout"])
     kind: FormulaKind = Field(description="`flops` or `vram`.")
     name: ShortText = Field(description="Component it prices.", examples=["Rollout, per token"])
     order: Annotated[int, n.ORDER_HINT] = Field(default=0, ge=0, le=n.ORDER_MAX,

@@ -44,7 +44,8 @@ class Hardware(StrictModel):
 class Conversion(StrictModel):
     """A compute-equivalence between two accelerators, derived from their specs."""
 
-    id: Id = Field(description="Equal to the file name without `.yaml`.")
+    id: Id = Field(description="Equal to the file name without `.yaml`.",
+                   examples=["gb200_to_h100"])
     from_hardware: Id = Field(description="Hardware id converted from.", examples=["gb200"])
     to_hardware: Id = Field(description="Hardware id converted to.", examples=["h100"])
     basis: ShortText = Field(description="How the factor is derived, shown beside it.")

@@ -21,7 +21,8 @@ from tinkernomics.catalog.models.base import ProvenanceModel
 class Reference(ProvenanceModel):
     """A paper, post, documentation page or data source that figures cite."""
 
-    id: Id = Field(description="Equal to the file name without `.yaml`.")
+    id: Id = Field(description="Equal to the file name without `.yaml`.",
+                   examples=["grpo_deepseekmath"])
     title: ShortText = Field(description="Exact title of the work.")
     authors: ShortText = Field(description="Authors or organisation, e.g. 'Shao et al.'.")
     venue: ShortText | None = Field(

@@ -55,7 +55,7 @@ class LanguageModel(StrictModel):
 class PriceRow(ProvenanceModel):
     """Tinker's per-token prices for one model (and context variant)."""
 
-    model: Id = Field(description="Model id (catalog/models/).")
+    model: Id = Field(description="Model id (catalog/models/).", examples=["qwen3-8b"])
     variant: ShortText | None = Field(
         default=None, description="Variant suffix, e.g. ':peft:262144' (long context)."
     )
@@ -71,7 +71,8 @@ class PriceRow(ProvenanceModel):
         "(validate takes such a move for a typo until this says what the source announced).")
     status: Status | None = Field(default=None, description="Overrides the list's status.")
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
-    source: Id | None = Field(default=None, description="Overrides the list's source.")
+    source: Id | None = Field(default=None, description="Overrides the list's source.",
+                              examples=["tinker_pricing_2026_07"])
     reported_instead: Prose | None = Field(
         default=None, description="Required when this row is unverified."
     )
@@ -80,7 +81,8 @@ class PriceRow(ProvenanceModel):
 class PriceList(ProvenanceModel):
     """A dated snapshot of Tinker's price list."""
 
-    id: Id = Field(description="Equal to the file name, e.g. '2026-07-17'.")
+    id: Id = Field(description="Equal to the file name: the date the prices apply.",
+                   examples=["2026-07-17"])
     effective: dt.date = Field(
         description="Date the prices took effect or were captured, YYYY-MM-DD."
     )
@@ -122,7 +124,8 @@ class Hyperparameter(StrictModel):
 class TinkerLoss(StrictModel):
     """A Tinker loss function (built-in, or the custom-loss interface)."""
 
-    id: Id = Field(description="Equal to the file name; Tinker's loss_fn string for built-ins.")
+    id: Id = Field(description="Equal to the file name; Tinker's loss_fn string for built-ins.",
+                   examples=["importance_sampling"])
     name: ShortText = Field(description="Display name.")
     builtin: bool = Field(description="True for the five built-in losses.")
     order: Annotated[int, n.ORDER_HINT] = Field(default=0, ge=0, le=n.ORDER_MAX,
@@ -201,7 +204,7 @@ class SetupCost(StrictModel):
 class TinkerPlatform(StrictModel):
     """Tinker as a platform: primitives, token types, what it absorbs, where it sits."""
 
-    id: Id = Field(description="Always 'tinker' (the file name).")
+    id: Id = Field(description="Always 'tinker' (the file name).", examples=["tinker"])
     intro: Prose = Field(description="What Tinker is, in a paragraph.")
     primitives: list[Primitive] = Field(min_length=4, description="Client calls; four are core.")
     phases: Prose = Field(description="How the primitives map onto the RL phases.")
