@@ -12,7 +12,8 @@ from tinkernomics.catalog.fields import AssertedBy, Status, status_meaning
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import derive
 from tinkernomics.site.charts import spec
-from tinkernomics.site.pages.views.core import Links, build_index
+from tinkernomics.site.pages.views import build_index
+from tinkernomics.site.pages.views.core import Links
 from tinkernomics.site.pages.views.references import quality_items
 
 WHO = {AssertedBy.original_site: "as given by the original site",
