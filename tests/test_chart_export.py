@@ -38,8 +38,8 @@ def test_csv_export_parses_and_matches_the_formula(catalog_dir: Path, tmp_path: 
     fit = load_valid_catalog(catalog_dir).algorithms["grpo"].scalerl
     assert fit is not None
     middle = rows[len(rows) // 2]
-    assert float(middle["reward"]) == pytest.approx(reward(fit, float(middle["gb200_hours"])),
-                                                    rel=1e-5)
+    assert float(middle["reward_percent"]) == pytest.approx(
+        100 * reward(fit, float(middle["gb200_hours"])), rel=1e-5)
     assert middle["licence"] == "CC BY 4.0" and middle["sources"] == "original_site"
 
 

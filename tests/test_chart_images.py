@@ -179,21 +179,25 @@ def test_comparison_axis_spans_every_fitted_curve(tmp_path: Path) -> None:
 
 def test_csv_metadata_header_names_title_page_units_sources_and_licence(
         grpo: charts.Chart) -> None:
-    from helpers_charts import csv_metadata, csv_rows
+    """The CSV's metadata moved to data.json (issue 32: the CSV starts with its header)."""
+    from helpers_charts import csv_rows
 
     from tinkernomics.site.charts import data as chartdata
 
     text = chartdata.to_csv(grpo, "https://example.org/tn/")
-    meta = csv_metadata(text)
-    assert meta[0] == f"title: {grpo.title}"
-    assert "page: https://example.org/tn/algorithms/grpo/" in meta
-    assert any(line.startswith("parameters grpo: A = 0.5, B = 1.8, C_mid = 4000") and
-               "R0 = 0 (assumed)" in line for line in meta)
-    assert "unit reward: pass rate as a fraction (0-1)" in meta
-    assert any(line.startswith("source glennklockwood_h100:") and "https://" in line
-               for line in meta)
-    assert "data as of: 2026-11-30" in meta
-    assert any(line.startswith("licence: CC BY 4.0 https://creativecommons.org/") for line in meta)
+    assert text.splitlines()[0] == ",".join(chartdata.CSV_COLUMNS)
+    meta = chartdata.to_json(grpo, "https://example.org/tn/")
+    assert meta["title"] == grpo.title
+    assert meta["page"] == "https://example.org/tn/algorithms/grpo/"
+    params = meta["series"][0]["parameters"]
+    assert (params["A"]["value"], params["B"]["value"], params["C_mid"]["value"]) == (
+        0.5, 1.8, 4000)
+    assert params["R0"]["status"] == "assumed"
+    assert meta["csv"]["units"]["reward_percent"].startswith("pass rate in percent")
+    assert any(s["id"] == "glennklockwood_h100" and s["url"].startswith("https://")
+               for s in meta["sources"])
+    assert meta["date"] == "2026-11-30"
+    assert meta["licence"]["url"].startswith("https://creativecommons.org/")
     assert len(csv_rows(text)) == charts.CURVE_POINTS  # the table itself is unchanged
 
 

@@ -274,8 +274,8 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
     fit = catalog.algorithms["cispo"].scalerl
     assert fit is not None
     last = by_algo["cispo"]
-    assert float(last["reward"]) == pytest.approx(reward(fit, float(last["gb200_hours"])),
-                                                  rel=1e-5)
+    assert float(last["reward_percent"]) == pytest.approx(
+        100 * reward(fit, float(last["gb200_hours"])), rel=1e-5)  # percent, as the chart shows
     assert last["parameter_status"] == "reported" and last["sources"] == "scalerl_khatri"
     assert by_algo["dapo"]["parameter_status"] == "unverified"
 
@@ -327,8 +327,9 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     assert "tn-chart__spec" not in html
     for name in ("data.csv", "data.json", "chart.svg", "chart.png"):
         assert f'href="../embed/scalerl-comparison/{name}"' in html
-    for ext in ("csv", "json", "svg", "png"):  # downloads are named after the chart
+    for ext in ("csv", "json", "svg"):  # downloads are named after the chart
         assert f'download="scalerl-comparison.{ext}"' in html
+    assert 'download="scalerl-comparison.png"' not in html  # the PNG: a URL to copy (issue 32)
     assert "&lt;iframe src=&#34;https://example.org/tn/embed/scalerl-comparison/?theme=auto" \
         in html
     assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
@@ -372,8 +373,8 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
         monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(out.with_name(out.name + "-cache")))
         chartsite.write_outputs(ctx, out)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
-    expected = {f"embed/{cid}/{name}" for cid in charts.chart_ids(catalog)
-                for name in ("index.html", *chartsite.DATA_FILES)}
+    expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
+                for name in chartsite.files.file_names(chart)}  # dated images too (issue 32)
     assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
                                      chartsite.SITE_CARD}
     for rel in files:
