@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
 from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import embed, files, images, plotlyspec, raster, share
+from tinkernomics.site.charts import embed, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.pages import macros as pages
@@ -105,23 +105,6 @@ def embed_snippet(chart: charts.Chart, site_url: str, root: str, theme: str = "a
     """The iframe code a blogger pastes (URLs absolute when site_url is set; charts.js makes
     relative ones absolute in the reader's browser otherwise)."""
     return embed.embed_snippet(chart, _site_base(site_url) or root, theme)
-
-
-@lru_cache(maxsize=4096)
-def png_size(chart: charts.Chart, site_url: str) -> tuple[int, int]:
-    """``chart.png``'s (width, height), from its SVG (nothing drawn)."""
-    return raster.size(chartsvg.standalone_svg(chart, site_url), share.WIDE_PX)
-
-
-def image_snippets(chart: charts.Chart, site_url: str, root: str) -> dict[str, str]:
-    """The image snippets per theme, as JSON for the theme menu (``data-tn-themes``)."""
-    base = _site_base(site_url) or root
-    size = png_size(chart, site_url)
-    html_by = {t: share.html_snippet(chart, base, size, t) for t in embed.SNIPPET_THEMES}
-    md_by = {t: share.markdown_snippet(chart, base, t) for t in embed.SNIPPET_THEMES}
-    return {"html": json.dumps(html_by, ensure_ascii=False),
-            "markdown": json.dumps(md_by, ensure_ascii=False),
-            "html_auto": html_by["auto"], "markdown_auto": md_by["auto"]}
 
 
 # --------------------------------------------------------------------------- view model
@@ -200,7 +183,8 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "show_embed": mode == PAGE,
         "show_params": params and mode != EMBED,
         "snippet": embed_snippet(chart, site_url, root),
-        "images": image_snippets(chart, site_url, root) if mode == PAGE else {},
+        "images": (share.image_snippets(chart, site_url, base or root) if mode == PAGE
+                   else {}),
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
         "dated": [v.png(chart.date) for v in share.VARIANTS] if chart.date else [],

@@ -11,11 +11,15 @@ change when the data do links that one. The same variants exist as SVG files.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
+from tinkernomics.site.charts import raster
 from tinkernomics.site.charts.spec import PUBLISHER, Chart, Series
+from tinkernomics.site.charts.svg import standalone_svg
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ VARIANTS = (
 )
 """``chart.png`` first: the file the oEmbed thumbnail and the tools row name."""
 BY_STEM = {v.stem: v for v in VARIANTS}
+THEMES = ("auto", "light", "dark")
+"""The snippet themes (as ``embed.SNIPPET_THEMES``)."""
 NARROW_MEDIA = "(max-width: 600px)"
 DARK_MEDIA = "(prefers-color-scheme: dark)"
 
@@ -136,3 +142,20 @@ def markdown_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
     url = image_url(chart, base, BY_STEM[stem])
     return (f"[![{_markdown_text(alt_text(chart))}]({url})]({base}{chart.page})\n"
             f"*{_markdown_text(chart.title)}, from {PUBLISHER}.*")
+
+
+@lru_cache(maxsize=4096)
+def png_size(chart: Chart, site_url: str) -> tuple[int, int]:
+    """``chart.png``'s (width, height), from its SVG (nothing drawn)."""
+    return raster.size(standalone_svg(chart, site_url), WIDE_PX)
+
+
+def image_snippets(chart: Chart, site_url: str, base: str) -> dict[str, str]:
+    """The image snippets per theme (JSON for the theme menu's ``data-tn-themes``) and the
+    ``auto`` ones shown first; ``base`` is the site URL, or the page's root without one."""
+    size = png_size(chart, site_url)
+    html_by = {t: html_snippet(chart, base, size, t) for t in THEMES}
+    md_by = {t: markdown_snippet(chart, base, t) for t in THEMES}
+    return {"html": json.dumps(html_by, ensure_ascii=False),
+            "markdown": json.dumps(md_by, ensure_ascii=False),
+            "html_auto": html_by["auto"], "markdown_auto": md_by["auto"]}
