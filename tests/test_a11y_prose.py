@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from helpers_catalog import VALID_CATALOG, copy_valid, replace_in, run_validate
 
+from tinkernomics.markup import prose
+
 PPO = "algorithms/ppo.yaml"
 GRPO = "algorithms/grpo.yaml"
 REFERENCE = "references/transformer_math.yaml"
@@ -29,7 +31,7 @@ def at(rel: str, key_line: str, field: str) -> str:
 NOTES_AT = at(PPO, "notes:", "notes")
 NOTES_TEXT = "  The clipped-ratio objective"
 INVISIBLE = "bidi controls and zero-width characters can make text read differently"
-IMAGES = "images in prose must come from this site"
+IMAGES = "images must come from this site"
 
 BIDI = [*(chr(c) for c in range(0x202A, 0x202F)), *(chr(c) for c in range(0x2066, 0x206A))]
 """Embeddings and overrides (U+202A-U+202E) and isolates (U+2066-U+2069)."""
@@ -74,11 +76,10 @@ def test_invisible_characters_are_refused_where_they_stand(
     "![chart](//evil.example/pixel.png)",
     "![chart]( <https://evil.example/pixel.png> )",
     "![chart](ftp://evil.example/pixel.png)",
-    "![chart][pixel]",
-    "![chart]",
+    "![chart][pixel]\n\n  [pixel]: https://evil.example/pixel.png\n\n ",
     "![chart]()",
 ], ids=["https", "http", "protocol-relative", "angle-brackets", "ftp", "reference-style",
-        "shortcut-reference", "empty"])
+        "empty"])
 def test_images_from_other_hosts_are_refused(tmp_path: Path, image: str) -> None:
     root = copy_valid(tmp_path)
     replace_in(root, PPO, NOTES_TEXT, f"  {image} The clipped-ratio objective")
@@ -86,6 +87,13 @@ def test_images_from_other_hosts_are_refused(tmp_path: Path, image: str) -> None
     assert run.code == 1, run.out
     assert run.wheres == [NOTES_AT], run.out
     assert IMAGES in run.problems[0].message, run.out
+
+
+@pytest.mark.parametrize("text", ["![chart][pixel]", "![chart]"])
+def test_an_image_reference_without_its_definition_is_plain_text(text: str) -> None:
+    """Markdown leaves an undefined image reference as the text it is: no image, no request."""
+    html = prose.to_html(text)
+    assert "<img" not in html and "![chart]" in html
 
 
 def test_an_image_from_the_site_itself_and_plain_unicode_pass(tmp_path: Path) -> None:

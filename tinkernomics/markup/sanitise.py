@@ -59,7 +59,7 @@ def _is_relative(url: str) -> bool:
 def _attribute_filter(tag: str, name: str, value: str) -> str | None:
     """Links go to http(s) or this site; images come from this site only."""
     if name == "src" and tag == "img":
-        return value if _is_relative(value) else None
+        return value if value.strip() and _is_relative(value) else None
     if name == "href" and value.strip().startswith(_FOREIGN):
         return None
     return value
