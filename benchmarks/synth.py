@@ -67,8 +67,10 @@ def _reference(template: dict[str, Any], ref_id: str, i: int, k: int) -> dict[st
     return ref
 
 
-def _algorithm(template: dict[str, Any], i: int, refs: list[str]) -> dict[str, Any]:
-    """The i-th synthetic algorithm: GRPO's entry with varied profile fields and sources."""
+def _algorithm(template: dict[str, Any], i: int, refs: list[str],
+               fit_template: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The i-th synthetic algorithm: GRPO's entry with varied profile fields and sources; every
+    other one has a ScaleRL fit (the catalog's first sourced fit, with varied values)."""
     algo = yaml.safe_load(yaml.safe_dump(template))  # deep copy
     critic, reward = i % 4 == 1, i % 5 == 2
     roles = ["policy", "reference"] + (["critic"] if critic else []) + \
@@ -85,14 +87,22 @@ def _algorithm(template: dict[str, Any], i: int, refs: list[str]) -> dict[str, A
     for claim in algo["claims"]:
         if claim["source"] == TEMPLATE_REFERENCE:
             claim["source"] = refs[0]
-    if i % 2 == 0:
-        del algo["scalerl"]
-    else:
-        fit = algo["scalerl"]
+    algo.pop("scalerl", None)
+    if i % 2 == 1 and fit_template is not None:
+        fit = algo["scalerl"] = yaml.safe_load(yaml.safe_dump(fit_template))
         fit["A"]["value"] = 40 + (i * 13) % 25
         fit["B"]["value"] = round(1.2 + (i % 9) / 10, 1)
         fit["C_mid"]["value"] = 1000 + (i * 37) % 9000
     return algo
+
+
+def first_fit(catalog: Path) -> dict[str, Any] | None:
+    """The ScaleRL fit of the first algorithm (by id) that has one, as written."""
+    for path in sorted((catalog / "algorithms").glob("*.yaml")):
+        fit = _read_yaml(path).get("scalerl")
+        if fit:
+            return fit
+    return None
 
 
 def add_algorithms(project: Path, n_algorithms: int,
@@ -101,6 +111,7 @@ def add_algorithms(project: Path, n_algorithms: int,
     project copy at ``project``; return their ids."""
     catalog, stubs = project / "catalog", project / "docs" / "algorithms"
     template = _read_yaml(catalog / "algorithms" / f"{TEMPLATE_ALGORITHM}.yaml")
+    fit_template = first_fit(catalog)
     ref_template = _read_yaml(catalog / "references" / f"{TEMPLATE_REFERENCE}.yaml")
     ids = []
     for i in range(1, n_algorithms + 1):
@@ -109,8 +120,8 @@ def add_algorithms(project: Path, n_algorithms: int,
         for k, ref_id in enumerate(refs):
             _write_yaml(catalog / "references" / f"{ref_id}.yaml",
                         _reference(ref_template, ref_id, i, k), "reference")
-        _write_yaml(catalog / "algorithms" / f"{algo_id}.yaml", _algorithm(template, i, refs),
-                    "algorithm")
+        _write_yaml(catalog / "algorithms" / f"{algo_id}.yaml",
+                    _algorithm(template, i, refs, fit_template), "algorithm")
         (stubs / f"{algo_id}.md").write_text(f'{{{{ algorithm_page("{algo_id}") }}}}\n',
                                              encoding="utf-8")
         ids.append(algo_id)

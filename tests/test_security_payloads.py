@@ -78,8 +78,9 @@ def _edit(root: Path, rel: str, **fields: Any) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
-KEPT_ALGORITHMS = ("grpo", "ppo", "opd")
-"""The algorithms the site's own defaults and presets name (the rest only cost build time)."""
+KEPT_ALGORITHMS = ("grpo", "ppo", "opd", "cispo")
+"""The algorithms the site's own defaults and presets name, and one with a ScaleRL fit (so the
+charts carry payloads); the rest only cost build time."""
 
 
 def _hostile_project(dest: Path) -> Path:
@@ -94,8 +95,9 @@ def _hostile_project(dest: Path) -> Path:
     root = project / "catalog"
     _edit(root, "algorithms/grpo.yaml", name=NAME, notes=PAYLOAD_TEXT,
           tinker_mapping=PAYLOAD_TEXT, claims__0__text=PAYLOADS[1],
-          claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8],
-          scalerl__model=NAME, scalerl__dataset=PAYLOADS[0])
+          claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8])
+    _edit(root, "algorithms/cispo.yaml", name=NAME.replace("GRPO", "CISPO"),
+          scalerl__model=NAME, scalerl__dataset=PAYLOADS[0], notes=PAYLOAD_TEXT)
     _edit(root, "references/grpo_deepseekmath.yaml", title=NAME, summary=PAYLOAD_TEXT,
           authors=PAYLOADS[0])
     _edit(root, "hardware/h100.yaml", name=NAME, notes=PAYLOAD_TEXT)
