@@ -17,7 +17,7 @@ from helpers_catalog import copy_valid, replace_in
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_catalog
-from tinkernomics.catalog.rules import PROVENANCE
+from tinkernomics.catalog.provenancerules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.site.pages.views import build_index
 from tinkernomics.site.pages.views.checks import STALE_AFTER_DAYS, reference_checks

@@ -20,7 +20,7 @@ from helpers_site import PAGES, Node, article, load_page, page_file, parse
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.rules import PROVENANCE
+from tinkernomics.catalog.provenancerules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views import entry_page, money, plain

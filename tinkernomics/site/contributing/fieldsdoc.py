@@ -4,7 +4,8 @@ One source of truth: every field's description, examples, default, allowed value
 constraints live on the pydantic models. ``field_docs`` turns them into plain ``FieldDoc`` values
 that two writers share: the scaffold (``tinkernomics new``, comments in a new entry) and the
 site's **Fields reference** page (the ``fields_reference`` macro of this feature module). The
-expected unit of a figure slot comes from ``rules.EXPECTED_UNITS``, the rule that enforces it.
+expected unit of a figure slot comes from ``provenancerules.EXPECTED_UNITS``, the rule that
+enforces it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pydantic_core import PydanticUndefined
 from tinkernomics.catalog import fields as f
 from tinkernomics.catalog.entries import KINDS, Kind
 from tinkernomics.catalog.models import IDENT_PATTERN
-from tinkernomics.catalog.rules import EXPECTED_UNITS
+from tinkernomics.catalog.provenancerules import EXPECTED_UNITS
 
 NO_DEFAULT: Any = PydanticUndefined
 """Marker for "this field has no default" (it is required)."""

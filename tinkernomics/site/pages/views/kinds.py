@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME, Catalog, Kind
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.rules import PROVENANCE
+from tinkernomics.catalog.provenancerules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.core import (
