@@ -2,11 +2,11 @@
 
 Catalog text is sanitised where it becomes HTML (``tinkernomics.markup``); the policy is the
 second wall, so that a missed case still cannot run script. Each page gets a ``<meta
-http-equiv="Content-Security-Policy">`` as the first element of its ``<head>`` (a meta policy
-applies only to what follows it). Scripts run only from the site itself, plus the page's own
-inline scripts, each allowed by its SHA-256 hash (the theme's few inline scripts, the embed
-pages' sizing and theme scripts). Inline data blocks (``type="application/json"``) are not
-scripts and need no hash. Nothing is loaded from another host.
+http-equiv="Content-Security-Policy">`` first in its ``<head>``, after the charset
+declaration (a meta policy applies only to what follows it). Scripts run only from the site
+itself, plus the page's own inline scripts, each allowed by its SHA-256 hash (the theme's few
+inline scripts, the embed pages' sizing and theme scripts). Inline data blocks
+(``type="application/json"``) are not scripts and need no hash. Nothing is loaded from another host.
 
 Under ``mkdocs serve`` the live-reload script MkDocs injects into every response changes per
 request and cannot be hashed: the serve build (``SERVE_ENV`` set) allows inline scripts instead,
@@ -30,8 +30,8 @@ _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
 _SRC = re.compile(r"\ssrc\s*=", re.I)
 _TYPE = re.compile(r"""\stype\s*=\s*["']?([^"'\s>]+)""", re.I)
 _JS_TYPES = frozenset({"", "text/javascript", "application/javascript", "module"})
-_HEAD = re.compile(r"<head\b[^>]*>", re.I)
-_OLD_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">\n?')
+_HEAD = re.compile(r"<head\b[^>]*>\s*(?:<meta charset=[^>]*>)?", re.I)
+_OLD_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
 
 BASE_POLICY: tuple[tuple[str, str], ...] = (
     ("default-src", "'self'"),
@@ -76,7 +76,8 @@ def policy(scripts: Iterable[str], *, serving: bool = False) -> str:
 
 
 def with_policy(page: str, *, serving: bool = False) -> str:
-    """``page`` with its policy as the first element of ``<head>`` (a previous one replaced);
+    """``page`` with its policy first in ``<head>``, after the charset declaration if there is
+    one, before any script (a previous policy replaced);
     a page without ``<head>`` (a redirect, a fragment) is returned as it is."""
     page = _OLD_META.sub("", page)
     head = _HEAD.search(page)
@@ -84,7 +85,7 @@ def with_policy(page: str, *, serving: bool = False) -> str:
         return page
     meta = ('<meta http-equiv="Content-Security-Policy" content="'
             f'{html.escape(policy(inline_scripts(page), serving=serving), quote=False)}">')
-    return f"{page[:head.end()]}{meta}\n{page[head.end():]}"
+    return f"{page[:head.end()]}{meta}{page[head.end():]}"
 
 
 def add_policies(site_dir: Path) -> int:
