@@ -71,9 +71,9 @@ def _sig(value: float) -> float:
 def figure(f: m.Figure) -> Figure:
     """A catalog figure, copied as is."""
     return Figure(value=f.value, high=f.high, approx=f.approx, unit=f.unit,
-                  unit_label=UNIT_LABELS[f.unit], status=f.status, source=f.source, note=f.note,
-                  reported_instead=f.reported_instead, asserted_by=f.asserted_by,
-                  derivation=None)
+                  unit_label=UNIT_LABELS[f.unit], status=f.status, source=f.source,
+                  locator=f.locator, note=f.note, reported_instead=f.reported_instead,
+                  asserted_by=f.asserted_by, derivation=None)
 
 
 def input_of(name: str, f: Figure, path: str) -> DerivationInput:
@@ -112,7 +112,7 @@ def derived(value: float, unit: Unit, how: Derivation, *, high: float | None = N
     """A figure computed here."""
     return Figure(value=_sig(value), high=None if high is None else _sig(high), approx=False,
                   unit=unit, unit_label=UNIT_LABELS[unit], status=Status.derived, source=None,
-                  note=note, reported_instead=None, asserted_by=None, derivation=how)
+                  locator=None, note=note, reported_instead=None, asserted_by=None, derivation=how)
 
 
 def _copy(obj: BaseModel, cls: type[ApiModel], **extra: Any) -> Any:
@@ -222,8 +222,8 @@ def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> Sca
              else "A / (1 + (C_mid / C) ** B)")
     curve = Curve(status=Status.derived, points=points,
                   derivation=derivation("curve_points", shape, named))
-    return ScaleRL(model=fit.model, dataset=fit.dataset, A=A, B=B, C_mid=C_mid, R0=R0,
-                   C_mid_h100_equivalent=h100, curve=curve)
+    return ScaleRL(model=fit.model, dataset=fit.dataset, setting=fit.setting, A=A, B=B,
+                   C_mid=C_mid, R0=R0, C_mid_h100_equivalent=h100, curve=curve)
 
 
 def build_setup_cost(setup: m.SetupCost) -> SetupCost:
@@ -267,7 +267,7 @@ def price_figure(value: float, plist: m.PriceList, row: m.PriceRow) -> Figure:
     return Figure(
         value=value, high=None, approx=False, unit=Unit.usd_per_million_tokens,
         unit_label=UNIT_LABELS[Unit.usd_per_million_tokens], status=status,
-        source=row.source or plist.source, note=row.note, derivation=None,
+        source=row.source or plist.source, locator=None, note=row.note, derivation=None,
         reported_instead=row.reported_instead if own else plist.reported_instead,
         asserted_by=row.asserted_by if own else plist.asserted_by,
     )
@@ -278,7 +278,8 @@ def build_price_list(catalog: Catalog, plist: m.PriceList, latest: str | None) -
         PriceRow(model=row.model, model_name=catalog.models[row.model].name, variant=row.variant,
                  prefill=price_figure(row.prefill, plist, row),
                  sample=price_figure(row.sample, plist, row),
-                 train=price_figure(row.train, plist, row), note=row.note)
+                 train=price_figure(row.train, plist, row), note=row.note,
+                 change_note=row.change_note)
         for row in plist.rows
     ]
     return _copy(plist, PriceList, rows=rows, latest=plist.id == latest,

@@ -22,6 +22,7 @@ from tinkernomics.site.api.provenance import (
     Figure,
     FigureList,
 )
+from tinkernomics.site.api.records import ModelShape, ScaleRLRecord, Semantics
 
 
 class Reference(ApiModel):
@@ -69,6 +70,8 @@ class ScaleRL(ApiModel):
 
     model: str = Field(description="Model the fit was made on.")
     dataset: str = Field(description="Data of the fit.")
+    setting: str | None = Field(description="The exact setting: model, data, batch, generation "
+                                            "length, compute unit, fitting window (markdown).")
     A: Figure = Field(description="Asymptotic pass rate, percent.")
     B: Figure = Field(description="Scaling exponent.")
     C_mid: Figure = Field(description="Compute at half the gain, GB200-hours.")
@@ -97,7 +100,13 @@ class Algorithm(ApiModel):
     online: bool = Field(description="False for offline methods.")
     tinker_losses: list[str] = Field(description="Tinker loss ids it maps to, primary first.")
     tinker_mapping: str | None = Field(description="How it runs on Tinker (markdown).")
-    scalerl: ScaleRL | None = Field(description="ScaleRL fit, if any.")
+    scalerl: ScaleRL | None = Field(description="ScaleRL fit the charts draw (sourced "
+                                                "figures only), if any.")
+    scalerl_record: ScaleRLRecord | None = Field(
+        description="Other fits sources report (variants, ablations) and superseded values.")
+    semantics: Semantics | None = Field(
+        description="KL to a reference, reward source, rollouts, teacher and over-sampling, "
+                    "each sourced: what the run model reads.")
     notes: str = Field(description="What sets it apart (markdown).")
     claims: list[Claim] = Field(description="Headline results with sources.")
     references: list[str] = Field(description="Reference ids it rests on.")
@@ -190,6 +199,9 @@ class LanguageModel(ApiModel):
     total_params: Figure = Field(description="Total parameters, billions.")
     active_params: Figure | None = Field(description="Active parameters (MoE), billions.")
     d_model: Figure | None = Field(description="Hidden size.")
+    shape: ModelShape | None = Field(
+        description="Architecture figures with sources and locators (what memory is computed "
+                    "from); null when none is recorded.")
     notes: str | None = Field(description="Notes (markdown).")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
@@ -204,6 +216,9 @@ class PriceRow(ApiModel):
     sample: Figure = Field(description="USD per 1M sampled tokens.")
     train: Figure = Field(description="USD per 1M trained tokens.")
     note: str | None = Field(description="Note on the row.")
+    change_note: str | None = Field(
+        description="Why a price moved more than 5x from the previous list's (what the source "
+                    "announced); null otherwise.")
 
 
 class PriceList(ApiModel):

@@ -18,6 +18,14 @@ from pydantic import BaseModel, Field, create_model
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Kind
+from tinkernomics.catalog.models.algorithms import (
+    Semantics,
+    SourcedFlag,
+    SourcedReward,
+    SourcedTeacher,
+)
+from tinkernomics.catalog.models.shape import ModelShape
+from tinkernomics.site.api import records
 from tinkernomics.site.api.entries import (
     AbsorbedItem,
     Hyperparameter,
@@ -35,6 +43,10 @@ SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
     m.Claim: Claim, m.RentalPrice: RentalPrice, m.LossInput: LossInput,
     m.Hyperparameter: Hyperparameter, m.Primitive: Primitive, m.TokenType: TokenType,
     m.AbsorbedItem: AbsorbedItem, m.SpectrumPoint: SpectrumPoint,
+    m.ScaleRLRecord: records.ScaleRLRecord, m.ScaleRLVariant: records.ScaleRLVariant,
+    m.SupersededFit: records.SupersededFit, Semantics: records.Semantics,
+    SourcedFlag: records.SourcedFlag, SourcedReward: records.SourcedReward,
+    SourcedTeacher: records.SourcedTeacher, ModelShape: records.ModelShape,
 }
 """Nested authoring models whose public twin has the same fields (copied as they are)."""
 

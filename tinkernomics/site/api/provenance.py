@@ -88,6 +88,9 @@ class Figure(ApiModel):
         description="Reference id backing the figure (references/<id>.json); null when the "
         "build computed it (see `derivation`)."
     )
+    locator: str | None = Field(
+        description="Where in `source` it is stated (section, table, figure, file and line, or "
+        "the quoted sentence); null when not given.")
     note: str | None = Field(description="Context for the figure (markdown).")
     reported_instead: str | None = Field(
         description="For unverified figures: what the sources report instead (markdown)."
@@ -114,6 +117,9 @@ class FigureList(ApiModel):
     unit_label: str = Field(description="Short label of the unit for display.")
     status: Status = Field(description="Provenance status; see Figure.status.")
     source: str = Field(description="Reference id backing the values.")
+    locator: str | None = Field(
+        description="Where in `source` it is stated (section, table, figure, file and line, or "
+        "the quoted sentence); null when not given.")
     note: str | None = Field(description="Context (markdown).")
     reported_instead: str | None = Field(description="For unverified values: what sources say.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
@@ -125,6 +131,9 @@ class Claim(ApiModel):
     text: str = Field(description="The claim (markdown).")
     status: Status = Field(description="Provenance status; see Figure.status.")
     source: str = Field(description="Reference id backing the claim.")
+    locator: str | None = Field(
+        description="Where in `source` it is stated (section, table, figure, file and line, or "
+        "the quoted sentence); null when not given.")
     reported_instead: str | None = Field(description="For unverified claims: what sources say.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
 

@@ -1,0 +1,107 @@
+"""Public API models of what an entry records beside its headline figures (pipeline step 6).
+
+An algorithm's ScaleRL record (the other fits its source reports, and the values they
+superseded), its run-model semantics (KL to a reference, reward, rollouts, teacher,
+over-sampling) and a model's architecture figures (``shape``). Each mirrors its authoring model
+field for field, figures as public ``Figure`` (with their ``locator``); ``api.entries`` uses them
+and ``api.generic`` registers them so ``build._convert`` copies them.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tinkernomics.catalog.fields import AssertedBy, Status
+from tinkernomics.catalog.models.algorithms import RewardSource
+from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Figure
+
+
+class ScaleRLVariant(ApiModel):
+    """One more fit the source reports: a recipe variant or an ablation (parameters optional)."""
+
+    name: str = Field(description="The variant as the source names it.")
+    setting: str = Field(description="Model, data, batch, generation length, compute unit.")
+    A: Figure | None = Field(description="Asymptotic pass rate, percent; null if not given.")
+    B: Figure | None = Field(description="Scaling exponent; null if not given.")
+    C_mid: Figure | None = Field(description="Compute at half the gain, GB200-hours; null if "
+                                             "not given.")
+    note: str | None = Field(description="What the variant changes, and caveats (markdown).")
+
+
+class SupersededFit(ApiModel):
+    """Values an earlier source gave for the fit: history, drawn on no chart."""
+
+    model: str = Field(description="Model label the earlier source gave.")
+    dataset: str = Field(description="Dataset label the earlier source gave.")
+    A: Figure = Field(description="Its asymptote, percent.")
+    B: Figure = Field(description="Its exponent.")
+    C_mid: Figure = Field(description="Its midpoint, GB200-hours.")
+    why: str = Field(description="Why these values were superseded (markdown).")
+
+
+class ScaleRLRecord(ApiModel):
+    """What sources report about an algorithm's ScaleRL scaling beyond the charted fit."""
+
+    summary: str = Field(description="What the source gives and what the chart draws (markdown).")
+    variants: list[ScaleRLVariant] = Field(description="Other fits the source reports.")
+    superseded: SupersededFit | None = Field(
+        description="Earlier values replaced by sourced ones; null if none.")
+
+
+class _SourcedFact(ApiModel):
+    status: Status = Field(description="Provenance status; see Figure.status.")
+    source: str = Field(description="Reference id that states it.")
+    note: str | None = Field(description="Where the source says it, and how (markdown).")
+    reported_instead: str | None = Field(description="For unverified facts: what sources say.")
+    asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
+
+
+class SourcedFlag(_SourcedFact):
+    """A yes/no fact with its source."""
+
+    value: bool = Field(description="Yes (true) or no (false).")
+
+
+class SourcedReward(_SourcedFact):
+    """Where the reward comes from, with its source."""
+
+    value: RewardSource = Field(description="`reward_model`, `verifier`, `either`, "
+                                            "`preferences` or `teacher`.")
+
+
+class SourcedTeacher(_SourcedFact):
+    """The teacher a distillation method is run with in its source."""
+
+    model: str = Field(description="Model id (models/<id>.json) of the teacher.")
+
+
+class Semantics(ApiModel):
+    """What the algorithm does that decides its memory and cost (the run model reads it)."""
+
+    kl_reference: SourcedFlag = Field(description="True if the loss has a KL term to a frozen "
+                                                  "reference (a reference copy is held).")
+    reward: SourcedReward = Field(description="Where its reward comes from.")
+    rollouts: SourcedFlag = Field(description="True if it samples rollouts from the policy.")
+    teacher: SourcedTeacher | None = Field(description="Distillation: the teacher; else null.")
+    oversampling: Figure | None = Field(
+        description="Rollouts sampled per rollout trained on (multiplier); null if none.")
+
+
+class ModelShape(ApiModel):
+    """A model's architecture figures, each with its source and locator; null when no source
+    gives it (the calculator then shows the quantity as unknown)."""
+
+    layers: Figure | None = Field(description="Transformer layers.")
+    attention_heads: Figure | None = Field(description="Query heads.")
+    kv_heads: Figure | None = Field(description="Key-value heads.")
+    head_dim: Figure | None = Field(description="Size of one attention head.")
+    kv_latent_dim: Figure | None = Field(
+        description="Multi-head latent attention: width cached per layer and token.")
+    mlp_size: Figure | None = Field(description="Dense MLP width.")
+    expert_mlp_size: Figure | None = Field(description="MoE: one expert's MLP width.")
+    experts: Figure | None = Field(description="MoE: routed experts per layer.")
+    experts_active: Figure | None = Field(description="MoE: experts each token is routed to.")
+    vocab_size: Figure | None = Field(description="Vocabulary size.")
+    tied_embeddings: Figure | None = Field(
+        description="1 if the output layer shares the input embedding, 0 if not.")
+    context_limit: Figure | None = Field(description="Longest context, tokens.")
