@@ -226,12 +226,40 @@ def test_default_decode_mfu_is_the_roofline(catalog: Catalog) -> None:
     assert moe < dense / 25
 
 
+def fitted(catalog: Catalog) -> str:
+    """An algorithm with a ScaleRL fit, whichever the catalog has (none is assumed)."""
+    return next(a.id for a in catalog.algorithms.values() if a.scalerl is not None)
+
+
+def with_fit_status(catalog: Catalog, algo_id: str, status: str) -> Catalog:
+    """A copy of ``catalog`` whose ``algo_id`` fit's figures have ``status``."""
+    import copy
+
+    from tinkernomics.catalog.entries import KINDS_BY_NAME, Entry
+    from tinkernomics.catalog.yamlread import YamlDoc
+
+    algo = catalog.algorithms[algo_id]
+    fit = algo.scalerl
+    assert fit is not None
+    extra = ({"asserted_by": "contributor", "reported_instead": "test"}
+             if status == "unverified" else {})
+    figs = {name: getattr(fit, name).model_copy(update={"status": status, **extra})
+            for name in ("A", "B", "C_mid")}
+    changed = algo.model_copy(update={"scalerl": fit.model_copy(update=figs)})
+    out = Catalog(root=catalog.root, entries=copy.copy(catalog.entries))
+    out.entries["algorithm"] = {**out.entries["algorithm"], algo_id: Entry(
+        KINDS_BY_NAME["algorithm"], algo_id, changed, YamlDoc(path=f"test/{algo_id}"))}
+    return out
+
+
 def test_convergence_matches_derive(catalog: Catalog) -> None:
     from tinkernomics.derived import derive
 
-    result = estimate(catalog, {"a": "grpo", "tf": "50"})
-    # at half the gain, C = C_mid (GRPO's fit: 4,000 GB200-hours)
-    fit = catalog.algorithms["grpo"].scalerl
+    algo_id = fitted(catalog)
+    result = estimate(catalog, {"a": algo_id, "tf": "50"})
+    # at half the gain, C = C_mid
+    fit = catalog.algorithms[algo_id].scalerl
+    assert fit is not None
     c_mid = fit.C_mid.value
     assert result["scalerl.gb200_hours"] == pytest.approx(c_mid)
     assert result["scalerl.gb200_hours"] == derive.compute_to_reach(derive.sigmoid_params(fit), 0.5)
@@ -244,7 +272,8 @@ def test_convergence_matches_derive(catalog: Catalog) -> None:
 
 
 def test_no_convergence_without_fit(catalog: Catalog) -> None:
-    result = estimate(catalog, {"a": "ppo"})
+    unfitted = next(a.id for a in catalog.algorithms.values() if a.scalerl is None)
+    result = estimate(catalog, {"a": unfitted})
     assert all(v is None for k, v in result.numbers.items() if k.startswith("scalerl."))
 
 
@@ -270,10 +299,17 @@ def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
     assert "formula:flops_lora_training_sourced" in keys - flagged
     assert "formula:flops_lora_training" not in keys
     assert "model:qwen3-8b:d_model" not in keys
-    # GRPO's ScaleRL parameters are unverified in the catalog
-    assert "algorithm:grpo:C_mid" in flagged
     assert "assumption:mfu_decode:h100" in flagged
     assert "hardware:h100:tflops" in keys - flagged
+
+
+@pytest.mark.parametrize("status", ["unverified", "reported"])
+def test_an_unverified_fit_is_listed(catalog: Catalog, status: str) -> None:
+    algo_id = fitted(catalog)
+    found = used(with_fit_status(catalog, algo_id, status), {"a": algo_id})
+    flagged = {f.key for f in found if f.unverified}
+    assert f"algorithm:{algo_id}:C_mid" in {f.key for f in found}
+    assert (f"algorithm:{algo_id}:C_mid" in flagged) == (status == "unverified")
 
 
 def test_site_accounting_is_flagged_unverified(catalog: Catalog) -> None:
@@ -339,17 +375,21 @@ def test_model_without_price_row(catalog: Catalog) -> None:
 def test_every_quantity_names_its_sources(catalog: Catalog) -> None:
     """Provenance: the Tinker bill rests on the price row, the self-hosted bill on the GPU, the
     FLOP formulas and the utilisation assumptions; every source named is in the registry."""
-    e = estimate(catalog, {})
+    algo_id = fitted(catalog)  # so the convergence quantities name the fit's figures
+    e = estimate(catalog, {"a": algo_id})
     graph, names = graph_for(catalog), e.resolved.names
     registry = figures.registry(catalog)
+    model, plist = names["model"], names["price_list"]
     tinker = figures.provenance(graph, "tinker.total", names)
-    assert "prices:2026-07-17:qwen3-8b" in tinker and "prices:2026-07-17:storage" in tinker
+    assert f"prices:{plist}:{model}" in tinker and f"prices:{plist}:storage" in tinker
     assert not any(k.startswith("hardware:") for k in tinker)
     own = figures.provenance(graph, "self.total", names)
     assert {"hardware:h100:tflops", "hardware:h100:price", "formula:flops_rollout",
             "formula:flops_lora_training_sourced", "assumption:mfu_train",
-            "assumption:mfu_decode:h100", "model:qwen3-8b:total_params"} <= own
+            "assumption:mfu_decode:h100", f"model:{model}:total_params"} <= own
     assert figures.provenance(graph, "vram.total", names) >= {"formula:vram_grpo_lora"}
-    for q in graph.quantities:  # Qwen3-8B is dense: no active_params or d_model entry
-        sources = figures.provenance(graph, q.key, names)
-        assert all(k in registry or k.startswith("model:qwen3-8b:") for k in sources), q.key
+    assert figures.provenance(graph, "scalerl.gb200_hours", names) >= {
+        f"algorithm:{algo_id}:C_mid", f"algorithm:{algo_id}:B"}
+    for q in graph.quantities:  # the model's own figures (active_params of a dense model,
+        sources = figures.provenance(graph, q.key, names)  # its d_model) may be absent
+        assert all(k in registry or k.startswith(f"model:{model}:") for k in sources), q.key

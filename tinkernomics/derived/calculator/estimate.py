@@ -22,6 +22,12 @@ from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 _GRAPHS: dict[int, tuple[Catalog, Graph]] = {}
 
 
+def can_estimate(catalog: Catalog) -> bool:
+    """True if the catalog holds every formula the cost model reads (a fixture catalog may not;
+    the site's own catalog must: ``site/needs.py``)."""
+    return all(fid in catalog.formulas for fid in ids.FORMULA_IDS)
+
+
 def graph_for(catalog: Catalog) -> Graph:
     """The catalog's graph, built once per catalog object."""
     cached = _GRAPHS.get(id(catalog))

@@ -34,6 +34,8 @@ from tinkernomics.site.pages.views import Links
 
 CALCULATOR = pagedata.CALCULATOR
 SCRIPT = "assets/javascripts/calculator.js"
+"""Loaded on every page from mkdocs.yml's extra_javascript (deferred, in the theme's order); it
+starts a calculator wherever a page holds ``[data-tn-calc]``."""
 SECTION_SLOT = "cost"
 SECTION_ID = "typical-run-cost"
 
@@ -139,7 +141,6 @@ def calculator_html(ctx: SiteContext) -> str:
         "calculator.html", data=Markup(pagedata.script_json(data)),
         groups=form.form_groups(catalog, e), presets=presets,
         summary=summary_rows(catalog, e), run=describe_run(e),
-        script=links.to("assets/javascripts") + "calculator.js",
     )
 
 

@@ -90,6 +90,28 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     ]}
 
 
+def _choice(key: str, label: str, value: float | None, options: list[tuple[str, str]],
+            help: str = "") -> dict[str, Any]:
+    return field(key, label, "select", str(_whole(value)), options=options, help=help)
+
+
+def run_memory_fields(e: Estimate) -> list[dict[str, Any]]:
+    """What the run model's memory reads besides the run shape (``derived/.../memory.py``)."""
+    return [
+        field("mb", "Micro-batch (sequences per training pass)", "int", _whole(e["run.mb"])),
+        _choice("ac", "Activation recomputation", e["run.ac"],
+                [("2", "Full (keep each layer's input)"), ("1", "Selective"),
+                 ("0", "None (keep every activation)")]),
+        _choice("rc", "Reference under LoRA", e["run.ref_copy"],
+                [("0", "The base with the adapter off"), ("1", "A separate copy")]),
+        _choice("la", "LoRA trains", e["run.lora_attention"],
+                [("0", "Attention and MLP matrices"), ("1", "Attention matrices only")]),
+        field("os", "Rollouts sampled per rollout trained on", "num",
+              fmt_number(e["rollout.oversample"]),
+              help="Over 1 where the method filters groups (DAPO's dynamic sampling)."),
+    ]
+
+
 def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     meanings: dict[str, str] = {}
     for fid in (ids.VRAM_LORA, ids.VRAM_FULL):
@@ -100,6 +122,7 @@ def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
                              else example / ids.BYTES_PER_GB))
             for name, example in vram_examples(catalog).items()]
     return {"title": "Memory, storage, convergence", "open": False, "fields": [
+        *run_memory_fields(e),
         *vram,
         field("ck", "Checkpoints kept on Tinker", "int", _whole(e["run.checkpoints"])),
         field("mo", "Months stored", "num", fmt_number(e["run.months"])),

@@ -11,7 +11,7 @@ from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import inputs as calc_inputs
 from tinkernomics.derived.calculator import semantics
-from tinkernomics.derived.calculator.estimate import estimate
+from tinkernomics.derived.calculator.estimate import can_estimate, estimate
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
     DATA_QUALITY,
@@ -205,7 +205,10 @@ COMPARISON_RUN = ("Comparison run, the same for every algorithm: Qwen3-8B with L
 
 
 def compare(index: SiteIndex, algo_id: str) -> tuple[float | None, float | None]:
-    """(peak GPU memory in bytes, Tinker bill in USD) of the comparison run."""
+    """(peak GPU memory in bytes, Tinker bill in USD) of the comparison run (unknown in a
+    catalog without the cost model's formulas)."""
+    if not can_estimate(index.catalog):
+        return None, None
     e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
     return e["mem.peak"], e["tinker.total"]
 
