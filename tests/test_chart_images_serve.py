@@ -1,12 +1,19 @@
 """`make serve` (mkdocs serve) draws no chart PNGs: they serve link previews and image-only
 hosts, not a local preview. The MkDocs hook reads the command (``on_startup``); the charts
 feature then writes every other file of a chart, with the sizes a build's PNGs would have, and
-starts no image worker. Also: the image cache is not inside Zensical's ``.cache/``."""
+starts no image worker. Also: the image cache is not inside Zensical's ``.cache/``.
+
+The hook sets ``$TINKERNOMICS_CHART_IMAGES`` and ``$TINKERNOMICS_SERVE`` in the process that
+runs it: here, the test process. Every build a later test starts inherits that environment, so
+a value left behind would build sites without PNGs and with the serve page policy (pages that
+differ from a clean build). ``hook_environment`` gives each test here its own copy.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -18,7 +25,10 @@ from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import images
 from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.postbuild.csp import SERVE_ENV
 
+HOOK_ENV = (chartsite.CHART_IMAGES_ENV, SERVE_ENV)
+"""What ``on_startup`` may set."""
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -29,6 +39,28 @@ def hooks() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def isolate_hook_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset what the hook may set, and restore it when ``monkeypatch`` undoes, also a variable
+    that was unset (``delenv`` of an unset name records nothing to restore: set it first)."""
+    for name in HOOK_ENV:
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def hook_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    isolate_hook_environment(monkeypatch)
+
+
+def test_the_hook_leaves_no_variable_behind_in_the_test_process() -> None:
+    before = {name: os.environ.get(name) for name in HOOK_ENV}
+    with pytest.MonkeyPatch.context() as patch:
+        isolate_hook_environment(patch)
+        hooks().on_startup(command="serve", dirty=False)
+        assert os.environ[chartsite.CHART_IMAGES_ENV] == "0" and os.environ[SERVE_ENV] == "1"
+    assert {name: os.environ.get(name) for name in HOOK_ENV} == before
 
 
 @pytest.mark.parametrize(("command", "expected"), [("serve", "0"), ("build", None),
