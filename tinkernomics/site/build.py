@@ -38,6 +38,7 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.site.contributing.feature",
     "tinkernomics.site.charts.feature",
     "tinkernomics.site.calculator.feature",
+    "tinkernomics.site.compare.feature",
     "tinkernomics.site.postbuild.feature",  # last: passes over every page the others wrote
 )
 """Feature modules, in registration order. Add yours here."""

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 FOLDER = "assets/stylesheets"
-SOURCES = ("tinkernomics.css", "charts.css", "calculator.css", "algorithms-table.css")
+SOURCES = ("tinkernomics.css", "charts.css", "calculator.css", "algorithms-table.css",
+           "compare.css")
 """In cascade order: later files may refine earlier ones."""
 BUNDLE = "site.css"
 

@@ -1,0 +1,150 @@
+/* tinker-nomics compare view (compare/, tinkernomics.site.compare).
+ *
+ * The page arrives complete: a table comparing the featured algorithms, rendered at build.
+ * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
+ * to four, in order): on load the address is read, the selects are set, and each algorithm's
+ * column is taken from the page or fetched from its column file (data-tn-columns + <id>.html,
+ * written at build by the same template as the page's cells). A change of the selects rewrites
+ * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
+ * Nothing here knows a value or a rule: the choices are the selects' options, the limits the
+ * root's data-tn-min / data-tn-max, the rows the table's data-tn-row keys.
+ */
+(function () {
+  "use strict";
+
+  function known(root) {
+    var select = root.querySelector("select[name=a]");
+    return select ? Array.prototype.map.call(select.options, function (o) { return o.value; })
+      .filter(Boolean) : [];
+  }
+
+  function unique(ids) {
+    return ids.filter(function (id, i) { return id && ids.indexOf(id) === i; });
+  }
+
+  function fromAddress(root) {
+    var ids = new URLSearchParams(window.location.search).getAll("a");
+    var valid = known(root);
+    return unique(ids).filter(function (id) { return valid.indexOf(id) !== -1; });
+  }
+
+  function fromSelects(root) {
+    return unique(Array.prototype.map.call(root.querySelectorAll("select[name=a]"),
+      function (s) { return s.value; }));
+  }
+
+  function setSelects(root, ids) {
+    root.querySelectorAll("select[name=a]").forEach(function (s, i) { s.value = ids[i] || ""; });
+  }
+
+  /* The cells of one column, by row key (thead: "head"). */
+  function cellsOf(table, id) {
+    var cells = {};
+    table.querySelectorAll("[data-tn-algo=\"" + CSS.escape(id) + "\"]").forEach(function (cell) {
+      var row = cell.closest("tr");
+      cells[row.getAttribute("data-tn-row") || "head"] = cell;
+    });
+    return cells;
+  }
+
+  function fetchColumn(root, id) {
+    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".html";
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(url + ": " + response.status);
+      return response.text();
+    }).then(function (text) {
+      var doc = new DOMParser().parseFromString(text, "text/html");
+      return cellsOf(doc, id);
+    });
+  }
+
+  function place(table, ids, columns) {
+    table.querySelectorAll("[data-tn-algo]").forEach(function (cell) { cell.remove(); });
+    table.querySelectorAll("tr").forEach(function (tr) {
+      var key = tr.getAttribute("data-tn-row") || "head";
+      ids.forEach(function (id) {
+        var cell = columns[id][key];
+        if (cell) tr.appendChild(document.importNode(cell, true));
+      });
+    });
+  }
+
+  function say(root, text) {
+    var status = root.querySelector(".tn-compare__status");
+    if (status) status.textContent = text;
+  }
+
+  function show(root, ids) {
+    var table = root.querySelector("table");
+    var min = Number(root.getAttribute("data-tn-min"));
+    var max = Number(root.getAttribute("data-tn-max"));
+    ids = ids.slice(0, max);
+    if (ids.length < min) {
+      say(root, "Choose at least " + min + " different algorithms.");
+      return Promise.resolve();
+    }
+    var columns = root.tnColumns;
+    var missing = ids.filter(function (id) { return !columns[id]; });
+    return Promise.all(missing.map(function (id) {
+      return fetchColumn(root, id).then(function (cells) { columns[id] = cells; });
+    })).then(function () {
+      place(table, ids, columns);
+      say(root, "Comparing " + ids.map(function (id) {
+        return columns[id].head.textContent.trim();
+      }).join(", ") + ".");
+      root.setAttribute("data-tn-shown", ids.join(" "));
+    }).catch(function (err) {
+      say(root, "This comparison could not be loaded (" + err.message + ").");
+    });
+  }
+
+  function remember(ids) {
+    var params = new URLSearchParams(window.location.search);
+    params.delete("a");
+    ids.forEach(function (id) { params.append("a", id); });
+    var url = window.location.pathname + "?" + params.toString() + window.location.hash;
+    window.history.replaceState(window.history.state, "", url);
+  }
+
+  function boot() {
+    var root = document.querySelector("[data-tn-compare]:not([data-tn-ready])");
+    if (!root) return;
+    root.setAttribute("data-tn-ready", "1");
+    var table = root.querySelector("table");
+    root.tnColumns = {};
+    Array.prototype.forEach.call(table.querySelectorAll("thead [data-tn-algo]"), function (th) {
+      var id = th.getAttribute("data-tn-algo");
+      root.tnColumns[id] = {};
+      var cells = cellsOf(table, id);
+      Object.keys(cells).forEach(function (key) { root.tnColumns[id][key] = cells[key].cloneNode(true); });
+    });
+    var form = root.querySelector("form");
+    function chosen(event) {
+      if (event) event.preventDefault();
+      var ids = fromSelects(root);
+      remember(ids);
+      show(root, ids);
+    }
+    form.addEventListener("submit", chosen);
+    form.addEventListener("change", function () { chosen(null); });
+    var ids = fromAddress(root);
+    var min = Number(root.getAttribute("data-tn-min"));
+    if (ids.length && ids.length < min) {  // ?a=grpo: beside the featured ones
+      ids = unique(ids.concat(fromSelects(root))).slice(0, min);
+    }
+    if (ids.length) {
+      setSelects(root, ids);
+      show(root, ids);
+    } else {
+      root.setAttribute("data-tn-shown", fromSelects(root).join(" "));
+    }
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(boot);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", boot);
+  } else {
+    boot();
+  }
+})();

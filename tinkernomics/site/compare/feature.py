@@ -1,0 +1,87 @@
+"""Compare feature (pipeline step 6): the ``compare()`` macro, the column files, the links.
+
+``compare()`` (docs/compare.md) renders the selection form and a static comparison of the
+featured algorithms (``view.featured``), complete without JavaScript. ``write_outputs`` writes
+``compare/columns/<id>.html`` for every algorithm, made by the same template macros as the
+page's cells; ``compare.js`` fetches those a link's ``?a=`` selection names and swaps the
+table's columns (it holds no data and no rules). Every algorithm page gets a "Compare" line
+(``pages.add_algorithm_section``, slot ``end``, left out of the search index).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
+from markupsafe import escape
+
+from tinkernomics.site.build import Macro, SiteContext
+from tinkernomics.site.compare import view
+from tinkernomics.site.pages.figures import PARTIALS
+from tinkernomics.site.pages.macros import add_algorithm_section, md_text, site_index
+from tinkernomics.site.pages.rawhtml import raw_block
+from tinkernomics.site.pages.views import Links
+
+SECTION_SLOT = "end"
+
+ENV = Environment(
+    loader=ChoiceLoader([PackageLoader("tinkernomics.site.compare", "templates"),
+                         PackageLoader("tinkernomics.site.pages", "templates")]),
+    autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+)
+ENV.globals.update(PARTIALS)
+ENV.filters["mdtext"] = md_text  # _partials.html's heading macro
+
+
+def _index(ctx: SiteContext) -> view.SiteIndex:
+    return site_index(ctx)
+
+
+def compare_html(ctx: SiteContext) -> str:
+    """The compare page's body: form, notices and the featured algorithms side by side."""
+    index = _index(ctx)
+    selected = view.featured(index)
+    html = ENV.get_template("compare.html").render(
+        columns=[view.column(index, a) for a in selected], selected=selected,
+        choices=view.choices(index), rows=view.ROWS, columns_href=view.COLUMNS,
+        min_columns=view.MIN_COLUMNS, max_columns=view.MAX_COLUMNS,
+        caption="The algorithms side by side: one column each, one row per question.")
+    return raw_block(html.strip()) + "\n"
+
+
+def column_html(ctx: SiteContext, algo_id: str) -> str:
+    """One algorithm's column file."""
+    col = view.column(_index(ctx), algo_id)
+    return ENV.get_template("column.html").render(col=col, rows=view.ROWS).strip() + "\n"
+
+
+def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
+    """The "Compare" line of an algorithm page: it beside a featured algorithm."""
+    index = _index(ctx)
+    partner, href = view.compare_link(index, algo_id, links)
+    name = index.algorithms[algo_id].name
+    text = (f"Compare {name} with {partner}" if partner != name
+            else f"Compare {name} with other algorithms")
+    return (f"## Compare {{#compare data-search-exclude}}\n\n"
+            f'<p class="tn-compare-link"><a href="{escape(href)}">{escape(text)}</a>: '
+            "memory, clipping, KL, sampling, Tinker loss and convergence side by side, "
+            "up to four algorithms.</p>")
+
+
+def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
+    """``compare/columns/<id>.html`` for every algorithm."""
+    folder = site_dir / view.PAGE / view.COLUMNS
+    folder.mkdir(parents=True, exist_ok=True)
+    for algo_id in _index(ctx).algorithms:
+        (folder / f"{algo_id}.html").write_text(column_html(ctx, algo_id), encoding="utf-8")
+
+
+def macros(ctx: SiteContext) -> dict[str, Macro]:
+    """``compare()``; also adds the "Compare" line to every algorithm page."""
+    add_algorithm_section(ctx, SECTION_SLOT, compare_section)
+
+    def compare() -> str:
+        """Two to four algorithms side by side (the featured ones without JavaScript)."""
+        return compare_html(ctx)
+
+    return {"compare": compare}
