@@ -17,6 +17,7 @@ installed plotly package ships (``static/plotly/``; never a CDN).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -31,7 +32,6 @@ from markupsafe import Markup
 
 from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
-from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import embed, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
@@ -260,8 +260,7 @@ def _charts(ctx: SiteContext) -> dict[str, charts.Chart]:
     """Every chart of the catalog, built once per site build (cached on the context)."""
     built = ctx.extra.get("charts")
     if built is None:
-        date = _chart_date(ctx)
-        built = {cid: charts.build_chart(ctx.catalog, cid, ctx.factor, date)
+        built = {cid: _dated(charts.build_chart(ctx.catalog, cid, ctx.factor), ctx)
                  for cid in charts.chart_ids(ctx.catalog)}
         ctx.extra["charts"] = built
     return built
@@ -310,8 +309,10 @@ def macros(ctx: SiteContext) -> dict[str, Any]:
     return {"chart": chart, "algorithm_chart": algorithm_chart}
 
 
-def _chart_date(ctx: SiteContext) -> str:
-    return data_last_changed(ctx.catalog.root).date().isoformat()
+def _dated(chart: charts.Chart, ctx: SiteContext) -> charts.Chart:
+    """The chart with the date its data last changed (``spec.data_date``: from its sources,
+    never the build day), which its images print and its dated PNGs are named after."""
+    return dataclasses.replace(chart, date=charts.data_date(ctx.catalog, chart))
 
 
 def image_cache_folder(root: Path) -> Path:

@@ -351,6 +351,15 @@ def _sources(catalog: Catalog, series: tuple[Series, ...],
     return tuple(out)
 
 
+def data_date(catalog: Catalog, chart: Chart) -> str:
+    """When the chart's data last changed, from the catalog alone (never the clock, the git
+    history or file times, so equal inputs build equal files): the newest publication or
+    check date of the references its numbers rest on (its fits and the GB200->H100 factor)."""
+    refs = [catalog.references[s.id] for s in chart.sources]
+    dates = [d for ref in refs for d in (ref.date, ref.checked) if d is not None]
+    return max(dates).isoformat() if dates else ""
+
+
 def decade_ticks(low: float, high: float) -> list[float]:
     """Powers of ten within [low, high]: the labelled ticks of a log axis."""
     first = math.ceil(math.log10(low) - 1e-9)
