@@ -20,6 +20,8 @@ from typing import Any, Generic, TypeVar, overload
 from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog.models.cookbook import CookbookPin
+from tinkernomics.catalog.models.ways import WayToRun
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
 
@@ -119,9 +121,13 @@ PRICE_LIST = Kind("price_list", m.PriceList, "tinker/prices", "Tinker price list
                   label=lambda p: f"Tinker prices {p.id}")
 PLATFORM = Kind("platform", m.TinkerPlatform, "tinker", "Tinker platform",
                 label=lambda _: "Tinker platform", single="tinker")
+WAY = Kind("way", WayToRun, "ways", "Ways to run",
+           label=lambda w: f"{w.name} ({w.dated})")
+COOKBOOK = Kind("cookbook", CookbookPin, "cookbook", "Tinker cookbook pin",
+                label=lambda _: "tinker-cookbook pin", single="tinker_cookbook")
 
 KINDS = Kinds(ALGORITHM, REFERENCE, FORMULA, HARDWARE, CONVERSION, MODEL, LOSS, PRICE_LIST,
-              PLATFORM)
+              PLATFORM, WAY, COOKBOOK)
 KINDS_BY_NAME = KINDS.by_name
 """Kind name -> Kind (the same dict as ``KINDS.by_name``, kept in step with it)."""
 

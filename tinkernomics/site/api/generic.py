@@ -38,6 +38,7 @@ from tinkernomics.site.api.entries import (
     Variable,
 )
 from tinkernomics.site.api.provenance import ApiModel, Claim, Figure, FigureList
+from tinkernomics.site.api.ways import TWINS as WAYS_TWINS
 
 SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
     m.Claim: Claim, m.RentalPrice: RentalPrice, m.LossInput: LossInput,
@@ -46,7 +47,7 @@ SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
     m.ScaleRLRecord: records.ScaleRLRecord, m.ScaleRLVariant: records.ScaleRLVariant,
     m.SupersededFit: records.SupersededFit, Semantics: records.Semantics,
     SourcedFlag: records.SourcedFlag, SourcedReward: records.SourcedReward,
-    SourcedTeacher: records.SourcedTeacher, ModelShape: records.ModelShape,
+    SourcedTeacher: records.SourcedTeacher, ModelShape: records.ModelShape, **WAYS_TWINS,
 }
 """Nested authoring models whose public twin has the same fields (copied as they are)."""
 
