@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from markupsafe import Markup
@@ -63,6 +63,8 @@ class PriceListView:
     cached_discount: Shown | None
     rows: list[PriceRowView]
     notes: Markup | None
+    superseded_by: str = ""
+    """The effective date of the newer list that replaced this one ('' for the newest)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,9 @@ def tinker_view(index: SiteIndex) -> TinkerView:
         return Origin("platform", "tinker", loc)
 
     lists = sorted(index.catalog.price_lists.values(), key=lambda p: p.effective, reverse=True)
+    views = [price_list_view(index, p, links) for p in lists]
+    views = [replace(v, superseded_by=views[i - 1].effective) if i else v
+             for i, v in enumerate(views)]
     losses = sorted(index.losses.values(), key=lambda x: (not x.builtin, x.order, x.id))
     return TinkerView(
         intro=prose(platform.intro),
@@ -255,7 +260,7 @@ def tinker_view(index: SiteIndex) -> TinkerView:
         phases=prose(platform.phases),
         token_types=[(t.id, t.name, prose_inline(t.description)) for t in platform.token_types],
         pricing_rationale=prose(platform.pricing_rationale),
-        price_lists=[price_list_view(index, p, links) for p in lists],
+        price_lists=views,
         models=model_views(index, links),
         absorbs=[(a.name, prose_inline(a.description)) for a in platform.absorbs],
         setup_cost=setup_cost_view(index, platform.setup_cost, links),
