@@ -12,7 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest_site import SUB_PATH_URL, BuiltSite
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_chart_site import ChartSite, catalog_with_a_fit, chart_site_for, fitted_ids
 from test_chart_images import OEMBED_RICH_SCHEMA
 
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -64,9 +65,13 @@ def content_pages(site: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def chart_ids() -> list[str]:
-    from conftest_site import REPO_ROOT
+def chart_site(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory) -> ChartSite:
+    """The site and an algorithm with its own chart (the catalog's, else a fixture's)."""
+    return chart_site_for(built_site, tmp_path_factory.mktemp("chart-site"))
 
+
+@pytest.fixture(scope="module")
+def chart_ids() -> list[str]:
     return charts.chart_ids(load_valid_catalog(REPO_ROOT / "catalog"))
 
 
@@ -98,15 +103,27 @@ def test_every_page_has_link_preview_tags_with_urls_that_exist(built_site: Built
 
 
 def test_chart_pages_show_the_charts_card_and_others_the_site_card(
-        built_site: BuiltSite) -> None:
-    site = built_site.root
-    grpo = head_of(site / "algorithms" / "grpo" / "index.html").meta
-    assert grpo["og:image"] == f"{SUB_PATH_URL}embed/scalerl-grpo/card.png"
-    assert grpo["og:title"].startswith("GRPO")
-    assert "Group Relative Policy Optimization" in grpo["og:description"]
+        chart_site: ChartSite) -> None:
+    site = chart_site.site.root
+    algorithm = load_valid_catalog(REPO_ROOT / "catalog").algorithms[chart_site.algorithm]
+    fitted = head_of(site / chart_site.page).meta
+    assert fitted["og:image"] == f"{SUB_PATH_URL}embed/{chart_site.chart_id}/card.png"
+    assert fitted["og:title"].startswith(algorithm.name)
+    assert algorithm.full_name in fitted["og:description"]
     formulas = head_of(site / "formulas" / "index.html").meta
     assert formulas["og:image"] == f"{SUB_PATH_URL}assets/images/site-card.png"
-    assert formulas["og:description"] != grpo["og:description"]
+    assert formulas["og:description"] != fitted["og:description"]
+
+
+def test_a_catalog_without_a_fit_gets_the_fixture_fit_charted(tmp_path: Path) -> None:
+    """The fallback of ``chart_site`` (a catalog with no fitted algorithm): the copy is valid
+    and charts the algorithm the fixture fit was given, which had no chart before."""
+    before = fitted_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+    copy, algorithm = catalog_with_a_fit(tmp_path / "catalog")
+    assert algorithm not in before
+    catalog = load_valid_catalog(copy)
+    assert fitted_ids(catalog) == sorted([*before, algorithm])
+    assert charts.algorithm_chart_id(algorithm) in charts.chart_ids(catalog)
 
 
 def test_oembed_files_validate_and_their_thumbnails_exist(built_site: BuiltSite,

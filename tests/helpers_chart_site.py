@@ -1,0 +1,83 @@
+"""Test helpers: a built site with an algorithm that has its own chart, whatever the catalog
+holds today.
+
+Tests never name the algorithm: ``chart_site_for`` takes the first fitted algorithm of the real
+catalog (the session's ``built_site``); if the catalog has none, it builds the site once more
+from a copy of the catalog in which one algorithm is given ``FIXTURE_FIT`` (nothing is skipped).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest_site import REPO_ROOT, BuiltSite, run_mkdocs_build
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import spec as charts
+
+_FIGURE = ("    unit: {unit}\n    status: reported\n    source: scalerl_khatri\n"
+           "    locator: Table 1 (appendix A.13), a test fixture's row\n")
+FIXTURE_FIT = ("scalerl:\n  model: 8B dense model (test fixture)\n"
+               "  dataset: Polaris-53K maths (test fixture)\n"
+               + "".join(f"  {name}:\n    value: {value}\n" + _FIGURE.format(unit=unit)
+                         for name, value, unit in (("A", 61.0, "percent"),
+                                                   ("B", 1.92, "dimensionless"),
+                                                   ("C_mid", 2542, "gb200_hours"))))
+"""A sourced ScaleRL fit, given to an algorithm of a catalog copy that has none."""
+
+
+@dataclass(frozen=True)
+class ChartSite:
+    """A built site and an algorithm whose page carries its own chart."""
+
+    site: BuiltSite
+    algorithm: str
+
+    @property
+    def page(self) -> str:
+        return f"algorithms/{self.algorithm}/index.html"
+
+    @property
+    def chart_id(self) -> str:
+        return charts.algorithm_chart_id(self.algorithm)
+
+
+def fitted_ids(catalog: Catalog) -> list[str]:
+    return list(charts.fitted_algorithms(catalog))
+
+
+def catalog_with_a_fit(dest: Path) -> tuple[Path, str]:
+    """A copy of the real catalog at ``dest`` whose first algorithm without a fit gets
+    ``FIXTURE_FIT``; returns the copy and that algorithm's id."""
+    shutil.copytree(REPO_ROOT / "catalog", dest)
+    for path in sorted((dest / "algorithms").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if not re.search(r"(?m)^scalerl:", text):
+            path.write_text(text.rstrip("\n") + "\n" + FIXTURE_FIT, encoding="utf-8")
+            return dest, path.stem
+    raise AssertionError("every algorithm has a fit, yet none is charted")
+
+
+def charted_algorithm(site: Path) -> str:
+    """An algorithm the built ``site`` has a chart for (the first embed folder's)."""
+    folders = sorted(p.name for p in (site / "embed").glob(f"{charts.ALGORITHM_PREFIX}*")
+                     if p.name != charts.COMPARISON_ID and p.is_dir())
+    assert folders, f"no algorithm chart in {site}"
+    return folders[0].removeprefix(charts.ALGORITHM_PREFIX)
+
+
+def chart_site_for(built_site: BuiltSite, tmp: Path) -> ChartSite:
+    """The real site and its first fitted algorithm; else a site built from
+    ``catalog_with_a_fit``."""
+    fitted = fitted_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+    if fitted:
+        return ChartSite(built_site, fitted[0])
+    catalog, algorithm = catalog_with_a_fit(tmp / "catalog")
+    done = run_mkdocs_build(tmp / "site", catalog=catalog)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, f"mkdocs build of {catalog} failed:\n{log[-6000:]}"
+    return ChartSite(BuiltSite(tmp / "site", log), algorithm)
