@@ -8,6 +8,9 @@ import this one.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
 import sys
 from collections import Counter
@@ -112,9 +115,43 @@ def _schema_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_schema)
 
 
+def _estimate_parser(sub: argparse._SubParsersAction) -> None:
+    """``tinkernomics estimate`` (site/calculator/estimate_cli.py) plus ``--ways`` (every way to
+    run the job, priced) and ``--recipe`` (the run as a tinker-cookbook recipe), added here."""
+    add_estimate_command(sub)
+    p = sub.choices["estimate"]
+    p.add_argument("--ways", action="store_true",
+                   help="compare every way to run the job (catalog/ways/); with --json: 'ways'")
+    p.add_argument("--recipe", action="store_true",
+                   help="the run as a tinker-cookbook command; with --json: 'recipe'")
+    plain = p.get_default("func")
+    p.set_defaults(func=lambda args: _estimate_with_extras(args, plain))
+
+
+def _estimate_with_extras(args: argparse.Namespace, plain: Callable[..., int]) -> int:
+    if not (args.ways or args.recipe):
+        return plain(args)
+    from tinkernomics.site.calculator.estimate_cli import query_of
+    from tinkernomics.waysreport import extras, print_extras
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = plain(args)
+    if code:
+        print(out.getvalue(), end="")
+        return code
+    catalog, _ = load_catalog(Path(args.catalog))
+    found = extras(catalog, query_of(args), ways=args.ways, recipe=args.recipe)
+    if args.json:
+        print(json.dumps({**json.loads(out.getvalue()), **found}, indent=1, allow_nan=False))
+    else:
+        print(out.getvalue(), end="")
+        print_extras(found)
+    return 0
+
+
 COMMANDS: tuple[Setup, ...] = (
     _validate_parser, _schema_parser, _find_parser, add_new_command, add_chart_command,
-    add_api_command, add_outputs_command, add_estimate_command,
+    add_api_command, add_outputs_command, _estimate_parser,
 )
 """Every sub-command's parser setup, in the order ``--help`` lists them."""
 

@@ -25,8 +25,8 @@ ModulePath = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*(\.[a-z
                                               max_length=200)]
 RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./-]*\.py$",
                                             max_length=200)]
-HfName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$",
-                                          max_length=120)]
+HF_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
+HfName = Annotated[str, StringConstraints(pattern=HF_PATTERN, max_length=120)]
 RecipeValue = Annotated[Figure, n.HYPERPARAMETER]
 
 
