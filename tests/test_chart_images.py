@@ -99,7 +99,7 @@ def test_png_source_has_title_axes_legend_credit_licence_url_and_date(
 
     text = standalone_svg(grpo, "https://example.org/tn/")
     for expected in (grpo.title, "GB200-hours (log scale)", "Pass rate (reward)",
-                     "GRPO (unverified)", "tinker-nomics", "CC BY 4.0",
+                     "GRPO", "tinker-nomics", "CC BY 4.0",
                      "https://example.org/tn/algorithms/grpo/", "data as of 2026-11-30"):
         assert expected in text, expected
     assert "var(--" not in text  # literal colours: resvg and image viewers draw them

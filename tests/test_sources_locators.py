@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers_catalog import copy_valid, replace_in
 
-from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.loader import load_catalog, load_valid_catalog
 from tinkernomics.catalog.locators import missing_locators, rule_scalerl_sourced
+from tinkernomics.catalog.problems import CatalogError
+from tinkernomics.catalog.walk import walk
+from tinkernomics.derived import derive
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import views
+from tinkernomics.site.pages.views.record import record_view
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 GRPO = "algorithms/grpo.yaml"
-VARIANT = """scalerl_record:
-  summary: What the paper gives.
-  variants:
+VARIANT = """  variants:
   - name: Baseline
     setting: 8B dense model, GB200 GPU-hours.
     A:
@@ -25,12 +35,13 @@ VARIANT = """scalerl_record:
       unit: percent
       status: reported
       source: scalerl_khatri
-{locator}notes: >-"""
+{locator}  - name: GRPO, 16k"""
 
 
 def _with_variant(tmp_path: Path, locator: str) -> Path:
+    """The fixture with a first variant in GRPO's ScaleRL record, with ``locator`` lines."""
     root = copy_valid(tmp_path)
-    replace_in(root, GRPO, "notes: >-", VARIANT.format(locator=locator))
+    replace_in(root, GRPO, "  variants:\n  - name: GRPO, 16k", VARIANT.format(locator=locator))
     return root
 
 
@@ -69,13 +80,107 @@ def test_missing_locators_lists_reported_values_outside_scalerl(tmp_path: Path) 
 
 
 def test_unverified_values_need_no_locator(tmp_path: Path) -> None:
-    cat, _ = load_catalog(copy_valid(tmp_path))
-    assert not [i for i in missing_locators(cat) if i.loc and i.loc[0] == "scalerl"]
+    cat, problems = load_catalog(copy_valid(tmp_path))
+    assert not problems  # the fixture's superseded values are unverified and have none
+    assert cat.algorithms["grpo"].scalerl_record.superseded is not None
+    assert not [i for i in missing_locators(cat) if i.loc[:2] == ("scalerl_record", "superseded")]
 
 
-def test_charted_fit_from_the_original_site_is_refused(tmp_path: Path) -> None:
-    cat, _ = load_catalog(copy_valid(tmp_path))
-    found = list(rule_scalerl_sourced(cat))
-    assert [p.field for p in found] == ["scalerl.A.source", "scalerl.B.source",
-                                        "scalerl.C_mid.source"]
-    assert "sourced figures only" in found[0].message
+ORIGINAL_A = """    status: unverified
+    asserted_by: original_site
+    source: original_site
+    reported_instead: No source gives it.
+    note: Read off the plot, to the nearest percent."""
+SOURCED_A = """    status: derived
+    source: scalerl_khatri
+    locator: Figure 2 (read off the plot)
+    note: Read off the plot, to the nearest percent."""
+
+
+def test_validate_refuses_a_charted_fit_from_the_original_site(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, GRPO, SOURCED_A, ORIGINAL_A)
+    cat, problems = load_catalog(root)
+    found = [p for p in problems if "sourced figures only" in p.message]
+    assert [p.field for p in found] == ["scalerl.A.source"]
+    assert str(found[0].path).endswith("grpo.yaml") and found[0].line > 0
+    assert "scalerl_record.superseded" in (found[0].hint or "")
+    assert [p.field for p in rule_scalerl_sourced(cat)] == ["scalerl.A.source"]
+    with pytest.raises(CatalogError):
+        load_valid_catalog(root)
+
+
+def test_the_chart_draws_only_sourced_fits_never_the_superseded_values(tmp_path: Path) -> None:
+    cat = load_valid_catalog(copy_valid(tmp_path))
+    grpo = cat.algorithms["grpo"]
+    assert grpo.scalerl is not None and grpo.scalerl_record is not None
+    old = grpo.scalerl_record.superseded
+    assert old is not None
+    chart = charts.build_chart(cat, charts.COMPARISON_ID)
+    assert chart.series
+    for series in chart.series:
+        fit = cat.algorithms[series.algorithm_id].scalerl
+        assert fit is not None
+        for name in ("A", "B", "C_mid"):
+            fig = getattr(fit, name)
+            assert fig.status != Status.unverified and fig.source != "original_site"
+    drawn = chart.series[[s.algorithm_id for s in chart.series].index("grpo")].params
+    assert drawn.A == grpo.scalerl.A.value / 100 != old.A.value / 100
+    assert drawn.C_mid == grpo.scalerl.C_mid.value != old.C_mid.value
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _ctx(root: Path) -> SiteContext:
+    return SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root))
+
+
+def test_data_quality_page_lists_each_reported_value_without_a_locator(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    ctx = _ctx(root)
+    missing = missing_locators(ctx.catalog)
+    assert ("grpo", "claims[0].locator") in {(i.entry.key, i.field) for i in missing}
+    page = pages.data_quality_page(ctx)
+    listed = page[page.index('id="missing-locators"') if 'id="missing-locators"' in page
+                  else page.index("Reported values without a locator"):]
+    assert f"<strong>{len(missing)}</strong> reported values have none yet" in listed
+    for item in missing:
+        assert f"<code>{item.field}</code>" in listed, item.field
+    assert listed.count("<li>") >= len(missing)
+    replace_in(root, GRPO, "    source: grpo_deepseekmath\nreferences:",
+               "    source: grpo_deepseekmath\n    locator: §4.2\nreferences:")
+    fixed = pages.data_quality_page(_ctx(root))
+    assert fixed.count("<code>claims[0].locator</code>") == \
+        page.count("<code>claims[0].locator</code>") - 1
+
+
+def test_references_page_lists_an_entry_citing_a_reference_in_many_fields_once(
+        tmp_path: Path) -> None:
+    ctx = _ctx(copy_valid(tmp_path))
+    grpo = ctx.catalog.algorithms["grpo"]
+    fields = [obj for _, obj, _, _ in walk(grpo) if getattr(obj, "source", None) ==
+              "scalerl_khatri"]
+    assert len(fields) >= 4 and "scalerl_khatri" in grpo.references  # cited many times
+    page = pages.references_page(ctx)
+    start = page.index('id="scalerl_khatri"')
+    cited = page[page.index("Cited by:", start):page.index("</p>", page.index("Cited by:", start))]
+    assert cited.count("algorithms/grpo/") == 1, cited
+
+
+def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_values(
+        tmp_path: Path) -> None:
+    cat = load_valid_catalog(copy_valid(tmp_path))
+    index = views.build_index(cat, derive.conversion_factor(cat))
+    view = record_view(index, cat.algorithms["grpo"], views.Links("algorithms/grpo/"))
+    assert view is not None and view.superseded is not None
+    [variant] = view.variants
+    assert variant.name == "GRPO, 16k generation budget"
+    assert [str(w) for w in variant.where] == ["Table 1, row GRPO-16k"]
+    assert variant.values[0] is not None and variant.values[0].text == "52%"
+    assert variant.values[1] is None and variant.values[2] is None  # not given: a dash
+    old = dict(view.superseded.values)
+    for name in ("A", "B", "C_mid"):  # unverified: the id its Data quality entry links to
+        assert old[name].anchor == f"uv-algorithm-grpo-scalerl_record-superseded-{name.lower()}"
+        assert old[name].quality_href == \
+            f"#dq-algorithm-grpo-scalerl_record-superseded-{name.lower()}"

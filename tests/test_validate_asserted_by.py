@@ -38,9 +38,22 @@ def _catalog_with_grpo_fit_by(tmp_path: Path, who: str):  # type: ignore[no-unty
     return load_valid_catalog(root)
 
 
+def _unverified_fit(catalog, who: str):  # type: ignore[no-untyped-def]
+    """``catalog`` with GRPO's charted fit unverified as given by ``who``, forced past
+    validation (rule_scalerl_sourced refuses it), to test what the chart would say."""
+    entry = catalog.entries["algorithm"]["grpo"]
+    fit = entry.model.scalerl
+    old = {"status": Status.unverified, "asserted_by": AssertedBy(who), "source": "original_site",
+           "reported_instead": "No source gives it."}
+    entry.model = entry.model.model_copy(update={"scalerl": fit.model_copy(update={
+        name: getattr(fit, name).model_copy(update=old) for name in ("A", "B", "C_mid")})})
+    catalog.entries["algorithm"] = dict(catalog.entries["algorithm"])  # a new dict: not cached
+    return catalog
+
+
 @pytest.mark.parametrize("who", ["contributor", "secondary_source"])
 def test_chart_caption_and_badges_say_who(tmp_path: Path, who: str) -> None:
-    catalog = _catalog_with_grpo_fit_by(tmp_path, who)
+    catalog = _unverified_fit(_catalog_with_grpo_fit_by(tmp_path, who), who)
     chart = spec.build_chart(catalog, spec.algorithm_chart_id("grpo"))
     expected = WHO[AssertedBy(who)]
     assert chart.unverified_note == \
@@ -60,7 +73,7 @@ def test_chart_caption_and_badges_say_who(tmp_path: Path, who: str) -> None:
 
 
 def test_original_site_values_still_say_so(tmp_path: Path) -> None:
-    catalog = load_valid_catalog(copy_valid(tmp_path))
+    catalog = _unverified_fit(load_valid_catalog(copy_valid(tmp_path)), "original_site")
     chart = spec.build_chart(catalog, spec.algorithm_chart_id("grpo"))
     assert "as given by the original site" in chart.unverified_note
 

@@ -18,7 +18,7 @@ from tinkernomics.catalog.dates import rule_dates_plausible
 from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
-from tinkernomics.catalog.locators import rule_locator_required
+from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
@@ -242,6 +242,7 @@ RULES: tuple[Rule, ...] = (
     rule_expected_units,
     rule_scalerl_sane,
     rule_locator_required,
+    rule_scalerl_sourced,
     rule_formula_variables,
     rule_algorithm_consistent,
     rule_unique_within_lists,

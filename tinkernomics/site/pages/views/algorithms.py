@@ -28,6 +28,7 @@ from tinkernomics.site.pages.views.core import (
     yes_no,
 )
 from tinkernomics.site.pages.views.kinds import entry_anchor
+from tinkernomics.site.pages.views.record import RecordView, record_view, semantics_view
 from tinkernomics.site.pages.views.references import QualityItem, quality_items
 
 # --------------------------------------------------------------------------- algorithms
@@ -113,6 +114,10 @@ class AlgorithmView:
     quality: list[QualityItem]
     """Its unverified values with what the sources report instead."""
     quality_href: str
+    record: RecordView | None = None
+    """The ScaleRL record: other fits the source reports, superseded values."""
+    semantics: list[tuple[str, Shown]] | None = None
+    """The run model's facts (label, sourced value)."""
 
 
 def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> FactorView:
@@ -298,6 +303,8 @@ def algorithm_view(index: SiteIndex, algo_id: str) -> AlgorithmView:
         factor_href=links.to(HARDWARE, entry_anchor("conversion", index.factor.id)),
         quality=quality_items(index, "algorithm", algo_id, links),
         quality_href=links.to(DATA_QUALITY, "algorithms"),
+        record=record_view(index, algo, links),
+        semantics=semantics_view(index, algo, links),
     )
 
 
