@@ -56,16 +56,20 @@ def column_html(ctx: SiteContext, algo_id: str) -> str:
 
 
 def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
-    """The "Compare" line of an algorithm page: it beside a featured algorithm."""
+    """The "Compare" section of an algorithm page: a link to it beside a featured algorithm
+    (left out of the search index) and the other names of the field's terms its text uses."""
     index = _index(ctx)
     partner, href = view.compare_link(index, algo_id, links)
     name = index.algorithms[algo_id].name
     text = (f"Compare {name} with {partner}" if partner != name
             else f"Compare {name} with other algorithms")
-    return (f"## Compare {{#compare data-search-exclude}}\n\n"
-            f'<p class="tn-compare-link"><a href="{escape(href)}">{escape(text)}</a>: '
-            "memory, clipping, KL, sampling, Tinker loss and convergence side by side, "
-            "up to four algorithms.</p>")
+    aka = "; ".join(f"{term}: {', '.join(names)}"
+                    for term, names in view.also_known_as(index.algorithms[algo_id]))
+    aka_line = f'<p class="tn-aka">Also known as: {escape(aka)}.</p>' if aka else ""
+    return ("## Compare {#compare}\n\n<div class=\"tn-compare-section\">"
+            f'<p class="tn-compare-link" data-search-exclude><a href="{escape(href)}">'
+            f"{escape(text)}</a>: memory, clipping, KL, sampling, Tinker loss and convergence "
+            f"side by side, up to four algorithms.</p>{aka_line}</div>")
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:

@@ -102,3 +102,22 @@ def compare_link(index: SiteIndex, algo_id: str, links: Links) -> tuple[str, str
     partner = next((a for a in featured(index) if a != algo_id), algo_id)
     href = links.to(PAGE) + f"?a={algo_id}&a={partner}"
     return index.algorithms[partner].name, href
+
+
+SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("KL penalty", ("KL coefficient", "KL regularisation", "KL term")),
+    ("clip-higher", ("clip higher", "decoupled clipping", "asymmetric clipping")),
+    ("critic", ("value model", "value function")),
+    ("value model", ("critic",)),
+    ("group size", ("G", "rollouts per prompt")),
+    ("reward model", ("RM", "learned reward")),
+)
+"""Terms of the field and their other names: an algorithm page whose own text (notes, claims,
+Tinker mapping) uses a term lists the other names, so a search for any of them finds it."""
+
+
+def also_known_as(algo: m.Algorithm) -> list[tuple[str, tuple[str, ...]]]:
+    """The synonym groups whose term the algorithm's own text uses, in ``SYNONYMS`` order."""
+    text = " ".join([algo.notes, algo.tinker_mapping or "", *(c.text for c in algo.claims)])
+    folded = text.casefold()
+    return [(term, names) for term, names in SYNONYMS if term.casefold() in folded]

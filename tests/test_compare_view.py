@@ -1,0 +1,104 @@
+"""Compare view models and the build date (issue 31), on the fixture catalog: columns show what
+the catalog has and say "not in the catalog" for what it lacks, unknown ids are refused, the
+featured selection falls back to catalog order, synonyms follow an algorithm's own text, and the
+build date is reproducible and fills every page's placeholder."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.derived.derive import conversion_factor
+from tinkernomics.site.compare import feature, view
+from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, build_dates, fill
+from tinkernomics.site.pages.views import Links, build_index
+
+
+@pytest.fixture(scope="module")
+def index(valid_catalog_dir: Path) -> view.SiteIndex:
+    catalog = load_valid_catalog(valid_catalog_dir)
+    return build_index(catalog, conversion_factor(catalog))
+
+
+class _Ctx:
+    """The little of a SiteContext the feature's renderers read (the index is cached in extra)."""
+
+    def __init__(self, index: view.SiteIndex) -> None:
+        self.extra = {"views.index": index}
+
+
+def test_featured_falls_back_to_catalog_order(index: view.SiteIndex) -> None:
+    ids = view.featured(index)
+    assert ids[:1] == ["grpo"] and len(ids) >= view.MIN_COLUMNS
+    assert set(ids) <= set(index.algorithms)
+
+
+def test_a_column_says_what_the_catalog_lacks(index: view.SiteIndex) -> None:
+    html = feature.column_html(_Ctx(index), "grpo")
+    rows = dict(view.ROWS)
+    for key in ("clipping", "kl", "aggregation"):
+        cell = html.split(f'data-tn-row="{key}"')[1].split("</tr>")[0]
+        assert "not in the catalog" in cell, rows[key]
+    run = html.split('data-tn-row="run"')[1].split("</tr>")[0]
+    assert "not computed on this site yet" in run
+    assert 'href="../algorithms/grpo/"' in html  # links relative to the compare page
+
+
+def test_the_comparison_run_slot_reads_the_view_model(index: view.SiteIndex,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    class Run:
+        gb = index.shown("12 GB", Status.derived, [], Links(view.PAGE))
+        usd = index.shown("$3.00", Status.derived, [], Links(view.PAGE))
+
+    real = view.algorithm_row
+
+    def with_run(*args: object, **kwargs: object) -> object:
+        row = real(*args, **kwargs)
+        object.__setattr__(row, view.COMPARISON_RUN, Run())
+        return row
+
+    monkeypatch.setattr(view, "algorithm_row", with_run)
+    html = feature.column_html(_Ctx(index), "grpo")
+    run = html.split('data-tn-row="run"')[1].split("</tr>")[0]
+    assert "12 GB" in run and "$3.00" in run
+
+
+def test_an_unknown_algorithm_is_refused(index: view.SiteIndex) -> None:
+    with pytest.raises(KeyError, match="unknown algorithm id 'nope'"):
+        view.column(index, "nope")
+
+
+def test_synonyms_follow_the_algorithms_own_text(index: view.SiteIndex) -> None:
+    algo = index.algorithms["grpo"].model_copy(update={"notes": "Adds a KL penalty.",
+                                                       "claims": [], "tinker_mapping": None})
+    assert view.also_known_as(algo) == [("KL penalty", dict(view.SYNONYMS)["KL penalty"])]
+    plain = algo.model_copy(update={"notes": "Nothing of the sort."})
+    assert view.also_known_as(plain) == []
+
+
+def test_the_compare_section_links_the_page(index: view.SiteIndex) -> None:
+    html = feature.compare_section(_Ctx(index), "ppo", Links("algorithms/ppo/"))
+    assert 'href="../../compare/?a=ppo&amp;a=grpo"' in html
+    assert "data-search-exclude" in html  # the link's text stays out of the search index
+
+
+def test_build_dates_are_reproducible(tmp_path: Path, valid_catalog_dir: Path) -> None:
+    epoch = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01 UTC
+    dates = build_dates(tmp_path, valid_catalog_dir, epoch)
+    assert dates == BuildDates(dt.date(2026, 1, 1), dt.date(2026, 1, 1))
+    assert build_dates(tmp_path, valid_catalog_dir, epoch) == dates
+
+
+def test_fill_writes_the_date_into_every_page(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(f"<main>x{PLACEHOLDER}</main>", encoding="utf-8")
+    (tmp_path / "b.html").write_text("<p>no placeholder</p>", encoding="utf-8")
+    dates = BuildDates(dt.date(2026, 1, 2), dt.date(2026, 1, 1))
+    assert fill(tmp_path, dates) == 1
+    text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
+    assert 'Site built <time datetime="2026-01-02">' in text
+    assert 'catalog data as of <time datetime="2026-01-01">' in text
