@@ -16,7 +16,6 @@ added a second time.
 from __future__ import annotations
 
 import pytest
-
 from helpers_calc import TOY_MODEL, TOY_PRICES, with_toys
 
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry

@@ -10,6 +10,9 @@ Llama-2-7b-hf config.json):
   vocabulary 32000 (full multi-head attention).
 - fx-moe, Qwen3-30B-A3B: 48 layers, hidden 2048, 32 heads, 4 KV heads, head 128, 128 experts of
   MLP 768 (8 active), vocabulary 151936.
+- fx-mla, DeepSeek-V3.1 (deepseek-ai/DeepSeek-V3 inference/configs/config_v3.1.json): 61 layers,
+  dim 7168, 128 heads, multi-head latent attention caching kv_lora_rank 512 + qk_rope_head_dim 64
+  = 576 values a layer and token (inference/model.py lines 443-444), vocabulary 129280.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ MODELS = {
     "fx-teacher": (32, None, 5120, _shape(layers=64, attention_heads=64, kv_heads=8,
                                           head_dim=128, mlp_size=25600, vocab_size=151936)),
     "fx-unknown": (8, None, None, {}),
+    "fx-mla": (671, 37, 7168, _shape(layers=61, attention_heads=128,
+                                     kv_latent_dim=576, mlp_size=18432, expert_mlp_size=2048,
+                                     experts=256, experts_active=8, vocab_size=129280)),
 }
 
 
@@ -247,3 +253,31 @@ def test_estimate_options_are_the_links_inputs(capsys: pytest.CaptureFixture[str
     q = json.loads(capsys.readouterr().out)["quantities"]
     assert q["tokens.episodes"]["value"] == 3 * 2 * 8
     assert q["mem.optimiser"]["value"] == 8e9 * 12  # full fine-tuning
+
+
+def test_mla_caches_one_latent_a_layer(fx: Catalog) -> None:
+    """DeepSeek-V3.1: 61 layers × 576 values × 2 bytes = 70,272 bytes a token, not the plain
+    2 × layers × KV heads × head size × 2 (it has no KV-head count to read)."""
+    e = run(fx, m="fx-mla", ft="full")
+    assert e["mem.kv_per_token"] == 61 * 576 * 2 == 70_272
+    assert e["mem.kv_cache"] == 70_272 * 4 * 2048
+    # activations: full recomputation, 2·s·b·h per layer
+    assert e["mem.activations"] == 61 * 2 * 2048 * 1 * 7168
+    # LoRA needs the attention's matrices, which the latent does not give: unknown, not guessed
+    lora = run(fx, m="fx-mla")
+    assert lora["mem.lora_params"] is None and lora["mem.peak"] is None
+
+
+def test_formulas_page_explains_the_per_phase_model(catalog: Catalog) -> None:
+    """The VRAM section says how memory is computed now, and that the first two formulas are
+    the original site's, kept as it gave them."""
+    from pathlib import Path
+
+    from tinkernomics.site.build import SiteContext
+    from tinkernomics.site.pages import macros
+
+    page = macros.formulas_page(SiteContext(root=Path(catalog.root).parent, catalog=catalog))
+    vram = page[page.index("{#vram}"):]
+    assert "**rollout\nphase**" in vram and "**training phase**" in vram and "**peak**" in vram
+    assert "the original\nsite gave" in vram and "never a guess" in vram
+    assert page.index("{#vram}") < page.index("phase by phase") < page.index("GRPO with LoRA")

@@ -10,10 +10,12 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
   layer of attention and MLP, each expert's MLP in a MoE; LoRA Without Regret) or, under full
   fine-tuning, every parameter; weights 2 + gradients 2 + fp32 master and Adam moments 12 bytes
   a trainable parameter (mixed-precision Adam, zero_rajbhandari: 16 bytes a parameter);
-- KV cache: 2 × layers × KV heads × head size × 2 bytes per token (layers × latent width × 2 for
-  multi-head latent attention), times the tokens held by the sequences decoded at once: one
-  decode batch of ``const.decode_sequences`` (the throughput model's assumption) or the step's
-  rollouts when fewer;
+- KV cache: 2 × layers × KV heads × head size × 2 bytes per token, times the tokens held by the
+  sequences decoded at once: one decode batch of ``const.decode_sequences`` (the throughput
+  model's assumption) or the step's rollouts when fewer. Multi-head latent attention caches one
+  latent per layer and token (layers × latent width × 2 bytes). A model with
+  sliding-window or hybrid (linear attention, Mamba) layers is entered without KV heads until the
+  catalog can describe those layers, so its KV cache shows as unknown, never the plain formula;
 - activations of one micro-batch (korthikanti_activations): per layer s·b·h·(34 + 5·a·s/h)
   bytes without recomputation, 34·s·b·h with selective recomputation, 2·s·b·h with full
   recomputation (only each layer's input kept); plus the fp32 logits, vocabulary × b × s × 4.
@@ -42,7 +44,8 @@ KV = f"formula:{ids.MEM_KV}"
 ACT = f"formula:{ids.MEM_ACTIVATIONS}"
 
 SEQ = "tokens.sequence_per_episode"
-SBH = f"({SEQ} * run.mb * model.d_model)"
+HIDDEN = "model.d_model"
+SBH = f"({SEQ} * run.mb * {HIDDEN})"
 
 
 def _q(key: str, expression: str, label: str, when: str = "", fmt: str = "gb",
@@ -52,10 +55,11 @@ def _q(key: str, expression: str, label: str, when: str = "", fmt: str = "gb",
 
 def _lora() -> list[Quantity]:
     """Adapter parameters: rank × layers × Σ (d_in + d_out) over the adapted matrices."""
-    attention = ("2.0 * (model.d_model + model.heads * model.head_dim) + "
-                 "2.0 * (model.d_model + model.kv_heads * model.head_dim)")
-    mlp = ("3.0 * coalesce(model.experts * (model.d_model + model.expert_mlp), "
-           "model.d_model + model.mlp)")
+    d = HIDDEN
+    attention = (f"2.0 * ({d} + model.heads * model.head_dim) + "
+                 f"2.0 * ({d} + model.kv_heads * model.head_dim)")
+    mlp = (f"3.0 * coalesce(model.experts * ({d} + model.expert_mlp), "
+           f"{d} + model.mlp)")
     return [
         _q("mem.lora_params", f"lora.rank * model.layers * ({attention} + "
            f"(0.0 if run.lora_attention else {mlp}))", "LoRA adapter parameters",
@@ -84,7 +88,7 @@ def _roles() -> list[Quantity]:
 def _training() -> list[Quantity]:
     b, opt = WEIGHT_BYTES, OPTIMISER_BYTES
     full = f"(2.0 * {SBH})"
-    none = f"({SBH} * (34.0 + 5.0 * model.heads * {SEQ} / model.d_model))"
+    none = f"({SBH} * (34.0 + 5.0 * model.heads * {SEQ} / {HIDDEN}))"
     return [
         _q("mem.adapter", f"mem.lora_params * {b}", "Adapter weights", "run.lora", uses=(ZERO,)),
         _q("mem.gradients", f"mem.trainable * {b}", "Gradients", uses=(ZERO,)),

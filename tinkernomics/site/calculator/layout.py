@@ -55,7 +55,8 @@ def cards() -> list[dict[str, Any]]:
             ("", even + "</small>"))},
         {"title": "GPU memory", "cases": cases(
             ("missing(mem.peak)", "{mem.peak}<small>unknown: the catalog does not give "
-             "{model_name:text}'s architecture</small>"),
+             "enough of {model_name:text}'s architecture for this run (see GPU memory)"
+             "</small>"),
             ("run.online", "{mem.peak}<small>at the peak (rollout {mem.rollout}, training "
              "{mem.training}): {mem.min_gpus} × {hw_name:text} ({hw.memory_gb:number} GB "
              "each)</small>"),
@@ -116,9 +117,7 @@ MEMORY_ROWS: tuple[tuple[str, str, str, str], ...] = (
      "0: under LoRA the reference is the base with the adapter off"),
     ("mem.teacher", "Teacher", "both", "{p.teacher_total:count} parameters × 2 bytes"),
     ("mem.reward_model", "Reward model", "both", "taken as large as the policy, × 2 bytes"),
-    ("mem.kv_cache", "KV cache", "rollout", "{mem.kv_per_token:count} bytes a token (2 × layers "
-     "× KV heads × head size × 2) × {mem.decode_sequences:count} sequences decoded at once × "
-     "{tokens.sequence_per_episode:count} tokens"),
+    ("mem.kv_cache", "KV cache", "rollout", ""),
     ("mem.gradients", "Gradients", "training", "{mem.trainable:count} trained parameters × 2"),
     ("mem.optimiser", "Optimiser state", "training", "{mem.trainable:count} × 12 (fp32 master "
      "weights and two Adam moments; ZeRO's 16 bytes a parameter with weights and gradients)"),
@@ -139,12 +138,25 @@ MEMORY_FLAGS = [f"formula:{ids.MEM_ZERO}", f"formula:{ids.MEM_KV}",
                 f"formula:{ids.MEM_ACTIVATIONS}"]
 
 
+KV_TAIL = ("× {mem.decode_sequences:count} sequences decoded at once × "
+           "{tokens.sequence_per_episode:count} tokens")
+KV_CASES = (
+    ("1 - missing(model.kv_latent)", "{mem.kv_per_token:count} bytes a token (multi-head latent "
+     "attention: {model.layers:count} layers × a {model.kv_latent:count}-wide latent × 2) "
+     + KV_TAIL),
+    ("", "{mem.kv_per_token:count} bytes a token (2 × layers × KV heads × head size × 2) "
+     + KV_TAIL),
+)
+
+
 def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
     """One row per memory term (``derived/calculator/memory.py``), its phase in the label."""
     where = {"both": " (both phases)", "rollout": " (rollout)", "training": " (training)",
              "total": ""}
-    return [{"label": label + where[phase], "cells": [key], "cases": cases(("", how)),
+    return [{"label": label + where[phase], "cells": [key],
+             "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(("", how)),
              "when": _w(f"1 - missing({key})")} for key, label, phase, how in MEMORY_ROWS]
+
 
 
 def training_note() -> list[list[Any]]:
