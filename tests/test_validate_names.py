@@ -204,7 +204,7 @@ def test_an_algorithm_whose_name_only_looks_like_another_is_reported(tmp_path: P
 def test_the_plain_name_is_kept_whichever_id_sorts_first(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
     replace_in(root, "algorithms/ppo.yaml", "name: PPO", 'name: "GRPO"')
-    replace_in(root, "algorithms/grpo.yaml", "name: GRPO", 'name: "GRP\u041e"')
+    replace_in(root, "algorithms/grpo.yaml", "\nname: GRPO\n", '\nname: "GRP\u041e"\n')
     [problem] = run_validate(tmp_path, "catalog").problems
     assert problem.where.startswith("catalog/algorithms/grpo.yaml:")
     assert "CYRILLIC CAPITAL LETTER O" in problem.message
