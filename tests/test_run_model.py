@@ -13,6 +13,11 @@ Llama-2-7b-hf config.json):
 - fx-mla, DeepSeek-V3.1 (deepseek-ai/DeepSeek-V3 inference/configs/config_v3.1.json): 61 layers,
   dim 7168, 128 heads, multi-head latent attention caching kv_lora_rank 512 + qk_rope_head_dim 64
   = 576 values a layer and token (inference/model.py lines 443-444), vocabulary 129280.
+- fx-swa, gpt-oss-120b (openai/gpt-oss gpt_oss/torch/model.py): 36 layers, every other one
+  windowed to 128 tokens (line 188), hidden 2880, 64 heads, 8 KV heads of 64, vocabulary 201088.
+- fx-hybrid, Qwen3.5-35B-A3B (THUDM/slime scripts/models/qwen3.5-35B-A3B.sh; Megatron-Bridge
+  qwen35_vl_provider.py linear_attention_freq 4): 40 layers, 10 of full attention with 2 KV heads
+  of 256, 30 Gated DeltaNet layers; hidden 2048, vocabulary 248320.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.models.algorithms import Semantics
 from tinkernomics.catalog.yamlread import YamlDoc
 from tinkernomics.cli import main
-from tinkernomics.derived.calculator.estimate import Estimate, estimate
+from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
+from tinkernomics.site.calculator import layout
 
 
 def _fig(value: float, unit: str = "count") -> dict[str, Any]:
@@ -54,6 +60,14 @@ MODELS = {
     "fx-mla": (671, 37, 7168, _shape(layers=61, attention_heads=128,
                                      kv_latent_dim=576, mlp_size=18432, expert_mlp_size=2048,
                                      experts=256, experts_active=8, vocab_size=129280)),
+    "fx-swa": (117, 5.1, 2880, _shape(layers=36, attention_heads=64,
+                                      kv_heads=8, head_dim=64, sliding_window=128,
+                                      sliding_layers=18, expert_mlp_size=2880, experts=128,
+                                      experts_active=4, vocab_size=201088)),
+    "fx-hybrid": (35, 3, 2048, _shape(layers=40, kv_layers=10, fixed_state_layers=30,
+                                      attention_heads=16, kv_heads=2,
+                                      head_dim=256, expert_mlp_size=512, experts=256,
+                                      experts_active=8, vocab_size=248320)),
 }
 
 
@@ -260,12 +274,40 @@ def test_mla_caches_one_latent_a_layer(fx: Catalog) -> None:
     2 × layers × KV heads × head size × 2 (it has no KV-head count to read)."""
     e = run(fx, m="fx-mla", ft="full")
     assert e["mem.kv_per_token"] == 61 * 576 * 2 == 70_272
+    assert e["mem.kv_window_per_sequence"] == 0 and e["mem.uncounted_layers"] == 0
     assert e["mem.kv_cache"] == 70_272 * 4 * 2048
     # activations: full recomputation, 2·s·b·h per layer
     assert e["mem.activations"] == 61 * 2 * 2048 * 1 * 7168
     # LoRA needs the attention's matrices, which the latent does not give: unknown, not guessed
     lora = run(fx, m="fx-mla")
     assert lora["mem.lora_params"] is None and lora["mem.peak"] is None
+
+
+def test_sliding_window_layers_hold_their_window(fx: Catalog) -> None:
+    """gpt-oss-120b: 18 full layers cache every token, 18 windowed layers at most 128 of each
+    sequence: 2 × 18 × 8 × 64 × 2 = 36,864 bytes a token, + 36,864 × 128 bytes a sequence."""
+    e = run(fx, m="fx-swa")
+    assert e["mem.kv_per_token"] == 2 * 18 * 8 * 64 * 2 == 36_864
+    assert e["mem.kv_window_per_sequence"] == 2 * 18 * 8 * 64 * 2 * 128 == 4_718_592
+    assert e["mem.kv_cache"] == 36_864 * 4 * 2048 + 4_718_592 * 4
+    # the plain formula (every layer caching every token) would say twice the per-token bytes
+    assert e["mem.kv_cache"] < 2 * 36 * 8 * 64 * 2 * 4 * 2048
+    # a sequence shorter than the window: the windowed layers hold all of it
+    short = run(fx, m="fx-swa", **{"in": "50", "out": "50"})
+    assert short["mem.kv_window_per_sequence"] == 2 * 18 * 8 * 64 * 2 * 100
+
+
+def test_hybrid_counts_its_attention_layers_and_says_approximate(fx: Catalog) -> None:
+    """Qwen3.5-35B-A3B: only the 10 full-attention layers keep a per-token cache:
+    2 × 10 × 2 × 256 × 2 = 20,480 bytes a token; the 30 DeltaNet layers' state is not counted,
+    and the estimate says so (mem.uncounted_layers, the page's approximate note)."""
+    e = run(fx, m="fx-hybrid")
+    assert e["mem.kv_per_token"] == 2 * 10 * 2 * 256 * 2 == 20_480
+    assert e["mem.uncounted_layers"] == 30
+    assert e["mem.kv_cache"] == 20_480 * 4 * 2048
+    assert run(fx)["mem.uncounted_layers"] == 0  # a plain transformer: nothing left out
+    memory = next(b for b in layout.blocks(fx, graph_for(fx)) if b.get("id") == "calc-memory")
+    assert any("Approximate" in case[1] for after in memory["after"] for case in after)
 
 
 def test_formulas_page_explains_the_per_phase_model(catalog: Catalog) -> None:
@@ -279,5 +321,25 @@ def test_formulas_page_explains_the_per_phase_model(catalog: Catalog) -> None:
     page = macros.formulas_page(SiteContext(root=Path(catalog.root).parent, catalog=catalog))
     vram = page[page.index("{#vram}"):]
     assert "**rollout\nphase**" in vram and "**training phase**" in vram and "**peak**" in vram
-    assert "the original\nsite gave" in vram and "never a guess" in vram
+    assert "the original\nsite gave" in vram and "approximate" in vram
     assert page.index("{#vram}") < page.index("phase by phase") < page.index("GRPO with LoRA")
+
+
+def test_semantics_facts_take_a_locator(fx: Catalog) -> None:
+    """A reported semantics fact says where its source states it; one without is listed."""
+    from tinkernomics.catalog.locators import missing_locators
+
+    def listed(catalog: Catalog, algo_id: str) -> set[str]:
+        return {x.field for x in missing_locators(catalog) if x.entry.key == algo_id}
+
+    assert "semantics.kl_reference.locator" in listed(fx, "fx-grpo")  # fixture: none given
+    algo = fx.algorithms["fx-grpo"]
+    assert algo.semantics is not None
+    located = algo.semantics.kl_reference.model_copy(update={"locator": "eq. 3"})
+    changed = algo.model_copy(update={"semantics": algo.semantics.model_copy(
+        update={"kl_reference": located})})
+    other = Catalog(root=fx.root, entries=copy.copy(fx.entries))
+    other.entries["algorithm"] = {**other.entries["algorithm"], "fx-grpo": Entry(
+        KINDS_BY_NAME["algorithm"], "fx-grpo", changed, YamlDoc(path="fixture/fx-grpo"))}
+    assert "semantics.kl_reference.locator" not in listed(other, "fx-grpo")
+    assert "semantics.rollouts.locator" in listed(other, "fx-grpo")

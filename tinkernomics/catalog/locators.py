@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import AssertedBy, Status
+from tinkernomics.catalog.models.algorithms import SourcedFact
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.walk import nested_models
 from tinkernomics.catalog.yamlread import Loc
 
-LOCATED = (m.Figure, m.FigureList, m.Claim)
-"""Models that take a ``locator``."""
+LOCATED = (m.Figure, m.FigureList, m.Claim, SourcedFact)
+"""Models that take a ``locator`` (an algorithm's semantics facts too)."""
 STRICT_FIELDS = ("scalerl_record",)
 """Top-level fields where a reported value without a locator is an error, not only listed.
 ``scalerl`` should join once the test suites' synthetic fits carry locators."""

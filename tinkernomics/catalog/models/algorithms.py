@@ -21,7 +21,7 @@ from tinkernomics.catalog.fields import (
     Unit,
 )
 from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
-from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList
+from tinkernomics.catalog.models.provenance import Claim, Figure, FigureList, locator_field
 from tinkernomics.catalog.models.scalerl import ScaleRLFit, ScaleRLRecord
 
 
@@ -64,7 +64,8 @@ class SourcedFact(ProvenanceModel):
     status: Status = Field(description="Provenance status; see Figure.status.")
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Reference id that states it.", examples=["dapo_yu"])
-    note: Prose | None = Field(default=None, description="Where the source says it, and how.")
+    locator: Prose | None = locator_field()
+    note: Prose | None = Field(default=None, description="How the source says it.")
     reported_instead: Prose | None = Field(
         default=None, description="Required when unverified: what the sources report instead.")
 

@@ -3,6 +3,12 @@
 Each figure is read from a public source (the model's ``config.json`` or its technical report)
 and says where (``locator``: file and line, or the report's table). A figure the sources do not
 give is left out and shows as unknown: the calculator never guesses a layer count or a head size.
+
+Attention that is not plain multi-head or grouped-query attention is described, not folded into
+the plain formula: multi-head latent attention by ``kv_latent_dim``; sliding-window layers by
+``sliding_window`` and ``sliding_layers``; hybrid models (linear attention, Mamba) by
+``kv_layers`` (the layers that keep a per-token KV cache) and ``fixed_state_layers`` (the others,
+whose fixed per-sequence state the estimate does not count and says so).
 """
 
 from __future__ import annotations
@@ -51,6 +57,19 @@ class ModelShape(StrictModel):
         default=None, description="Multi-head latent attention only: the width cached per layer "
                                   "and token (kv_lora_rank + qk_rope_head_dim). When given, the "
                                   "KV cache is layers × this × bytes per token.")
+    kv_layers: Annotated[ShapeFigure, LAYERS] | None = Field(
+        default=None, description="Hybrid models only: layers that keep a per-token KV cache "
+                                  "(full attention), when fewer than `layers`.")
+    fixed_state_layers: Annotated[ShapeFigure, LAYERS] | None = Field(
+        default=None, description="Hybrid models only: layers that keep a fixed-size state per "
+                                  "sequence instead of a KV cache (linear attention, Mamba); "
+                                  "not counted, and the estimate says it is approximate.")
+    sliding_window: Annotated[ShapeFigure, CONTEXT] | None = Field(
+        default=None, description="Sliding-window attention: the tokens a windowed layer "
+                                  "attends to and caches (sliding_window), unit `tokens`.")
+    sliding_layers: Annotated[ShapeFigure, LAYERS] | None = Field(
+        default=None, description="Sliding-window attention: how many layers are windowed "
+                                  "(they cache at most `sliding_window` tokens a sequence).")
     mlp_size: Annotated[ShapeFigure, SIZE] | None = Field(
         default=None, description="Dense MLP width (intermediate_size).")
     expert_mlp_size: Annotated[ShapeFigure, SIZE] | None = Field(

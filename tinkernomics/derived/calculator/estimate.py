@@ -89,8 +89,10 @@ def model_inputs(catalog: Catalog, model_id: str) -> dict[str, float | None]:
                for name, field in SHAPE_INPUTS.items()}}
 
 
-SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads", "kv_heads": "kv_heads",
-                "head_dim": "head_dim", "kv_latent": "kv_latent_dim", "mlp": "mlp_size",
+SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads",
+                "kv_heads": "kv_heads", "head_dim": "head_dim", "kv_latent": "kv_latent_dim",
+                "kv_layers": "kv_layers", "state_layers": "fixed_state_layers",
+                "window": "sliding_window", "sliding": "sliding_layers", "mlp": "mlp_size",
                 "expert_mlp": "expert_mlp_size", "experts": "experts", "vocab": "vocab_size"}
 """Graph input (``model.<name>``) -> the model's architecture figure (``shape.<field>``)."""
 

@@ -13,9 +13,11 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
 - KV cache: 2 × layers × KV heads × head size × 2 bytes per token, times the tokens held by the
   sequences decoded at once: one decode batch of ``const.decode_sequences`` (the throughput
   model's assumption) or the step's rollouts when fewer. Multi-head latent attention caches one
-  latent per layer and token (layers × latent width × 2 bytes). A model with
-  sliding-window or hybrid (linear attention, Mamba) layers is entered without KV heads until the
-  catalog can describe those layers, so its KV cache shows as unknown, never the plain formula;
+  latent per layer and token (layers × latent width × 2 bytes). Only the layers that keep a
+  per-token cache count: a hybrid model's full-attention layers (``kv_layers``), not its linear
+  attention or Mamba layers, whose fixed per-sequence state is not counted
+  (``mem.uncounted_layers``, shown as approximate); a sliding-window layer holds at most its
+  window of each sequence (``mem.kv_window``);
 - activations of one micro-batch (korthikanti_activations): per layer s·b·h·(34 + 5·a·s/h)
   bytes without recomputation, 34·s·b·h with selective recomputation, 2·s·b·h with full
   recomputation (only each layer's input kept); plus the fp32 logits, vocabulary × b × s × 4.
@@ -107,17 +109,25 @@ def _training() -> list[Quantity]:
 
 
 def _kv() -> list[Quantity]:
-    per_token = (f"coalesce(model.layers * model.kv_latent * {KV_BYTES}, "
-                 f"2.0 * model.layers * model.kv_heads * model.head_dim * {KV_BYTES})")
+    b = KV_BYTES
+    per_layer = f"(2.0 * model.kv_heads * model.head_dim * {b})"
+    cached = "(coalesce(model.kv_layers, model.layers) - coalesce(model.sliding, 0.0))"
+    per_token = f"coalesce(model.layers * model.kv_latent * {b}, {cached} * {per_layer})"
+    window = (f"0.0 if missing(model.sliding) else model.sliding * {per_layer} * "
+              f"min(model.window, {SEQ})")
     return [
         _q("mem.kv_per_token", per_token, "KV cache per token", fmt="count", uses=(KV,)),
+        _q("mem.kv_window_per_sequence", window, "Sliding-window KV cache per sequence",
+           fmt="count", uses=(KV,)),
+        _q("mem.uncounted_layers", "coalesce(model.state_layers, 0.0)",
+           "Layers whose fixed per-sequence state is not counted", fmt="count"),
         _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
            "const.decode_sequences)", "Sequences decoded at once", "run.online", "count",
            ("assumption:decode_sequences",)),
         _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", "Tokens held in the KV cache",
            "run.online", "count"),
-        _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens", "KV cache", "run.online",
-           uses=(KV,)),
+        _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens + mem.kv_window_per_sequence * "
+           "mem.decode_sequences", "KV cache", "run.online", uses=(KV,)),
     ]
 
 

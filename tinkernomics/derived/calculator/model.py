@@ -22,8 +22,8 @@ from tinkernomics.derived.calculator import ids, inputs, memory, resources
 from tinkernomics.derived.calculator.constants import constants, inline
 from tinkernomics.derived.calculator.graph import Graph, Line, Quantity
 
-SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "mlp", "expert_mlp",
-                "experts", "vocab")
+SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "kv_layers",
+                "state_layers", "window", "sliding", "mlp", "expert_mlp", "experts", "vocab")
 """A model's architecture inputs (``estimate.SHAPE_INPUTS``, ``model.<name>``)."""
 
 ROW = "1 - missing(price.prefill)"

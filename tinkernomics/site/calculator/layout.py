@@ -19,6 +19,8 @@ from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.tree import to_tree
 
 ROW = "1 - missing(price.prefill)"
+APPROX = "(mem.uncounted_layers > 0)"
+"""The model has layers whose state the memory model does not count (hybrid models)."""
 UNCOVERED = "role.critic + role.reward_model > 0"
 
 
@@ -57,6 +59,9 @@ def cards() -> list[dict[str, Any]]:
             ("missing(mem.peak)", "{mem.peak}<small>unknown: the catalog does not give "
              "enough of {model_name:text}'s architecture for this run (see GPU memory)"
              "</small>"),
+            (f"{APPROX} * run.online", "{mem.peak}<small>approximate, at the peak (rollout "
+             "{mem.rollout}, training {mem.training}): {mem.min_gpus} × {hw_name:text} "
+             "({hw.memory_gb:number} GB each)</small>"),
             ("run.online", "{mem.peak}<small>at the peak (rollout {mem.rollout}, training "
              "{mem.training}): {mem.min_gpus} × {hw_name:text} ({hw.memory_gb:number} GB "
              "each)</small>"),
@@ -144,6 +149,14 @@ KV_CASES = (
     ("1 - missing(model.kv_latent)", "{mem.kv_per_token:count} bytes a token (multi-head latent "
      "attention: {model.layers:count} layers × a {model.kv_latent:count}-wide latent × 2) "
      + KV_TAIL),
+    ("1 - missing(model.sliding)", "{mem.kv_per_token:count} bytes a token in the "
+     "full-attention layers (2 × layers × KV heads × head size × 2) " + KV_TAIL + "; the "
+     "{model.sliding:count} sliding-window layers hold at most {model.window:count} tokens a "
+     "sequence: {mem.kv_window_per_sequence:count} bytes × {mem.decode_sequences:count}"),
+    ("1 - missing(model.kv_layers)", "{mem.kv_per_token:count} bytes a token (2 × "
+     "{model.kv_layers:count} full-attention layers × KV heads × head size × 2) " + KV_TAIL
+     + "; approximate: the other {mem.uncounted_layers:count} layers' fixed state per sequence "
+     "is not counted"),
     ("", "{mem.kv_per_token:count} bytes a token (2 × layers × KV heads × head size × 2) "
      + KV_TAIL),
 )
@@ -157,6 +170,12 @@ def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
              "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(("", how)),
              "when": _w(f"1 - missing({key})")} for key, label, phase, how in MEMORY_ROWS]
 
+
+APPROX_NOTE = ('<p class="tn-calc__note tn-calc__approx"><strong>Approximate for '
+               "{model_name:text}:</strong> {mem.uncounted_layers:count} of its "
+               "{model.layers:count} layers are linear-attention or Mamba layers; their fixed "
+               "state per sequence is not counted, and activations are taken as a transformer "
+               "layer's.</p>")
 
 
 def training_note() -> list[list[Any]]:
@@ -247,7 +266,8 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
                               "architecture: the peak is the larger. Weights and KV cache in "
                               "bf16; sharded across GPUs (ZeRO), so the GPU count is the peak "
                               "over one GPU's memory.</p>"))],
-               after=[cases(("", '<p class="tn-calc__note">The original site\'s formula '
+               after=[cases((APPROX, APPROX_NOTE)),
+                      cases(("", '<p class="tn-calc__note">The original site\'s formula '
                              "({formula_name:vram_formula}: {formula:vram_formula}) gave "
                              "{vram.total} whatever the run's shape.</p>"))]),
         _convergence(),
