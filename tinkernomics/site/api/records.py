@@ -51,6 +51,8 @@ class ScaleRLRecord(ApiModel):
 class _SourcedFact(ApiModel):
     status: Status = Field(description="Provenance status; see Figure.status.")
     source: str = Field(description="Reference id that states it.")
+    locator: str | None = Field(description="Where in `source` it is stated (section, table, "
+                                "file and line, or the quoted sentence); null if not given.")
     note: str | None = Field(description="Where the source says it, and how (markdown).")
     reported_instead: str | None = Field(description="For unverified facts: what sources say.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
@@ -97,6 +99,14 @@ class ModelShape(ApiModel):
     head_dim: Figure | None = Field(description="Size of one attention head.")
     kv_latent_dim: Figure | None = Field(
         description="Multi-head latent attention: width cached per layer and token.")
+    kv_layers: Figure | None = Field(
+        description="Hybrid models: layers that keep a per-token KV cache.")
+    fixed_state_layers: Figure | None = Field(
+        description="Hybrid models: layers that keep a fixed-size state per sequence.")
+    sliding_window: Figure | None = Field(
+        description="Sliding-window attention: tokens a windowed layer attends to and caches.")
+    sliding_layers: Figure | None = Field(
+        description="Sliding-window attention: how many layers are windowed.")
     mlp_size: Figure | None = Field(description="Dense MLP width.")
     expert_mlp_size: Figure | None = Field(description="MoE: one expert's MLP width.")
     experts: Figure | None = Field(description="MoE: routed experts per layer.")
