@@ -40,6 +40,13 @@ def target_file(root: Path, url: str) -> Path | None:
     return path / "index.html" if path.is_dir() or parts.path.endswith("/") else path
 
 
+def host_page(fragment: str) -> str:
+    """The page an HTML fragment is shown in (its links are written for that page): the page of
+    its folder's parent, e.g. compare/columns/grpo.html is inserted into compare/."""
+    folder = fragment.rsplit("/", 2)[0]
+    return f"{folder}/" if "/" in fragment else ""
+
+
 def broken_links(root: Path) -> list[str]:
     @cache
     def ids(path: Path) -> frozenset[str]:
@@ -48,8 +55,9 @@ def broken_links(root: Path) -> list[str]:
     broken = []
     for page in site_pages(root):
         rel = page.relative_to(root).as_posix()
-        page_url = urljoin(SUB_PATH_URL, rel)
-        for node in parse(page.read_text(encoding="utf-8")).iter():
+        text = page.read_text(encoding="utf-8")
+        page_url = urljoin(SUB_PATH_URL, rel if "<head" in text else host_page(rel))
+        for node in parse(text).iter():
             for attr in LINK_ATTRS:
                 value = node.attrs.get(attr)
                 if not value or value.startswith(("mailto:", "data:", "javascript:", "blob:")) \
