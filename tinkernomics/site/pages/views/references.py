@@ -261,11 +261,41 @@ def _page_title(page: str) -> str:
 # --------------------------------------------------------------------------- home
 
 
+CALCULATOR_PAGE = "calculator/"
+"""The calculator's page (``calculator.pagedata.CALCULATOR``; the site layer above imports this
+module, so the path is repeated here and tests/test_reader_ux_home.py checks the two agree)."""
+COMPARE_PAGE = "compare/"
+"""The compare view's page (``compare.view.PAGE``, likewise)."""
+
+
+@dataclass(frozen=True)
+class HomeLink:
+    text: str
+    href: str
+
+
 @dataclass(frozen=True)
 class HomeCard:
     title: str
     href: str
     text: str
+    more: tuple[HomeLink, ...] = ()
+    lead: bool = False
+    """The card a reader with a question should open first (drawn wider, before the others)."""
+
+
+def calculator_card(index: SiteIndex, links: Links) -> HomeCard:
+    """The calculator: what it answers, and the compare view beside it."""
+    c = index.catalog
+    return HomeCard(
+        "Cost calculator", links.to(CALCULATOR_PAGE),
+        f"What will an RL post-training run cost? Pick one of {len(c.algorithms)} algorithms, "
+        f"one of {len(c.models)} models and the run's size: the tokens, the GPU memory, the "
+        "GPU-hours and the dollars on rented GPUs, and the Tinker bill, each with its formula. "
+        "The settings live in the address, so a copied link shows the same estimate.",
+        more=(HomeLink("Open the calculator", links.to(CALCULATOR_PAGE)),
+              HomeLink("Compare algorithms side by side", links.to(COMPARE_PAGE))),
+        lead=True)
 
 
 def home_cards(index: SiteIndex) -> list[HomeCard]:
@@ -278,6 +308,7 @@ def home_cards(index: SiteIndex) -> list[HomeCard]:
     if newest is not None:
         tinker_text += f" (newest {newest.isoformat()})"
     return [
+        calculator_card(index, links),
         HomeCard("Algorithms", links.to(ALGORITHMS),
                  f"{len(c.algorithms)} RL post-training algorithms side by side: models in "
                  "memory, group sizes, ScaleRL fits and the Tinker loss each maps to."),
