@@ -17,7 +17,7 @@ HIDDEN_TEXT = {"script", "style", "code", "pre", "template", "noscript"}
 
 PAGES = ("", "algorithms/", "formulas/", "hardware/", "tinker/", "references/",
          "further-reading/", "data-quality/")
-"""Pages rendered by tinkernomics.site.pages.macros (besides one page per algorithm)."""
+"""Pages rendered by tinkernomics.site.pages.feature (besides one page per algorithm)."""
 
 
 @dataclass

@@ -29,7 +29,7 @@ from tinkernomics.site.api.files import render_api
 from tinkernomics.site.api.generic import Unpublishable, public_model
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.contributing.scaffold import render_entry, scaffold_kinds
-from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages import views
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

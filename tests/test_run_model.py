@@ -316,7 +316,7 @@ def test_formulas_page_explains_the_per_phase_model(catalog: Catalog) -> None:
     from pathlib import Path
 
     from tinkernomics.site.build import SiteContext
-    from tinkernomics.site.pages import macros
+    from tinkernomics.site.pages import feature as macros
 
     page = macros.formulas_page(SiteContext(root=Path(catalog.root).parent, catalog=catalog))
     vram = page[page.index("{#vram}"):]

@@ -143,7 +143,7 @@ def test_stdout_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_algorithm_gets_its_page_stub_and_page_only_writes_just_that(refs_only: Path) -> None:
-    from tinkernomics.site.pages.macros import algorithm_stub
+    from tinkernomics.site.pages.feature import algorithm_stub
 
     result = run("new", "algorithm", "x1", cwd=refs_only)
     assert result.returncode == 0, result.stderr

@@ -11,7 +11,7 @@ from jinja2 import UndefinedError
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.markup.mathml import MathError, to_mathml
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages import views
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import spec as charts
-from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages import views
 from tinkernomics.site.pages.views.record import record_view
 

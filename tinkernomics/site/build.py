@@ -33,7 +33,7 @@ from tinkernomics.site.needs import site_needs
 from tinkernomics.site.reserved import site_names
 
 FEATURES: tuple[str, ...] = (
-    "tinkernomics.site.pages.macros",
+    "tinkernomics.site.pages.feature",
     "tinkernomics.site.api.feature",
     "tinkernomics.site.contributing.feature",
     "tinkernomics.site.charts.feature",

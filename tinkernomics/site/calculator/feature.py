@@ -166,7 +166,7 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:
     """``calculator()``; also adds the typical-run panel to every algorithm page."""
-    from tinkernomics.site.pages.macros import add_algorithm_section
+    from tinkernomics.site.pages.feature import add_algorithm_section
 
     add_algorithm_section(ctx, SECTION_SLOT, typical_run_section)
 

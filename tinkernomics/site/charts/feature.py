@@ -36,7 +36,7 @@ from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import embed, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
-from tinkernomics.site.pages import macros as pages
+from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages import previews
 from tinkernomics.site.pages.views import Links
 

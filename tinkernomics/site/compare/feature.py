@@ -17,8 +17,8 @@ from markupsafe import escape
 
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.compare import view
+from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site_index
 from tinkernomics.site.pages.figures import PARTIALS
-from tinkernomics.site.pages.macros import add_algorithm_section, md_text, site_index
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links
 

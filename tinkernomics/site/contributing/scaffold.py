@@ -223,7 +223,7 @@ def page_path(docs_dir: Path, entry_id: str) -> Path:
 
 def page_stub(entry_id: str) -> str:
     """The algorithm page stub; its text belongs to the site's pages module."""
-    from tinkernomics.site.pages.macros import algorithm_stub
+    from tinkernomics.site.pages.feature import algorithm_stub
 
     return algorithm_stub(entry_id)
 
