@@ -21,7 +21,7 @@ from tinkernomics.site.charts import embed, files, images, share
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
-from tinkernomics.site.pages import previews
+from tinkernomics.site.postbuild import previews
 
 BASE = "https://example.org/tn/"
 DATE = "2026-11-30"

@@ -9,7 +9,7 @@ import pytest
 from conftest_site import BuiltSite
 from helpers_site import PAGES, Node, load_page
 
-from tinkernomics.site.pages import stylesheets
+from tinkernomics.site.postbuild import stylesheets
 
 OURS = "assets/stylesheets/"
 MATERIAL_CSS = ("main.", "palette.")

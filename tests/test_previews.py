@@ -1,10 +1,10 @@
-"""Link-preview tags added after the pages (tinkernomics.site.pages.previews), on toy pages."""
+"""Link-preview tags added after the pages (tinkernomics.site.postbuild.previews), on toy pages."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tinkernomics.site.pages.previews import add_previews, preview
+from tinkernomics.site.postbuild.previews import add_previews, preview
 
 BASE = "https://example.org/sub/"
 PAGE = """<html><head><title>GRPO - tinker-nomics</title>

@@ -1,4 +1,4 @@
-"""Theme files no page loads are dropped after the build (tinkernomics.site.pages.themefiles):
+"""Theme files no page loads are dropped after the build (tinkernomics.site.postbuild.themefiles):
 the source maps, each bundle losing only the comment that named its map, and the search
 languages of an English-only site."""
 
@@ -12,7 +12,7 @@ import material
 import pytest
 from conftest_site import BuiltSite
 
-from tinkernomics.site.pages.themefiles import (
+from tinkernomics.site.postbuild.themefiles import (
     LUNR_DIR,
     SEARCH_INDEX,
     drop_source_maps,

@@ -1,4 +1,4 @@
-"""Indentation taken out of built pages (tinkernomics.site.pages.whitespace): toy pages with the
+"""Indentation taken out of built pages (tinkernomics.site.postbuild.whitespace): toy pages with the
 cases that must survive byte for byte, the page's article kept as it is, and the built site,
 where no text of the theme's chrome outside the kept elements starts a line with spaces."""
 
@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 from conftest_site import BuiltSite
 
-from tinkernomics.site.pages.whitespace import strip_indentation, strip_theme_indentation
+from tinkernomics.site.postbuild.whitespace import strip_indentation, strip_theme_indentation
 
 KEPT = {"pre", "textarea", "script", "style", "template", "code", "kbd"}
 

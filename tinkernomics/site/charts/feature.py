@@ -37,8 +37,8 @@ from tinkernomics.site.charts import embed, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.pages import feature as pages
-from tinkernomics.site.pages import previews
 from tinkernomics.site.pages.views import Links
+from tinkernomics.site.postbuild import previews
 
 EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"

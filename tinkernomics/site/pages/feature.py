@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -27,10 +26,7 @@ from markupsafe import Markup
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages import views
 from tinkernomics.site.pages.figures import PARTIALS
-from tinkernomics.site.pages.previews import add_previews
 from tinkernomics.site.pages.rawhtml import raw_block
-from tinkernomics.site.pages.stylesheets import write_bundle
-from tinkernomics.site.pages.themefiles import drop_unused_theme_files
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
 
@@ -184,15 +180,6 @@ PAGE_MACROS: dict[str, Callable[..., str]] = {
     "further_reading_page": further_reading_page,
     "data_quality_page": data_quality_page,
 }
-
-
-def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """After the pages: link-preview tags on every page and the theme's indentation out (see
-    ``previews``), the site's one stylesheet (``stylesheets``), the theme's source maps and
-    unused search languages dropped (``themefiles``)."""
-    add_previews(site_dir, ctx.site_url)
-    write_bundle(site_dir)
-    drop_unused_theme_files(site_dir)
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

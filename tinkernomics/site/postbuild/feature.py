@@ -1,7 +1,9 @@
 """Site-wide passes after every other feature has written its files (last in ``FEATURES``).
 
-The Content-Security-Policy (``csp``) goes on every page, the embed pages the charts feature
-writes after the pages included, so it must run after them all.
+In order: link-preview tags on every page, with the theme's indentation taken out in the same
+read and write (``previews``, ``whitespace``); the site's one stylesheet (``stylesheets``); the
+theme's source maps and unused search languages dropped (``themefiles``); last, a
+Content-Security-Policy on every page (``csp``), which hashes each page's final inline scripts.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tinkernomics.site.postbuild.csp import add_policies
+from tinkernomics.site.postbuild.previews import add_previews
+from tinkernomics.site.postbuild.stylesheets import write_bundle
+from tinkernomics.site.postbuild.themefiles import drop_unused_theme_files
 
 if TYPE_CHECKING:
     from tinkernomics.site.build import SiteContext
@@ -21,5 +26,8 @@ def macros(ctx: SiteContext) -> dict[str, Any]:
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """Every page gets its Content-Security-Policy."""
+    """The passes over the finished site, in the order the module docstring gives."""
+    add_previews(site_dir, ctx.site_url)
+    write_bundle(site_dir)
+    drop_unused_theme_files(site_dir)
     add_policies(site_dir)

@@ -27,7 +27,7 @@ def bundle_text(folder: Path) -> str:
         path = folder / name
         if not path.is_file():
             raise FileNotFoundError(f"{path}: stylesheet missing from the built site "
-                                    f"(pages/stylesheets.py SOURCES names it)")
+                                    f"(postbuild/stylesheets.py SOURCES names it)")
         parts.append(f"/* ---- {name} ---- */\n{path.read_text(encoding='utf-8').strip()}\n")
     return "\n".join(parts)
 

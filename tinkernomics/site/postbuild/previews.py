@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinkernomics.site.pages.whitespace import strip_theme_indentation
+from tinkernomics.site.postbuild.whitespace import strip_theme_indentation
 
 DESCRIPTION_CHARS = 300
 """Longest og:description, in characters (previews cut longer text anyway)."""
