@@ -35,6 +35,9 @@ from tinkernomics.site.pages.views.core import (
     slug,
 )
 
+WAYS = "ways/"
+"""The Ways to run page (``tinkernomics.site.ways``, docs/ways.md)."""
+
 
 @dataclass(frozen=True)
 class KindPage:
@@ -68,6 +71,7 @@ KIND_PAGES: dict[str, KindPage] = {
     "loss": listed_on(TINKER, "loss"),
     "price_list": listed_on(TINKER, "prices"),
     "platform": whole_page(lambda _key: TINKER),
+    "way": listed_on(WAYS, "way"),
 }
 """The site's page facts of each kind, by kind name; a declared kind missing here is shown by
 the generic default (``kind_page``)."""

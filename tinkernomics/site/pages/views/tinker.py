@@ -10,6 +10,7 @@ from markupsafe import Markup
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
+from tinkernomics.site.pages.views.architecture import ArchitectureView, architecture_views
 from tinkernomics.site.pages.views.core import (
     TINKER,
     Cite,
@@ -24,7 +25,7 @@ from tinkernomics.site.pages.views.core import (
     prose_inline,
     yes_no,
 )
-from tinkernomics.site.pages.views.kinds import entry_anchor
+from tinkernomics.site.pages.views.kinds import WAYS, entry_anchor
 
 # --------------------------------------------------------------------------- Tinker
 
@@ -124,6 +125,8 @@ class TinkerView:
     pricing_rationale: Markup
     price_lists: list[PriceListView]
     models: list[ModelView]
+    architecture: list[ArchitectureView]
+    ways_href: str
     absorbs: list[tuple[str, Markup]]
     setup_cost: SetupCostView
     losses: list[LossView]
@@ -178,11 +181,15 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
     )
 
 
+def ordered_models(index: SiteIndex) -> list[m.LanguageModel]:
+    """Models by family, then size (the order of the models table)."""
+    return sorted(index.catalog.models.values(),
+                  key=lambda x: (x.family.casefold(), derive.active_params_billion(x), x.id))
+
+
 def model_views(index: SiteIndex, links: Links) -> list[ModelView]:
     views = []
-    ordered = sorted(index.catalog.models.values(),
-                     key=lambda x: (x.family.casefold(), derive.active_params_billion(x), x.id))
-    for lm in ordered:
+    for lm in ordered_models(index):
         def at(*loc: str, key: str = lm.id) -> Origin:
             return Origin("model", key, loc)
 
@@ -262,6 +269,8 @@ def tinker_view(index: SiteIndex) -> TinkerView:
         pricing_rationale=prose(platform.pricing_rationale),
         price_lists=views,
         models=model_views(index, links),
+        architecture=architecture_views(index, ordered_models(index), links),
+        ways_href=links.to(WAYS),
         absorbs=[(a.name, prose_inline(a.description)) for a in platform.absorbs],
         setup_cost=setup_cost_view(index, platform.setup_cost, links),
         losses=[loss_view(index, x, links) for x in losses],
