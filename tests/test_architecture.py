@@ -170,3 +170,11 @@ def test_nothing_in_the_repository_points_outside_it() -> None:
             if p.name != "test_architecture.py"
             and outside.search(p.read_text(encoding="utf-8", errors="replace"))]
     assert not hits, f"files pointing outside the repository: {hits}"
+
+
+def test_every_module_is_named_in_the_architecture() -> None:
+    """ARCHITECTURE.md is true file by file: every module of the package is named in it."""
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    unnamed = sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py")
+                     if p.name != "__init__.py" and not re.search(rf"\b{p.stem}\b", text))
+    assert not unnamed, f"modules ARCHITECTURE.md does not name: {unnamed}"
