@@ -193,7 +193,7 @@ def assumption_figures(catalog: Catalog) -> list[InputFigure]:
     """Training and prefill utilisation, and the decode batch, as listed input figures."""
     value = assumptions.training_mfu(catalog)
     peak = catalog.hardware[ids.H800_PEAK_HARDWARE].bf16_dense_tflops.value
-    percent = derive.format_number(value * ids.PERCENT)
+    percent = derive.format_number(value * derive.PERCENT)
     return [
         InputFigure(
             "assumption:mfu_train", "Training utilisation (MFU)", f"{percent}%",

@@ -51,15 +51,8 @@ ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
     },
 }
 
-TOKENS_PER_MILLION = 1e6
-"""Tinker prices are USD per million tokens (tinker_pricing_2026_07)."""
-PARAMS_PER_BILLION = 1e9
-FLOPS_PER_TFLOP = 1e12
 BYTES_PER_GB = 1e9
 """Decimal gigabytes, as GPU memory is quoted (glennklockwood_h100: 80 GB)."""
-BYTES_PER_TB = 1e12
-SECONDS_PER_HOUR = 3600.0
-PERCENT = 100.0
 
 BF16_BYTES_PER_PARAM = 2.0
 """Bytes read per parameter per decode step, bf16 weights (zero_rajbhandari: 2 bytes/param)."""

@@ -35,14 +35,13 @@ from tinkernomics.site.api.models import (
     collections,
     document,
 )
+from tinkernomics.site.identity import LICENCE, LICENCE_URL
 
 INDEX = "index.json"
 SCHEMA = "schema.json"
 ARCHIVE = "tinkernomics-data.zip"
 ARCHIVE_FOLDER = "tinkernomics-data-v1"
 README = "README.md"
-LICENCE = "CC BY 4.0"
-LICENCE_URL = "https://creativecommons.org/licenses/by/4.0/"
 TITLE = "tinker-nomics data API"
 TEMPLATES = Path(__file__).parent / "templates"
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)

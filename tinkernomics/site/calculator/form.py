@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.constants import vram_examples
 from tinkernomics.derived.calculator.estimate import Estimate
@@ -79,7 +80,7 @@ def shape_group(e: Estimate) -> dict[str, Any]:
 
 def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     def pct(value: float) -> str:
-        return fmt_number(value * ids.PERCENT)
+        return fmt_number(value * derive.PERCENT)
 
     return {"title": "Rented GPUs", "open": True, "fields": [
         field("hw", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),

@@ -36,6 +36,7 @@ from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import embed, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
+from tinkernomics.site.identity import SITE_CARD
 from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.postbuild import previews
@@ -49,8 +50,6 @@ DATA_FILES = files.DATA_FILES
 EMPTY_SITEMAP = files.EMPTY_SITEMAP
 SERIES_DIR = "series"
 """Under the comparison's embed folder: one JSON of Plotly traces per curve not drawn by default."""
-SITE_CARD = "assets/images/site-card.png"
-"""Link-preview image of pages without a chart."""
 SITE_TAGLINE = "The economics of RL post-training for LLMs"
 IMAGE_CACHE_ENV = "TINKERNOMICS_IMAGE_CACHE"
 IMAGE_CACHE_DIR = ".image-cache"

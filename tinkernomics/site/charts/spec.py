@@ -20,6 +20,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
 from tinkernomics.derived import derive
+from tinkernomics.site.identity import LICENCE, LICENCE_URL  # noqa: F401 (re-exported)
 
 COMPARISON_ID = "scalerl-comparison"
 ALGORITHM_PREFIX = "scalerl-"
@@ -32,8 +33,6 @@ SPAN_FACTOR = 30.0
 to a 1-2-5 value): with B near 2 the curves are flat at R0 and at A beyond that."""
 NICE_STEPS = (1.0, 2.0, 5.0, 10.0)
 FORMULA = "R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"
-LICENCE = "CC BY 4.0"
-LICENCE_URL = "https://creativecommons.org/licenses/by/4.0/"
 PUBLISHER = "tinker-nomics"
 UNVERIFIED_MARK = "unverified"
 X_TITLE = "GB200-hours (log scale)"

@@ -33,6 +33,7 @@ from tinkernomics.site.charts.spec import (
     decade_ticks,
     short_number,
 )
+from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX
 
 
 @dataclass(frozen=True)
@@ -337,8 +338,6 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
 
 # --------------------------------------------------------------------------- preview cards
 
-CARD_WIDTH_PX = 1200
-CARD_HEIGHT_PX = 630
 INK = "#1f2328"
 MUTED = "#57606a"
 ACCENT = "#3f51b5"

@@ -23,14 +23,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX, SITE_CARD, SITE_NAME
 from tinkernomics.site.postbuild.whitespace import strip_theme_indentation
 
 DESCRIPTION_CHARS = 300
 """Longest og:description, in characters (previews cut longer text anyway)."""
-SITE_CARD = "assets/images/site-card.png"
-"""The preview image of pages without a chart (drawn by the charts feature)."""
-CARD_SIZE_PX = (1200, 630)
-SITE_NAME = "tinker-nomics"
+CARD_SIZE_PX = (CARD_WIDTH_PX, CARD_HEIGHT_PX)
 SITE_CARD_ALT = (f"{SITE_NAME}: the economics of RL post-training for LLMs, over a chart of "
                  "ScaleRL convergence fits by algorithm")
 OEMBED_REL = "alternate oembed"
