@@ -39,6 +39,7 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.site.charts.feature",
     "tinkernomics.site.calculator.feature",
     "tinkernomics.site.compare.feature",
+    "tinkernomics.site.ways.feature",
     "tinkernomics.site.freshness.feature",
     "tinkernomics.site.postbuild.feature",  # last: passes over every page the others wrote
 )

@@ -71,6 +71,8 @@ NAMESPACES: tuple[Namespace, ...] = (
     Namespace("loss", f"{TINKER}#loss-{ID}"),
     Namespace("model", f"{TINKER}#model-{ID}"),
     Namespace("price_list", f"{TINKER}#prices-{ID}"),
+    Namespace("model", f"{TINKER}#arch-{ID}"),
+    Namespace("way", f"ways/#way-{ID}"),
 )
 """Every namespace shared with entry ids (the test checks the built site against each)."""
 
