@@ -7,7 +7,7 @@ licence, URL and date; light theme) rasterised 1200 px wide; ``chart-dark.png``,
 card of pages without a chart.
 
 Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
-image SVG as ``charts.raster`` prepares it (a Roboto face per weight, anchors and
+image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
 baseline). Roboto comes from the ``font-roboto`` wheel and nothing else, so a build draws the
 same pixels on every machine. Pillow then stores each image with a 64-colour palette, compressed
 with its ``optimize`` option. Images are cached by content (``ImageCache``): a rebuild renders
