@@ -73,6 +73,7 @@ NAMESPACES: tuple[Namespace, ...] = (
     Namespace("price_list", f"{TINKER}#prices-{ID}"),
     Namespace("model", f"{TINKER}#arch-{ID}"),
     Namespace("way", f"ways/#way-{ID}"),
+    Namespace("cookbook", f"ways/#cookbook-{ID}"),
 )
 """Every namespace shared with entry ids (the test checks the built site against each)."""
 

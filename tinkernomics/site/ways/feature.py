@@ -27,7 +27,7 @@ from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.kinds import WAYS
-from tinkernomics.site.ways import offers, runs
+from tinkernomics.site.ways import offers, pin, runs
 
 ENV = Environment(
     loader=ChoiceLoader([PackageLoader("tinkernomics.site.ways", "templates"),
@@ -55,7 +55,8 @@ def ways_html(index: SiteIndex, run_list: Sequence[tuple[str, Mapping[str, str]]
     links = Links(WAYS)
     html = ENV.get_template("ways.html").render(
         runs=runs.run_views(index, run_list, today, links),
-        offers=offers.offer_views(index, today, links), today=today.isoformat(),
+        offers=offers.offer_views(index, today, links), pins=pin.pin_views(index, links),
+        today=today.isoformat(),
         stale_months=STALE_MONTHS)
     return _BLANK_RUNS.sub("\n\n", html).strip() + "\n"
 

@@ -72,6 +72,7 @@ KIND_PAGES: dict[str, KindPage] = {
     "price_list": listed_on(TINKER, "prices"),
     "platform": whole_page(lambda _key: TINKER),
     "way": listed_on(WAYS, "way"),
+    "cookbook": listed_on(WAYS, "cookbook"),
 }
 """The site's page facts of each kind, by kind name; a declared kind missing here is shown by
 the generic default (``kind_page``)."""
