@@ -4,8 +4,12 @@
  * algorithms_table.html), so without JavaScript the table is complete and readable. This script
  * wires up the filter bar the page carries (name, year, memory, critic, reward model, Tinker loss,
  * ScaleRL fit; hidden without JavaScript), sort buttons in the headers that carry data-sort, a
- * live count,
+ * live count ("18 of 27 algorithms"),
  * and paging (PAGE_ROWS at a time) so a catalog of a thousand entries stays one screen long.
+ * The filters and the sort order live in the page address (?memory=high&sort=-year), so a link
+ * shows the same rows, in a fresh tab or back from an algorithm's page: each control's key is
+ * its data-param or its name, a value the page's select does not offer is ignored, and the sort
+ * keys are the headers' data-sort. Other parameters and the #fragment are kept as they are.
  * Runs on every page Material's instant navigation shows (document$); only acts where a
  * .tn-algorithms table exists, once per table. No dependencies, nothing fetched.
  */
@@ -17,6 +21,51 @@
   /* Columns that sort in the order their filter lists its values (memory: low, medium, high, as
      the page renders the catalog's profiles), read from the page's select, never repeated here. */
   var ORDERED = { memory: true };
+  var SORT = "sort";  // ?sort=year ascending, ?sort=-year descending
+
+  function plural(n) { return n + (n === 1 ? " algorithm" : " algorithms"); }
+
+  /* The count in plain words: "All 27 algorithms", "18 of 27 algorithms", and when paging holds
+     some back, how many of them are on screen. */
+  function countText(shown, hits, total, filtered) {
+    var text = filtered ? hits + " of " + plural(total) : "All " + plural(total);
+    return shown < hits ? text + " (first " + shown + " shown)" : text;
+  }
+
+  /* The form's controls that belong in the address, with their key there. */
+  function fields(form) {
+    return Array.prototype.filter.call(form.elements, function (c) {
+      return c.name && (c.tagName === "SELECT" || c.tagName === "INPUT");
+    }).map(function (c) { return { control: c, key: c.getAttribute("data-param") || c.name }; });
+  }
+
+  /* Set each control from the address ("" when it names nothing the control offers). */
+  function restoreFields(list, params) {
+    list.forEach(function (f) {
+      var want = params.get(f.key) || "", c = f.control;
+      if (c.tagName === "SELECT") {
+        var offered = Array.prototype.some.call(c.options, function (o) { return o.value === want; });
+        c.value = offered ? want : "";
+      } else {
+        c.value = want.slice(0, 200);
+      }
+    });
+  }
+
+  function writeAddress(list, state) {
+    var params = new URLSearchParams(location.search);
+    list.forEach(function (f) {
+      var v = f.control.value.trim();
+      if (v) params.set(f.key, v); else params.delete(f.key);
+    });
+    if (state.sort) params.set(SORT, (state.dir < 0 ? "-" : "") + state.sort);
+    else params.delete(SORT);
+    var query = params.toString();
+    var url = location.pathname + (query ? "?" + query : "") + location.hash;
+    if (url !== location.pathname + location.search + location.hash) {
+      history.replaceState(history.state, "", url);  // Material's instant navigation keeps its state
+    }
+  }
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -50,7 +99,8 @@
     var count = root.querySelector(".tn-algorithms__count");
     var state = { shown: PAGE_ROWS, sort: null, dir: 1 };
     var form = root.querySelector("form.tn-filters");  // in the page: showing it shifts nothing
-    var name = form.elements.q;
+    var name = form.querySelector('input[type="search"]');
+    var list = fields(form);
     var selects = Array.prototype.map.call(form.querySelectorAll("select"), function (select) {
       return { f: { key: select.name, multi: select.hasAttribute("data-multi") }, select: select };
     });
@@ -59,6 +109,16 @@
     var allButton = el("button", { type: "button", "class": "md-button" }, "Show all");
     more.append(moreButton, allButton);
     table.closest(".tn-table-wrap").after(more);
+
+    /* The filters and sort order the address names (a fresh tab, a shared link, the back button). */
+    function restore() {
+      var params = new URLSearchParams(location.search), want = params.get(SORT) || "";
+      restoreFields(list, params);
+      var key = want.replace(/^-/, "");
+      var th = Array.prototype.find.call(table.querySelectorAll("thead th[data-sort]"),
+        function (h) { return h.dataset.sort === key; });
+      if (th) sortBy(th, want.charAt(0) === "-" ? -1 : 1); else update();
+    }
 
     function matches(row) {
       var q = name.value.trim().toLowerCase();
@@ -85,15 +145,16 @@
         if (row.hidden !== hide) row.hidden = hide;
       });
       var on = Math.min(hit.length, state.shown);
-      count.textContent = hit.length === rows.length && on === rows.length
-        ? rows.length + " algorithms."
-        : "Showing " + on + " of " + hit.length + " matching (" + rows.length + " algorithms).";
+      var filtered = list.some(function (f) { return f.control.value.trim() !== ""; });
+      count.textContent = countText(on, hit.length, rows.length, filtered);
       more.hidden = on >= hit.length;
+      writeAddress(list, state);
     }
 
-    function sortBy(th) {
+    /* Sort by the header th, ascending or descending (dir 1 or -1). */
+    function sortBy(th, dir) {
       var key = th.dataset.sort;
-      state.dir = state.sort === key ? -state.dir : 1;
+      state.dir = dir;
       state.sort = key;
       rows.sort(compare(key, state.dir, ORDERED[key] ? ranks(form, key) : null));
       var frag = document.createDocumentFragment();
@@ -111,7 +172,9 @@
       while (th.firstChild) button.append(th.firstChild);
       button.title = "Sort by " + button.textContent.trim();
       th.append(button);
-      button.addEventListener("click", function () { sortBy(th); });
+      button.addEventListener("click", function () {
+        sortBy(th, state.sort === th.dataset.sort ? -state.dir : 1);
+      });
     });
     form.addEventListener("input", function () { state.shown = PAGE_ROWS; update(); });
     form.addEventListener("submit", function (event) { event.preventDefault(); });
@@ -121,7 +184,7 @@
     moreButton.addEventListener("click", function () { state.shown += PAGE_ROWS; update(); });
     allButton.addEventListener("click", function () { state.shown = rows.length; update(); });
     table.dataset.tnReady = "1";
-    update();
+    restore();
   }
 
   function scan() {

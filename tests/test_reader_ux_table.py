@@ -1,0 +1,106 @@
+"""The algorithms index keeps its filters and sort order in the page address, and counts in plain
+words (issue 31): "All N algorithms", "k of N algorithms". The built site in Chromium at its own
+URL (strict Content-Security-Policy): a filtered, sorted index reloads the same rows in a fresh
+tab, comes back after a visit to an algorithm's page, ignores values the page does not offer,
+and keeps other parameters. Properties of the real catalog only, never its numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from conftest_site import SUB_PATH_URL, BuiltSite
+from helpers_security import routed_site
+from helpers_table import count_text, filter_by, filter_name, sort_by, visible_rows
+
+from tinkernomics.catalog.entries import Catalog
+
+INDEX = SUB_PATH_URL + "algorithms/"
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def opened(context: Any, url: str) -> Any:
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached")
+    return page
+
+
+def query(page: Any) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def form_values(page: Any) -> dict[str, str]:
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        'form.tn-filters select, form.tn-filters input')].map(c => [c.name, c.value]))""")
+
+
+def test_the_count_reads_in_plain_words(browser, built_site: BuiltSite, catalog: Catalog) -> None:
+    total = len(catalog.algorithms)
+    high = sum(1 for a in catalog.algorithms.values() if a.memory_profile.value == "high")
+    assert 0 < high < total
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
+        page = opened(context, INDEX)
+        assert count_text(page) == f"All {total} algorithms"
+        filter_by(page, "memory", "high")
+        assert count_text(page) == f"{high} of {total} algorithms"
+        filter_name(page, "zzz-no-such-name")
+        assert count_text(page) == f"0 of {total} algorithms"
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP,
+                     java_script_enabled=False) as (context, _):
+        page = context.new_page()
+        page.goto(INDEX)
+        assert count_text(page) == f"All {total} algorithms"
+
+
+def test_filters_and_sort_round_trip_through_the_address(browser, built_site: BuiltSite,
+                                                         catalog: Catalog) -> None:
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, watch):
+        page = opened(context, INDEX + "?keep=1")
+        filter_by(page, "critic", "no")
+        sort_by(page, "year")
+        sort_by(page, "year")  # descending
+        chosen = filter_name(page, "o")
+        assert chosen and len(chosen) < len(catalog.algorithms)
+        address, values = page.url, form_values(page)
+        assert query(page) == {"keep": ["1"], "critic": ["no"], "sort": ["-year"], "name": ["o"]}
+        assert "q" not in query(page)  # ?q= would open Material's search
+        assert page.evaluate("window.__tn_violations") == []
+        assert not watch.missing and not watch.foreign
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
+        fresh = opened(context, address)  # a fresh tab: no history, no storage
+        assert visible_rows(fresh) == chosen
+        assert form_values(fresh) == values
+        assert fresh.locator("th[data-sort='year']").get_attribute("aria-sort") == "descending"
+        assert fresh.url == address
+
+
+def test_filters_survive_a_visit_to_an_algorithm_and_the_back_button(
+        browser, built_site: BuiltSite) -> None:
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
+        page = opened(context, INDEX)
+        page.evaluate("window.tnSamePage = true")
+        chosen = filter_by(page, "memory", "high")
+        text = count_text(page)
+        page.locator(f"#{chosen[0]['id']} th a").click()  # Material's instant navigation
+        page.wait_for_url("**/algorithms/*/")
+        page.go_back()
+        page.wait_for_function("() => location.search.includes('memory=high') && !!document"
+                               ".querySelector('.tn-algorithms table[data-tn-ready]')")
+        assert page.evaluate("window.tnSamePage === true"), "the back button reloaded the page"
+        assert visible_rows(page) == chosen and count_text(page) == text
+        assert form_values(page)["memory"] == "high"
+
+
+def test_values_the_page_does_not_offer_are_ignored(browser, built_site: BuiltSite,
+                                                    catalog: Catalog) -> None:
+    hostile = "?memory=%3Cimg%20src%3Dx%3E&critic=maybe&sort=-nonsense&year=%22&other=%3Cb%3E"
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, watch):
+        page = opened(context, INDEX + hostile)
+        assert len(visible_rows(page)) == len(catalog.algorithms)
+        assert count_text(page) == f"All {len(catalog.algorithms)} algorithms"
+        assert not any(v for k, v in form_values(page).items())
+        assert page.locator("th[aria-sort]").count() == 0
+        assert query(page) == {"other": ["<b>"]}  # what is not the table's stays as it was
+        assert page.evaluate("window.__tn_violations") == []
+        assert not watch.dialogs
