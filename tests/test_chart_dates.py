@@ -24,10 +24,31 @@ BASE_CHECKED = "2026-08-01"
 NEWER_CHECKED = "2026-09-15"
 
 
+SOLO = "dapo_fit_source"
+"""A reference only DAPO's fit cites (so some charts rest on it and some do not)."""
+
+
+def _solo_reference(root: Path) -> None:
+    """Give DAPO's fit a source of its own: a copy of the paper's reference under SOLO."""
+    paper = (root / "references" / "scalerl_khatri.yaml").read_text(encoding="utf-8")
+    copy = re.sub(r"(?m)^id: .*$", f"id: {SOLO}", paper)
+    copy = re.sub(r"(?m)^title: .*$", "title: A second source for the DAPO fit", copy)
+    copy = re.sub(r"(?m)^url: .*$", "url: https://example.org/dapo-fit", copy)
+    copy = re.sub(r"(?m)^venue: .*$", "venue: Blog", copy)
+    (root / "references" / f"{SOLO}.yaml").write_text(copy, encoding="utf-8")
+    dapo = root / "algorithms" / "dapo.yaml"
+    head, sep, tail = dapo.read_text(encoding="utf-8").partition("scalerl:")
+    fit, rest_sep, rest = tail.partition("\nnotes:")
+    dapo.write_text(head + sep + fit.replace("source: scalerl_khatri", f"source: {SOLO}")
+                    + rest_sep + rest, encoding="utf-8")
+
+
 def _catalog_dir(tmp_path: Path, name: str, *, newer: str = "") -> Path:
-    """The fitted fixture catalog with every reference checked on ``BASE_CHECKED``, and the one
-    reference ``newer`` (if given) checked later, on ``NEWER_CHECKED``."""
+    """The fitted fixture catalog, DAPO's fit with a source of its own, every reference checked
+    on ``BASE_CHECKED``, and the one reference ``newer`` (if given) checked on
+    ``NEWER_CHECKED``."""
     root = fitted_catalog_dir(tmp_path / name)
+    _solo_reference(root)
     for path in (root / "references").glob("*.yaml"):
         checked = NEWER_CHECKED if path.stem == newer else BASE_CHECKED
         text = path.read_text(encoding="utf-8")
@@ -42,9 +63,9 @@ def _charts(root: Path) -> dict[str, charts.Chart]:
 
 
 def test_a_chart_is_dated_by_the_newest_reference_its_numbers_rest_on(tmp_path: Path) -> None:
-    built = _charts(_catalog_dir(tmp_path, "c", newer="scalerl_khatri"))
+    built = _charts(_catalog_dir(tmp_path, "c", newer=SOLO))
     cites = {cid: {s.id for s in chart.sources} for cid, chart in built.items()}
-    citing = {cid for cid, ids in cites.items() if "scalerl_khatri" in ids}
+    citing = {cid for cid, ids in cites.items() if SOLO in ids}
     assert citing and citing != set(built)  # the fixture has charts on each side
     for cid, chart in built.items():
         assert chart.date == (NEWER_CHECKED if cid in citing else BASE_CHECKED), cid

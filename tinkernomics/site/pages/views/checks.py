@@ -79,8 +79,10 @@ class ChecksView:
 
     @property
     def not_shown_count(self) -> str:
-        """How many the table leaves out, as the page prints counts ("1,980")."""
-        return f"{len(self.not_shown):,}"
+        """How many the table leaves out, as the page says it: "1,980 references are",
+        "1 reference is"."""
+        n = len(self.not_shown)
+        return f"{n:,} reference is" if n == 1 else f"{n:,} references are"
 
     @property
     def stale_count(self) -> int:
