@@ -490,11 +490,12 @@ def test_the_image_cache_key_follows_the_png_settings(monkeypatch: pytest.Monkey
 def test_rasterised_svgs_place_the_chart_as_a_group_not_a_nested_svg(
         grpo: charts.Chart) -> None:
     """resvg draws a nested <svg> through an extra clipped layer (about 40% slower per image):
-    the file and the card hold one <svg> element, the chart a scaled, centred <g>."""
-    for svg_text in (svg.standalone_svg(grpo, "https://example.org/"),
-                     images.card_svg(grpo, "https://example.org/")):
+    the file and the card hold one <svg> element, the chart a <g> (the file's scaled and
+    centred; the card's drawn at card scale, its own layout)."""
+    for svg_text, layout in ((svg.standalone_svg(grpo, "https://example.org/"), "wide"),
+                             (images.card_svg(grpo, "https://example.org/"), "card")):
         assert svg_text.count("<svg") == 1
-        assert svg_text.count('<g class="tn-svg tn-svg--wide"') == 1
+        assert svg_text.count(f'<g class="tn-svg tn-svg--{layout}"') == 1
 
 
 def test_placed_chart_fits_and_centres_like_xmidymid_meet(grpo: charts.Chart) -> None:

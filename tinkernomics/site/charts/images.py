@@ -3,8 +3,9 @@
 ``chart.png`` is the downloadable SVG (``svg.standalone_svg``: title, axes, legend, credit,
 licence, URL and date; light theme) rasterised 1200 px wide; ``chart-dark.png``,
 ``chart-narrow.png`` and ``chart-narrow-dark.png`` are its variants (``share.VARIANTS``).
-``card.png`` is a 1200x630 link-preview card (title, chart, credit); ``site_card_svg`` is the
-card of pages without a chart.
+``card.png`` is a 1200x630 link-preview card with a layout of its own, legible at preview size
+(``charts.cardsvg``: title, finding, chart, credit); ``site_card_svg`` is the card of pages
+without a chart.
 
 Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
 image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
@@ -38,15 +39,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tinkernomics.site.charts import raster
+from tinkernomics.site.charts.cardsvg import card_svg, site_card_svg  # noqa: F401 (re-exported)
 from tinkernomics.site.charts.share import VARIANTS
 from tinkernomics.site.charts.spec import Chart
-from tinkernomics.site.charts.svg import (  # noqa: F401  (the cards are images' SVGs)
-    CARD_HEIGHT_PX,
-    CARD_WIDTH_PX,
-    card_svg,
-    site_card_svg,
-    standalone_svg,
-)
+from tinkernomics.site.charts.svg import standalone_svg
+from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from PIL import Image

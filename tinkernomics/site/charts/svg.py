@@ -1,5 +1,6 @@
 """Static SVG of a chart (pipeline step 6, output): first paint, no-JS fallback, SVG download,
-and the SVGs ``charts.images`` rasterises (the file, the link-preview cards).
+and the file's SVGs ``charts.images`` rasterises (the link-preview cards have a layout of their
+own, ``charts.cardsvg``).
 
 Drawn in Python from the same ``charts.Chart`` view model as the Plotly spec, so the picture a
 reader sees before (or without) the interactive chart shows the same curves, C_mid diamonds,
@@ -21,8 +22,6 @@ from html import escape
 
 from tinkernomics.derived import derive
 from tinkernomics.site.charts.spec import (
-    LICENCE,
-    PUBLISHER,
     THEMES,
     X2_TITLE,
     X_TITLE,
@@ -33,7 +32,6 @@ from tinkernomics.site.charts.spec import (
     decade_ticks,
     short_number,
 )
-from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX
 
 
 @dataclass(frozen=True)
@@ -334,54 +332,3 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
         f'<rect x="0" y="0" width="{width}" height="{total}" fill="{paper}"/>'
         f"{title}{inner}{credit}</svg>"
     )
-
-
-# --------------------------------------------------------------------------- preview cards
-
-INK = "#1f2328"
-MUTED = "#57606a"
-ACCENT = "#3f51b5"
-"""Material's indigo, the site's primary colour."""
-
-
-def _card_text(x: float, y: float, text: str, size: int, *, fill: str = INK,
-               weight: int = 400, anchor: str = "start") -> str:
-    return (f'<text x="{x}" y="{y}" font-family="{FONT}" font-size="{size}" '
-            f'font-weight="{weight}" fill="{fill}" text-anchor="{anchor}">{escape(text)}</text>')
-
-
-def _card(title: str, subtitle: str, chart: Chart, footer: str) -> str:
-    """A 1200x630 card: a title (and subtitle) over the chart, a credit line at the bottom."""
-    w, h = CARD_WIDTH_PX, CARD_HEIGHT_PX
-    top = 118 if subtitle else 92
-    box_h = h - top - 58
-    inner_w, inner_h = LAYOUTS["wide"].width, svg_height(chart)
-    box_w = min(w - 80, box_h * inner_w / inner_h)
-    inner = placed_chart(chart, ((w - box_w) / 2, top, box_w, box_h), f"tn-card-{chart.id}")
-    parts = [
-        f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
-        f'<rect x="0" y="0" width="{w}" height="10" fill="{ACCENT}"/>',
-        _card_text(40, 66, title, 38, weight=700),
-        _card_text(40, 102, subtitle, 22, fill=MUTED) if subtitle else "",
-        inner,
-        _card_text(40, h - 22, footer, 20, fill=MUTED),
-    ]
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" '
-            f'height="{h}">' + "".join(parts) + "</svg>")
-
-
-def _host(site_url: str) -> str:
-    return site_url.split("://", 1)[-1].rstrip("/") if site_url else ""
-
-
-@lru_cache(maxsize=SVG_CACHE_SIZE)
-def card_svg(chart: Chart, site_url: str = "") -> str:
-    """The link-preview card of one chart."""
-    footer = " · ".join(p for p in (PUBLISHER, f"data {LICENCE}", _host(site_url)) if p)
-    return _card(chart.title, "", chart, footer)
-
-
-def site_card_svg(chart: Chart, tagline: str, site_url: str = "") -> str:
-    """The link-preview card of pages without a chart: the site's name over a chart."""
-    footer = " · ".join(p for p in (_host(site_url), f"data {LICENCE}") if p)
-    return _card(PUBLISHER, tagline, chart, footer)
