@@ -177,7 +177,7 @@ def _legend(chart: Chart, top: float) -> tuple[list[str], float]:
         return [], top - LEGEND_ROW
     out, x, row, width = [], float(MARGIN), 0, CARD_WIDTH_PX - 2 * MARGIN
     for s in chart.series:
-        label = fitted(s.label, TEXT_PX, width - 50)
+        label = fitted(s.label, TEXT_PX, width / 2 - 82)  # two keys a row at least
         room = 50 + raster.text_width(FACE[400], TEXT_PX, label) + 32
         if x + room > CARD_WIDTH_PX - MARGIN and x > MARGIN:
             x, row = float(MARGIN), row + 1

@@ -12,6 +12,9 @@ ThorVG reads differently, without changing the downloadable file (only the raste
 - **text-anchor.** ThorVG starts every text at ``x``; end and middle texts are moved left by
   their advance width (Pillow's FreeType at the font's design size, no kerning: ThorVG does not
   kern either).
+- **Characters.** ThorVG draws a text's bytes as they are, entities included (``&lt;`` is
+  four glyphs): ``<``, ``>`` and ``&`` in catalog text are drawn as ``‹``, ``›`` and ``+``,
+  which need no escaping, and measured as such (``text_width``).
 - **Baseline.** ThorVG draws a text's baseline 0.072 em above ``y`` (measured, the same for the
   three faces); texts are moved down by that.
 
@@ -34,8 +37,10 @@ if TYPE_CHECKING:
     import thorvg_python
     from PIL import Image, ImageFont
 
-REWRITE_VERSION = 1
+REWRITE_VERSION = 2
 """Part of the image cache key: bump it when ``rewrite`` changes what is drawn."""
+DRAWABLE = str.maketrans({"<": "‹", ">": "›", "&": "+"})
+"""Characters ThorVG would draw as entities, as look-alikes that need no escaping."""
 FACES = {400: ("Roboto-Regular", "Roboto"), 500: ("Roboto-Medium", "RobotoMedium"),
          700: ("Roboto-Bold", "RobotoBold")}
 """CSS weight -> (ThorVG family name, ``font_roboto`` attribute holding the TTF path)."""
@@ -80,7 +85,7 @@ def text_width(family: str, size: float, text: str) -> float:
     """Advance width of ``text`` in ``family`` at ``size`` px, as ThorVG lays it out (one
     thread at a time: a FreeType face is not safe to use from two at once)."""
     with _LOCK:
-        return _measure_font(family).getlength(text) * size / MEASURE_PX
+        return _measure_font(family).getlength(text.translate(DRAWABLE)) * size / MEASURE_PX
 
 
 def _font_path(attribute: str) -> str:
@@ -103,8 +108,12 @@ def _place_text(element: ET.Element, props: dict[str, str]) -> None:
     element.set("font-family", family)
     element.set("font-size", f"{size:g}")
     x, y = _number(element.get("x", "0")), _number(element.get("y", "0"))
+    text = "".join(element.itertext())
+    element.text = text.translate(DRAWABLE)
+    for child in list(element):
+        element.remove(child)
     if anchor in ("middle", "end"):
-        shift = text_width(family, size, "".join(element.itertext()))
+        shift = text_width(family, size, text)
         x -= shift if anchor == "end" else shift / 2
     elif anchor != "start":
         raise ValueError(f"unsupported text-anchor {anchor!r}")
