@@ -120,3 +120,23 @@ def test_policy_blocks_an_injected_handler(built_site: BuiltSite, browser) -> No
         result = visit(context, SUB_PATH_URL + "probe/")
     assert result["pwned"] == 0
     assert any("script-src" in v for v in result["violations"]), result["violations"]
+
+
+@pytest.mark.browser
+def test_instant_navigation_to_script_pages_keeps_them_working(built_site: BuiltSite,
+                                                               browser) -> None:
+    """Material's instant navigation keeps the first page's policy and re-creates the new
+    page's inline scripts without their attributes: pages whose scripts read data from the page
+    (the calculator) must still work when reached from another page."""
+    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(SUB_PATH_URL, wait_until="load")
+        page.locator("article a[href$='calculator/']").first.click()
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]", timeout=30_000)
+        reloads = page.evaluate("performance.getEntriesByType('navigation').length")
+        violations = page.evaluate("window.__tn_violations")
+    assert reloads == 1, "the link was not followed by instant navigation"
+    assert errors == [] and violations == [], (errors, violations)
+    assert not watch.foreign

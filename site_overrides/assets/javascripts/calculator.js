@@ -336,7 +336,7 @@
      from the page (inputs.link_inputs): a key declared in Python needs no change here. */
   function Page(root) {
     this.root = root;
-    this.d = JSON.parse(root.querySelector(".tn-calc__data").textContent);
+    this.d = JSON.parse(root.querySelector(".tn-calc__data").content.textContent);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
     var keys = this.keys = {};

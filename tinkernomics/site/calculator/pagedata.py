@@ -118,10 +118,14 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]]) -> 
 
 
 def script_json(value: Any, indent: int | None = None) -> str:
-    """JSON safe inside ``<script type="application/json">`` (no ``</`` or ``<!--``)."""
+    """JSON that is plain text to the HTML parser: ``<``, ``>`` and ``&`` written as
+    ``\\u003c``, ``\\u003e``, ``\\u0026`` (still the same JSON). The page carries it as the
+    text of a ``<template>``, not a ``<script type="application/json">``: Material's instant
+    navigation re-creates every inline script of the new page without its attributes, which ran
+    the data as code (refused by the page's Content-Security-Policy) and lost its class."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
                       sort_keys=True, indent=indent)
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def write_algorithm_files(catalog: Catalog, site_dir: Path) -> None:
