@@ -92,8 +92,6 @@ def test_the_box_that_scrolls_is_keyboard_reachable_and_named(phone: Any, path: 
     page.close()
 
 
-@pytest.mark.xfail(strict=True, reason="calculator.js draws its cost tables' scroll box without "
-                   "tabindex or a name (the calculator's files are another engineer's)")
 def test_the_calculators_cost_tables_are_keyboard_reachable(phone: Any) -> None:
     page = open_page(phone, "calculator/")
     wide = [b for b in boxes(page) if b["wide"]]

@@ -267,7 +267,9 @@
     }
     var th = b.head.map(function (h) { return "<th>" + esc(h) + "</th>"; }).join("");
     var parts = function (list) { return list.map(function (c) { return self.pick(c) || ""; }).join(""); };
-    return head + parts(b.before) + '<div class="tn-calc__scroll"><table class="tn-calc__table"><thead><tr>' +
+    var name = esc(b.title || "Cost table");  /* a named, focusable box: keyboard readers scroll it */
+    return head + parts(b.before) + '<div class="tn-calc__scroll" tabindex="0" role="region" aria-label="' +
+      name + ' (scrolls sideways)"><table class="tn-calc__table"><thead><tr>' +
       th + "</tr></thead><tbody>" + rows + "</tbody></table></div>" + parts(b.after);
   };
   View.prototype.cards = function (b) {
