@@ -18,7 +18,7 @@ DESKTOP = {"width": 1280, "height": 900}
 PAGES = ("algorithms/", "hardware/", "tinker/", "calculator/")
 BOXES = ".tn-table-wrap, .tn-calc__scroll"
 
-CUES_JS = """(sel) => [...document.querySelectorAll(sel)].filter(b => b.offsetParent !== null)
+CUES_JS = """(sel) => [...document.querySelectorAll(sel)].filter(b => b.checkVisibility())
     .map(b => {
         const s = getComputedStyle(b), hint = getComputedStyle(b, '::before');
         return {
