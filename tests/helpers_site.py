@@ -1,4 +1,5 @@
-"""Test helpers for the built site: a tiny HTML tree (stdlib only) and page lookups.
+"""Test helpers for the built site: a tiny HTML tree (stdlib only) and page lookups; the
+project's mkdocs.yml and its MkDocs hooks module, read as the build reads them.
 
 ``parse(html)`` returns a ``Node`` tree good enough for tests: find elements by id, class or
 tag, read visible text (without scripts, styles and code), collect links and resource URLs.
@@ -6,10 +7,17 @@ tag, read visible text (without scripts, styles and code), collect links and res
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -103,3 +111,17 @@ def article(page: Node) -> Node:
     found = [n for n in page.by_tag("article") if "md-content__inner" in n.classes()]
     assert found, "no Material article in page"
     return found[0]
+
+
+def mkdocs_config() -> dict[str, Any]:
+    """The project's mkdocs.yml as data (``!ENV`` tags read as plain values)."""
+    return yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8").replace("!ENV", ""))
+
+
+def load_hooks(name: str = "tn_hooks") -> ModuleType:
+    """A fresh copy of macros/mkdocs_hooks.py (mkdocs.yml ``hooks:``), loaded as MkDocs does."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "macros" / "mkdocs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

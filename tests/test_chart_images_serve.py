@@ -11,7 +11,6 @@ differ from a clean build). ``hook_environment`` gives each test here its own co
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import ModuleType
 
 import pytest
 from helpers_charts import fitted_catalog_fixture  # noqa: F401  (the fixture: catalog)
+from helpers_site import load_hooks
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.build import SiteContext
@@ -33,12 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def hooks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tn_hooks_serve",
-                                                  REPO / "macros" / "mkdocs_hooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_hooks("tn_hooks_serve")
 
 
 def isolate_hook_environment(monkeypatch: pytest.MonkeyPatch) -> None:

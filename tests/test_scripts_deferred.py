@@ -5,15 +5,14 @@ which writes Material's block again with the path the MkDocs hook reads from Mat
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 from types import ModuleType
 
 import material
 import pytest
-import yaml
 from conftest_site import BuiltSite
+from helpers_site import load_hooks, mkdocs_config
 from jinja2 import DictLoader, Environment, FileSystemLoader
 from mkdocs.exceptions import PluginError
 
@@ -24,16 +23,11 @@ _SRC = re.compile(r'\ssrc="([^"]+)"')
 
 
 def hooks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tn_hooks_scripts",
-                                                  REPO / "macros" / "mkdocs_hooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_hooks("tn_hooks_scripts")
 
 
 def our_scripts() -> list[str]:
-    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8").replace("!ENV", ""))
+    config = mkdocs_config()
     return [entry["path"] for entry in config["extra_javascript"]]
 
 

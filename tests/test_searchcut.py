@@ -10,8 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 from conftest_site import BuiltSite
+from helpers_site import load_hooks, mkdocs_config
 from material.plugins.search import plugin as material_search
 
 from tinkernomics.site.pages import searchcut
@@ -117,15 +117,8 @@ def test_void_elements_match_materials() -> None:
 
 
 def test_hooks_cut_before_search_and_restore_after(repo_root: Path) -> None:
-    config = yaml.safe_load((repo_root / "mkdocs.yml").read_text(encoding="utf-8").replace(
-        "!ENV", ""))
-    assert "macros/mkdocs_hooks.py" in config["hooks"]
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "tn_hooks", repo_root / "macros" / "mkdocs_hooks.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    assert "macros/mkdocs_hooks.py" in mkdocs_config()["hooks"]
+    hooks = load_hooks()
     assert hooks.on_page_content.mkdocs_priority < 0  # after every other content handler
     assert hooks.on_page_context.mkdocs_priority < 0  # after the search plugin (priority 0)
     html = CUT_CASES["element interior"]
