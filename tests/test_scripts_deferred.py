@@ -16,7 +16,6 @@ from helpers_site import load_hooks, mkdocs_config
 from jinja2 import DictLoader, Environment, FileSystemLoader
 from mkdocs.exceptions import PluginError
 
-REPO = Path(__file__).resolve().parents[1]
 MATERIAL_TEMPLATES = Path(material.__file__).parent / "templates"
 _SCRIPT = re.compile(r"<script\b([^>]*)>")
 _SRC = re.compile(r'\ssrc="([^"]+)"')
