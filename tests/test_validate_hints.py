@@ -49,3 +49,26 @@ def test_each_kind_shows_its_own_id_example() -> None:
     assert all(examples.values()), examples
     firsts = [e[0] for e in examples.values()]
     assert len(set(firsts)) == len(firsts), examples
+
+
+def test_a_reference_in_memory_agrees_with_the_kl_term(tmp_path: Path, repo_root: Path) -> None:
+    """models_in_memory (shown to readers) holds a reference exactly when the algorithm's
+    sourced semantics say it has a KL term to one (the memory model reads the latter)."""
+    import shutil
+
+    from tinkernomics.catalog.loader import load_valid_catalog
+
+    shutil.copytree(repo_root / "catalog", tmp_path / "catalog")
+    catalog = load_valid_catalog(tmp_path / "catalog")
+    key, algo = next((k, a) for k, a in sorted(catalog.algorithms.items()) if a.semantics)
+    path = tmp_path / "catalog" / "algorithms" / f"{key}.yaml"
+    roles = [r.value for r in algo.models_in_memory]
+    flipped = [r for r in roles if r != "reference"] if "reference" in roles else \
+        [*roles, "reference"]
+    text = path.read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith("models_in_memory:"))
+    path.write_text(text.replace(line, f"models_in_memory: [{', '.join(flipped)}]"),
+                    encoding="utf-8")
+    run = run_validate(tmp_path, "catalog")
+    [problem] = [p for p in run.problems if p.where.endswith(": models_in_memory")]
+    assert f"algorithms/{key}.yaml:" in problem.where and "kl_reference" in problem.message

@@ -155,7 +155,8 @@ def rule_formula_variables(catalog: Catalog) -> Iterator[Problem]:
 
 
 def rule_algorithm_consistent(catalog: Catalog) -> Iterator[Problem]:
-    """`needs_critic`/`needs_reward_model` agree with `models_in_memory`; offline means no G."""
+    """`needs_critic`/`needs_reward_model` and a KL term to a reference agree with
+    `models_in_memory`; offline means no G."""
     pairs = (("needs_critic", m.ModelRole.critic), ("needs_reward_model", m.ModelRole.reward_model))
     for key, algo in catalog.algorithms.items():
         for flag, role in pairs:
@@ -168,6 +169,16 @@ def rule_algorithm_consistent(catalog: Catalog) -> Iterator[Problem]:
             yield catalog.problem("algorithm", key, ("typical_g",),
                                   "an offline algorithm (online: false) has no group size",
                                   "remove typical_g")
+        semantics = algo.semantics
+        if semantics is not None and semantics.kl_reference.value != (
+                m.ModelRole.reference in algo.models_in_memory):
+            held = "lacks" if semantics.kl_reference.value else "has"
+            yield catalog.problem("algorithm", key, ("models_in_memory",),
+                                  f"semantics.kl_reference is "
+                                  f"{str(semantics.kl_reference.value).lower()} but "
+                                  f"models_in_memory {held} reference",
+                                  "a reference is held only for a KL term to it: make the two "
+                                  "agree")
 
 
 def rule_unique_within_lists(catalog: Catalog) -> Iterator[Problem]:
