@@ -38,7 +38,8 @@ def _variant(grpo: str, algo_id: str, name: str, a: str, b: str, c_mid: str, *,
                             "status: reported\n    source: scalerl_khatri", 3)
     if r0 is not None:
         text = text.replace("notes: >-", "  R0:\n    value: " + r0 + "\n    unit: percent\n"
-                            "    status: reported\n    source: scalerl_khatri\nnotes: >-", 1)
+                            "    status: reported\n    source: scalerl_khatri\n"
+                            "    locator: Figure 2\nnotes: >-", 1)
     return text
 
 

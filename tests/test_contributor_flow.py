@@ -70,7 +70,7 @@ def _copy_repo(dest: Path) -> Path:
 def _fill(scaffold: str, reference: str) -> str:
     """What the contributor types: every empty field, plus a ScaleRL fit (a chart curve)."""
     data = yaml.safe_load(scaffold)
-    figure = {"status": "reported", "source": reference}
+    figure = {"status": "reported", "source": reference, "locator": "Table 1"}
     data.update(
         name=NEW_NAME, full_name="Toy Reinforcement Learning", attribution="Tester et al.",
         year=2025, models_in_memory=["policy", "reference"], needs_critic=False,

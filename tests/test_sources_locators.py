@@ -55,6 +55,30 @@ def test_reported_scalerl_value_without_locator_is_an_error_naming_the_field(
     assert str(found[0].path).endswith("grpo.yaml") and found[0].line > 0
 
 
+def test_reported_charted_fit_value_without_locator_is_an_error_naming_file_line_and_field(
+        tmp_path: Path) -> None:
+    """The fit the chart and the calculator draw is held to the record's standard: a reported
+    A, B or C_mid says where its source states it."""
+    root = copy_valid(tmp_path)
+    replace_in(root, GRPO, SOURCED_A, """    status: reported
+    source: scalerl_khatri""")
+    _, problems = load_catalog(root)
+    found = [p for p in problems if p.field.startswith("scalerl.")]
+    assert [p.field for p in found] == ["scalerl.A.status"]
+    assert "needs `locator`" in found[0].message
+    assert found[0].hint and "quoted sentence" in found[0].hint
+    assert str(found[0].path).endswith("grpo.yaml")
+    text = (root / GRPO).read_text(encoding="utf-8").splitlines()
+    assert text[found[0].line - 1].strip() == "status: reported"  # the A block's status line
+    assert text[found[0].line - 3].strip() == "value: 50"
+    replace_in(root, GRPO, """    status: reported
+    source: scalerl_khatri""", """    status: reported
+    source: scalerl_khatri
+    locator: Figure 2""")
+    _, problems = load_catalog(root)
+    assert not [p for p in problems if p.field.startswith("scalerl.")]
+
+
 def test_a_locator_satisfies_the_rule(tmp_path: Path) -> None:
     _, problems = load_catalog(_with_variant(tmp_path, "      locator: Table 1\n"))
     assert not [p for p in problems if p.field.startswith("scalerl_record")]

@@ -29,7 +29,7 @@ FIRST_FILL_EXPECTED = [
      "did you mean 'grpo_deepseekmath'?"),
     (f"{RLOO}:19:11: typical_g.status", "'reported', 'derived' or 'unverified'",
      "did you mean 'reported'?"),
-    (f"{RLOO}:37:11: scalerl.C_mid.unit", "C_mid must be in gb200_hours (got gpu_hours)",
+    (f"{RLOO}:39:11: scalerl.C_mid.unit", "C_mid must be in gb200_hours (got gpu_hours)",
      "unit: gb200_hours"),
 ]
 

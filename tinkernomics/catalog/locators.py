@@ -2,10 +2,10 @@
 
 Every figure, figure list and claim with status ``reported`` should carry a ``locator`` (a
 section, table, figure, file path and line, or the quoted sentence). ``missing_locators`` lists
-the ones without: the Data quality page shows them. Inside an algorithm's ScaleRL record (the
-paper's fits) a missing locator is a validation error
-(``rule_locator_required``). ``rule_scalerl_sourced`` (the charted fit takes sourced figures
-only) is not in ``RULES`` yet: the test fixture's charted fit is still the original site's.
+the ones without: the Data quality page shows them. Inside an algorithm's ScaleRL fit (the one
+the charts and the calculator draw) and its ScaleRL record (the paper's other fits) a missing
+locator is a validation error (``rule_locator_required``), and the charted fit takes sourced
+figures only (``rule_scalerl_sourced``); both run with the other cross-entry rules (``RULES``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from tinkernomics.catalog.yamlread import Loc
 
 LOCATED = (m.Figure, m.FigureList, m.Claim, SourcedFact)
 """Models that take a ``locator`` (an algorithm's semantics facts too)."""
-STRICT_FIELDS = ("scalerl_record",)
-"""Top-level fields where a reported value without a locator is an error, not only listed.
-``scalerl`` should join once the test suites' synthetic fits carry locators."""
+STRICT_FIELDS = ("scalerl", "scalerl_record")
+"""Top-level algorithm fields where a reported value without a locator is an error, not only
+listed: the charted ScaleRL fit and the record of the paper's other fits."""
 ORIGINAL_SITE = "original_site"
 LOCATOR_HINT = ("add locator: where in the source a reviewer finds it, e.g. 'Table 1 (appendix "
                 "A.13)', '§4.2', 'Figure 5b', 'configs/trainers/ppo_MATH.jsonnet line 92', or "
@@ -57,7 +57,7 @@ def missing_locators(catalog: Catalog) -> list[MissingLocator]:
 
 
 def rule_locator_required(catalog: Catalog) -> Iterator[Problem]:
-    """A reported value in an algorithm's ScaleRL record says where its source states it."""
+    """A reported value in an algorithm's ScaleRL fit or record says where its source states it."""
     for item in missing_locators(catalog):
         if item.entry.kind.name == "algorithm" and item.loc and item.loc[0] in STRICT_FIELDS:
             yield catalog.problem(item.entry.kind.name, item.entry.key, (*item.loc, "status"),
