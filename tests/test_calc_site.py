@@ -13,7 +13,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import figures, ids, inputs, tree
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.site.calculator import feature as calcsite
-from tinkernomics.site.calculator import form, pagedata
+from tinkernomics.site.calculator import form, layout, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
 from tinkernomics.site.pages.views import Links
 
@@ -248,3 +248,24 @@ def test_calculator_page_does_not_grow_with_the_catalog(catalog: Catalog) -> Non
     one = pagedata.script_json(pagedata.algorithm_data(
         bigger, bigger.algorithms["synthetic-0999"], Links(pagedata.CALCULATOR)))
     assert len(one) < 4_000
+
+
+def test_convergence_names_the_fit_setting_or_says_no_sourced_fit_exists(
+        catalog: Catalog) -> None:
+    """The convergence section prices only the charted fit (sourced: rule_scalerl_sourced), says
+    where that fit was made, and for an algorithm without one says that no sourced fit exists
+    (never a fallback to other values)."""
+    [block] = [b for b in layout.blocks(catalog, graph_for(catalog))
+               if b.get("id") == "calc-scalerl"]
+    (when_fit, fit_text), (otherwise, none_text) = block["cases"]
+    assert when_fit is not None and otherwise is None
+    assert "{fit_on:text}" in fit_text and "{fit.C_mid:number}" in fit_text
+    assert "No sourced ScaleRL fit exists for {algorithm_name:text}" in none_text
+    assert "{fit." not in none_text
+    links = Links(pagedata.CALCULATOR)
+    for aid, algo in catalog.algorithms.items():
+        fit = algo.scalerl
+        want = f"{fit.model}, {fit.dataset}" if fit else ""
+        names = estimate(catalog, {"a": aid}).resolved.names
+        assert names["fit_on"] == want, aid
+        assert pagedata.algorithm_data(catalog, algo, links)["fit_on"] == want, aid

@@ -164,7 +164,8 @@
     var trow = teacher ? priceRow(plist, teacher, "") : null;
     var names = {
       model: model, teacher: teacher, algorithm: algoId, hw: c.hardware, price_list: c.price_list,
-      model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, row: row ? row.key : "",
+      model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, fit_on: algo.fit_on || "",
+      row: row ? row.key : "",
       variant: row ? row.variant : "", teacher_row: trow ? trow.key : "",
       not_covered: roles.filter(function (r) { return r === "critic" || r === "reward_model"; })
         .map(function (r) { return r.replace("_", " "); }).join(" and "),

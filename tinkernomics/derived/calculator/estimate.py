@@ -69,7 +69,8 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     names = {
         "model": c.model, "teacher": teacher, "algorithm": c.algorithm, "hw": c.hardware,
         "price_list": c.price_list, "model_name": model_entry.name, "hw_name": hw.name,
-        "algorithm_name": algo.name, "row": inputs.row_key(plist, row) if row else "",
+        "algorithm_name": algo.name, "fit_on": fit_setting(algo),
+        "row": inputs.row_key(plist, row) if row else "",
         "variant": (row.variant or "") if row else "",
         "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
         "not_covered": " and ".join(x.replace("_", " ") for x in roles
@@ -108,6 +109,13 @@ def row_inputs(row: m.PriceRow | None) -> dict[str, float | None]:
     """A price row's graph inputs (``price.<field>``; missing without a row)."""
     return {"prefill": row.prefill if row else None, "sample": row.sample if row else None,
             "train": row.train if row else None}
+
+
+def fit_setting(algo: m.Algorithm) -> str:
+    """Where the algorithm's ScaleRL fit was made (its model and data), as the catalog states
+    it; empty without a fit (``fit_on`` in calculator.js)."""
+    fit = algo.scalerl
+    return f"{fit.model}, {fit.dataset}" if fit else ""
 
 
 def fit_inputs(algo: m.Algorithm) -> dict[str, float | None]:

@@ -224,6 +224,13 @@ def _own(graph: Graph) -> dict[str, Any]:
         after=[cases(("", note)), training_note()])
 
 
+NO_FIT = ("<p>No sourced ScaleRL fit exists for {algorithm_name:text}, so no compute to "
+          "converge is priced: the catalog takes a convergence curve only from a source that "
+          "reports its A, B and C<sub>mid</sub> with a locator, never from the original site's "
+          "values. The algorithm's page says what the sources do report.</p>")
+"""The convergence section's text for an algorithm without a charted (sourced) fit."""
+
+
 def _convergence() -> dict[str, Any]:
     text = ("<p>{algorithm_name:text}'s ScaleRL fit reaches {run.target_percent:number}% of its "
             "gain (pass rate {scalerl.reward} of an asymptote of {fit.A:number}%) at C = "
@@ -232,13 +239,14 @@ def _convergence() -> dict[str, Any]:
             "{scalerl.gb200_hours} GB200-hours, {scalerl.h100_hours} H100-equivalent "
             "(×{conv.factor:number}, peak dense BF16 ratio).</p><p>On {hw_name:text}: "
             "{scalerl.chosen_hours} GPU-hours at {gpu_price} = {scalerl.usd}; on GB200 at its "
-            "default price: {scalerl.gb200_usd}. The fit was made on one model and dataset; it "
-            "is an order of magnitude, not a forecast for your run.</p>")
+            "default price: {scalerl.gb200_usd}. The fit is the sourced one the charts draw. "
+            "Its setting: {fit_on:text}. It is an order of magnitude for that setting, not a "
+            "forecast for your run.</p>")
     return {"type": "text", "id": "calc-scalerl", "title": "Compute to converge", "when": None,
             "flags": ["algorithm:{algorithm}:A", "algorithm:{algorithm}:B",
                       "algorithm:{algorithm}:C_mid"],
             "cases": cases(("1 - missing(fit.C_mid)", text),
-                           ("", "<p>{algorithm_name:text} has no ScaleRL fit in the catalog.</p>"))}
+                           ("", NO_FIT))}
 
 
 def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:

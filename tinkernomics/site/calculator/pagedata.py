@@ -58,7 +58,8 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
         "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "G": typical["G"], "K": typical["K"],
-        "fit": estimate.fit_inputs(algo), "figures": figs, "references": refs,
+        "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
+        "figures": figs, "references": refs,
     }
 
 
