@@ -399,3 +399,17 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \
         chartsite.plotly_js_path().read_bytes()
+
+
+def test_caption_states_each_fits_setting_and_what_is_not_drawn(catalog: Catalog) -> None:
+    """A chart says on what model and data its curves were fitted (the fit's own labels, never
+    a generic one), and the comparison says that an algorithm without a sourced fit is left out."""
+    comparison = charts.build_chart(catalog, charts.COMPARISON_ID)
+    for series in comparison.series:
+        setting = f"{series.fit.model}, {series.fit.dataset}"
+        assert setting in comparison.description
+        one = charts.build_chart(catalog, charts.algorithm_chart_id(series.algorithm_id))
+        assert f"Fitted on: {setting}." in one.description
+        assert charts.NOT_DRAWN not in one.description
+    assert comparison.description.endswith(charts.NOT_DRAWN)
+    assert comparison.description.count("Fitted on:") == 1  # one line, settings joined

@@ -45,6 +45,9 @@ PALETTE = ("#0072B2", "#BF7500", "#009E73", "#CC79A7", "#D55E00", "#1F8FD0", "#8
 contrast of at least 3:1 (WCAG 1.4.11, graphics) on the light (#ffffff) and the dark (#1e2029)
 background; tests check it. An algorithm keeps its colour on every chart: the index of its id
 among the fitted ones."""
+NOT_DRAWN = (" An algorithm without a sourced fit (one its source reports, with a locator) is "
+             "not drawn.")
+"""The comparison chart's note on the algorithms it leaves out."""
 FEATURED_MAX = 6
 """Curves the comparison chart draws by default; more are added by the reader on request."""
 
@@ -228,7 +231,9 @@ def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = 
     series = tuple(series_for(catalog, a.id, low, high, factor) for a in chosen)
     sources = _sources(catalog, series, factor)
     return Chart(
-        id=chart_id, title=title, description=_description(series, len(others)), page=page,
+        id=chart_id, title=title, page=page,
+        description=_description(series, len(others)) + (NOT_DRAWN if chart_id == COMPARISON_ID
+                                                          else ""),
         series=series, x_low=low, x_high=high, y_high=reward_axis_top(series), factor=factor,
         sources=sources, others=others, date=date,
     )
@@ -334,8 +339,9 @@ def _description(series: tuple[Series, ...], others: int = 0) -> str:
              if len(series) > 1 else
              "The diamond marks C_mid, the compute at half the gain; the dashed line the "
              "asymptote A.")
+    settings = "; ".join(dict.fromkeys(f"{s.fit.model}, {s.fit.dataset}" for s in series))
     return (f"Fitted pass rate against training compute (GB200-hours, log scale) for {names}. "
-            f"{marks}")
+            f"Fitted on: {settings}. {marks}")
 
 
 def _sources(catalog: Catalog, series: tuple[Series, ...],
