@@ -20,12 +20,13 @@ BOXES = ".tn-table-wrap, .tn-calc__scroll"
 
 CUES_JS = """(sel) => [...document.querySelectorAll(sel)].filter(b => b.checkVisibility())
     .map(b => {
-        const s = getComputedStyle(b), hint = getComputedStyle(b, '::before');
+        const hint = getComputedStyle(b, '::before'), veil = getComputedStyle(b, '::after');
+        const right = veil.backgroundSize.split(',').pop().trim();
         return {
             label: b.getAttribute('aria-label') || b.className,
             wide: b.scrollWidth > b.clientWidth + 1,
             focusable: b.getAttribute('tabindex') === '0' && !!b.getAttribute('aria-label'),
-            fade: s.maskImage.includes('gradient') && s.getPropertyValue('--tn-cue-end') !== '0px',
+            fade: veil.backgroundImage.includes('gradient') && !right.startsWith('0px'),
             hint: hint.content.includes('scroll') && hint.opacity === '1'
                 && parseFloat(hint.height) > 0,
             room: parseFloat(hint.height) || 0,
