@@ -196,8 +196,10 @@ def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server:
     query = dict(parse_qsl(urlsplit(url).query))
     assert query == {**calcsite.preset_queries(catalog)[0], "steps": "250"}
     assert total == fmt_usd(estimate(catalog, query)["tinker.total"])
-    # changing the algorithm drops G and K so they default to PPO's typical values
-    assert "a=ppo" in ppo_query and "G=" not in ppo_query
+    # changing the algorithm keeps G and K (PPO reads both: inputs.Input.keeps; the switch
+    # tests are in test_calc_ux_browser.py)
+    ppo = dict(parse_qsl(ppo_query.lstrip("?")))
+    assert ppo["a"] == "ppo" and (ppo["G"], ppo["K"]) == (query["G"], query["K"])
 
 
 def test_preset_link_reproduces_the_estimate(calc_browser: Any, calc_server: str) -> None:

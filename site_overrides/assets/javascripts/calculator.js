@@ -2,8 +2,8 @@
  *
  * The page carries JSON ([data-tn-calc] .tn-calc__data): the graph of quantities (every number
  * of an estimate is an expression tree, tinkernomics/derived/calculator), the layout of the
- * results as templates, every query key with its kind, range, default, dependents and link order
- * (inputs.INPUTS), and tables of models, price lists and GPUs as named objects whose "inputs"
+ * results as templates, every query key with its kind, range, default, dependents, kept keys
+ * and link order (inputs.INPUTS), and tables of models, price lists and GPUs as named objects whose "inputs"
  * are graph inputs; algorithms are fetched from the site when chosen (algorithms/<id>.json). No
  * cost arithmetic lives here: the query becomes the graph's inputs (inputs.py, estimate.py), a
  * generic evaluator walks the trees as tree.py does (a result that is not a finite number is
@@ -342,6 +342,8 @@
     this.d = JSON.parse(root.querySelector(".tn-calc__data").content.textContent);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
+    /* The page ships the fields disabled (a static page cannot compute): live from here on. */
+    Array.prototype.forEach.call(this.form.querySelectorAll("fieldset[disabled]"), function (f) { f.disabled = false; });
     var keys = this.keys = {};
     this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; });
     var state = this.state = {};
@@ -401,19 +403,26 @@
       self.root.setAttribute("data-tn-error", "1");
     });
   };
+  Page.prototype.estimate = function (algoId) {
+    var est = inputs(this.d, algoId, this.algos[algoId], this.state);
+    est.values = evaluate(this.d.graph, est.env);
+    return est;
+  };
   Page.prototype.compute = function (algoId, source) {
-    var d = this.d, algo = this.algos[algoId], est = inputs(d, algoId, algo, this.state);
+    var d = this.d, algo = this.algos[algoId], est = this.estimate(algoId);
+    var note = this.switched ? this.settle(est, algo) : "";
+    if (note && this.switched.dropped) est = this.estimate(algoId);
     this.pin(est.choice);
     window.history.replaceState(window.history.state, "", window.location.pathname + this.search() + window.location.hash);
     d.figs = Object.assign({}, d.figures, algo.figures);
     d.refs = Object.assign({}, d.references, algo.references);
-    est.values = evaluate(d.graph, est.env);
     est.figures = figureKeys(d, est.names, est.values, d.figs);
     est.numbers = {};
     d.graph.forEach(function (q) { if (q[2]) est.numbers[q[0]] = est.values[q[0]]; });
     this.last = est;
     this.results.innerHTML = new View(d, est).html(window.location.href);
     this.syncForm(est, source);
+    this.summarise(est, note);
     this.root.removeAttribute("data-tn-error");
     this.root.setAttribute("data-tn-ready", "1");
     this.root.dispatchEvent(new CustomEvent("tn-calc:update", { bubbles: true }));
@@ -462,7 +471,74 @@
     if (value === "") delete this.state[el.name];
     else this.state[el.name] = value;
     (has(this.keys, el.name) ? this.keys[el.name].dependents : []).forEach(function (dep) { delete this.state[dep]; }, this);
+    this.switched = this.keeping(el.name);
+    this.edited = true;
     this.update(el.type === "checkbox" || el.tagName === "SELECT" ? null : el);
+  };
+  /* A change of a key that keeps others (inputs.Input.keeps): what the reader had set, as the
+     form showed it, and whether it applied (its `when`) to the estimate before the change. */
+  Page.prototype.keeping = function (key) {
+    var self = this, before = this.last ? this.last.values : null;
+    var keeps = has(this.keys, key) ? this.keys[key].keeps : [];
+    var items = keeps.filter(function (k) { return has(self.state, k); }).map(function (k) {
+      var el = self.form.elements.namedItem(k), label = self.form.querySelector('[data-field="' + k + '"] .tn-calc__label');
+      var text = el.type === "checkbox" ? (el.checked ? "on" : "off")
+        : el.tagName === "SELECT" ? (el.selectedIndex < 0 ? el.value : el.options[el.selectedIndex].text) : el.value;
+      var when = self.keys[k].when;
+      return { key: k, label: label ? label.textContent : k, text: text,
+        applied: when === null || before === null || !!evalTree(when, before) };
+    });
+    return items.length ? { key: key, items: items, dropped: 0 } : null;
+  };
+  /* After such a change: a kept key that applied before and whose `when` fails on the new
+     estimate is dropped from the link; the note names it, and the kept values that differ from
+     the new choice's typical ones (inputs.Input.typical). */
+  Page.prototype.settle = function (est, algo) {
+    var self = this, sw = this.switched, name = esc(algo.name), dropped = [], kept = [], typical = 0;
+    sw.items.forEach(function (it) {
+      var inp = self.keys[it.key], usual = algo[it.key];
+      if (it.applied && inp.when !== null && !evalTree(inp.when, est.values)) {
+        delete self.state[it.key];
+        dropped.push(esc(it.label) + " = " + esc(it.text));
+      } else if (inp.typical && est.env[inp.name] !== usual) {
+        typical += usual === null ? 0 : 1;
+        kept.push(esc(it.label) + " = " + esc(it.text) + " (" + (usual === null
+          ? name + " has no typical value in the catalog" : name + "'s typical: " + esc(fmtCount(usual))) + ")");
+      }
+    });
+    sw.dropped = dropped.length;
+    var parts = [];
+    if (dropped.length) parts.push(dropped.join(", ") + (dropped.length > 1 ? " do" : " does") + " not apply to " + name + "; dropped.");
+    if (kept.length) parts.push("Kept from your run: " + kept.join(", ") + "." + (typical ? " Clear a field to use the typical value." : ""));
+    return parts.join(" ");
+  };
+  /* The summary that stays in view ([data-tn-sum] numbers, outside the results), the note of a
+     switch, and one spoken sentence a second after the last change (not on every keystroke). */
+  Page.prototype.summarise = function (est, note) {
+    var formats = {}, box = this.root.querySelector(".tn-calc__summary");
+    this.d.graph.forEach(function (q) { formats[q[0]] = q[1]; });
+    Array.prototype.forEach.call(this.root.querySelectorAll("[data-tn-sum]"), function (el) {
+      var key = el.getAttribute("data-tn-sum");
+      el.textContent = fmtValue(formats[key], has(est.values, key) ? est.values[key] : null);
+    });
+    Array.prototype.forEach.call(this.root.querySelectorAll(".tn-calc__switch"), function (el) { el.remove(); });
+    var spoken = "";
+    if (note) {
+      this.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__note tn-calc__switch">' + note + "</p>");
+      spoken = " " + this.results.querySelector(".tn-calc__switch").textContent;
+      var field = this.form.querySelector('[data-field="' + this.switched.key + '"]');
+      if (field) field.insertAdjacentHTML("beforeend", '<small class="tn-calc__switch">' + note + "</small>");
+    }
+    this.switched = null;
+    if (!box || !this.edited) return;  /* nothing to say before the reader changes something */
+    var status = box.querySelector(".tn-calc__said"), said = box.querySelector(".tn-calc__summary-list");
+    window.clearTimeout(this.saying);
+    this.saying = window.setTimeout(function () {
+      var text = Array.prototype.map.call(said.querySelectorAll(".tn-calc__summary-item"), function (item) {
+        return item.querySelector("dt").textContent + " " + item.querySelector("dd").textContent;
+      }).join("; ");
+      status.textContent = "Estimate: " + text + "." + spoken;
+    }, 1000);
   };
   Page.prototype.bind = function () {
     var self = this;
@@ -475,6 +551,7 @@
       a.addEventListener("click", function (e) {
         e.preventDefault();
         self.state = Object.fromEntries(new URLSearchParams(a.getAttribute("href").replace(/^\?/, "")));
+        self.edited = true;
         self.update(null);
       });
     });

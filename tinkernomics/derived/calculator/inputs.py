@@ -86,6 +86,10 @@ class Input:
     """The default is the algorithm's typical value; missing (and marked) when it has none."""
     dependents: tuple[str, ...] = ()
     """Keys a change of this one clears (they default again from the new choice)."""
+    keeps: tuple[str, ...] = ()
+    """Keys a change of this one keeps while the new choice can use them: a kept key whose
+    ``when`` held before the change and holds no more after it is dropped from the link, and
+    the page names it (what applies is each key's ``when``, never a list in calculator.js)."""
     pin: str = ""
     """``Choice`` field written into every link, even when it is the default."""
     shows: str = ""
@@ -107,7 +111,7 @@ VRAM_AFTER = "md"
 """A link writes the VRAM overrides (``vram_inputs``) after this key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
-    Input("a", "choice", dependents=("G", "K", "ref", "tm"), pin="algorithm"),
+    Input("a", "choice", keeps=("G", "K", "ref", "tm", "rc"), pin="algorithm"),
     Input("m", "choice", dependents=("D", "v"), pin="model"),
     Input("tm", "choice", when="role.teacher"),
     Input("p", "choice", dependents=("v",), pin="price_list"),

@@ -31,6 +31,8 @@ from tinkernomics.site.calculator import form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
 from tinkernomics.site.pages.views import Links
+from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
+from tinkernomics.site.pages.views.kinds import WAYS
 
 CALCULATOR = pagedata.CALCULATOR
 SCRIPT = "assets/javascripts/calculator.js"
@@ -124,6 +126,31 @@ def describe_run(e: est.Estimate) -> str:
             f"{fmt_count(e['run.out'])} tokens{turns}; GPU: {names['hw_name']}.")
 
 
+BAR: tuple[tuple[str, str], ...] = (
+    ("Tinker bill", "tinker.total"), ("Self-hosted", "self.total"),
+    ("GPU-hours", "self.gpu_hours"), ("Peak memory", "mem.peak"),
+)
+"""The summary that stays in view while the inputs change (label, quantity key): the headline
+cards' numbers, refilled by calculator.js from each estimate (``templates/bar.html``)."""
+
+
+def bar_items(catalog: Catalog, e: est.Estimate) -> list[dict[str, str]]:
+    """The summary bar of an estimate: label, quantity key and the number as shown."""
+    return [{"label": label, "key": key, "text": shown_number(catalog, e, key)}
+            for label, key in BAR]
+
+
+def noscript_view(catalog: Catalog, links: Links, default: Mapping[str, str]) -> dict[str, Any]:
+    """Where a reader without JavaScript finds estimates computed at build time: the default
+    algorithm's cost panel (the same run when the comparison run is the default run), the
+    algorithms table and the Ways to run page."""
+    algo_id = default.get("a", inputs.DEFAULT_ALGORITHM)
+    return {"algorithm": catalog.algorithms[algo_id].name,
+            "panel_href": links.to(algorithm_path(algo_id), SECTION_ID),
+            "table_href": links.to(ALGORITHMS), "ways_href": links.to(WAYS),
+            "same_run": dict(default) == inputs.comparison_query(catalog, algo_id)}
+
+
 # --------------------------------------------------------------------------- macros
 
 
@@ -140,7 +167,8 @@ def calculator_html(ctx: SiteContext) -> str:
     return _render(
         "calculator.html", data=Markup(pagedata.script_json(data)),
         groups=form.form_groups(catalog, e), presets=presets,
-        summary=summary_rows(catalog, e), run=describe_run(e),
+        summary=summary_rows(catalog, e), run=describe_run(e), bar=bar_items(catalog, e),
+        noscript=noscript_view(catalog, links, queries[0]),
     )
 
 
