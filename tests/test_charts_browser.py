@@ -283,7 +283,10 @@ def test_embed_in_an_iframe_on_another_origin_sizes_itself(
         frame.locator(".tn-chart__frame").hover()
         frame.locator(".tn-chart--ready .scatterlayer .trace").first.wait_for(timeout=TIMEOUT_MS)
         wide = wait_heights_match(page, child)
-        page.evaluate("document.getElementById('column').style.width = '360px'")
+        # 600 px switches the chart to its narrow layout (taller box) while the caption wraps
+        # to only a few more lines: at phone width a long caption's extra lines can cancel the
+        # shorter box, and the height would barely change whatever the catalog's labels say.
+        page.evaluate("document.getElementById('column').style.width = '600px'")
         narrow = wait_heights_match(page, child, unlike=wide)
         assert abs(narrow - wide) > 20  # the content changed height; the iframe followed it
         assert errors == []

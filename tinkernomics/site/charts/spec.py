@@ -45,8 +45,7 @@ PALETTE = ("#0072B2", "#BF7500", "#009E73", "#CC79A7", "#D55E00", "#1F8FD0", "#8
 contrast of at least 3:1 (WCAG 1.4.11, graphics) on the light (#ffffff) and the dark (#1e2029)
 background; tests check it. An algorithm keeps its colour on every chart: the index of its id
 among the fitted ones."""
-NOT_DRAWN = (" An algorithm without a sourced fit (one its source reports, with a locator) is "
-             "not drawn.")
+NOT_DRAWN = " Algorithms without a sourced fit are not drawn."
 """The comparison chart's note on the algorithms it leaves out."""
 FEATURED_MAX = 6
 """Curves the comparison chart draws by default; more are added by the reader on request."""
