@@ -83,11 +83,13 @@ serve: setup ## serve the site with live reload on port 8000 (make serve PORT=80
 	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(PORT) \
 	  --watch catalog --watch tinkernomics --watch macros
 
+# The suite runs on every core (pytest-xdist, one file per worker at a time); the real site is
+# built once, in the background, while the tests that need no site run (tests/conftest_site.py).
 test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker)
-	$(BIN)/pytest -q -m "not scale"
+	$(BIN)/pytest -q -m "not scale" -n auto --dist loadfile
 
 test-fast: setup ## tests without building the site or starting a browser
-	$(BIN)/pytest -q -m "not build and not browser"
+	$(BIN)/pytest -q -m "not build and not browser" -n auto --dist loadfile
 
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale

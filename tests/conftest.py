@@ -55,7 +55,12 @@ def browser() -> Iterator[Any]:
     yield from launch_chromium()
 
 
-from conftest_site import built_site  # noqa: E402,F401 - the real site, built once per session
+from conftest_site import (  # noqa: E402
+    built_site,  # noqa: F401 - the real site, built once per test run
+    make_shared_folder,
+    remove_shared_folder,
+    start_session_site,
+)
 
 BUILD_FIXTURES = {"built_site", "zensical_site"}
 """Fixtures that build a site: a test using one (directly or through another fixture) is
@@ -72,17 +77,43 @@ def auto_mark(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.browser)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The controlling process makes the folder this run's processes share (xdist workers
+    inherit it)."""
+    if not hasattr(config, "workerinput"):
+        make_shared_folder()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        remove_shared_folder()
+
+
+def needs_a_site(item: pytest.Item) -> bool:
+    """Whether a test builds a site or reads the session's (it is marked ``build``)."""
+    return item.get_closest_marker("build") is not None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Auto-mark builds and browser tests (before ``-m`` deselects: conftest hooks run before
-    pytest's own); 1,000-entry checks run only when asked for (`make test-scale`)."""
+    pytest's own); 1,000-entry checks run only when asked for (`make test-scale`). Tests that
+    need no site run first (file by file, in their order), so the session's site builds in the
+    background meanwhile."""
     for item in items:
         auto_mark(item)
+    building = {item.path for item in items if needs_a_site(item)}
+    items.sort(key=lambda item: item.path in building)  # stable: keeps each file's order
     if "scale" in (config.option.markexpr or ""):
         return
     skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
     for item in items:
         if item.get_closest_marker("scale"):
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the session's site build once the tests to run are known (after ``-m``)."""
+    start_session_site(session.items)
 
 
 def is_site_build(args: Any) -> bool:

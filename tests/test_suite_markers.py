@@ -41,3 +41,33 @@ def test_tests_using_a_build_or_browser_fixture_are_marked(
                 or ("browser" in getattr(item, "fixturenames", ())
                     and not item.get_closest_marker("browser"))]
     assert unmarked == []
+
+
+def test_the_session_site_is_built_once_and_waited_for(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Two starts (two xdist workers) run one build; a wait returns its log, and a failed
+    build fails the waiting test with the build's output."""
+    from conftest_site import SHARED_ENV, SessionSite
+
+    monkeypatch.setenv(SHARED_ENV, str(tmp_path))
+    count = tmp_path / "count"
+    build = [sys.executable, "-c",
+             f"import pathlib; p = pathlib.Path({str(count)!r}); "
+             "p.write_text(str(int(p.read_text()) + 1) if p.exists() else '1'); "
+             "print('built')"]
+    SessionSite(build).start()
+    SessionSite(build).start()
+    site = SessionSite(build).wait()
+    assert site.log.strip() == "built" and count.read_text() == "1"
+
+    monkeypatch.setenv(SHARED_ENV, str(tmp_path / "again"))
+    failing = [sys.executable, "-c", "import sys; print('no such page'); sys.exit(1)"]
+    with pytest.raises(AssertionError, match="no such page"):
+        SessionSite(failing).wait()
+
+
+def test_tests_that_need_no_site_run_first(request: pytest.FixtureRequest) -> None:
+    """The session's build runs in the background while the tests that need none run."""
+    items = request.session.items
+    building = {item.path for item in items if item.get_closest_marker("build")}
+    order = [item.path in building for item in items]
+    assert order == sorted(order)

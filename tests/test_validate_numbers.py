@@ -151,8 +151,10 @@ def test_the_real_catalog_fits_the_ranges() -> None:
             or "less than" in p.message or "greater than" in p.message] == []
 
 
+@pytest.mark.scale
 def test_the_synthetic_catalog_fits_the_ranges() -> None:
-    """benchmarks/synth.py's 1,000 algorithms (varied A, B, C_mid) validate."""
+    """benchmarks/synth.py's 1,000 algorithms (varied A, B, C_mid) validate (a 1,000-entry check:
+    `make test-scale`)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import synth
 
