@@ -32,7 +32,7 @@ MKDOCS = Path(sys.executable).with_name("mkdocs")
 FIRST_BUILD_S = 300.0
 CHANGE_S = 120.0
 """A save must show its result within this (a rebuild of the real site takes seconds)."""
-LOAD_S = 20.0
+LOAD_S = 60.0
 """One request may take this long; longer is a hanging server."""
 
 
