@@ -54,6 +54,7 @@ typical_g:
   values: [8, 16, 64]
   status: reported
   source: {ref_a}
+  locator: "§4.2: synthetic sentence"
 async_support: {async_}
 tinker_mapping: Compute group-centred advantages on the client, then call `importance_sampling`.
 scalerl:
@@ -88,9 +89,11 @@ claims:
   - text: A synthetic 7B model reaches {a}% on MATH without tools.
     status: reported
     source: {ref_a}
+    locator: Table 1
   - text: About **2x** faster than the baseline at equal compute.
     status: reported
     source: {ref_b}
+    locator: Figure 3
 references: [{ref_a}, {ref_b}]
 """
 

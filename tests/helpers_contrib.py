@@ -78,6 +78,19 @@ def required_placeholders(model: type[BaseModel], prefix: str = "",
     return found
 
 
+def conditional_placeholders(model: type[BaseModel], prefix: str = "") -> set[str]:
+    """Field paths the scaffold writes live but empty because a rule requires them in some cases
+    (a figure's ``locator`` once its status is ``reported``), inside required blocks only."""
+    found: set[str] = set()
+    for doc in field_docs(model):
+        path = f"{prefix}{doc.name}"
+        if doc.required_when:
+            found.add(path)
+        elif doc.required and doc.model is not None:
+            found |= conditional_placeholders(doc.model, f"{path}[0]." if doc.many else f"{path}.")
+    return found
+
+
 def null_leaves(data: Any, prefix: str = "") -> set[str]:
     """Field paths whose value is empty in parsed YAML (what the scaffold left to fill in)."""
     if isinstance(data, dict):

@@ -51,6 +51,8 @@ def test_every_field_has_a_row_with_its_description(heading_id: str,
     for doc in docs:
         _, required, kind, description = rows[doc.name]
         assert required.startswith("**required**" if doc.required else "optional"), doc.name
+        if doc.required_when:
+            assert f"**required** when {doc.required_when}" in required, doc.name
         assert " ".join(doc.description.split()) in description.replace("\\|", "|"), doc.name
         if set(doc.allowed) == set(STATUS_MEANINGS):
             assert "](#status)" in kind, doc.name  # the status section lists them

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers_contrib import null_leaves, required_placeholders, run_cli, run_cli_in_process
+from helpers_contrib import (
+    conditional_placeholders,
+    null_leaves,
+    required_placeholders,
+    run_cli,
+    run_cli_in_process,
+)
 
 from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME
 from tinkernomics.catalog.fields import STATUS_MEANINGS
@@ -42,7 +48,8 @@ def test_every_field_of_every_nested_model_is_commented(kind_name: str) -> None:
     text = render_entry(kind, "x1")
     for model in (kind.model, *nested_models(kind.model)):
         for doc in field_docs(model):
-            state = "REQUIRED" if doc.required else "optional"
+            state = ("REQUIRED" if doc.required else
+                     "REQUIRED when status is reported" if doc.required_when else "optional")
             assert re.search(rf"# {re.escape(doc.name)} — {state}\b", text), (model, doc.name)
             if doc.description:
                 first_words = " ".join(doc.description.split()[:3])
@@ -68,7 +75,7 @@ def test_new_entry_fails_naming_exactly_its_empty_required_fields(
     path = refs_only / "catalog" / kind.folder / "x1.yaml"
     assert path.read_text(encoding="utf-8") == render_entry(kind, "x1")
     assert null_leaves(yaml.safe_load(path.read_text(encoding="utf-8"))) == \
-        required_placeholders(kind.model)
+        required_placeholders(kind.model) | conditional_placeholders(kind.model)
     _, problems = load_catalog(refs_only / "catalog")
     mine = [p for p in problems if p.path.endswith(f"{kind.folder}/x1.yaml")]
     assert {p.field for p in mine} == required_placeholders(kind.model)

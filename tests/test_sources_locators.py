@@ -1,7 +1,7 @@
 """Locators and sourced ScaleRL fits (issue 29), on copies of the fixture catalog.
 
-A reported value in an algorithm's ScaleRL blocks without a ``locator`` is a validation error
-naming the field; elsewhere it is listed (``missing_locators``) for the Data quality page. The
+A reported value without a ``locator`` is a validation error naming file, line and field, in every
+field; ``missing_locators`` lists them for the Data quality page. The
 charted fit takes sourced figures only (``rule_scalerl_sourced``).
 """
 
@@ -90,17 +90,23 @@ def test_whitespace_is_not_a_locator(tmp_path: Path) -> None:
         [["scalerl_record.variants[0].A.status"], ["scalerl_record.variants[0].A.locator"]])
 
 
-def test_missing_locators_lists_reported_values_outside_scalerl(tmp_path: Path) -> None:
+CLAIM_LOCATOR = "    locator: \"Fixture: §4.2 (fixture locator)\"\n"
+
+
+def test_a_claim_without_locator_is_an_error_naming_file_line_and_field(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
     cat, problems = load_catalog(root)
-    assert not problems
-    fields = {(i.entry.key, i.field) for i in missing_locators(cat)}
-    assert ("grpo", "claims[0].locator") in fields
-    replace_in(root, GRPO, "    source: grpo_deepseekmath\nreferences:",
-               "    source: grpo_deepseekmath\n    locator: §4.2\nreferences:")
-    cat, _ = load_catalog(root)
-    assert ("grpo", "claims[0].locator") not in {(i.entry.key, i.field)
-                                                for i in missing_locators(cat)}
+    assert not problems and not missing_locators(cat)
+    replace_in(root, GRPO, CLAIM_LOCATOR, "")
+    cat, problems = load_catalog(root)
+    found = [p for p in problems if "needs `locator`" in p.message]
+    assert [p.field for p in found] == ["claims[0].status"]
+    assert str(found[0].path).endswith("grpo.yaml") and found[0].line > 0
+    assert found[0].hint and "quoted sentence" in found[0].hint
+    missing = [(i.entry.key, i.field) for i in missing_locators(cat)]
+    assert missing == [("grpo", "claims[0].locator")]
+    with pytest.raises(CatalogError):
+        load_valid_catalog(root)
 
 
 def test_unverified_values_need_no_locator(tmp_path: Path) -> None:
@@ -162,21 +168,17 @@ def _ctx(root: Path) -> SiteContext:
 
 def test_data_quality_page_lists_each_reported_value_without_a_locator(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
-    ctx = _ctx(root)
+    clean = pages.data_quality_page(_ctx(root))
+    section = clean[clean.index("Reported values without a locator"):]
+    assert "Every reported value has one." in section.split("</p>")[0]
+    replace_in(root, GRPO, CLAIM_LOCATOR, "")
+    ctx = SiteContext(root=REPO_ROOT, catalog=load_catalog(root)[0])
     missing = missing_locators(ctx.catalog)
-    assert ("grpo", "claims[0].locator") in {(i.entry.key, i.field) for i in missing}
+    assert [(i.entry.key, i.field) for i in missing] == [("grpo", "claims[0].locator")]
     page = pages.data_quality_page(ctx)
-    listed = page[page.index('id="missing-locators"') if 'id="missing-locators"' in page
-                  else page.index("Reported values without a locator"):]
-    assert f"<strong>{len(missing)}</strong> reported values have none yet" in listed
-    for item in missing:
-        assert f"<code>{item.field}</code>" in listed, item.field
-    assert listed.count("<li>") >= len(missing)
-    replace_in(root, GRPO, "    source: grpo_deepseekmath\nreferences:",
-               "    source: grpo_deepseekmath\n    locator: §4.2\nreferences:")
-    fixed = pages.data_quality_page(_ctx(root))
-    assert fixed.count("<code>claims[0].locator</code>") == \
-        page.count("<code>claims[0].locator</code>") - 1
+    listed = page[page.index("Reported values without a locator"):]
+    assert "<strong>1</strong> reported values have none yet" in listed
+    assert "<code>claims[0].locator</code>" in listed
 
 
 def test_references_page_lists_an_entry_citing_a_reference_in_many_fields_once(
@@ -208,3 +210,46 @@ def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_value
         assert old[name].anchor == f"uv-algorithm-grpo-scalerl_record-superseded-{name.lower()}"
         assert old[name].quality_href == \
             f"#dq-algorithm-grpo-scalerl_record-superseded-{name.lower()}"
+
+
+# --------------------------------------------------------------------------- price lists
+
+PRICES = "tinker/prices/2026-07-17.yaml"
+LIST_LOCATOR = 'locator: "Fixture: pricing page, the price table"\n'
+
+
+def test_a_reported_price_list_without_locator_is_an_error_naming_file_line_and_field(
+        tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, PRICES, LIST_LOCATOR, "")
+    _, problems = load_catalog(root)
+    found = [p for p in problems if "needs `locator`" in p.message]
+    assert [p.field for p in found] == ["status"]
+    assert str(found[0].path).endswith("2026-07-17.yaml")
+    lines = (root / PRICES).read_text(encoding="utf-8").splitlines()
+    assert lines[found[0].line - 1] == "status: reported"
+
+
+def test_a_row_that_sets_its_own_reported_status_needs_its_own_locator(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, PRICES, "    train: 0.44\n",
+               "    train: 0.44\n    status: reported\n    source: tinker_docs\n")
+    _, problems = load_catalog(root)
+    assert [p.field for p in problems if "needs `locator`" in p.message] == ["rows[0].status"]
+    replace_in(root, PRICES, "    source: tinker_docs\n",
+               "    source: tinker_docs\n    locator: models page, row Qwen3-8B\n")
+    _, problems = load_catalog(root)
+    assert not [p for p in problems if "needs `locator`" in p.message]
+
+
+def test_the_tinker_page_shows_the_price_lists_locator_beside_its_source(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    replace_in(root, PRICES, LIST_LOCATOR, 'locator: "Table **Prices**, footnote 3"\n')
+    cat = load_valid_catalog(root)
+    index = views.build_index(cat, derive.conversion_factor(cat))
+    page = pages.render("tinker.md", view=views.tinker_view(index))
+    asof = page[page.index('<p class="tn-asof">'):]
+    asof = asof[:asof.index("</p>")]
+    source = asof.index('class="tn-prov"')
+    where = asof.index('<span class="tn-locator">(Table <strong>Prices</strong>, footnote 3)')
+    assert source < where  # the source link, then where in it

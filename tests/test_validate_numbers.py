@@ -49,17 +49,17 @@ class Hostile:
 
 CASES = [
     Hostile("c-mid-1e308", GRPO, "value: 4000", "value: 1.0e+308",
-            "41:12: scalerl.C_mid.value", "cannot exceed 1e9 (got 1e308)", "C_mid is the compute"),
+            "42:12: scalerl.C_mid.value", "cannot exceed 1e9 (got 1e308)", "C_mid is the compute"),
     Hostile("c-mid-400-digits", GRPO, "value: 4000", f"value: {DIGITS_400}",
-            "41:12: scalerl.C_mid.value", "number too large: 400 digits", "scientific notation"),
+            "42:12: scalerl.C_mid.value", "number too large: 400 digits", "scientific notation"),
     Hostile("c-mid-negative", GRPO, "value: 4000", "value: -4000",
-            "41:12: scalerl.C_mid.value", "must not be negative (got -4000)", "GB200-hours"),
+            "42:12: scalerl.C_mid.value", "must not be negative (got -4000)", "GB200-hours"),
     Hostile("b-1e300", GRPO, "value: 1.8", "value: 1.0e+300",
-            "34:12: scalerl.B.value", "cannot exceed 20 (got 1e300)", "scaling exponent"),
+            "35:12: scalerl.B.value", "cannot exceed 20 (got 1e300)", "scaling exponent"),
     Hostile("b-zero", GRPO, "value: 1.8", "value: 0",
-            "34:12: scalerl.B.value", "must be at least 0.01 (got 0)", "scaling exponent"),
+            "35:12: scalerl.B.value", "must be at least 0.01 (got 0)", "scaling exponent"),
     Hostile("a-above-100", GRPO, "value: 50", "value: 150",
-            "27:12: scalerl.A.value", "percent cannot exceed 100 (got 150)", "0-100"),
+            "28:12: scalerl.A.value", "percent cannot exceed 100 (got 150)", "0-100"),
     Hostile("typical-g-400-digits", GRPO, "values: [8, 16, 64]", f"values: [{DIGITS_400}]",
             "17:12: typical_g.values[0]", "number too large: 400 digits", "scientific notation"),
     Hostile("typical-g-1e21", GRPO, "values: [8, 16, 64]", "values: [8, 1000000000000000000000]",
@@ -74,24 +74,24 @@ CASES = [
     Hostile("tflops-zero", H100, "value: 989.4", "value: 0",
             "4:10: bf16_dense_tflops.value", "must be at least 0.001 (got 0)", "TFLOP/s"),
     Hostile("memory-negative", H100, "value: 80", "value: -80",
-            "9:10: memory_gb.value", "must not be negative (got -80)", "memory"),
+            "10:10: memory_gb.value", "must not be negative (got -80)", "memory"),
     Hostile("int-5000-digits", GRPO, "value: 4000", "value: " + "9" * 5000,
-            "41:12: scalerl.C_mid.value", "number too large: 5000 digits", "fewer digits"),
+            "42:12: scalerl.C_mid.value", "number too large: 5000 digits", "fewer digits"),
     Hostile("hex-too-long", GRPO, "value: 4000", "value: 0x" + "f" * 40,
-            "41:12: scalerl.C_mid.value", "number too large: 40 digits", "fewer digits"),
+            "42:12: scalerl.C_mid.value", "number too large: 40 digits", "fewer digits"),
     Hostile("float-too-long", GRPO, "value: 1.8", "value: 1." + "8" * 40,
-            "34:12: scalerl.B.value", "number too long: 41 digits", "fewer digits"),
+            "35:12: scalerl.B.value", "number too long: 41 digits", "fewer digits"),
     Hostile("dot-inf", GRPO, "value: 4000", "value: .inf",
-            "41:12: scalerl.C_mid.value", "numbers must be finite", ".inf"),
+            "42:12: scalerl.C_mid.value", "numbers must be finite", ".inf"),
     Hostile("1e400", GRPO, "value: 4000", "value: 1e400",
-            "41:12: scalerl.C_mid.value", "number too large: it overflows a 64-bit float",
+            "42:12: scalerl.C_mid.value", "number too large: it overflows a 64-bit float",
             "exponent"),
     Hostile("price-negative", PRICES, "train: 0.44", "train: -0.44",
-            "20:12: rows[0].train", "greater than or equal to 0", "USD per 1M tokens"),
+            "22:12: rows[0].train", "greater than or equal to 0", "USD per 1M tokens"),
     Hostile("price-huge", PRICES, "train: 0.44", "train: 1.0e+12",
-            "20:12: rows[0].train", "less than or equal to 10000", "USD per 1M tokens"),
+            "22:12: rows[0].train", "less than or equal to 10000", "USD per 1M tokens"),
     Hostile("discount-above-100", PRICES, "  value: 80\n", "  value: 180\n",
-            "12:10: cached_prefill_discount.value", "percent cannot exceed 100", "discount"),
+            "13:10: cached_prefill_discount.value", "percent cannot exceed 100", "discount"),
     Hostile("example-zero-tokens", FORMULA, "example: 8.0e9", "example: 0",
             "13:14: variables[0].example", "greater than 0", "worked example"),
     Hostile("example-huge", FORMULA, "example: 8.0e9", "example: 1.0e+300",
@@ -99,7 +99,7 @@ CASES = [
     Hostile("depth-250", GRPO, "value: 4000", "value: " + "[" * 250 + "]" * 250,
             # the first bracket (col 12) is scalerl.C_mid.value, 3 levels deep: the 31st is
             # the 33rd level, the first one refused
-            f"41:{12 + 30}: scalerl.C_mid.value" + "[0]" * 30,
+            f"42:{12 + 30}: scalerl.C_mid.value" + "[0]" * 30,
             "nested too deep (more than 32 levels)", "nest a few levels at most"),
     Hostile("nul-in-line-3", GRPO, "full_name: Group Relative", "full_name: Group\x00 Relative",
             "3:17: (file)", "control character U+0000 is not allowed", "delete it"),
@@ -230,7 +230,7 @@ def test_huge_c_mid_past_validation_is_a_located_problem(tmp_path: Path) -> None
     with pytest.raises(CatalogError) as err:
         spec.build_chart(catalog, "scalerl-grpo")
     assert err.value.problems[0].format().startswith(
-        f"{grpo.doc.path}:41:12: scalerl.C_mid.value:")
+        f"{grpo.doc.path}:42:12: scalerl.C_mid.value:")
 
 
 def test_curve_and_formatting_never_overflow() -> None:

@@ -27,7 +27,7 @@ from tinkernomics.site.pages.views import SiteIndex, build_index, tinker_view
 from tinkernomics.site.ways import feature
 
 DATA_DAY = dt.date(2026, 12, 2)
-SRC = "source: tinker_docs\n"
+SRC = "source: tinker_docs\nlocator: fixture page\n"
 
 
 def way(wid: str, *, series: str, effective: str, body: str,
@@ -55,7 +55,8 @@ FILES = {
                                   body=H100 % 1.0),
     "ways/own-2026-11.yaml": way("own-2026-11", series="own", effective="2026-11-01",
                                  offer="managed_service", body=(
-        "hour_price: {value: 100, unit: usd_per_hour, status: reported, source: tinker_docs}\n"
+        "hour_price: {value: 100, unit: usd_per_hour, status: reported, source: tinker_docs, "
+        "locator: fixture table}\n"
         "models: []\nmodels_note: trains its own model only\n")),
 }
 

@@ -1,11 +1,12 @@
 """Locator rules (pipeline step 3): where in its source a reported value can be checked.
 
-Every figure, figure list and claim with status ``reported`` should carry a ``locator`` (a
-section, table, figure, file path and line, or the quoted sentence). ``missing_locators`` lists
-the ones without: the Data quality page shows them. Inside an algorithm's ScaleRL fit (the one
-the charts and the calculator draw) and its ScaleRL record (the paper's other fits) a missing
-locator is a validation error (``rule_locator_required``), and the charted fit takes sourced
-figures only (``rule_scalerl_sourced``); both run with the other cross-entry rules (``RULES``).
+Every figure, figure list, claim, price list (and price row that sets its own status) and way
+to run's list, free tier and gap with status ``reported`` carries a ``locator`` (a
+section, table, figure, file path and line, or the quoted sentence). ``rule_locator_required``
+makes a missing one a validation error naming file, line and field, in every entry and field;
+``missing_locators`` lists them (the Data quality page shows the list, which says so when it is
+empty). The ScaleRL fit the charts draw also takes sourced figures only
+(``rule_scalerl_sourced``); both run with the other cross-entry rules (``RULES``).
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import AssertedBy, Status
 from tinkernomics.catalog.models.algorithms import SourcedFact
+from tinkernomics.catalog.models.tinker import PriceList, PriceRow
+from tinkernomics.catalog.models.ways import FreeTier, Gap, WayToRun
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.walk import nested_models
 from tinkernomics.catalog.yamlread import Loc
 
-LOCATED = (m.Figure, m.FigureList, m.Claim, SourcedFact)
-"""Models that take a ``locator`` (an algorithm's semantics facts too)."""
-STRICT_FIELDS = ("scalerl", "scalerl_record")
-"""Top-level algorithm fields where a reported value without a locator is an error, not only
-listed: the charted ScaleRL fit and the record of the paper's other fits."""
+LOCATED = (m.Figure, m.FigureList, m.Claim, SourcedFact, PriceList, PriceRow, WayToRun, FreeTier,
+           Gap)
+"""Models that take a ``locator``: figures and claims, an algorithm's semantics facts, a price
+list and a row that overrides its status, a way to run's list, free tier and gaps."""
 ORIGINAL_SITE = "original_site"
 LOCATOR_HINT = ("add locator: where in the source a reviewer finds it, e.g. 'Table 1 (appendix "
                 "A.13)', '§4.2', 'Figure 5b', 'configs/trainers/ppo_MATH.jsonnet line 92', or "
@@ -57,12 +59,11 @@ def missing_locators(catalog: Catalog) -> list[MissingLocator]:
 
 
 def rule_locator_required(catalog: Catalog) -> Iterator[Problem]:
-    """A reported value in an algorithm's ScaleRL fit or record says where its source states it."""
+    """Every reported value, in every entry and field, says where its source states it."""
     for item in missing_locators(catalog):
-        if item.entry.kind.name == "algorithm" and item.loc and item.loc[0] in STRICT_FIELDS:
-            yield catalog.problem(item.entry.kind.name, item.entry.key, (*item.loc, "status"),
-                                  "a reported value needs `locator` (where its source states it)",
-                                  LOCATOR_HINT)
+        yield catalog.problem(item.entry.kind.name, item.entry.key, (*item.loc, "status"),
+                              "a reported value needs `locator` (where its source states it)",
+                              LOCATOR_HINT)
 
 
 def _unsourced(fig: m.Figure) -> bool:

@@ -19,6 +19,11 @@ LOCATOR_DESCRIPTION = (
 LOCATOR_EXAMPLES = ["Table 1 (appendix A.13)", "§4.2: \"For each question, we sample 64 outputs.\""]
 
 
+LOCATOR_REQUIRED_WHEN = "status is `reported`"
+"""When a model with a ``status`` needs its ``locator``: the scaffold writes the field as a
+placeholder to fill in and the Fields reference says so (``rule_locator_required`` enforces it)."""
+
+
 def locator_field() -> Any:
     """The ``locator`` field every figure and claim carries (one description for all)."""
     return Field(default=None, description=LOCATOR_DESCRIPTION, examples=LOCATOR_EXAMPLES)

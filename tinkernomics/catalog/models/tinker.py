@@ -73,6 +73,11 @@ class PriceRow(ProvenanceModel):
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id | None = Field(default=None, description="Overrides the list's source.",
                               examples=["tinker_pricing_2026_07"])
+    locator: Prose | None = Field(
+        default=None, description="Where in its source this row is, when the list's `locator` "
+        "does not say (e.g. another table or page). Required when the row overrides `status` "
+        "with `reported`.",
+        examples=['pricing.md, table "Tinker Pricing", row Qwen3-8B'])
     reported_instead: Prose | None = Field(
         default=None, description="Required when this row is unverified."
     )
@@ -91,6 +96,11 @@ class PriceList(ProvenanceModel):
     asserted_by: AssertedBy | None = Field(default=None, description=ASSERTED_BY_DESCRIPTION)
     source: Id = Field(description="Default source of every price in the list.",
                        examples=["tinker_pricing_2026_07"])
+    locator: Prose | None = Field(
+        default=None, description="Where in `source` the prices are: the table's heading or "
+        "name, the quoted line that dates them, and any footnote the rows depend on. Required "
+        "when status is `reported`.",
+        examples=['SKILL.md, "Tinker Pricing" table (header: "Prices effective July 17, 2026")'])
     reported_instead: Prose | None = Field(
         default=None, description="Required when the list is unverified."
     )

@@ -267,7 +267,8 @@ def price_figure(value: float, plist: m.PriceList, row: m.PriceRow) -> Figure:
     return Figure(
         value=value, high=None, approx=False, unit=Unit.usd_per_million_tokens,
         unit_label=UNIT_LABELS[Unit.usd_per_million_tokens], status=status,
-        source=row.source or plist.source, locator=None, note=row.note, derivation=None,
+        source=row.source or plist.source, note=row.note, derivation=None,
+        locator=row.locator or (None if row.source else plist.locator),
         reported_instead=row.reported_instead if own else plist.reported_instead,
         asserted_by=row.asserted_by if own else plist.asserted_by,
     )

@@ -69,6 +69,8 @@ def _type_cell(doc: FieldDoc) -> str:
 def _required_cell(doc: FieldDoc) -> str:
     if doc.required:
         return "**required**"
+    if doc.required_when:
+        return f"optional; **required** when {doc.required_when}"
     if doc.default is None or doc.default is NO_DEFAULT:
         return "optional"
     return f"optional (default {_code(doc.default)})"

@@ -25,6 +25,7 @@ from pydantic_core import PydanticUndefined
 from tinkernomics.catalog import fields as f
 from tinkernomics.catalog.entries import KINDS, Kind
 from tinkernomics.catalog.models import IDENT_PATTERN
+from tinkernomics.catalog.models.provenance import LOCATOR_REQUIRED_WHEN
 from tinkernomics.catalog.provenancerules import EXPECTED_UNITS
 
 NO_DEFAULT: Any = PydanticUndefined
@@ -51,6 +52,9 @@ class FieldDoc:
     """The nested model, when the field (or its list items) is one."""
     many: bool
     """True for a list."""
+    required_when: str = ""
+    """For an optional field a rule requires in some cases: when (e.g. a ``locator`` when the
+    status is ``reported``). Empty otherwise."""
 
 
 # --------------------------------------------------------------------------- type labels
@@ -186,7 +190,15 @@ def field_doc(model: type[BaseModel], name: str) -> FieldDoc:
         units=slot_units(model, name),
         model=leaf if isinstance(leaf, type) and issubclass(leaf, BaseModel) else None,
         many=many,
+        required_when="" if info.is_required() else _required_when(model, name),
     )
+
+
+def _required_when(model: type[BaseModel], name: str) -> str:
+    """The condition under which a rule requires this optional field ("" when none does)."""
+    if name == "locator" and "status" in model.model_fields:
+        return LOCATOR_REQUIRED_WHEN
+    return ""
 
 
 def field_docs(model: type[BaseModel]) -> list[FieldDoc]:

@@ -4,8 +4,10 @@ The new file starts with the YAML language server's schema modeline and comments
 required or optional, its type and allowed values, its description and an example. All of it
 is read off the models (``fieldsdoc``), so nothing here repeats a field's documentation.
 Required fields are written as empty placeholders (``name:``): the validator reports each one
-as "required field is empty" with its description until the contributor fills it in. Optional
-fields are written commented out, ready to uncomment. For an algorithm the scaffold also
+as "required field is empty" with its description until the contributor fills it in. A field a
+rule requires in some cases (a figure's ``locator``, once its status is ``reported``) is a
+placeholder too, labelled with its condition. Optional fields are written commented out, ready
+to uncomment. For an algorithm the scaffold also
 writes its page stub ``docs/algorithms/<id>.md`` (text from ``pages.algorithm_stub``).
 """
 
@@ -86,6 +88,8 @@ def _doc_comment(doc: FieldDoc, indent: int, units: tuple[str, ...], extra: int)
     width = WIDTH - indent - extra
     if doc.required:
         state = "REQUIRED"
+    elif doc.required_when:
+        state = f"REQUIRED when {doc.required_when.replace('`', '')}"
     elif doc.default is None or doc.default is NO_DEFAULT:
         state = "optional"
     else:
@@ -139,7 +143,8 @@ def _list_item(lines: list[Line], indent: int) -> list[Line]:
 def _field_lines(doc: FieldDoc, indent: int, entry_id: str, units: tuple[str, ...],
                  extra: int) -> list[Line]:
     head = _doc_comment(doc, indent, units, extra)
-    inner = extra if doc.required else extra + 2  # optional blocks get commented out below
+    live = doc.required or bool(doc.required_when)  # a placeholder to fill, not commented out
+    inner = extra if live else extra + 2  # optional blocks get commented out below
     if doc.model is not None and doc.many:
         item = render_model(doc.model, indent + 4, entry_id, extra=inner)
         value = [Line(indent, f"{doc.name}:", live=True), *_list_item(item, indent + 2)]
@@ -148,7 +153,7 @@ def _field_lines(doc: FieldDoc, indent: int, entry_id: str, units: tuple[str, ..
                  *render_model(doc.model, indent + 2, entry_id, doc.units, extra=inner)]
     else:
         value = [Line(indent, f"{doc.name}: {_value(doc, entry_id, units)}", live=True)]
-    return head + (value if doc.required else _comment_out(value, indent))
+    return head + (value if live else _comment_out(value, indent))
 
 
 def render_model(model: type[BaseModel], indent: int, entry_id: str,

@@ -51,6 +51,8 @@ class PriceRowView:
     hover: str
     note: str
     shown: Shown | None
+    locator: Markup | None = None
+    """Where in its source the row is, when the row says so itself."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class PriceListView:
     cached_discount: Shown | None
     rows: list[PriceRowView]
     notes: Markup | None
+    locator: Markup | None = None
+    """Where in the source the prices are (shown beside the source link)."""
     superseded_by: str = ""
     """The effective date of the newer list that replaced this one ('' for the newest)."""
 
@@ -167,7 +171,8 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
             model=models[row.model].name, model_href=links.to(TINKER, entry_anchor("model",
                                                                                    row.model)),
             variant=row.variant or "", prefill=money(row.prefill), sample=money(row.sample),
-            train=money(row.train), hover=hover, note=row.note or "", shown=shown))
+            train=money(row.train), hover=hover, note=row.note or "", shown=shown,
+            locator=_locator(row.locator)))
     return PriceListView(
         id=plist.id, anchor=entry_anchor("price_list", plist.id) or plist.id, title=plist.title,
         effective=plist.effective.isoformat(), provenance=provenance,
@@ -178,7 +183,12 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
                                       at("cached_prefill_discount"))
                          if plist.cached_prefill_discount else None),
         rows=rows, notes=prose(plist.notes) if plist.notes else None,
+        locator=_locator(plist.locator),
     )
+
+
+def _locator(text: str | None) -> Markup | None:
+    return prose_inline(text) if text and text.strip() else None
 
 
 def ordered_models(index: SiteIndex) -> list[m.LanguageModel]:
