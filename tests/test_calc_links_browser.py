@@ -54,9 +54,20 @@ def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
 
 SET_FIELD = """async ([key, value]) => {
   const root = document.querySelector("[data-tn-calc]");
-  const el = root.querySelector(".tn-calc__form").elements.namedItem(key);
+  let el = root.querySelector(".tn-calc__form").elements.namedItem(key);
   const done = new Promise(
     resolve => root.addEventListener("tn-calc:update", resolve, {once: true}));
+  if (el instanceof RadioNodeList || el.closest("[data-field]").tagName === "FIELDSET") {
+    /* a list key: one box per id; tick exactly the listed ones */
+    const boxes = Array.from(root.querySelectorAll(`input[name="${key}"]`));
+    const ids = value.split(",");
+    if (!ids.every(id => boxes.some(b => b.value === id))) throw new Error(key + ": no box");
+    boxes.forEach(b => { b.checked = ids.includes(b.value); });
+    el = boxes[0];
+    el.dispatchEvent(new Event("change", {bubbles: true}));
+    await done;
+    return;
+  }
   if (el.type === "checkbox") el.checked = value === "1"; else el.value = value;
   if (el.type !== "checkbox" && el.value !== value) throw new Error(key + ": no option " + value);
   const discrete = el.tagName === "SELECT" || el.type === "checkbox";
@@ -85,6 +96,8 @@ def link_values(catalog: Catalog) -> dict[str, str]:
     for i in inputs.link_inputs(catalog):
         if i.kind in inputs.NUMBER_KINDS:
             values[i.key] = _number(i)
+        if i.kind == "list":  # the first and last ids it offers, not the default set
+            values[i.key] = f"{i.options[0][0]},{i.options[-1][0]}"
     return values
 
 

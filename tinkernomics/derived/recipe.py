@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.cookbook import CookbookPin, Recipe
+from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.estimate import Estimate
 
-PIN = "tinker_cookbook"
+PIN = ids.COOKBOOK_PIN
 """Id of the cookbook pin entry (``catalog/cookbook/``)."""
 RUN_ARGS = (("group_size", "run.G"), ("groups_per_batch", "run.prompts"),
             ("max_tokens", "run.out"), ("max_steps", "run.steps"))

@@ -58,6 +58,7 @@
       case "ratio": return fmtNumber(value) + "×";
       case "rate": return "$" + plain(value);
       case "plain": return plain(value);
+      case "int": return String(Math.round(value));
       default: return fmtUsd(value);
     }
   }
@@ -134,6 +135,15 @@
   }
   function nulls(values) { return Object.fromEntries(Object.keys(values).map(function (k) { return [k, null]; })); }
 
+  /* inputs.listed: the ids a list key gives that it offers, once each, in the link's order. */
+  function listed(q, inp) {
+    var ok = inp.options.map(function (o) { return o[0]; }), seen = [];
+    (has(q, inp.key) ? q[inp.key].split(",") : []).forEach(function (id) {
+      if (ok.indexOf(id) >= 0 && seen.indexOf(id) < 0) seen.push(id);
+    });
+    return seen;
+  }
+
   /* inputs.price_row: the model's row for the variant, else its plain row, else its first. */
   function priceRow(plist, model, variant) {
     var rows = plist.rows.filter(function (r) { return r.model === model; });
@@ -188,6 +198,22 @@
     prefixed(env, "price", row ? row.inputs : S.no_row);
     prefixed(env, "hw", hw.inputs);
     prefixed(env, "fit", algo.fit);
+    /* waysgraph.environment: the chosen model's flags, every GPU's inputs, the list's date. */
+    Object.assign(env, m.flags, { "price.effective": plist.effective });
+    Object.keys(d.hardware).forEach(function (k) {
+      var g = "gpus." + d.hardware[k].slot;
+      prefixed(env, g, d.hardware[k].inputs);
+      env[g + ".chosen"] = k === c.hardware ? 1 : 0;
+    });
+    /* A list key sets <name>.<suffix> per id it offers and <name>.any (inputs.Input.options). */
+    d.inputs.filter(function (inp) { return inp.kind === "list"; }).forEach(function (inp) {
+      var ids = listed(q, inp);
+      env[inp.name + ".any"] = ids.length ? 1 : 0;
+      inp.options.forEach(function (o) { env[inp.name + "." + o[1]] = ids.indexOf(o[0]) >= 0 ? 1 : 0; });
+    });
+    /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
+    Object.keys(m.texts).forEach(function (k) { names["model." + k] = m.texts[k]; });
+    if (teacher) Object.keys(d.models[teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[teacher].texts[k]; });
     return { choice: c, names: names, env: env, roles: roles };
   }
 
@@ -254,13 +280,51 @@
       (bad.length > 1 ? "s" : "") + "</a>";
     return b.title ? '<h3 id="' + b.id + '">' + esc(b.title) + flag + "</h3>" : "";
   };
+  /* A cell: the first of its cases that holds, then every one of its parts that holds. */
+  View.prototype.cell = function (c) { return (c.cases ? this.pick(c.cases) || "" : "") + this.parts(c.parts || []); };
+  View.prototype.parts = function (list) {
+    var self = this;
+    return list.filter(function (p) { return self.holds(p[0]); }).map(function (p) { return self.fill(p[1]); }).join("");
+  };
+  /* Rows by the value of their "order" quantity, smallest first, missing last; ties keep the
+     layout's order (a stable sort). */
+  View.prototype.sorted = function (rows) {
+    var v = this.est.values;
+    function at(r) { var x = has(v, r.order) ? v[r.order] : null; return x === null ? Infinity : x; }
+    return rows.map(function (r, i) { return [r, i]; }).sort(function (a, b) {
+      var x = at(a[0]), y = at(b[0]);
+      return x < y ? -1 : x > y ? 1 : a[1] - b[1];
+    }).map(function (x) { return x[0]; });
+  };
+  /* A slot: blocks the chosen algorithm's file ships under this name, else the "empty" text. */
+  View.prototype.slot = function (b) {
+    var self = this, blocks = has(this.est.slots, b.name) ? this.est.slots[b.name] : [];
+    return this.heading(b) + (blocks.length ? blocks.map(function (x) { return self.block(x); }).join("") : this.pick(b.empty) || "");
+  };
+  /* Copyable code assembled from conditional parts (filled and escaped like any template). */
+  View.prototype.code = function (b) {
+    var self = this;
+    return this.parts(b.before) + b.codes.map(function (c) {
+      return '<div class="tn-calc__code"><p class="tn-calc__code-label">' + esc(c.label) + "</p><pre><code>" +
+        self.parts(c.parts) + '</code></pre><button type="button" class="md-button tn-calc__copy-code">' + esc(c.copy) + "</button></div>";
+    }).join("") + this.parts(b.after);
+  };
+  View.prototype.block = function (b) {
+    if (!this.holds(b.when)) return "";
+    if (b.type === "text") return this.heading(b) + (this.pick(b.cases) || "");
+    return this[b.type](b);
+  };
   View.prototype.table = function (b) {
     var self = this, head = this.heading(b);
     var missing = b.missing ? this.pick(b.missing) : null;
     if (missing !== null) return head + missing;
-    var rows = b.rows.filter(function (r) { return self.holds(r.when); }).map(function (r) {
-      return '<tr><th scope="row">' + esc(r.label) + "</th><td>" + self.pick(r.cases) + "</td>" +
-        r.cells.map(function (k) { return "<td>" + self.fill("{" + k + "}") + "</td>"; }).join("") + "</tr>";
+    var shown = b.rows.filter(function (r) { return self.holds(r.when); });
+    if (b.sort) shown = this.sorted(shown);
+    var rows = shown.map(function (r) {
+      return "<tr" + (r.key ? ' data-row="' + esc(r.key) + '"' : "") + '><th scope="row">' + esc(r.label) +
+        "</th><td>" + self.cell(r) + "</td>" + r.cells.map(function (k) {
+        return "<td>" + (typeof k === "string" ? self.fill("{" + k + "}") : self.cell(k)) + "</td>";
+      }).join("") + "</tr>";
     }).join("");
     if (b.total.length) {
       rows += '<tr class="tn-calc__total"><th scope="row">Total</th>' +
@@ -324,11 +388,7 @@
   };
   View.prototype.html = function (link) {
     var self = this;
-    return this.d.blocks.map(function (b) {
-      if (!self.holds(b.when)) return "";
-      if (b.type === "text") return self.heading(b) + (self.pick(b.cases) || "");
-      return self[b.type](b);
-    }).join("") + '<h3 id="calc-link">Link to this estimate</h3><p class="tn-calc__share">' +
+    return this.d.blocks.map(function (b) { return self.block(b); }).join("") + '<h3 id="calc-link">Link to this estimate</h3><p class="tn-calc__share">' +
       '<input type="text" readonly class="tn-calc__link" value="' + esc(link) + '" aria-label="Link to this estimate">' +
       '<button type="button" class="md-button tn-calc__copy">Copy link</button></p>';
   };
@@ -380,8 +440,12 @@
   Page.prototype.search = function () {
     var self = this, state = this.state, parts = this.d.inputs.map(function (inp) { return inp.key; })
       .filter(function (k) { return has(state, k) && !self.invalid(k); });
+    var keys = this.keys, text = function (k) {
+      return keys[k].kind === "list" ? listed(state, keys[k]).join(",") : state[k];
+    };
+    parts = parts.filter(function (k) { return text(k) !== ""; });
     return parts.length ? "?" + parts.map(function (k) {
-      return encodeURIComponent(k) + "=" + encodeURIComponent(state[k]).replace(/%3A/g, ":");
+      return encodeURIComponent(k) + "=" + encodeURIComponent(text(k)).replace(/%3A/g, ":").replace(/%2C/g, ",");
     }).join("&") : "";
   };
 
@@ -416,6 +480,7 @@
     window.history.replaceState(window.history.state, "", window.location.pathname + this.search() + window.location.hash);
     d.figs = Object.assign({}, d.figures, algo.figures);
     d.refs = Object.assign({}, d.references, algo.references);
+    est.slots = algo.blocks || {};
     est.figures = figureKeys(d, est.names, est.values, d.figs);
     est.numbers = {};
     d.graph.forEach(function (q) { if (q[2]) est.numbers[q[0]] = est.values[q[0]]; });
@@ -455,6 +520,13 @@
       if (el.type === "checkbox") el.checked = !!values[k];
       else el.value = values[k];
     });
+    /* A list key's boxes show the quantities <shows>.<suffix> (inputs.Input.options). */
+    d.inputs.filter(function (inp) { return inp.kind === "list"; }).forEach(function (inp) {
+      inp.options.forEach(function (o) {
+        var box = self.form.querySelector('input[name="' + inp.key + '"][value="' + o[0] + '"]');
+        if (box && box !== source) box.checked = v[inp.shows + "." + o[1]] === 1;
+      });
+    });
     d.inputs.forEach(function (inp) {
       var box = inp.when === null ? null : self.form.querySelector('[data-field="' + inp.key + '"]');
       if (box) box.hidden = !evalTree(inp.when, v);
@@ -467,7 +539,10 @@
   };
   Page.prototype.onChange = function (el) {
     if (!el.name) return;
-    var value = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value.trim();
+    var list = has(this.keys, el.name) && this.keys[el.name].kind === "list";
+    var value = list ? Array.prototype.filter.call(this.form.querySelectorAll('input[name="' + el.name + '"]'),
+      function (box) { return box.checked; }).map(function (box) { return box.value; }).join(",")
+      : el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value.trim();
     if (value === "") delete this.state[el.name];
     else this.state[el.name] = value;
     (has(this.keys, el.name) ? this.keys[el.name].dependents : []).forEach(function (dep) { delete this.state[dep]; }, this);
@@ -556,6 +631,12 @@
       });
     });
     this.results.addEventListener("click", function (e) {
+      var code = e.target.closest(".tn-calc__copy-code");
+      if (code) {
+        if (navigator.clipboard) navigator.clipboard.writeText(code.parentNode.querySelector("code").textContent).catch(function () {});
+        code.textContent = "Copied";
+        return;
+      }
       var button = e.target.closest(".tn-calc__copy"), field = self.results.querySelector(".tn-calc__link");
       if (!button) return;
       field.select();

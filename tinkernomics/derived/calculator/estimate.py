@@ -80,12 +80,19 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     return Resolved(c, roles, names)
 
 
+def cookbook_models(catalog: Catalog) -> set[str]:
+    """Models the cookbook pin names (``derived/recipe.py``): the recipe can name them."""
+    pin = catalog.of("cookbook").get(ids.COOKBOOK_PIN)
+    return {n.model for n in pin.model_names} if pin is not None else set()
+
+
 def model_inputs(catalog: Catalog, model_id: str) -> dict[str, float | None]:
     """A model's graph inputs (``model.<field>``, and ``teacher.<field>`` for a teacher)."""
     mod = catalog.models[model_id]
     shape = mod.shape
     return {"total_b": mod.total_params.value, "active_b": derive.active_params_billion(mod),
             "d_model": _fig(mod.d_model),
+            "cookbook": _flag(model_id in cookbook_models(catalog)),
             **{name: _fig(getattr(shape, field)) if shape else None
                for name, field in SHAPE_INPUTS.items()}}
 

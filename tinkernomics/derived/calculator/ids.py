@@ -66,3 +66,7 @@ H800_PEAK_HARDWARE = "h100"
 """The H800 is the H100 die with cut interconnect: same dense BF16 peak (facts §8 uses 989)."""
 DECODE_SEQUENCES_PER_GPU = 32.0
 """Sequences decoded at once per GPU in the decode roofline; an assumption (no source)."""
+
+COOKBOOK_PIN = "tinker_cookbook"
+"""Id of the tinker-cookbook pin (``catalog/cookbook/``): its model names and recipes
+(``derived/recipe.py``; the estimate's ``model.cookbook`` flag)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tinkernomics.catalog import models as m
@@ -72,8 +72,8 @@ class Input:
 
     key: str
     kind: str
-    """``int`` or ``num`` (a number: ``NUMBER_KINDS``), ``choice`` (an id or listed value) or
-    ``flag`` (``1``/``0``)."""
+    """``int`` or ``num`` (a number: ``NUMBER_KINDS``), ``choice`` (an id or listed value),
+    ``flag`` (``1``/``0``) or ``list`` (a comma list of ``options`` ids)."""
     name: str = ""
     """The graph input a number sets (``run.steps``)."""
     lo: float = 0.0
@@ -99,6 +99,11 @@ class Input:
     """The field shows ``shows / per``, written as ``plain`` (as is) or ``number`` (rounded)."""
     when: str = ""
     """An expression over the estimate: where 0, the form hides the field."""
+    options: tuple[tuple[str, str], ...] = ()
+    """A ``list`` key's allowed ids, each with the graph input it sets: ``<name>.<suffix>`` is
+    1 for an id the link lists, else 0, and ``<name>.any`` is 1 when it lists a valid one. Its
+    form boxes show the quantities ``<shows>.<suffix>``; ids not offered are dropped from the
+    link."""
 
 
 def _number(key: str, name: str, kind: str, lo: float, hi: float, default: float | None,
@@ -145,7 +150,11 @@ INPUTS: tuple[Input, ...] = (
     _number("ck", "run.checkpoints", "int", 0, 1e6, 1.0),
     _number("mo", "run.months", "num", 0, 1e3, 1.0),
     _number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
+    Input("w", "list", "pin", shows="ways.listed"),
 )
+WAYS_KEY = "w"
+"""The list key of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
+fills in its options from the catalog)."""
 VRAM_GB = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)
@@ -216,11 +225,33 @@ def vram_inputs(catalog: Catalog) -> list[Input]:
             for n in vram_variables(catalog)]
 
 
+def slot(text: str) -> str:
+    """An id as one segment of a graph name (``coreweave-2026-02`` -> ``coreweave_2026_02``)."""
+    return re.sub(r"[^a-z0-9_]", "_", text.lower())
+
+
+def way_options(catalog: Catalog) -> tuple[tuple[str, str], ...]:
+    """Every way to run (``catalog/ways/``), by id, with its input suffix (``w_<slot>``)."""
+    found = tuple((wid, "w_" + slot(wid)) for wid in sorted(catalog.of("way")))
+    if len({suffix for _, suffix in found}) != len(found):
+        raise ValueError("two way ids differ only in '.', '-' or '_': "
+                         + ", ".join(wid for wid, _ in found))
+    return found
+
+
 def link_inputs(catalog: Catalog) -> list[Input]:
     """Every query key of a link, in the order a link writes them (``INPUTS`` with the VRAM
-    overrides after ``VRAM_AFTER``)."""
+    overrides after ``VRAM_AFTER``, and the catalog's ways as the options of ``WAYS_KEY``)."""
     cut = next(i for i, x in enumerate(INPUTS) if x.key == VRAM_AFTER) + 1
-    return [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
+    found = [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
+    return [replace(i, options=way_options(catalog)) if i.key == WAYS_KEY else i
+            for i in found]
+
+
+def listed(query: Mapping[str, str], spec: Input) -> tuple[str, ...]:
+    """The valid ids a ``list`` key gives, once each, in the link's order."""
+    allowed = {wid for wid, _ in spec.options}
+    return tuple(dict.fromkeys(i for i in query.get(spec.key, "").split(",") if i in allowed))
 
 
 def invalid_keys(catalog: Catalog, query: Mapping[str, str]) -> list[str]:
@@ -262,6 +293,8 @@ class Choice:
     cache: bool
     numbers: dict[str, float | None]
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
+    ways: tuple[str, ...] = ()
+    """The ways to run the link pins (``WAYS_KEY``); empty: the newest list of each offer."""
 
 
 def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
@@ -279,7 +312,10 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
     algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
     algo_typical = typical(catalog.algorithms[algo_id])
     numbers: dict[str, float | None] = {}
+    pinned: tuple[str, ...] = ()
     for i in link_inputs(catalog):
+        if i.key == WAYS_KEY:
+            pinned = listed(query, i)
         if i.kind in NUMBER_KINDS:
             value = ranged(query.get(i.key), i)
             default = algo_typical[i.key] if i.typical else i.default
@@ -293,5 +329,5 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
         lora=query.get("ft") != "full",
         lora_flops=_choice(query, "lf", LORA_FLOPS, LORA_FLOPS[0]),
         score_reference=_flag(query, "ref"), cache=_flag(query, "cache") is True,
-        numbers=numbers,
+        numbers=numbers, ways=pinned,
     )

@@ -43,19 +43,26 @@ def parameters(catalog: Catalog) -> list[Quantity]:
     ]
 
 
+def roofline(catalog: Catalog, hw: str = "hw") -> str:
+    """The decode utilisation a GPU's bandwidth allows a batch of sequences (``hw`` names the
+    GPU's inputs: ``hw.tflops``, ``hw.bandwidth``; ``derived/calculator/waysgraph.py`` writes
+    it for every catalog GPU)."""
+    per_param = inline(catalog, ids.FLOPS_ROLLOUT, P_active="1.0")
+    return ("min(1.0, const.decode_sequences * " + per_param + " * p.active / (2.0 * "
+            f"min(p.total, const.decode_sequences * p.active)) * ({hw}.bandwidth * 1e12) / "
+            f"({hw}.tflops * 1e12))")
+
+
 def utilisation(catalog: Catalog) -> list[Quantity]:
     """MFU per phase: the reader's setting, else the sourced or assumed default."""
     dsv3 = inline(catalog, ids.FLOPS_FULL, P_active="const.dsv3_active")
-    per_param = inline(catalog, ids.FLOPS_ROLLOUT, P_active="1.0")
-    roofline = ("min(1.0, const.decode_sequences * " + per_param + " * p.active / (2.0 * "
-                "min(p.total, const.decode_sequences * p.active)) * (hw.bandwidth * 1e12) / "
-                "(hw.tflops * 1e12))")
+    roofline_hw = roofline(catalog)
     q = Quantity
     return [
         q("assumption.mfu_train", f"{dsv3} * const.dsv3_tokens / (const.dsv3_gpu_hours * "
           "3600.0 * (const.h800_tflops * 1e12))", "percent", "Training utilisation (MFU)",
           uses=("assumption:mfu_train",), shown=False),
-        q("assumption.mfu_decode", roofline, "percent", "Decode utilisation (MFU)",
+        q("assumption.mfu_decode", roofline_hw, "percent", "Decode utilisation (MFU)",
           uses=("assumption:decode_sequences", "assumption:mfu_decode:{hw}"), shown=False),
         q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", "percent",
           "Training MFU"),

@@ -26,7 +26,8 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
-from tinkernomics.site.build import Macro, SiteContext
+from tinkernomics.site.api.files import data_last_changed
+from tinkernomics.site.build import Macro, SiteContext, catalog_dir
 from tinkernomics.site.calculator import form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
@@ -163,7 +164,8 @@ def calculator_html(ctx: SiteContext) -> str:
     e = est.estimate(catalog, queries[0])
     presets = [{"label": label, "href": "?" + query_string(q)}
                for (label, _), q in zip(PRESETS, queries, strict=True)]
-    data = pagedata.page_data(catalog, links, presets)
+    today = data_last_changed(catalog_dir(ctx.root)).date()  # staleness: the data date
+    data = pagedata.page_data(catalog, links, presets, today)
     return _render(
         "calculator.html", data=Markup(pagedata.script_json(data)),
         groups=form.form_groups(catalog, e), presets=presets,

@@ -12,9 +12,10 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, inputs
 from tinkernomics.derived.calculator.constants import vram_examples
 from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.derived.ways import newest_by_series
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number
 
 
@@ -132,7 +133,19 @@ def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     ]}
 
 
+def ways_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
+    """The ways to run the comparison shows (link key ``w``): every dated list, the newest of
+    each offer ticked unless the link pins others."""
+    newest = {w.id for w in newest_by_series(catalog.of("way").values()).values()}
+    ticked = set(e.choice.ways) or newest
+    options = [(wid, f"{w.name} ({w.dated})" + ("" if wid in newest else ", superseded"),
+                wid in ticked) for wid, w in catalog.of("way").items()]
+    return {"title": "Ways to run compared", "open": False, "fields": [
+        field(inputs.WAYS_KEY, "Lists shown beside Tinker", "list", "", options=options,
+              help="Untick all to go back to the newest list of each offer.")]}
+
+
 def form_groups(catalog: Catalog, e: Estimate) -> list[dict[str, Any]]:
     """The form's fields (names are the query keys), grouped, with the default values."""
     return [model_group(catalog, e), shape_group(e), gpu_group(catalog, e),
-            memory_group(catalog, e)]
+            ways_group(catalog, e), memory_group(catalog, e)]

@@ -10,6 +10,7 @@ figures), fetched from the site itself when chosen.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -17,10 +18,17 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import estimate, figures, ids, inputs, semantics, tree
-from tinkernomics.derived.calculator.estimate import graph_for
-from tinkernomics.derived.calculator.graph import to_json
-from tinkernomics.site.calculator import layout
+from tinkernomics.derived.calculator import (
+    estimate,
+    figures,
+    ids,
+    inputs,
+    semantics,
+    tree,
+    waysgraph,
+)
+from tinkernomics.derived.calculator.graph import Graph, to_json
+from tinkernomics.site.calculator import layout, recipelayout, wayslayout
 from tinkernomics.site.pages.views import REFERENCES, Links
 
 CALCULATOR = "calculator/"
@@ -60,6 +68,7 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
         "G": typical["G"], "K": typical["K"],
         "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
         "figures": figs, "references": refs,
+        "blocks": {recipelayout.SLOT: recipelayout.recipe_blocks(catalog, algo.id, links)},
     }
 
 
@@ -74,11 +83,15 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
                  "inputs": estimate.row_inputs(r)} for r in p.rows]
 
     return {
-        "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k)}
+        "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
+                       "flags": waysgraph.model_flags(catalog, k),
+                       "texts": recipelayout.model_texts(catalog, k)}
                    for k, x in catalog.models.items()},
-        "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k)}
+        "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k),
+                         "slot": waysgraph.gpu_slot(k)}
                      for k, x in catalog.hardware.items()},
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
+                            "effective": float(p.effective.toordinal()),
                             "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p)}
                         for k, p in catalog.price_lists.items()},
         "formulas": {fid: {"name": catalog.formulas[fid].name,
@@ -94,12 +107,29 @@ def input_data(catalog: Catalog) -> list[dict[str, Any]]:
             for i in inputs.link_inputs(catalog)]
 
 
-def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]]) -> dict[str, Any]:
-    """Everything calculator.js needs besides the algorithm files (never typed twice)."""
-    graph = graph_for(catalog)
+def result_blocks(catalog: Catalog, graph: Graph, today: dt.date,
+                  links: Links) -> list[dict[str, Any]]:
+    """``layout.blocks`` with the comparison of every way to run and the recipe's slot after
+    the cost bars (``wayslayout``, ``recipelayout``)."""
+    found = layout.blocks(catalog, graph)
+    at = next((i + 1 for i, b in enumerate(found) if b.get("id") == "calc-money"), len(found))
+    recipe = {"type": "slot", "name": recipelayout.SLOT, "id": "calc-recipe", "when": None,
+              "title": "The run as a tinker-cookbook recipe", "flags": [],
+              "empty": wayslayout.cases(("", "<p>The cookbook pin has no recipe for "
+                                         "{algorithm_name:text}.</p>"))}
+    return [*found[:at], wayslayout.ways_block(catalog, today, links), recipe, *found[at:]]
+
+
+def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
+              today: dt.date | None = None) -> dict[str, Any]:
+    """Everything calculator.js needs besides the algorithm files (never typed twice): the
+    estimate's graph with the comparison of every way to run (staleness judged on ``today``,
+    the catalog's data date; by default its newest price list's or way's date)."""
+    day = today or waysgraph.catalog_day(catalog)
+    graph = waysgraph.graph(catalog, day)
     figs, refs = figures_data(catalog, figures.shared_figures(catalog), links)
     return {
-        "graph": to_json(graph), "blocks": layout.blocks(catalog, graph),
+        "graph": to_json(graph), "blocks": result_blocks(catalog, graph, day, links),
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
         "inputs": input_data(catalog),
         "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
