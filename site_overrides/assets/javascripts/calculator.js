@@ -305,7 +305,7 @@
   View.prototype.code = function (b) {
     var self = this;
     return this.parts(b.before) + b.codes.map(function (c) {
-      return '<div class="tn-calc__code"><p class="tn-calc__code-label">' + esc(c.label) + "</p><pre><code>" +
+      return '<div class="tn-calc__code"><p class="tn-calc__code-label">' + esc(c.label) + "</p><pre><code tabindex=\"0\">" +
         self.parts(c.parts) + '</code></pre><button type="button" class="md-button tn-calc__copy-code">' + esc(c.copy) + "</button></div>";
     }).join("") + this.parts(b.after);
   };
