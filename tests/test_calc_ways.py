@@ -9,8 +9,10 @@ read or asserted.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import json
+import re
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from tinkernomics.catalog.models.ways import WayToRun
 from tinkernomics.catalog.yamlread import YamlDoc
 from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs, waysgraph
+from tinkernomics.site.calculator import recipelayout
 
 TODAY = dt.date(2026, 12, 2)
 
@@ -172,3 +175,67 @@ def test_a_way_id_that_is_not_a_graph_name_still_works(catalog: Catalog) -> None
     assert values["ways.w_a_b_2026_12__g_h100.total"] is not None
     with pytest.raises(ValueError, match="differ only"):
         inputs.way_options(with_ways(ok, [dotted, clash]))
+
+
+SPECIAL = {"formula", "formula_name", "badge", "status"}
+
+
+def template_names(node: Any, found: dict[str, set[str]]) -> None:
+    """Every graph name a layout reads: ``["v", name]`` in its condition trees, ``{key}`` and
+    ``{key:format}`` in its templates (``{name:text}`` are names of the estimate)."""
+    if isinstance(node, dict):  # "flags" are figure keys ({name} of the estimate's names)
+        for key, value in node.items():
+            if key != "flags":
+                template_names(value, found)
+    elif isinstance(node, list):
+        if len(node) == 2 and node[0] == "v" and isinstance(node[1], str):
+            found["values"].add(node[1])
+        for value in node:
+            template_names(value, found)
+    elif isinstance(node, str):
+        for key, kind in re.findall(r"\{([A-Za-z_][\w.]*)(?::([\w.]+))?\}", node):
+            if key not in SPECIAL:
+                found["texts" if kind == "text" else "values"].add(key)
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "dapo", "opd"])
+def test_every_name_the_comparison_and_recipe_read_exists(catalog: Catalog,
+                                                          algorithm: str) -> None:
+    """The page's blocks and the algorithm's recipe read only inputs, quantities and names the
+    estimate has (calculator.js would stop at an unknown name): checked on the fixture ways."""
+    from tinkernomics.site.calculator import pagedata
+    from tinkernomics.site.pages.views import Links
+
+    links = Links(pagedata.CALCULATOR)
+    blocks = pagedata.result_blocks(catalog, waysgraph.graph(catalog, TODAY), TODAY, links)
+    algo = pagedata.algorithm_data(catalog, catalog.algorithms[algorithm], links)
+    found: dict[str, set[str]] = {"values": set(), "texts": set()}
+    template_names([blocks, algo["blocks"]], found)
+    est, values = waysgraph.evaluate_ways(catalog, {"a": algorithm}, TODAY)
+    env = {**est.env, **waysgraph.environment(catalog, est)}
+    assert found["values"] - set(values) - set(env) == set()
+    texts = set(est.resolved.names) | {f"{who}.{k}" for who in ("model", "teacher")
+                                       for k in recipelayout.model_texts(catalog, est.choice.model)}
+    assert found["texts"] - texts == set()
+    assert any(n.startswith("ways.") for n in found["values"])
+    assert algo["blocks"][recipelayout.SLOT], algorithm
+
+
+def test_catalog_text_never_becomes_markup_or_a_placeholder(catalog: Catalog) -> None:
+    """A way's hostile reason, note and date text reaches the page escaped, braces included."""
+    plain = way("evil-2026-12", "evil", "2026-12-01", "managed_service",
+                hour_price=fig(1, "usd_per_hour"), models=[], models_note="x")
+    from tinkernomics.site.calculator import wayslayout
+    from tinkernomics.site.pages.views import Links
+
+    # the validator refuses such text (raw HTML); the page must not rely on it
+    valid = with_ways(catalog, [plain]).entries["way"]["evil-2026-12"]
+    hostile = valid.model.model_copy(update={
+        "models_note": "<img src=x onerror=alert(1)> {tinker.total}",
+        "dated": "<b>{price_list:text}</b>"})
+    cat = Catalog(root=catalog.root, entries={**catalog.entries, "way": {
+        "evil-2026-12": dataclasses.replace(valid, model=hostile)}})
+    block = wayslayout.ways_block(cat, TODAY, Links("calculator/"))
+    text = json.dumps(block)
+    assert "<img" not in text and "<b>" not in text and "{tinker.total}" not in text
+    assert "&lt;img src=x onerror=alert(1)&gt; &#123;tinker.total&#125;" in text
