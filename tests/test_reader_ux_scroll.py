@@ -18,11 +18,18 @@ DESKTOP = {"width": 1280, "height": 900}
 PAGES = ("algorithms/", "hardware/", "tinker/", "calculator/")
 BOXES = ".tn-table-wrap, .tn-calc__scroll"
 
-CUES_JS = """(sel) => [...document.querySelectorAll(sel)].filter(b => b.checkVisibility())
-    .map(b => {
+CUES_JS = """async (sel) => {
+    const frames = () => new Promise(r => requestAnimationFrame(() =>
+        requestAnimationFrame(() => requestAnimationFrame(r))));
+    const out = [];
+    for (const b of [...document.querySelectorAll(sel)].filter(b => b.checkVisibility())) {
+        // on screen, as a reader sees it (a box off screen may skip its rows' layout:
+        // content-visibility), then a frame for its scroll-driven animations
+        b.scrollIntoView({block: 'nearest'});
+        await frames();
         const hint = getComputedStyle(b, '::before'), veil = getComputedStyle(b, '::after');
         const right = veil.backgroundSize.split(',').pop().trim();
-        return {
+        out.push({
             label: b.getAttribute('aria-label') || b.className,
             wide: b.scrollWidth > b.clientWidth + 1,
             focusable: b.getAttribute('tabindex') === '0' && !!b.getAttribute('aria-label'),
@@ -32,8 +39,10 @@ CUES_JS = """(sel) => [...document.querySelectorAll(sel)].filter(b => b.checkVis
             room: parseFloat(hint.height) || 0,
             inner: [...b.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1
                 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).length,
-        };
-    })"""
+        });
+    }
+    return out;
+}"""
 """Every scroll box shown on the page, with what its cue shows."""
 
 PAGE_WIDTH_JS = """() => ({
@@ -103,6 +112,9 @@ def test_the_calculators_cost_tables_are_keyboard_reachable(phone: Any) -> None:
 def test_the_hint_goes_at_the_end(phone: Any) -> None:
     page = open_page(phone, "algorithms/")
     box = page.locator(".tn-algorithms .tn-table-wrap")
+    box.scroll_into_view_if_needed()  # its rows are laid out once it nears the screen
+    page.wait_for_function("""() => { const b = document.querySelector(
+        '.tn-algorithms .tn-table-wrap'); return b.scrollWidth > b.clientWidth + 1; }""")
     box.evaluate("(b) => { b.scrollLeft = b.scrollWidth; }")
     [after] = [b for b in boxes(page) if b["label"] == box.get_attribute("aria-label")]
     assert not after["hint"] and not after["fade"]

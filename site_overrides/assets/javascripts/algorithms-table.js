@@ -185,6 +185,18 @@
     allButton.addEventListener("click", function () { state.shown = rows.length; update(); });
     table.dataset.tnReady = "1";
     restore();
+    root.setAttribute("data-tn-ready", "1");  // shows the table (algorithms-table.css)
+    revealTarget(table);
+  }
+
+  /* The browser could not scroll to a #row-... target while the table was held back (its rows
+     were not laid out): scroll to it now that they are. */
+  function revealTarget(table) {
+    var id = location.hash.slice(1);
+    var target = id && document.getElementById(decodeURIComponent(id));
+    if (target && table.contains(target)) {
+      requestAnimationFrame(function () { target.scrollIntoView(); });
+    }
   }
 
   function scan() {
