@@ -118,24 +118,32 @@ def pages_for(scheme: str, pages: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def looked_at(browser, built_site: BuiltSite) -> dict[tuple[str, str], tuple[list, Served]]:
-    """Every page at every viewport (light), a sample in dark: the tabs load each page side by
-    side (one context, so one renderer, each: the machine's cores share the work), then each is
-    read."""
-    combos = [(viewport, scheme) for viewport in sorted(VIEWPORTS) for scheme in SCHEMES]
-    served = {combo: Served(built_site.root) for combo in combos}
-    tabs = {combo: served[combo].open(browser, combo[1], VIEWPORTS[combo[0]]) for combo in combos}
-    problems: dict[tuple[str, str], list] = {combo: [] for combo in combos}
+    """Every page at every viewport (light), a sample in dark. One tab per scheme loads each
+    page once, is read at each viewport in turn (a resize lays the page out as a load at that
+    size would: the layout is CSS media queries and Material's resize observers), and the tabs
+    load side by side (one context, so one renderer, each: the machine's cores share the work)."""
+    sizes = sorted(VIEWPORTS)
+    served = {scheme: Served(built_site.root) for scheme in SCHEMES}
+    tabs = {scheme: served[scheme].open(browser, scheme, VIEWPORTS[sizes[0]])
+            for scheme in SCHEMES}
+    problems: dict[tuple[str, str], list] = {(v, s): [] for v in sizes for s in SCHEMES}
     pages = our_pages()
     for path in pages:
-        due = {combo: page for combo, page in tabs.items() if path in pages_for(combo[1], pages)}
+        due = {scheme: page for scheme, page in tabs.items() if path in pages_for(scheme, pages)}
         for page in due.values():
             page.goto(SUB_PATH_URL + path, wait_until="commit")
-        for combo, page in due.items():
+        for scheme, page in due.items():
             page.wait_for_load_state("load")
-            problems[combo] += page_problems(path, combo[1], page.evaluate(STATE_JS))
+            for viewport in sizes:
+                width, height = VIEWPORTS[viewport]
+                page.set_viewport_size({"width": width, "height": height})
+                problems[viewport, scheme] += page_problems(path, scheme,
+                                                            page.evaluate(STATE_JS))
+            page.set_viewport_size(dict(zip(("width", "height"), VIEWPORTS[sizes[0]],
+                                            strict=True)))
     for page in tabs.values():
         page.context.close()
-    return {combo: (problems[combo], served[combo]) for combo in combos}
+    return {(v, s): (problems[v, s], served[s]) for v in sizes for s in SCHEMES}
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
