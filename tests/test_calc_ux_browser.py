@@ -169,7 +169,7 @@ def test_switching_drops_what_the_new_algorithm_cannot_use(tab: Any,
     note = page.text_content(".tn-calc__results .tn-calc__switch")
     assert f"Teacher model = {teacher} does not apply to {name}; dropped." in note
     # the reference copy, set on a method with a reference, then a method without one
-    page.click('.tn-calc__group:not([open]) > summary')
+    page.eval_on_selector('[data-field="rc"]', "f => { f.closest('details').open = true; }")
     page.select_option('select[name="rc"]', "1")
     wait_for(page, "rc", "1")
     bare = next(a for a, x in catalog.algorithms.items()
@@ -232,3 +232,15 @@ def test_without_javascript_the_form_is_off_and_says_why(browser: Any, built_sit
             page.goto(href)
             assert page.locator("h1").count() == 1, href
         assert watch.missing == []
+
+
+def test_a_preset_opens_its_own_settings(tab: Any, catalog: Catalog) -> None:
+    """Each preset's settings, its price list included, are the page's link after the click
+    (Material's instant navigation rewrites the links' href attributes to absolute URLs)."""
+    page = tab
+    open_calc(page)
+    for i, query in enumerate(calcsite.preset_queries(catalog)):
+        page.click(f".tn-calc__preset >> nth={i}")
+        page.wait_for_function("q => Object.entries(q).every(([k, v]) =>"
+                               " new URLSearchParams(location.search).get(k) === v)", arg=query)
+        assert query.items() <= page_query(page).items()

@@ -457,9 +457,9 @@
     Object.keys(state).forEach(function (k) { if (!has(keys, k)) delete state[k]; });
   };
   /* A failed load or evaluation is shown in the result area (once), never rethrown. */
-  Page.prototype.update = function (source) {
+  Page.prototype.update = function (source, switched) {
     var self = this;
-    return this.load().then(function (id) { self.compute(id, source); }).catch(function (err) {
+    return this.load().then(function (id) { self.compute(id, source, switched); }).catch(function (err) {
       var old = self.results.querySelector(".tn-calc__error");
       if (old) old.remove();
       self.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__error" role="alert">' +
@@ -472,10 +472,12 @@
     est.values = evaluate(this.d.graph, est.env);
     return est;
   };
-  Page.prototype.compute = function (algoId, source) {
+  /* `switched`: what a change of a key that keeps others left to check (Page.keeping), carried
+     with its own update, so an update still in flight cannot take it. */
+  Page.prototype.compute = function (algoId, source, switched) {
     var d = this.d, algo = this.algos[algoId], est = this.estimate(algoId);
-    var note = this.switched ? this.settle(est, algo) : "";
-    if (note && this.switched.dropped) est = this.estimate(algoId);
+    var note = switched ? this.settle(est, algo, switched) : "";
+    if (switched && switched.dropped) est = this.estimate(algoId);
     this.pin(est.choice);
     window.history.replaceState(window.history.state, "", window.location.pathname + this.search() + window.location.hash);
     d.figs = Object.assign({}, d.figures, algo.figures);
@@ -487,7 +489,7 @@
     this.last = est;
     this.results.innerHTML = new View(d, est).html(window.location.href);
     this.syncForm(est, source);
-    this.summarise(est, note);
+    this.summarise(est, note, switched);
     this.root.removeAttribute("data-tn-error");
     this.root.setAttribute("data-tn-ready", "1");
     this.root.dispatchEvent(new CustomEvent("tn-calc:update", { bubbles: true }));
@@ -546,9 +548,8 @@
     if (value === "") delete this.state[el.name];
     else this.state[el.name] = value;
     (has(this.keys, el.name) ? this.keys[el.name].dependents : []).forEach(function (dep) { delete this.state[dep]; }, this);
-    this.switched = this.keeping(el.name);
     this.edited = true;
-    this.update(el.type === "checkbox" || el.tagName === "SELECT" ? null : el);
+    this.update(el.type === "checkbox" || el.tagName === "SELECT" ? null : el, this.keeping(el.name));
   };
   /* A change of a key that keeps others (inputs.Input.keeps): what the reader had set, as the
      form showed it, and whether it applied (its `when`) to the estimate before the change. */
@@ -568,8 +569,8 @@
   /* After such a change: a kept key that applied before and whose `when` fails on the new
      estimate is dropped from the link; the note names it, and the kept values that differ from
      the new choice's typical ones (inputs.Input.typical). */
-  Page.prototype.settle = function (est, algo) {
-    var self = this, sw = this.switched, name = esc(algo.name), dropped = [], kept = [], typical = 0;
+  Page.prototype.settle = function (est, algo, sw) {
+    var self = this, name = esc(algo.name), dropped = [], kept = [], typical = 0;
     sw.items.forEach(function (it) {
       var inp = self.keys[it.key], usual = algo[it.key];
       if (it.applied && inp.when !== null && !evalTree(inp.when, est.values)) {
@@ -589,7 +590,7 @@
   };
   /* The summary that stays in view ([data-tn-sum] numbers, outside the results), the note of a
      switch, and one spoken sentence a second after the last change (not on every keystroke). */
-  Page.prototype.summarise = function (est, note) {
+  Page.prototype.summarise = function (est, note, switched) {
     var formats = {}, box = this.root.querySelector(".tn-calc__summary");
     this.d.graph.forEach(function (q) { formats[q[0]] = q[1]; });
     Array.prototype.forEach.call(this.root.querySelectorAll("[data-tn-sum]"), function (el) {
@@ -601,10 +602,9 @@
     if (note) {
       this.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__note tn-calc__switch">' + note + "</p>");
       spoken = " " + this.results.querySelector(".tn-calc__switch").textContent;
-      var field = this.form.querySelector('[data-field="' + this.switched.key + '"]');
+      var field = this.form.querySelector('[data-field="' + switched.key + '"]');
       if (field) field.insertAdjacentHTML("beforeend", '<small class="tn-calc__switch">' + note + "</small>");
     }
-    this.switched = null;
     if (!box || !this.edited) return;  /* nothing to say before the reader changes something */
     var status = box.querySelector(".tn-calc__said"), said = box.querySelector(".tn-calc__summary-list");
     window.clearTimeout(this.saying);
@@ -625,7 +625,10 @@
     Array.prototype.forEach.call(this.root.querySelectorAll(".tn-calc__preset"), function (a) {
       a.addEventListener("click", function (e) {
         e.preventDefault();
-        self.state = Object.fromEntries(new URLSearchParams(a.getAttribute("href").replace(/^\?/, "")));
+        /* a.href, not the attribute: Material's instant navigation rewrites the attribute to
+           an absolute URL, whose first key then read "http://…/calculator/?p" (the preset's
+           price list was lost). */
+        self.state = Object.fromEntries(new URL(a.href).searchParams);
         self.edited = true;
         self.update(null);
       });
