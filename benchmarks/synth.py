@@ -93,6 +93,8 @@ def _algorithm(template: dict[str, Any], i: int, refs: list[str],
         fit["A"]["value"] = 40 + (i * 13) % 25
         fit["B"]["value"] = round(1.2 + (i % 9) / 10, 1)
         fit["C_mid"]["value"] = 1000 + (i * 37) % 9000
+        if isinstance(fit.get("R0"), dict):  # a start below the varied asymptote, as the rule asks
+            fit["R0"]["value"] = min(fit["R0"]["value"], fit["A"]["value"] / 2)
     return algo
 
 
