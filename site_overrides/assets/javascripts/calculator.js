@@ -334,7 +334,7 @@
     var parts = function (list) { return list.map(function (c) { return self.pick(c) || ""; }).join(""); };
     var name = esc(b.title || "Cost table");  /* a named, focusable box: keyboard readers scroll it */
     return head + parts(b.before) + '<div class="tn-calc__scroll" tabindex="0" role="region" aria-label="' +
-      name + ' (scrolls sideways)"><table class="tn-calc__table"><thead><tr>' +
+      name + ' (scrolls sideways)"><table class="tn-calc__table' + (b.class ? " " + esc(b.class) : "") + '"><thead><tr>' +
       th + "</tr></thead><tbody>" + rows + "</tbody></table></div>" + parts(b.after);
   };
   View.prototype.cards = function (b) {

@@ -12,8 +12,9 @@ graph, so the calculator page evaluates them in the browser with the same generi
   names), free (below its free tier's model size), stale (a newer list of its series, or older
   than ``STALE_MONTHS`` on the data date) and listed (pinned by the link's ``w``, else the
   newest list of its series);
-- per row (``ROWS``: a way and GPU type, its free tier, or the way itself): rate, amount,
-  total, shown, and break-even against Tinker's bill (ratio, tying rate) and the cheapest row.
+- per row (``rows``: a way and GPU type, its free tier, or the way itself): rate, amount,
+  total, shown, and break-even against Tinker's bill (ratio, tying rate) and the cheapest
+  paid row (``ways.cheapest``: the lowest total above zero).
 
 The extra inputs (``environment``) are lookups and flags: each GPU's figures, whether the
 chosen model is one a way trains, the pins, the chosen price list's date. ``tests/
@@ -250,9 +251,11 @@ def row_quantities(row: WayRow) -> list[Quantity]:
 
 
 def break_even(found: list[WayRow]) -> list[Quantity]:
-    """The cheapest shown total, and each row against Tinker's bill and against it."""
+    """The cheapest shown total above zero (a free tier is no price to compare with), and each
+    row against Tinker's bill and against it."""
     def term(row: WayRow) -> str:
-        return f"coalesce({row.name}.total if {row.name}.shown else {NONE}, {NONE})"
+        r = row.name
+        return f"coalesce({r}.total if {r}.shown * ({r}.total > 0) else {NONE}, {NONE})"
 
     totals = [row for row in found if row.kind not in ("way", "none")]
     out = [q("ways.lowest", f"min({', '.join(term(r) for r in totals)})", "usd"),

@@ -120,8 +120,8 @@ def versus(row: WayRow) -> list[dict[str, Any]]:
     r = row.name
     cheapest = {"cases": cases(
         (f"{r}.total == ways.cheapest", "<strong>cheapest</strong>"),
-        (f"missing({r}.total)", ""), ("ways.cheapest == 0", "the cheapest is free"),
-        ("", f"{{{r}.vs_cheapest:ratio}} the cheapest"))}
+        (f"{r}.total == 0", "free"), (f"missing({r}.vs_cheapest)", ""),
+        ("", f"{{{r}.vs_cheapest:ratio}}"))}
     if row.kind == "tinker":
         return [{"cases": cases(("", "—"))}, cheapest]
     if row.kind in ("way", "none"):
@@ -129,18 +129,16 @@ def versus(row: WayRow) -> list[dict[str, Any]]:
     unit = UNITS.get(row.kind, "")
     tie = [] if row.kind == "free" else [(
         f"1 - missing({r}.tie_tinker)",
-        f"{{{r}.vs_tinker:ratio}} Tinker's bill; ties at {{{r}.tie_tinker:usd}}{unit}")]
+        f"{{{r}.vs_tinker:ratio}}<small>ties at {{{r}.tie_tinker:usd}}{unit}</small>")]
     free = [("", "free")] if row.kind == "free" else []
     tinker = {"cases": cases((f"missing({r}.vs_tinker)", ""), *tie, *free,
-                             ("", f"{{{r}.vs_tinker:ratio}} Tinker's bill"))}
+                             ("", f"{{{r}.vs_tinker:ratio}}"))}
     return [tinker, cheapest]
 
 
-def label(catalog: Catalog, row: WayRow) -> str:
-    if row.way is None:
-        return "Tinker"
-    gpu = catalog.hardware[row.gpu].name if row.gpu in catalog.hardware else ""
-    return f"{row.way.name} · {gpu}" if gpu else row.way.name
+def label(row: WayRow) -> str:
+    """The way's name (a GPU row names its GPU in the next cell)."""
+    return "Tinker" if row.way is None else row.way.name
 
 
 def table_row(catalog: Catalog, row: WayRow, newest: dict[str, dt.date], newest_list: dt.date,
@@ -148,17 +146,19 @@ def table_row(catalog: Catalog, row: WayRow, newest: dict[str, dt.date], newest_
     way = row.way
     date = (tinker_date(newest_list, links) if way is None
             else date_cell(way, newest[way.series], links))
-    return {"key": row.key, "label": label(catalog, row), "cases": how(catalog, row),
-            "parts": caveats(way) if way is not None and row.kind != "way" else [],
-            "cells": [f"{row.name}.total" if row.kind not in ("way", "none")
-                      else {"cases": cases(("", "–"))}, date, *versus(row)],
+    total = (f"{{{row.name}.total:usd}}" if row.kind not in ("way", "none") else "–")
+    multiplies = {"cases": how(catalog, row),
+                  "parts": caveats(way) if way is not None and row.kind != "way" else []}
+    return {"key": row.key, "label": label(row), "cases": cases(("", total)), "parts": [],
+            "cells": [*versus(row), multiplies, date],
             "when": to_tree(f"{row.name}.shown"), "order": f"{row.name}.total"}
 
 
 INTRO = ('<p>This run on Tinker and on every other way to run it, cheapest first: rented GPUs '
          "(GPU-hours on each GPU type at the utilisation above), market indexes and managed "
-         "services (per GPU-hour, per token or per training hour). Break-even: this total over "
-         "the other's, and the rate at which both would cost the same. A list older than "
+         "services (per GPU-hour, per token or per training hour). Break-even: this total as a "
+         "multiple of Tinker's bill and of the cheapest paid total, and the rate at which this "
+         "way would cost what Tinker does. A list older than "
          "{months} months on {today} (the catalog's data date) or replaced by a newer list is "
          "marked <strong>stale</strong>. ")
 PINS = cases(("pin.any", "Showing the lists you pinned under “Ways to run compared” (the link "
@@ -174,9 +174,10 @@ def ways_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]
     newest_list = max(p.effective for p in catalog.price_lists.values())
     intro = INTRO.format(months=ways.STALE_MONTHS, today=today.isoformat())
     return {
-        "type": "table", "id": "calc-ways", "title": "Every way to run this job",
-        "head": ["Way to run", "What the total multiplies", "Total", "Prices as of",
-                 "Against Tinker", "Against the cheapest"],
+        "type": "table", "id": "calc-ways", "class": "tn-calc__ways",
+        "title": "Every way to run this job",
+        "head": ["Way to run", "Total", "Against Tinker (ties at)", "Against the cheapest paid",
+                 "What the total multiplies", "Prices as of"],
         "rows": [table_row(catalog, r, newest, newest_list, links)
                  for r in waysgraph.rows(catalog)],
         "total": [], "flags": [], "when": None, "sort": True,
