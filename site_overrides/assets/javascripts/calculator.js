@@ -375,6 +375,7 @@
       return '<li class="tn-calc__input tn-calc__input--' + esc(f.status) + '"><span class="tn-calc__status">' +
         esc(f.status) + "</span> " + esc(f.label) + ": <strong>" + esc(text) + "</strong> · " +
         (ref ? '<a href="' + esc(ref.href) + '">' + esc(ref.title) + "</a>" : "no source: assumed here") +
+        (f.where ? '<br><small class="tn-calc__where">Where in the source: ' + esc(f.where) + "</small>" : "") +
         (f.how ? '<br><small class="tn-calc__how">' + esc(f.how) + "</small>" : "") +
         (f.status === "unverified" && f.instead
           ? '<br><small class="tn-calc__instead">Sources report instead: ' + esc(f.instead) + "</small>" : "") + "</li>";

@@ -125,6 +125,8 @@ class InputFigure:
     reported_instead: str | None = None
     derivation: str | None = None
     """How an assumption's value is obtained (shown beside it)."""
+    locator: str | None = None
+    """Where in its source the value is stated (catalog markdown), when the catalog says."""
 
     @property
     def unverified(self) -> bool:
@@ -133,7 +135,7 @@ class InputFigure:
 
 def _figure(key: str, label: str, fig: m.Figure) -> InputFigure:
     return InputFigure(key, label, derive.format_figure(fig), fig.status, fig.source,
-                       fig.reported_instead)
+                       fig.reported_instead, locator=fig.locator)
 
 
 def _model_figures(model: m.LanguageModel) -> Iterable[InputFigure]:
@@ -152,7 +154,8 @@ def _price_figures(plist: m.PriceList) -> Iterable[InputFigure]:
             inputs.row_key(plist, row), f"Tinker {plist.id}: {row.model}{row.variant or ''}",
             f"${row.prefill} / ${row.sample} / ${row.train} per 1M prefill / sample / train",
             row.status or plist.status, row.source or plist.source,
-            row.reported_instead or plist.reported_instead)
+            row.reported_instead or plist.reported_instead,
+            locator=row.locator or plist.locator)
     if plist.cached_prefill_discount is not None:
         yield _figure(f"prices:{plist.id}:cache", f"Tinker {plist.id}: cached-prefill discount",
                       plist.cached_prefill_discount)
@@ -182,7 +185,7 @@ def algorithm_figures(algo: m.Algorithm) -> Iterable[InputFigure]:
         if values is not None:
             yield InputFigure(f"algorithm:{algo.id}:{key}", f"{algo.name}: {label}",
                               ", ".join(map(str, values.values)), values.status, values.source,
-                              values.reported_instead)
+                              values.reported_instead, locator=values.locator)
     if algo.scalerl is not None:
         for name in ("A", "B", "C_mid"):
             yield _figure(f"algorithm:{algo.id}:{name}", f"{algo.name}: ScaleRL {name}",

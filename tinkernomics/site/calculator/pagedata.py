@@ -45,12 +45,13 @@ def _plain(text: str | None) -> str | None:
 
 def figures_data(catalog: Catalog, found: list[figures.InputFigure],
                  links: Links) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Figures by key, and the references they cite (title, link)."""
+    """Figures by key, and the references they cite (title, link). ``where`` is the figure's
+    locator as plain text (the script escapes it), or None."""
     figs, refs = {}, {}
     for fig in found:
         figs[fig.key] = {"label": fig.label, "text": fig.text, "status": fig.status.value,
                          "source": fig.source, "instead": _plain(fig.reported_instead),
-                         "how": fig.derivation}
+                         "how": fig.derivation, "where": _plain(fig.locator)}
         if fig.source is not None:
             ref = catalog.references[fig.source]
             refs[fig.source] = {"title": ref.title, "href": links.to(REFERENCES, fig.source)}

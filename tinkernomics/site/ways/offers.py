@@ -80,18 +80,21 @@ def _prices(index: SiteIndex, way: WayToRun, links: Links) -> list[PriceView]:
         return Origin("way", way.id, loc)
 
     hardware = index.catalog.hardware
+    # the prices table prints each locator in a column of its own, not beside the figure
     found = [PriceView(hardware[g.gpu].name if g.gpu in hardware else g.gpu,
-                       index.figure(g.price, links, at("gpu_prices", i, "price")),
+                       index.figure(g.price, links, at("gpu_prices", i, "price")).without_locator(),
                        _locator(g.price.locator)) for i, g in enumerate(way.gpu_prices)]
     for i, t in enumerate(way.token_prices):
         size = (f"models up to {derive.format_number(t.up_to_params_b)}B parameters"
                 if t.up_to_params_b is not None else "any model size")
         found.append(PriceView(f"Training tokens, {size}",
-                               index.figure(t.train, links, at("token_prices", i, "train")),
+                               index.figure(t.train, links, at("token_prices", i, "train"))
+                               .without_locator(),
                                _locator(t.train.locator)))
     if way.hour_price is not None:
         found.append(PriceView("Training time (wall clock)",
-                               index.figure(way.hour_price, links, at("hour_price")),
+                               index.figure(way.hour_price, links, at("hour_price"))
+                               .without_locator(),
                                _locator(way.hour_price.locator)))
     return found
 

@@ -51,7 +51,8 @@ class PinView:
 def _setting(index: SiteIndex, s: Setting | LossSetting, prefix: str, origin: Origin,
              links: Links) -> SettingView:
     loc = s.value.locator
-    return SettingView(f"{prefix}{s.name}", index.figure(s.value, links, origin),
+    # the settings table prints the locator in a column of its own
+    return SettingView(f"{prefix}{s.name}", index.figure(s.value, links, origin).without_locator(),
                        prose_inline(loc) if loc and loc.strip() else None)
 
 

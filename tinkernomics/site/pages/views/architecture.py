@@ -67,7 +67,8 @@ def shape_rows(index: SiteIndex, lm: m.LanguageModel, links: Links) -> list[Shap
             rows.append(ShapeRow(label, name, None, ""))
             continue
         shown = index.figure(fig, links, Origin("model", lm.id, ("shape", name)))
-        rows.append(ShapeRow(label, name, shown, fig.locator))
+        # the table prints the locator in a column of its own
+        rows.append(ShapeRow(label, name, shown.without_locator(), fig.locator))
     return rows
 
 

@@ -11,7 +11,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property, lru_cache
 from typing import Any
@@ -140,10 +140,17 @@ class Shown:
     """"Source: ..." only: the hover text of a figure in a long list."""
     asserted: str = ""
     """Who asserted an unverified value, e.g. 'as given by the original site'."""
+    locator: str = ""
+    """Where in its source the value is stated (section, table, file and line, or the quoted
+    sentence), as plain text: catalog text, escaped where it is written; "" when none."""
 
     @property
     def unverified(self) -> bool:
         return self.status == Status.unverified.value
+
+    def without_locator(self) -> Shown:
+        """The same value for a table that prints its locators in a column of their own."""
+        return replace(self, locator="")
 
 
 Loc = tuple[str | int, ...]
@@ -259,13 +266,17 @@ class SiteIndex:
     def shown(self, text: Markup | str, status: Status, sources: Iterable[str], links: Links,
               *, note: str | None = None, reported_instead: str | None = None,
               origin: Origin | None = None, anchor: bool = True,
-              asserted_by: AssertedBy | None = None) -> Shown:
+              asserted_by: AssertedBy | None = None, locator: str | None = None) -> Shown:
         """A value with provenance. ``origin`` marks the value's home: an unverified value gets
-        an element id there (unless ``anchor`` is False) and a link to its Data quality entry."""
+        an element id there (unless ``anchor`` is False) and a link to its Data quality entry.
+        ``locator`` (catalog markdown) is kept as plain text, shown beside the citation."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
         meaning = status_meaning(status, asserted_by)
         hover = [f"{status.value.capitalize()}: {meaning}."]
         hover.append("Source: " + "; ".join(c.hover for c in cites) + ".")
+        where = plain(locator).strip() if locator and locator.strip() else ""
+        if where:
+            hover.append(f"Where: {where}")
         if note:
             hover.append(plain(note))
         if reported_instead:
@@ -281,13 +292,13 @@ class SiteIndex:
             quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
-            brief_hover=hover[1],
+            brief_hover=hover[1], locator=where,
         )
 
     def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
         return self.shown(derive.format_figure(fig), fig.status, [fig.source], links,
                           note=fig.note, reported_instead=fig.reported_instead, origin=origin,
-                          asserted_by=fig.asserted_by)
+                          asserted_by=fig.asserted_by, locator=fig.locator)
 
     def figure_list(self, figs: m.FigureList, links: Links,
                     origin: Origin | None = None) -> Shown:
@@ -295,12 +306,12 @@ class SiteIndex:
         text = ", ".join(str(v) for v in figs.values) + (f" {label}" if label else "")
         return self.shown(text, figs.status, [figs.source], links, note=figs.note,
                           reported_instead=figs.reported_instead, origin=origin,
-                          asserted_by=figs.asserted_by)
+                          asserted_by=figs.asserted_by, locator=figs.locator)
 
     def claim(self, claim: m.Claim, links: Links, origin: Origin | None = None) -> Shown:
         return self.shown(prose_inline(claim.text), claim.status, [claim.source], links,
                           reported_instead=claim.reported_instead, origin=origin,
-                          asserted_by=claim.asserted_by)
+                          asserted_by=claim.asserted_by, locator=claim.locator)
 
     def cites(self, ref_ids: Iterable[str], links: Links) -> list[Cite]:
         return [self.cite(r, links) for r in dict.fromkeys(ref_ids)]

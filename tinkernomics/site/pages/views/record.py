@@ -59,6 +59,7 @@ def _variant(index: SiteIndex, algo_id: str, i: int, v: m.ScaleRLVariant,
     figs = [getattr(v, name) for name in PARAMS]
     values = [index.figure(f, links, Origin("algorithm", algo_id,
                                             ("scalerl_record", "variants", i, name)))
+              .without_locator()  # the table's "Where in the source" column prints them
               if f is not None else None for f, name in zip(figs, PARAMS, strict=True)]
     where = [prose_inline(loc) for loc in dict.fromkeys(
         f.locator.strip() for f in figs if f is not None and f.locator and f.locator.strip())]
@@ -98,7 +99,8 @@ def _fact(index: SiteIndex, algo_id: str, name: str, text: str, fact: SourcedFac
           links: Links) -> Shown:
     return index.shown(text, fact.status, [fact.source], links, note=fact.note,
                        reported_instead=fact.reported_instead, asserted_by=fact.asserted_by,
-                       origin=Origin("algorithm", algo_id, ("semantics", name)))
+                       origin=Origin("algorithm", algo_id, ("semantics", name)),
+                       locator=fact.locator)
 
 
 def semantics_view(index: SiteIndex, algo: m.Algorithm,
