@@ -19,7 +19,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.tree import to_tree
-from tinkernomics.site.calculator.wayslayout import literal
+from tinkernomics.site.calculator.wayslayout import literal, prose
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.kinds import WAYS
 
@@ -95,7 +95,7 @@ def warnings(rec: recipe.Recipe) -> list[list[Any]]:
         ("run.K > 1", "<li>K &gt; 1 passes per batch has no recipe argument (num_substeps "
          "splits a batch into optimizer steps; it does not repeat it)</li>"),
         ("run.T > 1", "<li>multi-turn episodes need an environment of your own</li>"),
-        *((("", f"<li>{literal(rec.notes)}</li>"),) if rec.notes else ()))
+        *((("", f"<li>{prose(rec.notes)}</li>"),) if rec.notes else ()))
 
 
 def recipe_blocks(catalog: Catalog, algorithm: str, links: Links) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import waysgraph
 from tinkernomics.derived.calculator.tree import to_tree
 from tinkernomics.derived.calculator.waysgraph import NEEDS, WayRow
+from tinkernomics.markup.prose import to_inline_html
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.kinds import TINKER, WAYS, entry_anchor
 
@@ -32,6 +33,11 @@ UNITS = {"gpu_hours": "/GPU-hour", "training_hours": "/hour", "tokens": " per 1M
 def literal(text: str) -> str:
     """Catalog text as template text: HTML-escaped, ``{`` and ``}`` as entities."""
     return str(escape(text)).replace("{", "&#123;").replace("}", "&#125;")
+
+
+def prose(text: str) -> str:
+    """Catalog Markdown as template text: the site's safe inline HTML, braces as entities."""
+    return to_inline_html(text).replace("{", "&#123;").replace("}", "&#125;")
 
 
 def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
