@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from markupsafe import Markup
+
 from tinkernomics.derived import derive, recipe
 from tinkernomics.derived import ways as engine
 from tinkernomics.derived.calculator.estimate import estimate
+from tinkernomics.markup.prose import to_inline_html
 from tinkernomics.site.pages.views import Cite, Links, SiteIndex
 from tinkernomics.site.pages.views.kinds import TINKER, entry_anchor
 
@@ -58,7 +61,8 @@ class RecipeView:
     command: str
     python: str
     sources: list[tuple[str, str]]
-    warnings: tuple[str, ...]
+    warnings: tuple[Markup, ...]
+    """Catalog Markdown and generated text, as the site's safe inline HTML."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,8 @@ def recipe_view(rec: recipe.RecipeExport | None) -> RecipeView | None:
         repository=rec.repository, commit=rec.commit,
         commit_href=f"https://github.com/{rec.repository}/tree/{rec.commit}",
         module=rec.module, path=rec.path, command=rec.command(), python=rec.python(),
-        sources=sorted(rec.sources.items()), warnings=rec.warnings)
+        sources=sorted(rec.sources.items()),
+        warnings=tuple(Markup(to_inline_html(w)) for w in rec.warnings))
 
 
 def run_view(index: SiteIndex, number: int, label: str, query: Mapping[str, str],
