@@ -1,12 +1,13 @@
 """The calculator as a reader uses it (issue 31), in the built site in Chromium: the summary of the
 estimate stays in view while the inputs scroll past and change, on a phone and a desktop; an
 algorithm switch keeps the reader's settings unless the new algorithm cannot use them (and says
-so); every algorithm's default run is priced; with JavaScript off the form is not live and the
-page says what its numbers are. Expected numbers come from Python's estimate of the page's own
-link, never from today's catalog."""
+so); every algorithm's default run is priced; the result says how fresh its prices are; with
+JavaScript off the form is not live and the page says what its numbers are. Expected numbers
+come from Python's estimate of the page's own link, never from today's catalog."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -18,6 +19,7 @@ from helpers_security import routed_site
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
+from tinkernomics.site.calculator import asof
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator.formatting import fmt_value
 
@@ -244,3 +246,24 @@ def test_a_preset_opens_its_own_settings(tab: Any, catalog: Catalog) -> None:
         page.wait_for_function("q => Object.entries(q).every(([k, v]) =>"
                                " new URLSearchParams(location.search).get(k) === v)", arg=query)
         assert query.items() <= page_query(page).items()
+
+
+def test_the_result_says_how_fresh_its_prices_are(tab: Any, catalog: Catalog) -> None:
+    """For each price list, the result's Tinker card says its date, and a stale-prices warning
+    shows exactly when asof.view (judged on the build day the page's footer states) calls the
+    list stale; the algorithm pages' cost panels say the date too."""
+    page = tab
+    for plist in catalog.price_lists:
+        open_calc(page, f"?p={plist}")
+        built = dt.date.fromisoformat(
+            page.get_attribute("[data-tn-build-date] time", "datetime"))
+        expected = asof.view(catalog, plist, built)
+        card = page.text_content(".tn-calc__results .tn-calc__card")
+        assert f"as of {expected['date']}" in card, plist
+        warning = page.locator(".tn-calc__results .tn-calc__stale")
+        assert warning.count() == (1 if expected["stale"] else 0), plist
+        if expected["newer"]:
+            assert expected["newer"] in warning.text_content()
+    page.goto(SUB_PATH_URL + f"algorithms/{inputs.DEFAULT_ALGORITHM}/")
+    latest = catalog.price_lists[inputs.latest_price_list(catalog)].effective.isoformat()
+    assert f"Tinker prices as of {latest}" in page.text_content(".tn-calc-panel")

@@ -203,7 +203,7 @@ def test_every_name_the_comparison_and_recipe_read_exists(catalog: Catalog,
                                                           algorithm: str) -> None:
     """The page's blocks and the algorithm's recipe read only inputs, quantities and names the
     estimate has (calculator.js would stop at an unknown name): checked on the fixture ways."""
-    from tinkernomics.site.calculator import pagedata
+    from tinkernomics.site.calculator import asof, pagedata
     from tinkernomics.site.pages.views import Links
 
     links = Links(pagedata.CALCULATOR)
@@ -216,6 +216,7 @@ def test_every_name_the_comparison_and_recipe_read_exists(catalog: Catalog,
     assert found["values"] - set(values) - set(env) == set()
     texts = set(est.resolved.names) | {f"{who}.{k}" for who in ("model", "teacher")
                                        for k in recipelayout.model_texts(catalog, est.choice.model)}
+    texts |= {f"price.{k}" for k in asof.price_texts(catalog.price_lists[est.choice.price_list])}
     assert found["texts"] - texts == set()
     assert any(n.startswith("ways.") for n in found["values"])
     assert algo["blocks"][recipelayout.SLOT], algorithm

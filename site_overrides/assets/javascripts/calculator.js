@@ -214,6 +214,8 @@
     /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
     Object.keys(m.texts).forEach(function (k) { names["model." + k] = m.texts[k]; });
     if (teacher) Object.keys(d.models[teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[teacher].texts[k]; });
+    /* The price list's texts (its date, calculator/asof.py): {price.<key>:text}. */
+    Object.keys(plist.texts).forEach(function (k) { names["price." + k] = plist.texts[k]; });
     return { choice: c, names: names, env: env, roles: roles };
   }
 

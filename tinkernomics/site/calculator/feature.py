@@ -14,6 +14,8 @@ evaluated here from the same graph, linking to the calculator with those setting
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -26,11 +28,11 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
-from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.build import Macro, SiteContext, catalog_dir
-from tinkernomics.site.calculator import form, pagedata
+from tinkernomics.site.calculator import asof, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
+from tinkernomics.site.freshness.feature import build_dates
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
 from tinkernomics.site.pages.views.kinds import WAYS
@@ -152,6 +154,17 @@ def noscript_view(catalog: Catalog, links: Links, default: Mapping[str, str]) ->
             "same_run": dict(default) == inputs.comparison_query(catalog, algo_id)}
 
 
+def staleness_day(root: Path) -> dt.date:
+    """The day prices are judged stale on (``asof``): the site's build day
+    (``freshness.build_dates``: ``SOURCE_DATE_EPOCH``, else git), once per build."""
+    return _build_day(root, os.environ.get("SOURCE_DATE_EPOCH", ""))
+
+
+@cache
+def _build_day(root: Path, epoch: str) -> dt.date:  # epoch: part of the cache key
+    return build_dates(root, catalog_dir(root)).built
+
+
 # --------------------------------------------------------------------------- macros
 
 
@@ -164,13 +177,14 @@ def calculator_html(ctx: SiteContext) -> str:
     e = est.estimate(catalog, queries[0])
     presets = [{"label": label, "href": "?" + query_string(q)}
                for (label, _), q in zip(PRESETS, queries, strict=True)]
-    today = data_last_changed(catalog_dir(ctx.root)).date()  # staleness: the data date
+    today = staleness_day(ctx.root)  # staleness: the build day
     data = pagedata.page_data(catalog, links, presets, today)
     return _render(
         "calculator.html", data=Markup(pagedata.script_json(data)),
         groups=form.form_groups(catalog, e), presets=presets,
         summary=summary_rows(catalog, e), run=describe_run(e), bar=bar_items(catalog, e),
         noscript=noscript_view(catalog, links, queries[0]),
+        asof=asof.view(catalog, e.choice.price_list, today),
     )
 
 
@@ -180,16 +194,18 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     query = {"a": algo_id, "m": inputs.default_model(catalog),
              "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
     e = est.estimate(catalog, query)
+    today = staleness_day(ctx.root)
     html = _render("panel.html", summary=summary_rows(catalog, e), run=describe_run(e),
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name,
-                   missing_g=e["run.G"] is None, comparison=False)
+                   missing_g=e["run.G"] is None, comparison=False,
+                   asof=asof.view(catalog, query["p"], today))
     compare = inputs.comparison_query(catalog, algo_id)
     c = est.estimate(catalog, compare)
     html += _render("panel.html", summary=summary_rows(catalog, c), run=describe_run(c),
                     href=links.to(CALCULATOR) + "?" + query_string(compare),
                     algorithm=catalog.algorithms[algo_id].name, missing_g=False,
-                    comparison=True)
+                    comparison=True, asof=asof.view(catalog, compare["p"], today))
     # Outside the search index: figures only, and the calculator page is where runs are found.
     return f"## What does a typical run cost? {{#{SECTION_ID} data-search-exclude}}\n\n{html}"
 

@@ -33,7 +33,8 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
 
 
 def cards() -> list[dict[str, Any]]:
-    tinker = "{tinker.total}<small>{model_name:text}{variant:text} at the {price_list:text} prices"
+    tinker = ("{tinker.total}<small>{model_name:text}{variant:text} at Tinker's prices as of "
+              "{price.effective:text}")
     own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
            "GPU-hour; ≈ {wall_clock_hours} hours on {mem.min_gpus:count} GPU")
     even = ("{breakeven.gpu_price}<small>per GPU-hour ({tinker.total} ÷ {self.gpu_hours} "

@@ -28,7 +28,7 @@ from tinkernomics.derived.calculator import (
     waysgraph,
 )
 from tinkernomics.derived.calculator.graph import Graph, to_json
-from tinkernomics.site.calculator import layout, recipelayout, wayslayout
+from tinkernomics.site.calculator import asof, layout, recipelayout, wayslayout
 from tinkernomics.site.pages.views import REFERENCES, Links
 
 CALCULATOR = "calculator/"
@@ -93,7 +93,8 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
                      for k, x in catalog.hardware.items()},
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
                             "effective": float(p.effective.toordinal()),
-                            "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p)}
+                            "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p),
+                            "texts": asof.price_texts(p)}
                         for k, p in catalog.price_lists.items()},
         "formulas": {fid: {"name": catalog.formulas[fid].name,
                            "expression": catalog.formulas[fid].expression,
@@ -110,14 +111,17 @@ def input_data(catalog: Catalog) -> list[dict[str, Any]]:
 
 def result_blocks(catalog: Catalog, graph: Graph, today: dt.date,
                   links: Links) -> list[dict[str, Any]]:
-    """``layout.blocks`` with the comparison of every way to run and the recipe's slot after
-    the cost bars (``wayslayout``, ``recipelayout``)."""
+    """``layout.blocks`` with the stale-prices warning above the cards (``asof``), and the
+    comparison of every way to run and the recipe's slot after the cost bars (``wayslayout``,
+    ``recipelayout``)."""
     found = layout.blocks(catalog, graph)
-    at = next((i + 1 for i, b in enumerate(found) if b.get("id") == "calc-money"), len(found))
     recipe = {"type": "slot", "name": recipelayout.SLOT, "id": "calc-recipe", "when": None,
               "title": "The run as a tinker-cookbook recipe", "flags": [],
               "empty": wayslayout.cases(("", "<p>The cookbook pin has no recipe for "
                                          "{algorithm_name:text}.</p>"))}
+    found.insert(next(i for i, b in enumerate(found) if b["type"] == "cards"),
+                 asof.stale_block(catalog, today))  # next to the result, above its cards
+    at = next((i + 1 for i, b in enumerate(found) if b.get("id") == "calc-money"), len(found))
     return [*found[:at], wayslayout.ways_block(catalog, today, links), recipe, *found[at:]]
 
 
