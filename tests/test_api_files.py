@@ -110,7 +110,7 @@ ALGORITHM_CSV = {
 }
 SCALERL_CSV = {
     "algorithm": ("id",), "name": ("name",), "model": ("scalerl", "model"),
-    "dataset": ("scalerl", "dataset"),
+    "dataset": ("scalerl", "dataset"), "curve_label": ("scalerl", "curve_label"),
     "A_percent": ("scalerl", "A", "value"), "B": ("scalerl", "B", "value"),
     "C_mid_gb200_hours": ("scalerl", "C_mid", "value"), "R0_percent": ("scalerl", "R0", "value"),
     **{f"{p}_{k}": ("scalerl", p, k) for p in ("A", "B", "C_mid", "R0")

@@ -353,7 +353,7 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
     assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
         in html
     assert "https://example.org/tn/embed/resize.js" in html
-    assert html.count("<svg") == 2 and "<table>" in html
+    assert html.count("<svg") == 2 and '<table class="tn-table">' in html
     assert html.count("<style>") == 1  # the wide SVG's rules style the narrow one too
     wide = chartsvg.svg_height(comparison, "wide")
     assert f'style="--tn-ar-wide:720/{wide:g};--tn-ar-narrow:400/' in html  # box = SVG ratio

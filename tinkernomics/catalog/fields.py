@@ -17,6 +17,8 @@ from pydantic_core import PydanticCustomError
 
 from tinkernomics.markup import prose as markup_prose
 
+LEADING_WORD_PATTERN = r"^\w"
+"""Text that starts with a letter or digit: never read as a spreadsheet formula in a CSV."""
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 """Entry ids: lower case, digits, ``_ . -``; equal to the file name for one-file entries."""
 

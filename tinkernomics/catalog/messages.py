@@ -15,7 +15,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from tinkernomics.catalog.fields import ID_PATTERN, TEXT_ERROR
+from tinkernomics.catalog.fields import ID_PATTERN, LEADING_WORD_PATTERN, TEXT_ERROR
 from tinkernomics.catalog.numbers import RANGE_ERROR, RangeHint
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
@@ -174,6 +174,10 @@ def _value_hint(error: dict[str, Any]) -> str | None:
     if kind == "string_pattern_mismatch" and isinstance(value, str) \
             and error.get("ctx", {}).get("pattern") == ID_PATTERN:
         return f"ids are lower case letters, digits, '_', '.' and '-': write {_as_id(value)}"
+    if kind == "string_pattern_mismatch" and isinstance(value, str) \
+            and error.get("ctx", {}).get("pattern") == LEADING_WORD_PATTERN:
+        return ("start with a letter or digit (a leading =, +, - or @ is read as a formula by "
+                "spreadsheets opening the chart's CSV)")
     if isinstance(value, str) and kind == "bool_type" and value.lower() in ("true", "false"):
         return f"remove the quotes: write {value.lower()}"
     if kind == "enum" and isinstance(value, str):

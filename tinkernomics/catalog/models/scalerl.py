@@ -11,12 +11,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from tinkernomics.catalog import numbers as n
-from tinkernomics.catalog.fields import Prose, ShortText
+from tinkernomics.catalog.fields import LEADING_WORD_PATTERN, Prose, ShortText
 from tinkernomics.catalog.models.base import StrictModel
 from tinkernomics.catalog.models.provenance import Figure
+
+CURVE_LABEL_MAX = 40
+"""A legend entry is the algorithm's name and this label; longer would crowd a phone's legend."""
+
+CurveLabel = Annotated[
+    ShortText, StringConstraints(max_length=CURVE_LABEL_MAX, pattern=LEADING_WORD_PATTERN)]
+"""The short, plain label of a charted fit (``ScaleRLFit.curve_label``). It starts with a letter
+or digit, so a spreadsheet opening a chart's CSV never reads it as a formula (``=``, ``+``, ``-``,
+``@``); every output escapes it as text."""
 
 SETTING_DESCRIPTION = (
     "The exact setting of the fit: model, training and evaluation data, batch, generation "
@@ -32,6 +41,15 @@ class ScaleRLFit(StrictModel):
     dataset: ShortText = Field(description="Training/evaluation data of the fit.",
                                examples=["Polaris-53K (1,000 held-out prompts)"])
     setting: Prose | None = Field(default=None, description=SETTING_DESCRIPTION)
+    curve_label: CurveLabel | None = Field(
+        default=None,
+        description=("What the charted curve is, in a few words, shown after the algorithm's "
+                     "name in chart legends, captions, alt text and data files (\"CISPO — "
+                     "ScaleRL recipe\"), so that curves of unlike things (a full recipe, a "
+                     "loss inside a baseline) are not read as like. Plain text, at most "
+                     f"{CURVE_LABEL_MAX} characters; when absent, the curve is labelled by the "
+                     "algorithm's name alone. It starts with a letter or digit."),
+        examples=["ScaleRL recipe", "loss in the paper's baseline"])
     # Ranges (catalog/numbers.py): A and R0 0-100 %, B 0.01-20, C_mid 0.001 to 1e9 GB200-hours,
     # which keep every curve point and H100-equivalent hour finite.
     A: Annotated[Figure, n.SCALERL_A] = Field(

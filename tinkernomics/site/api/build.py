@@ -222,7 +222,8 @@ def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> Sca
              else "A / (1 + (C_mid / C) ** B)")
     curve = Curve(status=Status.derived, points=points,
                   derivation=derivation("curve_points", shape, named))
-    return ScaleRL(model=fit.model, dataset=fit.dataset, setting=fit.setting, A=A, B=B,
+    return ScaleRL(model=fit.model, dataset=fit.dataset, setting=fit.setting,
+                   curve_label=fit.curve_label, A=A, B=B,
                    C_mid=C_mid, R0=R0, C_mid_h100_equivalent=h100, curve=curve)
 
 

@@ -72,6 +72,10 @@ class ScaleRL(ApiModel):
     dataset: str = Field(description="Data of the fit.")
     setting: str | None = Field(description="The exact setting: model, data, batch, generation "
                                             "length, compute unit, fitting window (markdown).")
+    curve_label: str | None = Field(
+        description="What the fitted curve is, in a few words (e.g. `ScaleRL recipe`, `loss in "
+                    "the paper's baseline`), as chart legends show it after the algorithm's "
+                    "name; plain text; null when not given.")
     A: Figure = Field(description="Asymptotic pass rate, percent.")
     B: Figure = Field(description="Scaling exponent.")
     C_mid: Figure = Field(description="Compute at half the gain, GB200-hours.")

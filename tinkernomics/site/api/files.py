@@ -181,6 +181,7 @@ SCALERL_COLUMNS: list[Column] = [
     ("name", _get("name")),
     ("model", _get("scalerl", "model")),
     ("dataset", _get("scalerl", "dataset")),
+    ("curve_label", _get("scalerl", "curve_label")),
     *_figure_columns("A", "scalerl", "A", value_name="A_percent"),
     *_figure_columns("B", "scalerl", "B"),
     *_figure_columns("C_mid", "scalerl", "C_mid", value_name="C_mid_gb200_hours"),

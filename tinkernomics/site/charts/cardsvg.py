@@ -196,9 +196,9 @@ def subtitle(chart: Chart) -> str:
         flag = " (unverified fit)" if s.unverified else ""
         return (f"Pass rate rises towards {derive.format_number(s.params.A * 100)}%{flag}; "
                 f"half the gain by {derive.format_number(s.params.C_mid)} GB200-hours")
-    top = max(chart.series, key=lambda s: (s.params.A, s.name))
+    top = max(chart.series, key=lambda s: (s.params.A, s.title))
     return (f"{len(chart.series)} fitted algorithms; highest asymptote "
-            f"{derive.format_number(top.params.A * 100)}% ({top.name})")
+            f"{derive.format_number(top.params.A * 100)}% ({top.title})")
 
 
 def _credit(left: str, right: str) -> list[str]:

@@ -29,8 +29,8 @@ from tinkernomics.site.charts.spec import (
     num,
 )
 
-CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "gb200_hours", "h100_equivalent_hours",
-               "reward_percent", "parameter_status", "sources", "licence")
+CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "curve", "gb200_hours",
+               "h100_equivalent_hours", "reward_percent", "parameter_status", "sources", "licence")
 WIDE_FIRST = ("gb200_hours", "h100_equivalent_hours")
 """The wide CSV's first columns; then one ``<algorithm id>_reward_percent`` per curve."""
 UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
@@ -54,7 +54,7 @@ def data_rows(chart: Chart) -> list[dict[str, Any]]:
         for (c, r), h in zip(s.points, s.h100_hours, strict=True):
             rows.append({
                 "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
-                "gb200_hours": num(c), "h100_equivalent_hours": num(h),
+                "curve": s.curve, "gb200_hours": num(c), "h100_equivalent_hours": num(h),
                 "reward_percent": percent(r),
                 "parameter_status": s.status.value, "sources": " ".join(s.sources),
                 "licence": LICENCE,
@@ -130,7 +130,8 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
         "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
                   "reward": UNITS["reward"], "A": FRACTION, "R0": FRACTION},
         "csv": {"files": CSV_FILES, "units": CSV_UNITS,
-                "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series}},
+                "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series},
+                "wide_labels": {wide_column(s): s.title for s in chart.series}},
         "conversion": {"id": chart.factor.id, "factor": chart.factor.value,
                        "basis": chart.factor.basis, "status": chart.factor.status.value,
                        "sources": [chart.factor.numerator.source,
@@ -145,6 +146,8 @@ def series_json(s: Series) -> dict[str, Any]:
     return {
         "algorithm_id": s.algorithm_id,
         "algorithm": s.name,
+        "curve": s.curve or None,
+        "label": s.title,
         "model": s.fit.model,
         "dataset": s.fit.dataset,
         "status": s.status.value,

@@ -127,7 +127,7 @@ def _param_row(s: charts.Series, factor: derive.Factor) -> ParamRow:
     fit: m.ScaleRLFit = s.fit
     h100 = derive.h100_equivalent_hours(fit.C_mid.value, factor)
     return ParamRow(
-        name=s.name, A=derive.format_figure(fit.A), B=derive.format_number(fit.B.value),
+        name=s.title, A=derive.format_figure(fit.A), B=derive.format_number(fit.B.value),
         C_mid=derive.format_number(fit.C_mid.value), C_mid_h100=f"≈{derive.format_number(h100)}",
         R0=derive.format_figure(fit.R0) if fit.R0 is not None else "0% (assumed)",
         fit_on=f"{fit.model}, {fit.dataset}", status=s.status.value,

@@ -7,6 +7,7 @@ the interactive chart. Numbers and labels come from ``spec.Chart``; nothing is c
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -37,6 +38,13 @@ NARROW: dict[str, Any] = {
 """Relayout keys for a phone-sized frame: smaller type and shorter titles keep the plot area."""
 
 
+def plotly_text(text: str) -> str:
+    """Catalog text as Plotly shows it, literally: Plotly reads a few HTML tags (``<b>``,
+    ``<a href>``, ``<br>``) and entities in trace names and hover text, so ``&``, ``<`` and
+    ``>`` become entities, which it turns back into the characters."""
+    return html.escape(text, quote=False)
+
+
 def _hover_compute() -> str:
     return "%{x:,.0f} GB200-h<br>≈ %{customdata:,.0f} H100-eq h"
 
@@ -49,37 +57,39 @@ def _status_line(s: Series) -> str:
 
 def _curve_trace(s: Series) -> dict[str, Any]:
     return {
-        "type": "scatter", "mode": "lines", "name": s.label, "legendgroup": s.algorithm_id,
+        "type": "scatter", "mode": "lines", "name": plotly_text(s.label),
+        "legendgroup": s.algorithm_id,
         "x": [num(c) for c, _ in s.points], "y": [num(r) for _, r in s.points],
         "customdata": [num(h) for h in s.h100_hours],
         "line": {"color": s.color, "width": 2.5},
-        "hovertemplate": (f"<b>{s.name}</b><br>{_hover_compute()}<br>reward %{{y:.1%}}"
-                          f"{_status_line(s)}<extra></extra>"),
+        "hovertemplate": (f"<b>{plotly_text(s.title)}</b><br>{_hover_compute()}"
+                          f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
     }
 
 
 def _cmid_trace(s: Series, factor: derive.Factor) -> dict[str, Any]:
     p = s.params
     return {
-        "type": "scatter", "mode": "markers", "name": f"{s.name} C_mid",
+        "type": "scatter", "mode": "markers", "name": plotly_text(f"{s.title} C_mid"),
         "legendgroup": s.algorithm_id, "showlegend": False,
         "x": [p.C_mid], "y": [num(s.midpoint_reward)],
         "customdata": [num(derive.h100_equivalent_hours(p.C_mid, factor))],
         "marker": {"symbol": "diamond", "size": 11, "color": s.color,
                    "line": {"width": 1, "color": "#ffffff"}},
-        "hovertemplate": (f"<b>{s.name}: C_mid</b> (half the gain)<br>{_hover_compute()}"
-                          f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
+        "hovertemplate": (f"<b>{plotly_text(s.title)}: C_mid</b> (half the gain)"
+                          f"<br>{_hover_compute()}<br>reward %{{y:.1%}}{_status_line(s)}"
+                          "<extra></extra>"),
     }
 
 
 def _asymptote_trace(s: Series, low: float, high: float) -> dict[str, Any]:
     a = num(s.params.A)
     return {
-        "type": "scatter", "mode": "lines", "name": f"{s.name} asymptote A",
+        "type": "scatter", "mode": "lines", "name": plotly_text(f"{s.title} asymptote A"),
         "legendgroup": s.algorithm_id, "showlegend": False,
         "x": [low, high], "y": [a, a],
         "line": {"color": s.color, "width": 1.2, "dash": "dash"},
-        "hovertemplate": (f"<b>{s.name}: asymptote A</b><br>reward ceiling %{{y:.1%}}"
+        "hovertemplate": (f"<b>{plotly_text(s.title)}: asymptote A</b><br>reward ceiling %{{y:.1%}}"
                           f"{_status_line(s)}<extra></extra>"),
     }
 

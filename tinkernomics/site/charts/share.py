@@ -69,21 +69,21 @@ def _hours(value: float) -> str:
 def _one_finding(s: Series) -> str:
     p = s.params
     flag = " (unverified parameters)" if s.unverified else ""
-    return (f"{s.name}'s fitted pass rate{flag} rises from {_percent(p.R0)} towards an "
+    return (f"{s.title}'s fitted pass rate{flag} rises from {_percent(p.R0)} towards an "
             f"asymptote of {_percent(p.A)}, reaching half of that gain at "
             f"{_hours(p.C_mid)}.")
 
 
 def _comparison_finding(series: tuple[Series, ...]) -> str:
-    top = max(series, key=lambda s: (s.params.A, s.name))
-    fast = min(series, key=lambda s: (s.params.C_mid, s.name))
-    each = "; ".join(f"{s.name} {_percent(s.params.A)} (half-way at {_hours(s.params.C_mid)})"
-                     for s in sorted(series, key=lambda s: (-s.params.A, s.name)))
+    top = max(series, key=lambda s: (s.params.A, s.title))
+    fast = min(series, key=lambda s: (s.params.C_mid, s.title))
+    each = "; ".join(f"{s.title} {_percent(s.params.A)} (half-way at {_hours(s.params.C_mid)})"
+                     for s in sorted(series, key=lambda s: (-s.params.A, s.title)))
     unverified = sum(1 for s in series if s.unverified)
     note = (f" {unverified} of the {len(series)} fits have unverified parameters."
             if unverified else "")
-    who = "" if fast is top else f"{fast.name} "
-    return (f"Of {len(series)} algorithms, {top.name} has the highest asymptote "
+    who = "" if fast is top else f"{fast.title} "
+    return (f"Of {len(series)} algorithms, {top.title} has the highest asymptote "
             f"({_percent(top.params.A)}) and {who}reaches half of its gain with the "
             f"least compute ({_hours(fast.params.C_mid)}). Asymptotes: {each}.{note}")
 

@@ -20,6 +20,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
 from tinkernomics.derived import derive
+from tinkernomics.site.charts.themes import THEMES  # noqa: F401 (re-exported)
 from tinkernomics.site.identity import LICENCE, LICENCE_URL  # noqa: F401 (re-exported)
 
 COMPARISON_ID = "scalerl-comparison"
@@ -49,38 +50,6 @@ NOT_DRAWN = " Algorithms without a sourced fit are not drawn."
 """The comparison chart's note on the algorithms it leaves out."""
 FEATURED_MAX = 6
 """Curves the comparison chart draws by default; more are added by the reader on request."""
-
-THEMES: dict[str, dict[str, str]] = {
-    "light": {
-        "paper_bgcolor": "#ffffff",
-        "plot_bgcolor": "#ffffff",
-        "font.color": "#1f2328",
-        "xaxis.gridcolor": "#e4e6eb",
-        "yaxis.gridcolor": "#e4e6eb",
-        "xaxis.linecolor": "#8c8f94",
-        "yaxis.linecolor": "#8c8f94",
-        "xaxis2.linecolor": "#8c8f94",
-        "legend.bgcolor": "rgba(255,255,255,0)",
-        "hoverlabel.bgcolor": "#ffffff",
-        "hoverlabel.font.color": "#1f2328",
-    },
-    "dark": {
-        # Material's slate background is hsl(232, 15%, 14%) = #1e2029.
-        "paper_bgcolor": "#1e2029",
-        "plot_bgcolor": "#1e2029",
-        "font.color": "#e2e4ee",
-        "xaxis.gridcolor": "#343746",
-        "yaxis.gridcolor": "#343746",
-        "xaxis.linecolor": "#8a8ea3",
-        "yaxis.linecolor": "#8a8ea3",
-        "xaxis2.linecolor": "#8a8ea3",
-        "legend.bgcolor": "rgba(30,32,41,0)",
-        "hoverlabel.bgcolor": "#2b2e3b",
-        "hoverlabel.font.color": "#e2e4ee",
-    },
-}
-"""Theme overrides as Plotly ``relayout`` keys; the browser applies one on top of the layout."""
-
 
 class UnknownChartError(KeyError):
     """A chart id that the catalog does not define; the message lists the valid ids."""
@@ -124,15 +93,21 @@ class Series:
     h100_hours: tuple[float, ...]
     """H100-equivalent hours of each point."""
     sources: tuple[str, ...]
+    curve: str = ""
+    """What the curve is (the fit's ``curve_label``, e.g. "ScaleRL recipe"); "" when not given."""
 
     @property
     def unverified(self) -> bool:
         return self.status == Status.unverified
 
     @property
+    def title(self) -> str:
+        return curve_title(self.name, self.curve)
+
+    @property
     def label(self) -> str:
         """Legend label; unverified fits say so in the legend itself."""
-        return f"{self.name} ({UNVERIFIED_MARK})" if self.unverified else self.name
+        return f"{self.title} ({UNVERIFIED_MARK})" if self.unverified else self.title
 
     @property
     def midpoint_reward(self) -> float:
@@ -217,7 +192,8 @@ def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = 
     if chart_id == COMPARISON_ID:
         featured = featured_ids(catalog)
         chosen = [fitted[aid] for aid in featured]
-        others = tuple((aid, a.name) for aid, a in fitted.items() if aid not in featured)
+        others = tuple((aid, curve_title(a.name, _fit(a).curve_label))
+                       for aid, a in fitted.items() if aid not in featured)
         title = "ScaleRL convergence fits by algorithm"
         page = "algorithms/"
         # The axis spans every fitted curve, so a curve added on request fits on it.
@@ -263,6 +239,12 @@ def series_for(catalog: Catalog, algorithm_id: str, low: float, high: float,
                    low, high, factor)
 
 
+def curve_title(name: str, curve_label: str | None) -> str:
+    """A curve as every output names it: the algorithm and, if given, what the curve is
+    ("CISPO — ScaleRL recipe"), so a recipe and a bare loss are not read as like things."""
+    return f"{name} — {curve_label}" if curve_label else name
+
+
 def _fit(algorithm: m.Algorithm) -> m.ScaleRLFit:
     assert algorithm.scalerl is not None  # fitted_algorithms() filtered the others
     return algorithm.scalerl
@@ -302,7 +284,7 @@ def _series(algorithm: m.Algorithm, params: derive.SigmoidParams, color: str, lo
         algorithm_id=algorithm.id, name=algorithm.name, color=color, fit=fit, params=params,
         status=_status(fit), points=points,
         h100_hours=tuple(derive.h100_equivalent_hours(c, factor) for c, _ in points),
-        sources=sources,
+        sources=sources, curve=fit.curve_label or "",
     )
 
 
@@ -331,7 +313,7 @@ def reward_axis_top(series: tuple[Series, ...]) -> float:
 
 
 def _description(series: tuple[Series, ...], others: int = 0) -> str:
-    names = ", ".join(s.name for s in series)
+    names = ", ".join(s.title for s in series)
     if others:
         names += f" (and {others} more fitted algorithm{'s' if others > 1 else ''} on request)"
     marks = ("Diamonds mark C_mid, the compute at half the gain; dashed lines the asymptote A."
