@@ -145,6 +145,8 @@ def test_switching_algorithm_keeps_g(tab: Any, catalog: Catalog) -> None:
     note = page.text_content(".tn-calc__results .tn-calc__switch")
     assert f"G = {g}" in note and "no typical value" in note
     assert page.text_content('[data-field="a"] .tn-calc__switch') == note
+    # the copy under the field is not part of the select's name
+    assert page.get_by_role("combobox", name="Algorithm", exact=True).count() == 1
 
 
 def test_switching_drops_what_the_new_algorithm_cannot_use(tab: Any,

@@ -606,7 +606,9 @@
       this.results.insertAdjacentHTML("afterbegin", '<p class="tn-calc__note tn-calc__switch">' + note + "</p>");
       spoken = " " + this.results.querySelector(".tn-calc__switch").textContent;
       var field = this.form.querySelector('[data-field="' + switched.key + '"]');
-      if (field) field.insertAdjacentHTML("beforeend", '<small class="tn-calc__switch">' + note + "</small>");
+      /* a visual copy where the reader acted; hidden from the field's accessible name (the
+         status line says it once) */
+      if (field) field.insertAdjacentHTML("beforeend", '<small class="tn-calc__switch" aria-hidden="true">' + note + "</small>");
     }
     if (!box || !this.edited) return;  /* nothing to say before the reader changes something */
     var status = box.querySelector(".tn-calc__said"), said = box.querySelector(".tn-calc__summary-list");
