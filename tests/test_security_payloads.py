@@ -86,7 +86,7 @@ charts carry payloads); the rest only cost build time."""
 def _hostile_project(dest: Path) -> Path:
     """A copy of this project, its catalog cut to the algorithms the site needs, with payloads
     in every kind of text that becomes HTML: names, titles, notes, claims, figure notes,
-    summaries, LaTeX."""
+    locators, summaries, LaTeX."""
     project = copy_project(dest)
     for path in (project / "catalog" / "algorithms").glob("*.yaml"):
         if path.stem not in KEPT_ALGORITHMS:
@@ -95,9 +95,11 @@ def _hostile_project(dest: Path) -> Path:
     root = project / "catalog"
     _edit(root, "algorithms/grpo.yaml", name=NAME, notes=PAYLOAD_TEXT,
           tinker_mapping=PAYLOAD_TEXT, claims__0__text=PAYLOADS[1],
-          claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8])
+          claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8],
+          claims__0__locator=PAYLOADS[2], typical_g__locator=PAYLOADS[5])
     _edit(root, "algorithms/cispo.yaml", name=NAME.replace("GRPO", "CISPO"),
-          scalerl__model=NAME, scalerl__dataset=PAYLOADS[0], notes=PAYLOAD_TEXT)
+          scalerl__model=NAME, scalerl__dataset=PAYLOADS[0], notes=PAYLOAD_TEXT,
+          scalerl__A__locator=PAYLOADS[4])
     _edit(root, "references/grpo_deepseekmath.yaml", title=NAME, summary=PAYLOAD_TEXT,
           authors=PAYLOADS[0])
     _edit(root, "hardware/h100.yaml", name=NAME, notes=PAYLOAD_TEXT)
