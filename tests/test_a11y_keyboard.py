@@ -48,6 +48,11 @@ UNFOCUSED_JS = """(key) => {
           shadow: s.boxShadow === 'none' ? '' : s.boxShadow};
 }"""
 PAGES = {k: v for k, v in PAGE_TYPES.items() if k != "api"}
+SCRIPTS_READY_JS = """() => [...document.querySelectorAll(
+    '[data-tn-calc], [data-tn-compare], .tn-algorithms table')]
+    .every(e => e.hasAttribute('data-tn-ready'))"""
+"""The page's own scripts have wired up their controls (the calculator's form is disabled until
+its script runs; the index table and compare view mark themselves ready too)."""
 
 
 def tab_through(page) -> tuple[set[str], list[str], list[tuple[str, dict]]]:
@@ -75,7 +80,7 @@ def test_every_control_is_reachable_by_tab_and_visibly_focused(
     unreached, invisible, counts = {}, {}, {}
     for name, path in PAGES.items():
         page.goto(SUB_PATH_URL + path, wait_until="load")
-        page.wait_for_timeout(200)
+        page.wait_for_function(SCRIPTS_READY_JS)
         keys = set(page.evaluate(FOCUSABLE_JS))
         reached, hidden_focus, _ = tab_through(page)
         counts[name] = (len(reached), len(keys))
