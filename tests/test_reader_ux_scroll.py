@@ -56,7 +56,9 @@ PAGE_WIDTH_JS = """() => ({
 
 
 def boxes(page: Any) -> list[dict[str, Any]]:
-    page.wait_for_timeout(300)  # a scroll-driven animation applies on the next frame
+    # A scroll-driven animation applies on the next frame: wait two frames, not a fixed time.
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => "
+                  "requestAnimationFrame(() => done())))")
     return page.evaluate(CUES_JS, BOXES)
 
 
