@@ -47,7 +47,8 @@ def test_a_claims_locator_reaches_its_algorithm_page_as_text_after_its_citation(
     ctx = SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root))
     claims = _claims_block(pages.algorithm_page(ctx, "grpo"))
     cite = claims.index('class="tn-cite"')
-    where = claims.index('<span class="tn-loc">Table 7, row GRPO &amp; all</span>')
+    where = claims.index(
+        '<span class="tn-loc" data-search-exclude>Table 7, row GRPO &amp; all</span>')
     assert cite < where  # the source link, then where in it, as visible text
     assert "<strong>GRPO" not in claims and "<em>all" not in claims  # plain text, not markup
 
@@ -76,9 +77,9 @@ def test_the_locator_partial_escapes_whatever_it_is_given(text: str) -> None:
 
 def test_a_long_locator_is_one_focusable_line_a_short_one_plain_text() -> None:
     short, long = "§4.2", 'Abstract: "' + "a quoted sentence, " * 5 + '"'
-    assert str(figures.locator(short)) == '<span class="tn-loc">§4.2</span>'
+    assert str(figures.locator(short)) == '<span class="tn-loc" data-search-exclude>§4.2</span>'
     out = str(figures.locator(long))
-    assert out.startswith('<span class="tn-loc tn-loc--long" tabindex="0">')
+    assert out.startswith('<span class="tn-loc tn-loc--long" tabindex="0" data-search-exclude>')
     assert html.unescape(out).count("a quoted sentence") == 5  # the full text is in the page
     assert str(figures.locator("")) == ""
 
@@ -106,7 +107,7 @@ def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path)
 def test_the_compare_column_shows_a_claims_locator(tmp_path: Path) -> None:
     root = _catalog_with_claim_locator(tmp_path, "Figure 3 & its caption")
     ctx = SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root))
-    assert '<span class="tn-loc">Figure 3 &amp; its caption</span>' in \
+    assert '<span class="tn-loc" data-search-exclude>Figure 3 &amp; its caption</span>' in \
         compare.column_html(ctx, "grpo")
 
 

@@ -49,13 +49,16 @@ LONG_LOCATOR = 48
 
 def locator(text: str) -> Markup:
     """Where in the source a value is stated, as visible plain text (escaped: catalog text).
-    A long one is one focusable line: the full text is in the page (screen readers and search
-    read it all) and CSS opens it on focus, which a tap or the Tab key gives."""
+    A long one is one focusable line: the full text is in the page (screen readers read it all)
+    and CSS opens it on focus, which a tap or the Tab key gives. Left out of the search index:
+    a locator's words (a quoted sentence) are a reviewer's, and would rank pages for readers'
+    queries on words the page itself does not say."""
     if not text:
         return Markup("")
     if len(text) <= LONG_LOCATOR:
-        return Markup(f'<span class="tn-loc">{escape(text)}</span>')
-    return Markup(f'<span class="tn-loc tn-loc--long" tabindex="0">{escape(text)}</span>')
+        return Markup(f'<span class="tn-loc" data-search-exclude>{escape(text)}</span>')
+    return Markup(f'<span class="tn-loc tn-loc--long" tabindex="0" data-search-exclude>'
+                  f'{escape(text)}</span>')
 
 
 def _figure(s: Shown, hover: str, element_id: str | None, *, brief: bool = False,
