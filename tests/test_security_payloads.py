@@ -57,6 +57,8 @@ PAYLOADS = [
 PAYLOAD_TEXT = "\n\n".join(PAYLOADS)
 LATEX = f"\\href{{javascript:{MARK}}}{{x}} + \\text{{<img src=x onerror={MARK}>}}"
 NAME = f"GRPO</title/x><svg/onload={MARK}// x>"
+CURVE_LABEL = "x<svg/onload=__tn_pwned=9>"
+"""A chart curve label is at most 40 characters: a short payload that sets the same flag."""
 
 SITECUSTOMIZE = """\
 # Test-only: the sanitiser's verdict is empty, so validation lets every payload through.
@@ -99,7 +101,7 @@ def _hostile_project(dest: Path) -> Path:
           claims__0__locator=PAYLOADS[2], typical_g__locator=PAYLOADS[5])
     _edit(root, "algorithms/cispo.yaml", name=NAME.replace("GRPO", "CISPO"),
           scalerl__model=NAME, scalerl__dataset=PAYLOADS[0], notes=PAYLOAD_TEXT,
-          scalerl__A__locator=PAYLOADS[4])
+          scalerl__A__locator=PAYLOADS[4], scalerl__curve_label=CURVE_LABEL)
     _edit(root, "references/grpo_deepseekmath.yaml", title=NAME, summary=PAYLOAD_TEXT,
           authors=PAYLOADS[0])
     _edit(root, "hardware/h100.yaml", name=NAME, notes=PAYLOAD_TEXT)
@@ -133,6 +135,8 @@ def test_payloads_reach_the_pages_as_text(hostile_site: Path) -> None:
     assert "&lt;/title/x&gt;&lt;svg/onload=" in page
     title = page[page.index("<title>"):page.index("</title>") + 8]
     assert "<svg" not in title and "&lt;svg" in title
+    chart = (hostile_site / "algorithms" / "index.html").read_text(encoding="utf-8")
+    assert "— x&lt;svg/onload=__tn_pwned=9&gt;" in chart  # CISPO's curve label, as text
 
 
 def test_no_page_runs_a_payload(hostile_site: Path, browser) -> None:
