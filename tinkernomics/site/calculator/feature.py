@@ -14,8 +14,6 @@ evaluated here from the same graph, linking to the calculator with those setting
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -28,11 +26,11 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
-from tinkernomics.site.build import Macro, SiteContext, catalog_dir
+from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import asof, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
-from tinkernomics.site.freshness.feature import build_dates
+from tinkernomics.site.freshness.feature import staleness_day
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
 from tinkernomics.site.pages.views.kinds import WAYS
@@ -152,17 +150,6 @@ def noscript_view(catalog: Catalog, links: Links, default: Mapping[str, str]) ->
             "panel_href": links.to(algorithm_path(algo_id), SECTION_ID),
             "table_href": links.to(ALGORITHMS), "ways_href": links.to(WAYS),
             "same_run": dict(default) == inputs.comparison_query(catalog, algo_id)}
-
-
-def staleness_day(root: Path) -> dt.date:
-    """The day prices are judged stale on (``asof``): the site's build day
-    (``freshness.build_dates``: ``SOURCE_DATE_EPOCH``, else git), once per build."""
-    return _build_day(root, os.environ.get("SOURCE_DATE_EPOCH", ""))
-
-
-@cache
-def _build_day(root: Path, epoch: str) -> dt.date:  # epoch: part of the cache key
-    return build_dates(root, catalog_dir(root)).built
 
 
 # --------------------------------------------------------------------------- macros

@@ -15,6 +15,7 @@ import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from tinkernomics.site.api.files import data_last_changed
@@ -58,6 +59,18 @@ def build_dates(root: Path, catalog: Path,
     head = _git_head_date(root)
     built = max(head, data) if head is not None else data
     return BuildDates(built.date(), data.date())
+
+
+def staleness_day(root: Path) -> dt.date:
+    """The one day every price is judged stale on (the calculator, the algorithm pages' cost
+    panels, the Ways to run page): the site's build day (``build_dates``: ``SOURCE_DATE_EPOCH``,
+    else git), read once per build."""
+    return _build_day(root, os.environ.get("SOURCE_DATE_EPOCH", ""))
+
+
+@cache
+def _build_day(root: Path, epoch: str) -> dt.date:  # epoch: part of the cache key
+    return build_dates(root, catalog_dir(root)).built
 
 
 def fill(site_dir: Path, dates: BuildDates) -> int:

@@ -3,9 +3,9 @@
 The page lists every way to run an RL job besides Tinker (``offers``: each dated list with its
 prices, date, source and locator, free tier, gaps, stale label) and, computed at build time,
 the calculator's default run and each preset priced on every one of them, with the
-tinker-cookbook recipe of each run (``runs``). Staleness is judged against the catalog's data
-date (``SOURCE_DATE_EPOCH``, else the catalog's newest commit), never the wall clock, so the
-same catalog builds the same page.
+tinker-cookbook recipe of each run (``runs``). Staleness is judged on the site's build day
+(``freshness.staleness_day``: ``SOURCE_DATE_EPOCH``, else git), the day the calculator judges
+on too, never the wall clock, so the same commit builds the same page.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from markupsafe import Markup
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.ways import STALE_MONTHS
-from tinkernomics.site.api.files import data_last_changed
-from tinkernomics.site.build import Macro, SiteContext, catalog_dir
+from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator.presets import PRESETS, preset_queries
+from tinkernomics.site.freshness.feature import staleness_day
 from tinkernomics.site.pages.feature import md_text, site_index
 from tinkernomics.site.pages.figures import PARTIALS
 from tinkernomics.site.pages.rawhtml import raw_block
@@ -61,13 +61,9 @@ def ways_html(index: SiteIndex, run_list: Sequence[tuple[str, Mapping[str, str]]
     return _BLANK_RUNS.sub("\n\n", html).strip() + "\n"
 
 
-def data_date(ctx: SiteContext) -> dt.date:
-    """The day staleness is judged on: when the catalog's data last changed."""
-    return data_last_changed(catalog_dir(ctx.root)).date()
-
-
 def macros(ctx: SiteContext) -> dict[str, Macro]:
     def ways_page() -> str:
-        return ways_html(site_index(ctx), calculator_runs(ctx.catalog), data_date(ctx))
+        return ways_html(site_index(ctx), calculator_runs(ctx.catalog),
+                          staleness_day(ctx.root))
 
     return {"ways_page": ways_page}
