@@ -281,7 +281,7 @@ def build_price_list(catalog: Catalog, plist: m.PriceList, latest: str | None) -
                  prefill=price_figure(row.prefill, plist, row),
                  sample=price_figure(row.sample, plist, row),
                  train=price_figure(row.train, plist, row), note=row.note,
-                 change_note=row.change_note)
+                 locator=row.locator, change_note=row.change_note)
         for row in plist.rows
     ]
     return _copy(plist, PriceList, rows=rows, latest=plist.id == latest,

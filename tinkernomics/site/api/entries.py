@@ -220,6 +220,9 @@ class PriceRow(ApiModel):
     sample: Figure = Field(description="USD per 1M sampled tokens.")
     train: Figure = Field(description="USD per 1M trained tokens.")
     note: str | None = Field(description="Note on the row.")
+    locator: str | None = Field(
+        description="Where in its own source the row's prices are stated, when the row cites a "
+                    "source of its own; null otherwise (its figures carry the list's).")
     change_note: str | None = Field(
         description="Why a price moved more than 5x from the previous list's (what the source "
                     "announced); null otherwise.")
@@ -234,6 +237,8 @@ class PriceList(ApiModel):
     title: str = Field(description="Short description.")
     status: Status = Field(description="Default status of its prices.")
     source: str = Field(description="Default source of its prices.")
+    locator: str | None = Field(description="Where in `source` the prices are stated (a table, "
+                                            "a heading, a quoted line); null when not given.")
     reported_instead: str | None = Field(description="For an unverified list: what sources say.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     storage_usd_per_gb_month: Figure | None = Field(description="Checkpoint storage price.")
