@@ -156,11 +156,10 @@ def test_bad_saves_show_the_error_page_and_the_site_comes_back(server: Server) -
     log = server.log.read_text(encoding="utf-8")
     assert server.proc.poll() is None
     assert "Traceback" not in log, log[-3000:]
-    # Each error rebuild prints its problems once (an editor's save may trigger two rebuilds).
-    chunks = log.split("problem(s) in the catalog: every page shows them")[1:]
-    assert len(chunks) >= 3, log[-3000:]
-    assert all(chunk.count("catalog/algorithms/grpo.yaml:") <= 1 for chunk in chunks), log[-3000:]
-    assert sum(chunk.count("catalog/algorithms/grpo.yaml:") for chunk in chunks) >= 1
+    # Each error rebuild prints its problems once (an editor's save may trigger two rebuilds):
+    # the quoted year's line at most once per rebuild, and at least once.
+    rebuilds = log.count("problem(s) in the catalog: every page shows them")
+    assert rebuilds >= 3 and 1 <= log.count("grpo.yaml:") <= rebuilds, log[-3000:]
 
 
 @pytest.mark.parametrize("port", ["70000", "0", "-1", "80a"])

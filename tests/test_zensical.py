@@ -501,6 +501,19 @@ def test_relink_rewrites_only_link_attributes() -> None:
         '<code>&lt;iframe src=&quot;../e/&quot;&gt;</code> <div data-u="../y/"></div>')
 
 
+@pytest.mark.parametrize(("page_url", "source"), [("calculator/", "calculator.md"),
+                                                  ("a/b/", "a/b/index.md")])
+def test_links_inside_noscript_stay_relative_to_the_page(page_url: str, source: str) -> None:
+    """A parser with scripting on reads <noscript> content as text: Zensical leaves its links
+    alone, so the adapter must too (else they point one folder too deep)."""
+    html = ('<a href="../x/">x</a><noscript><p><a href="../ways/">w</a></p></noscript>'
+            '<NOSCRIPT><img src="../i.png"></NOSCRIPT>')
+    out = for_source_file(html, page_url, source)
+    assert '<noscript><p><a href="../ways/">w</a></p></noscript>' in out
+    assert '<NOSCRIPT><img src="../i.png"></NOSCRIPT>' in out
+    assert out.startswith(f'<a href="{relink("../x/", page_url, source)}">')
+
+
 @pytest.mark.parametrize(("page_url", "source"), [
     ("calculator/", "calculator.md"), ("algorithms/grpo/", "algorithms/grpo.md"),
     ("algorithms/", "algorithms/index.md"), ("", "index.md"), ("odd/place/", "other.md"),

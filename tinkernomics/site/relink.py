@@ -7,7 +7,9 @@ for markdown links only (zensical/zensical#258, fixed that way in #571): on ``ca
 it would turn ``../data-quality/`` into ``../../data-quality/``. The Zensical side of the macros
 adapter passes each macro's output through ``for_source_file``, which writes every such link
 relative to the source file, so Zensical's resolution gives back the page-relative link and both
-builds produce the same links. Pure string work; no generator is imported.
+builds produce the same links. Links inside ``<noscript>`` are left as they are: an HTML parser
+with scripting on reads a noscript element's content as text, so Zensical does not resolve them
+and they stay relative to the page, as under MkDocs. Pure string work; no generator is imported.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import posixpath
 import re
 
 _ATTRIBUTE = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
+_NOSCRIPT = re.compile(r"(<noscript\b.*?</noscript\s*>)", re.DOTALL | re.IGNORECASE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -66,11 +69,17 @@ def _fast(url: str, stem: str) -> str:
 
 
 def for_source_file(html: str, page_url: str, source_path: str) -> str:
-    """Every relative ``href``/``src`` attribute of ``html`` rewritten with ``relink``."""
+    """Every relative ``href``/``src`` attribute of ``html`` rewritten with ``relink``, outside
+    ``<noscript>`` elements (see the module docstring)."""
     stem = _page_folder_stem(page_url, source_path)
     if stem == "":
         return html
     if stem is not None:
-        return _ATTRIBUTE.sub(lambda m: m.group(1) + _fast(m.group(2), stem) + m.group(3), html)
-    return _ATTRIBUTE.sub(
-        lambda m: m.group(1) + relink(m.group(2), page_url, source_path) + m.group(3), html)
+        def rewrite(m: re.Match[str]) -> str:
+            return m.group(1) + _fast(m.group(2), stem) + m.group(3)
+    else:
+        def rewrite(m: re.Match[str]) -> str:
+            return m.group(1) + relink(m.group(2), page_url, source_path) + m.group(3)
+    parts = _NOSCRIPT.split(html)  # odd items are noscript elements, kept as they are
+    return "".join(part if i % 2 else _ATTRIBUTE.sub(rewrite, part)
+                   for i, part in enumerate(parts))
