@@ -6,6 +6,9 @@ A missing Chromium fails the browser tests instead of skipping them: `make test`
 
 from __future__ import annotations
 
+import functools
+import http.server
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,3 +45,23 @@ def new_tab(browser: Any, **options: Any) -> Iterator[Any]:
         yield context.new_page()
     finally:
         context.close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without logging each request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def served_folder(directory: Path | str) -> Iterator[str]:
+    """``directory`` served on a free loopback port: yields its base URL; stopped afterwards."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -10,16 +10,14 @@ in Python only and show the unchanged calculator.js computing and showing them.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
+from helpers_browser import served_folder
 from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
@@ -55,23 +53,11 @@ CASES: dict[str, dict[str, str]] = {
 }
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def calc_server(built_site: Any) -> Iterator[str]:
     """The built site on a loopback port (stopped after the module)."""
-    handler = functools.partial(_QuietHandler, directory=str(Path(built_site.root)))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served_folder(built_site.root) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

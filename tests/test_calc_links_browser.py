@@ -8,15 +8,12 @@ tested here without a change. The real site is built once per session (``built_s
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
+from helpers_browser import served_folder
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
@@ -25,21 +22,10 @@ from tinkernomics.derived.calculator.estimate import estimate
 pytestmark = pytest.mark.browser
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(built_site: Any) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(Path(built_site.root)))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/calculator/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with served_folder(built_site.root) as base:
+        yield base + "calculator/"
 
 
 def _open(browser: Any, url: str) -> tuple[Any, list[str]]:

@@ -10,15 +10,13 @@ have copy buttons too.
 from __future__ import annotations
 
 import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
-from helpers_browser import new_tab
+from helpers_browser import new_tab, served_folder
 from test_recipe_export import FIXTURES, config_fields
 
 from tinkernomics.catalog.entries import Catalog
@@ -34,21 +32,10 @@ REPO = Path(__file__).resolve().parent.parent
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(built_site: Any) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(Path(built_site.root)))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with served_folder(built_site.root) as base:
+        yield base
 
 
 def ready(page: Any, url: str) -> list[str]:
