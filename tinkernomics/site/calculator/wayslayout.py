@@ -165,7 +165,7 @@ INTRO = ('<p>This run on Tinker and on every other way to run it, cheapest first
          "services (per GPU-hour, per token or per training hour). Break-even: this total as a "
          "multiple of Tinker's bill and of the cheapest paid total, and the rate at which this "
          "way would cost what Tinker does. A list older than "
-         "{months} months on {today} (the catalog's data date) or replaced by a newer list is "
+         "{months} months on {today} (the day the site was built) or replaced by a newer list is "
          "marked <strong>stale</strong>. ")
 PINS = cases(("pin.any", "Showing the lists you pinned under “Ways to run compared” (the link "
               "keeps them).</p>"),

@@ -4,8 +4,8 @@ Every entry of kind ``way`` (``catalog/ways/``) as the page lists it: its prices
 per token or per training hour, each a figure with badge, citation and locator; the date and
 how the source dates it; the free tier and what the service cannot run (its ``gaps``, with the
 reason); and a stale label when a newer list of the same series exists or the list is over six
-months older than the catalog's data date (``derived.ways.staleness``). Catalog text goes
-through the sanitiser (``prose_inline``) or is escaped by the template.
+months older than the build day (``derived.ways.staleness``, ``freshness.staleness_day``).
+Catalog text goes through the sanitiser (``prose_inline``) or is escaped by the template.
 """
 
 from __future__ import annotations
