@@ -138,6 +138,16 @@ def staleness(effective: dt.date, newest: dt.date, today: dt.date) -> str:
     return ""
 
 
+def newest_price_list(catalog: Catalog) -> dt.date:
+    """The date of the catalog's newest Tinker price list (any older one is stale)."""
+    return max(p.effective for p in catalog.price_lists.values())
+
+
+def newest_dates(ways: Iterable[WayToRun]) -> dict[str, dt.date]:
+    """The date of the newest list of each offer, by series."""
+    return {s: w.effective for s, w in newest_by_series(ways).items()}
+
+
 def newest_by_series(ways: Iterable[WayToRun]) -> dict[str, WayToRun]:
     """The newest list of each offer (same ``series``), by series."""
     found: dict[str, WayToRun] = {}
@@ -274,12 +284,11 @@ def compare(catalog: Catalog, run: RunTotals, today: dt.date,
     """Tinker and every way to run (the newest list of each offer, or the pinned ids), priced
     for ``run``; cheapest first, then rows without a total."""
     ways: dict[str, WayToRun] = catalog.of("way")
-    newest = {s: w.effective for s, w in newest_by_series(ways.values()).items()}
+    newest = newest_dates(ways.values())
     chosen = ([ways[i] for i in pinned if i in ways] if pinned is not None
               else list(newest_by_series(ways.values()).values()))
     model_name = catalog.models[run.model].name
-    newest_list = max(p.effective for p in catalog.price_lists.values())
-    rows = [tinker_row(run, newest_list, today)]
+    rows = [tinker_row(run, newest_price_list(catalog), today)]
     for way in sorted(chosen, key=lambda w: w.id):
         rows += way_rows(way, run, model_name, newest[way.series], today)
     rows.sort(key=lambda r: (r.total is None, r.total if r.total is not None else 0.0, r.key))

@@ -275,8 +275,8 @@ def break_even(found: list[WayRow]) -> list[Quantity]:
 def quantities(catalog: Catalog, today: dt.date) -> list[Quantity]:
     """Every quantity of the comparison, after the estimate's."""
     all_ways = catalog.of("way")
-    newest = {s: w.effective for s, w in ways.newest_by_series(all_ways.values()).items()}
-    newest_list = max(p.effective for p in catalog.price_lists.values())
+    newest = ways.newest_dates(all_ways.values())
+    newest_list = ways.newest_price_list(catalog)
     found = [
         q("ways.stale_before", _ordinal(ways.months_before(today, ways.STALE_MONTHS))),
         q("ways.tinker.total", "tinker.total", "usd"),
@@ -296,7 +296,7 @@ def quantities(catalog: Catalog, today: dt.date) -> list[Quantity]:
 
 def catalog_day(catalog: Catalog) -> dt.date:
     """The newest date of any price list or way: the day to judge staleness on when the
-    caller has no data date (the site passes its own, ``site.ways.feature.data_date``)."""
+    caller has none (the site passes its build day, ``site.freshness.staleness_day``)."""
     return max([p.effective for p in catalog.price_lists.values()]
                + [w.effective for w in catalog.of("way").values()])
 

@@ -4,7 +4,7 @@ Every Tinker bill the site shows says the date of its price list, and warns when
 stale: a newer list exists in the catalog, or it is over ``ways.STALE_MONTHS`` months older than
 the day the site was built (``derived.ways.staleness``, the rule the Ways to run page applies).
 The build day is ``site.freshness``'s (``SOURCE_DATE_EPOCH``, else git), never the wall clock
-(``feature.staleness_day``).
+(``freshness.staleness_day``).
 
 The algorithm pages' cost panels and the calculator's static estimate get the view here
 (``templates/asof.html``); the calculator page ships each list's date as a text
@@ -24,10 +24,6 @@ from tinkernomics.derived import ways
 from tinkernomics.derived.calculator.tree import to_tree
 
 
-def newest(catalog: Catalog) -> dt.date:
-    return max(p.effective for p in catalog.price_lists.values())
-
-
 def price_texts(plist: PriceList) -> dict[str, str]:
     """A price list's texts the page's templates read as ``{price.<name>:text}``."""
     return {"effective": plist.effective.isoformat(), "title": plist.title}
@@ -36,7 +32,7 @@ def price_texts(plist: PriceList) -> dict[str, str]:
 def view(catalog: Catalog, price_list: str, today: dt.date) -> dict[str, Any]:
     """The date of one list and why it is stale ('' if it is not; ``newer``: the newer list's
     date when that is why), for ``asof.html``."""
-    plist, latest = catalog.price_lists[price_list], newest(catalog)
+    plist, latest = catalog.price_lists[price_list], ways.newest_price_list(catalog)
     stale = ways.staleness(plist.effective, latest, today)
     return {"date": plist.effective.isoformat(), "title": plist.title, "stale": stale,
             "newer": latest.isoformat() if stale and latest > plist.effective else "",
@@ -47,7 +43,7 @@ def stale_block(catalog: Catalog, today: dt.date) -> dict[str, Any]:
     """The calculator's warning above the result when the chosen list is stale."""
     head = ('<p class="tn-calc__stale" role="note"><strong>Stale prices.</strong> This Tinker '
             "bill uses the list of {price.effective:text}")
-    newer = newest(catalog).isoformat()
+    newer = ways.newest_price_list(catalog).isoformat()
     return {"type": "text", "id": "", "title": "", "flags": [],
             "when": to_tree("ways.tinker.newer + ways.tinker.old > 0"),
             "cases": [

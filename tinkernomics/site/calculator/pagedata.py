@@ -129,7 +129,7 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
               today: dt.date | None = None) -> dict[str, Any]:
     """Everything calculator.js needs besides the algorithm files (never typed twice): the
     estimate's graph with the comparison of every way to run (staleness judged on ``today``,
-    the catalog's data date; by default its newest price list's or way's date)."""
+    the site's build day; by default its newest price list's or way's date)."""
     day = today or waysgraph.catalog_day(catalog)
     graph = waysgraph.graph(catalog, day)
     figs, refs = figures_data(catalog, figures.shared_figures(catalog), links)

@@ -176,8 +176,8 @@ PINS = cases(("pin.any", "Showing the lists you pinned under “Ways to run comp
 def ways_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]:
     """The comparison table (generic table block, rows sorted by total)."""
     all_ways = catalog.of("way")
-    newest = {s: w.effective for s, w in ways.newest_by_series(all_ways.values()).items()}
-    newest_list = max(p.effective for p in catalog.price_lists.values())
+    newest = ways.newest_dates(all_ways.values())
+    newest_list = ways.newest_price_list(catalog)
     intro = INTRO.format(months=ways.STALE_MONTHS, today=today.isoformat())
     return {
         "type": "table", "id": "calc-ways", "class": "tn-calc__ways",

@@ -151,6 +151,6 @@ def offer_view(index: SiteIndex, way: WayToRun, newest: dt.date, today: dt.date,
 def offer_views(index: SiteIndex, today: dt.date, links: Links) -> list[OfferView]:
     """Every way to run, by series, newest list first within a series."""
     ways: dict[str, WayToRun] = index.catalog.of("way")
-    newest = {s: w.effective for s, w in engine.newest_by_series(ways.values()).items()}
+    newest = engine.newest_dates(ways.values())
     ordered = sorted(ways.values(), key=lambda w: (w.series, -w.effective.toordinal(), w.id))
     return [offer_view(index, w, newest[w.series], today, links) for w in ordered]
