@@ -393,3 +393,15 @@ def test_every_quantity_names_its_sources(catalog: Catalog) -> None:
     for q in graph.quantities:  # the model's own figures (active_params of a dense model,
         sources = figures.provenance(graph, q.key, names)  # its d_model) may be absent
         assert all(k in registry or k.startswith(f"model:{model}:") for k in sources), q.key
+
+
+def test_an_estimate_is_evaluated_once_per_catalog_and_query(toy: Catalog) -> None:
+    """A build asks for the same run from several pages: it is evaluated once per catalog
+    object, and a changed catalog (a new object) gets its own estimate."""
+    query = {"a": "grpo", "steps": "7"}
+    first = estimate(toy, query)
+    assert estimate(toy, dict(reversed(list(query.items())))) is first
+    assert estimate(toy, {**query, "steps": "8"}) is not first
+    other = with_toys(toy)
+    assert estimate(other, query) is not first
+    assert estimate(other, query).values == first.values

@@ -8,7 +8,8 @@ the algorithm pages and the tests use.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,9 @@ from tinkernomics.derived.calculator.constants import default_gpu_price
 from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 
 _GRAPHS: dict[int, tuple[Catalog, Graph]] = {}
+_ESTIMATES: OrderedDict[int, tuple[Catalog, dict[Hashable, Estimate]]] = OrderedDict()
+_ESTIMATE_CATALOGS = 4
+"""Catalog objects whose estimates are kept (a build has one; tests make many)."""
 
 
 def can_estimate(catalog: Catalog) -> bool:
@@ -182,7 +186,37 @@ class Estimate:
 
 
 def estimate(catalog: Catalog, query: Mapping[str, str]) -> Estimate:
-    """The estimate a calculator link shows."""
+    """The estimate a calculator link shows: evaluated once per catalog object and query (a
+    build asks for each algorithm's comparison run from its row in the index, its own page and
+    the compare view), so the result is shared: treat it as read-only."""
+    key = _query_key(query)
+    if key is None:
+        return _evaluate(catalog, query)
+    held = _ESTIMATES.get(id(catalog))
+    if held is None or held[0] is not catalog:
+        held = _ESTIMATES[id(catalog)] = (catalog, {})
+        while len(_ESTIMATES) > _ESTIMATE_CATALOGS:
+            _ESTIMATES.popitem(last=False)
+    _ESTIMATES.move_to_end(id(catalog))
+    found = held[1].get(key)
+    if found is None:
+        found = held[1][key] = _evaluate(catalog, query)
+    return found
+
+
+def _query_key(query: Mapping[str, Any]) -> Hashable | None:
+    """The query as a dict key (list values as tuples), or None if a value is neither."""
+    items = []
+    for name, value in query.items():
+        if isinstance(value, list | tuple):
+            value = tuple(value)
+        elif not isinstance(value, str | int | float):
+            return None
+        items.append((name, value))
+    return tuple(sorted(items, key=lambda item: item[0]))
+
+
+def _evaluate(catalog: Catalog, query: Mapping[str, str]) -> Estimate:
     graph = graph_for(catalog)
     r = resolve(catalog, inputs.choose(catalog, query))
     env = environment(catalog, r)
