@@ -163,9 +163,16 @@ class Chart:
                 f"(basis: {self.factor.basis})")
 
 
+_FITTED: list[tuple[Catalog, dict[str, m.Algorithm]]] = []
+"""The last catalog object asked about and its fitted algorithms (every chart asks)."""
+
+
 def fitted_algorithms(catalog: Catalog) -> dict[str, m.Algorithm]:
-    """Algorithms that have a ScaleRL fit, in id order."""
-    return {aid: a for aid, a in catalog.algorithms.items() if a.scalerl is not None}
+    """Algorithms that have a ScaleRL fit, in id order (a new dict each call)."""
+    if not _FITTED or _FITTED[0][0] is not catalog:
+        _FITTED[:] = [(catalog, {aid: a for aid, a in catalog.algorithms.items()
+                                 if a.scalerl is not None})]
+    return dict(_FITTED[0][1])
 
 
 def chart_ids(catalog: Catalog) -> list[str]:
