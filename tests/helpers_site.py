@@ -3,6 +3,8 @@ project's mkdocs.yml and its MkDocs hooks module, read as the build reads them.
 
 ``parse(html)`` returns a ``Node`` tree good enough for tests: find elements by id, class or
 tag, read visible text (without scripts, styles and code), collect links and resource URLs.
+``second_build()`` is the real site built a second time, as the session's build is, for the
+tests that compare two builds.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from conftest_site import BuiltSite
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -125,3 +130,24 @@ def load_hooks(name: str = "tn_hooks") -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def second_build() -> BuiltSite:
+    """The real site built a second time with the session's own command, catalog, site URL and
+    environment (tests/conftest_site.py), into ``<shared>/second-site``: once per test run,
+    shared by every test and every xdist worker that compares two builds (pages, API tree).
+    Call it once the session's build has ended (ask for ``built_site`` first), so the two
+    builds never draw the same chart images side by side on a cold image cache."""
+    import os
+
+    from conftest_site import MKDOCS, SHARED_ENV, SessionSite
+
+    class SecondSite(SessionSite):
+        def __init__(self) -> None:
+            super().__init__()
+            self.folder = Path(os.environ[SHARED_ENV]) / "second-site"
+            self.site, self.log, self.rc = self.folder / "site", self.folder / "build.log", \
+                self.folder / "rc"
+            self.command = [str(MKDOCS), "build", "--strict", "--site-dir", str(self.site)]
+
+    return SecondSite().wait()

@@ -1,30 +1,18 @@
 """The real site build writes the API: two `mkdocs build --strict` runs of one commit give
-byte-identical site/api/ trees holding every file the API renders."""
+byte-identical site/api/ trees holding every file the API renders (the session's build and a
+second one, shared with the pages' comparison in tests/test_site_build.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_api import REPO_ROOT
+from helpers_site import second_build
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.api.files import data_last_changed, render_api
-
-MKDOCS = Path(sys.executable).with_name("mkdocs")
-
-
-def build(site_dir: Path) -> Path:
-    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    env["SITE_URL"] = "https://example.org/tn/"
-    done = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(site_dir)],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return site_dir
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -33,15 +21,15 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.build
-def test_two_site_builds_write_identical_api_trees_with_every_file(tmp_path: Path) -> None:
-    first = tree(build(tmp_path / "a") / "api")
-    second = tree(build(tmp_path / "b") / "api")
+def test_two_site_builds_write_identical_api_trees_with_every_file(built_site: BuiltSite) -> None:
+    first = tree(built_site.root / "api")
+    second = tree(second_build().root / "api")
     assert first.keys() == second.keys()
     differing = [path for path in first if first[path] != second[path]]
     assert not differing, f"differ between two builds: {differing[:10]}"
     assert "index.html" in first  # the API page itself
     catalog = load_valid_catalog(REPO_ROOT / "catalog")
     expected = render_api(catalog, last_changed=data_last_changed(catalog.root),
-                          site_url="https://example.org/tn/")
+                          site_url=SUB_PATH_URL)
     assert {f"v1/{path}": body for path, body in expected.items()} == {
         path: body for path, body in first.items() if path.startswith("v1/")}

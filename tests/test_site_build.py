@@ -8,14 +8,14 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite, run_mkdocs_build
-from helpers_site import PAGES, Node, article, load_page, page_file, parse
+from helpers_contrib import run_cli_in_process
+from helpers_site import PAGES, Node, article, load_page, page_file, parse, second_build
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
@@ -388,11 +388,11 @@ def test_ids_are_unique_on_each_page(built_site: BuiltSite, catalog: Catalog) ->
         assert len(ids) == len(set(ids)), (page, sorted({i for i in ids if ids.count(i) > 1}))
 
 
-def test_two_builds_render_byte_identical_pages(built_site: BuiltSite, catalog: Catalog,
-                                                tmp_path: Path) -> None:
-    again = tmp_path / "again"
-    done = run_mkdocs_build(again)
-    assert done.returncode == 0, done.stderr[-3000:]
+def test_two_builds_render_byte_identical_pages(built_site: BuiltSite,
+                                                catalog: Catalog) -> None:
+    """The session's build against a second one of the same commit (shared with the API
+    tree's comparison, tests/test_api_site_build.py)."""
+    again = second_build().root
     for page in site_pages(built_site.root, catalog):
         first = page_file(built_site.root, page).read_bytes()
         assert first == page_file(again, page).read_bytes(), page
@@ -412,10 +412,8 @@ def test_an_invalid_catalog_fails_the_build_with_the_validators_message(tmp_path
     broken = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("value:"))
     lines[broken] = re.sub(r"value: .*", "value: 150", lines[broken])
     path.write_text("".join(lines), encoding="utf-8")
-    tinkernomics = Path(sys.executable).with_name("tinkernomics")
-    validate = subprocess.run([str(tinkernomics), "validate", str(copy)], cwd=REPO_ROOT,
-                              capture_output=True, text=True, check=False,
-                              env={**os.environ, "GITHUB_ACTIONS": "false"})
+    validate = run_cli_in_process("validate", str(copy), cwd=REPO_ROOT,
+                                  env={**os.environ, "GITHUB_ACTIONS": "false"})
     assert validate.returncode == 1
     problems = [line for line in validate.stdout.splitlines() if line.strip()]
     column = lines[broken].index("150") + 1  # the validator points at the value itself
