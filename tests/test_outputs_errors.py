@@ -11,15 +11,16 @@ import types
 from pathlib import Path
 
 import pytest
+from helpers_contrib import run_cli_in_process
 
 from tinkernomics.site import build
 from tinkernomics.site.build import OutputError, write_all_outputs
+from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # synth
 from synth import make_project
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
-TINKERNOMICS = Path(sys.executable).with_name("tinkernomics")
 
 
 def failing_feature(err: OSError) -> types.ModuleType:
@@ -51,9 +52,8 @@ def test_a_full_or_read_only_site_folder_is_one_line(tmp_path: Path, monkeypatch
 
 
 def test_outputs_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
-    done = subprocess.run([str(TINKERNOMICS), "outputs", "--site-dir", str(tmp_path / "none")],
-                          cwd=Path(__file__).resolve().parent.parent, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = run_cli_in_process("outputs", "--site-dir", str(tmp_path / "none"),
+                              cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 1
     assert done.stderr.strip() == f"{tmp_path / 'none'}: no built site here (build the pages " \
                                   "first)"
@@ -61,12 +61,13 @@ def test_outputs_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.build
 def test_a_build_whose_outputs_cannot_be_written_fails_in_one_line(tmp_path: Path) -> None:
-    """A real file system error: a static file where the calculator writes its folder."""
+    """A real file system error: a static file where the calculator writes its folder. The
+    build draws no chart image (nothing here looks at one)."""
     project = make_project(0, tmp_path / "project")
     (project / "docs" / "calculator").mkdir()
     (project / "docs" / "calculator" / "algorithms").write_text("in the way\n")
     env = {k: v for k, v in os.environ.items() if k != "TINKERNOMICS_CATALOG"}
-    env["NO_MKDOCS_2_WARNING"] = "1"
+    env.update({"NO_MKDOCS_2_WARNING": "1", CHART_IMAGES_ENV: "0"})
     site = tmp_path / "site"
     done = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(site)],
                           cwd=project, env=env, capture_output=True, text=True, timeout=600,
