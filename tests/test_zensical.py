@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -29,16 +30,22 @@ from typing import Any
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_calc import real_catalog
+from helpers_contrib import run_cli_in_process
 
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
 from tinkernomics.site.api.files import data_last_changed
 from tinkernomics.site.calculator.formatting import fmt_usd
-from tinkernomics.site.charts.feature import IMAGE_CACHE_ENV, image_cache
+from tinkernomics.site.charts.feature import (
+    EMBED_DIR,
+    IMAGE_CACHE_ENV,
+    image_cache,
+    image_cache_folder,
+)
+from tinkernomics.site.charts.spec import COMPARISON_ID
 from tinkernomics.site.outputs import read_config
 from tinkernomics.site.relink import for_source_file, relink
 
-BIN = Path(sys.executable).parent
 COPIED = ("docs", "site_overrides", "macros", "catalog", "mkdocs.yml", "CONTRIBUTING.md",
           "README.md", "CHANGELOG_API.md")
 """What a build reads: a clean clone holds no more (no site/, no .cache/)."""
@@ -85,17 +92,45 @@ IMAGE_CACHE = Path(".image-cache")
 """The project's chart image cache (tinkernomics.site.charts.feature.IMAGE_CACHE_DIR)."""
 SEED_IMAGE = "seeded-before-the-build.png"
 """Put in the image cache before the session's Zensical build: it must be there after it."""
+WITHHELD_IMAGE = f"{EMBED_DIR}/{COMPARISON_ID}/card.png"
+"""The one image of the MkDocs build the Zensical build's cache is not given: it draws it."""
+
+
+def seed_image_cache(project: Path, built_site: BuiltSite) -> set[str]:
+    """The project's image cache as a CI run restores it: the seed, and every image the session's
+    MkDocs build cached except the one at ``WITHHELD_IMAGE`` (returns the names of the cache
+    files holding its bytes). Images are cached by their SVG text, so the Zensical build takes
+    one from here only where it would draw the same picture; the withheld one it draws and
+    stores itself."""
+    cache = project / IMAGE_CACHE
+    cache.mkdir(parents=True)
+    (cache / SEED_IMAGE).write_bytes(b"kept")
+    withheld = (built_site.root / WITHHELD_IMAGE).read_bytes()
+    names = set()
+    for image in image_cache_folder(REPO_ROOT).glob("*.png"):
+        if image.read_bytes() == withheld:
+            names.add(image.name)
+        else:
+            shutil.copyfile(image, cache / image.name)
+    assert names, f"{WITHHELD_IMAGE} is not in the MkDocs build's image cache"
+    return names
+
+
+@dataclass(frozen=True)
+class ZensicalSite(BuiltSite):
+    withheld: frozenset[str] = frozenset()
+    """Names the image at ``WITHHELD_IMAGE`` may have in the cache (it was left out of it)."""
 
 
 @pytest.fixture(scope="session")
-def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+def zensical_site(tmp_path_factory: pytest.TempPathFactory,
+                  built_site: BuiltSite) -> ZensicalSite:
     project = copy_project(tmp_path_factory.mktemp("zensical") / "project")
-    (project / IMAGE_CACHE).mkdir(parents=True)
-    (project / IMAGE_CACHE / SEED_IMAGE).write_bytes(b"kept")
+    withheld = seed_image_cache(project, built_site)
     done = run_zensical_build(project)
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"zensical build failed:\n{log[-6000:]}"
-    return BuiltSite(project / "site", log)
+    return ZensicalSite(project / "site", log, frozenset(withheld))
 
 
 def page_urls(site: Path) -> set[str]:
@@ -180,10 +215,8 @@ def test_tinkernomics_outputs_writes_the_same_files_after_any_generator(
     for top in (*OUTPUT_TOPS, "assets/vendor"):
         shutil.rmtree(site / top)
     project = zensical_site.root.parent
-    done = subprocess.run([str(BIN / "tinkernomics"), "outputs", "--config",
-                           str(project / "mkdocs.yml"), "--site-dir", str(site)],
-                          cwd=project, env=build_env(), capture_output=True, text=True,
-                          check=False)
+    done = run_cli_in_process("outputs", "--config", str(project / "mkdocs.yml"),
+                              "--site-dir", str(site), cwd=project, env=build_env())
     assert done.returncode == 0, done.stdout + done.stderr
     assert output_files(site) == output_files(zensical_site.root)
 
@@ -223,13 +256,14 @@ def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: B
 
 @pytest.mark.build
 @pytest.mark.zensical
-def test_a_zensical_build_keeps_the_image_cache(zensical_site: BuiltSite) -> None:
+def test_a_zensical_build_keeps_the_image_cache(zensical_site: ZensicalSite) -> None:
     """`--clean` deletes Zensical's .cache/; the image cache is elsewhere, or every build would
     render every PNG again (at 1,000 algorithms most of the build's CPU time)."""
     project = zensical_site.root.parent
     cached = {p.name for p in (project / IMAGE_CACHE).iterdir()}
     assert SEED_IMAGE in cached
-    assert len(cached) > 2, "the outputs step fills the cache"
+    assert len(cached) > 2 and zensical_site.withheld & cached, \
+        "the outputs step fills the cache"
     assert not list(project.glob(".cache-kept-*"))
 
 
@@ -350,9 +384,7 @@ def test_outputs_ignore_tags_they_do_not_need(tmp_path: Path) -> None:
 
 
 def test_outputs_refuse_a_missing_site(tmp_path: Path) -> None:
-    done = subprocess.run([str(BIN / "tinkernomics"), "outputs", "--site-dir",
-                           str(tmp_path / "nothing")], cwd=REPO_ROOT, capture_output=True,
-                          text=True, check=False)
+    done = run_cli_in_process("outputs", "--site-dir", str(tmp_path / "nothing"), cwd=REPO_ROOT)
     assert done.returncode != 0 and "no built site here" in done.stderr
 
 
@@ -396,23 +428,37 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     server.server_close()
 
 
-@pytest.fixture
-def errors() -> list[str]:
-    return []
-
-
-@pytest.fixture
-def page(browser: Any, errors: list[str], served: str) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def tab(browser: Any, served: str) -> Iterator[tuple[Any, list[str]]]:
+    """One page per build, shared by its tests (each opens its own URL), and the errors it
+    reported."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     # The site's public URL (oEmbed discovery links, which Material's instant navigation
     # follows to a sitemap) is answered by the local copy, as the published host would.
     context.route(SUB_PATH_URL + "**", lambda route: route.fulfill(
         response=route.fetch(url=route.request.url.replace(SUB_PATH_URL, served))))
-    tab = context.new_page()
-    tab.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
-    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    yield tab
+    page = context.new_page()
+    found: list[str] = []
+    page.on("pageerror", lambda err: found.append(f"pageerror: {err}"))
+    page.on("console", lambda m: m.type == "error" and found.append(m.text))
+    yield page, found
     context.close()
+
+
+@pytest.fixture
+def errors(tab: tuple[Any, list[str]]) -> list[str]:
+    """The errors the page reports during this test."""
+    tab[1].clear()
+    return tab[1]
+
+
+@pytest.fixture
+def page(tab: tuple[Any, list[str]], errors: list[str]) -> Any:
+    """The build's page as a new reader finds it: nothing stored by an earlier test (the
+    palette chosen, the calculator's inputs)."""
+    if tab[0].url.startswith("http"):
+        tab[0].evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    return tab[0]
 
 
 def _point_at_chart(page: Any) -> None:
