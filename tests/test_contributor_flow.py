@@ -1,8 +1,9 @@
-"""A contributor adds an algorithm, in a temporary copy of the repository, with the installed CLI:
-scaffold it, see validation fail naming the scaffold's required fields, fill them, see it pass,
-build the site (under a sub-path, as on GitHub Pages) and find the page, the comparison-table row
-and the curve in the comparison chart; then serve the site under that sub-path and check that
-every page, asset and link resolves inside it."""
+"""A contributor adds an algorithm, in a temporary copy of the repository, with the CLI (run
+in-process; tests/test_scaffold.py and `make new` in tests/test_contributor_docs.py run the
+installed console script): scaffold it, see validation fail naming the scaffold's required
+fields, fill them, see it pass, build the site (under a sub-path, as on GitHub Pages) and find the
+page, the comparison-table row and the curve in the comparison chart; then serve the site under
+that sub-path and check that every page, asset and link resolves inside it."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from helpers_contrib import (
     conditional_placeholders,
     null_leaves,
     required_placeholders,
-    run_cli,
+    run_cli_in_process,
 )
 
 from tinkernomics.catalog.models import Algorithm
@@ -96,14 +97,14 @@ def _fill(scaffold: str, reference: str) -> str:
 @pytest.fixture(scope="module")
 def contributor(tmp_path_factory: pytest.TempPathFactory) -> Contributor:
     repo = _copy_repo(tmp_path_factory.mktemp("checkout"))
-    made = run_cli("new", "algorithm", NEW_ID, cwd=repo)
+    made = run_cli_in_process("new", "algorithm", NEW_ID, cwd=repo)
     assert made.returncode == 0, made.stderr
     entry = repo / "catalog" / "algorithms" / f"{NEW_ID}.yaml"
     scaffold = entry.read_text(encoding="utf-8")
-    failed = run_cli("validate", cwd=repo)
+    failed = run_cli_in_process("validate", cwd=repo)
     reference = sorted((repo / "catalog" / "references").glob("*.yaml"))[0].stem
     entry.write_text(_fill(scaffold, reference), encoding="utf-8")
-    passed = run_cli("validate", cwd=repo)
+    passed = run_cli_in_process("validate", cwd=repo)
     return Contributor(repo, entry, scaffold, failed, passed)
 
 
