@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import zipfile
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,10 @@ from tinkernomics.site.api.models import COLLECTIONS_BY_PATH, RESPONSES
 CATALOGS = ["fixture", "real"]
 
 
+@cache
 def served_validator(name: str, definition: str | None = None) -> Draft202012Validator:
+    """A validator for the served schema (or one of its definitions), made once per pair: every
+    document of a kind is checked by the same one."""
     schema = json.loads(files(name)["schema.json"])
     if definition is not None:
         schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
