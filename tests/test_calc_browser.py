@@ -6,6 +6,10 @@ for every shown quantity of the graph, the browser's value with Python's (exact 
 equality), every shown number with ``formatting.fmt_value`` of Python's value, and the listed
 inputs with ``figures.figure_keys``. The last tests add a cost line and a quantity to the graph
 in Python only and show the unchanged calculator.js computing and showing them.
+
+The module's tests share one browser page (``calc_tab``): each test navigates it to its own
+link after ``SharedTab.reset`` has cleared the storage, routes and errors an earlier test left and
+set the test's viewport and colour scheme, so every test still starts from a fresh document.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
+from conftest_site import SUB_PATH_URL
 from helpers_browser import served_folder
 from helpers_calc import real_catalog
+from helpers_security import routed_site
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import figures, model, resources, tree
@@ -60,47 +66,119 @@ def calc_server(built_site: Any) -> Iterator[str]:
         yield base
 
 
+NO_SEARCH_INDEX = """(() => {
+  const send = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === 0 && message.data && Array.isArray(message.data.docs)) {
+      message = {...message, data: {...message.data, docs: []}};
+    }
+    return send.call(this, message, ...rest);
+  };
+})();"""
+"""An init script: Material's search worker gets the site's search index without its pages
+(its setup message, type 0, carries the whole index; the worker builds a lunr index of every
+page on each full page load). No check of these modules searches; Material's search over the
+real index has its own tests (test_search_ranking.py), and other browser tests load these
+pages with it."""
+
+
+class SharedTab:
+    """One page in one browser context, reused by a module's tests (a new page costs a
+    renderer process; navigating an open one does not). ``reset`` undoes what a test can leave
+    behind before the next one navigates: storage, routes, errors, viewport, colour scheme.
+    Its pages search an empty index (``NO_SEARCH_INDEX``). The context is a new one (``options``
+    as for ``new_context``) or ``context``, one the caller made and closes (routed_site's)."""
+
+    def __init__(self, browser: Any = None, *, context: Any = None, **options: Any) -> None:
+        options = {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light",
+                   **options}
+        self.owned = context is None
+        self.context = browser.new_context(**options) if context is None else context
+        self.context.add_init_script(NO_SEARCH_INDEX)
+        self.page = self.context.new_page()
+        size = self.page.viewport_size
+        self.size = (size["width"], size["height"])
+        self.scheme = options["color_scheme"] if self.owned else "light"
+        self.errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.page.on("pageerror", self._page_error)
+        self.page.on("console", self._console)
+
+    def _page_error(self, error: Any) -> None:
+        self.errors.append(str(error))
+        self.page_errors.append(str(error))
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def reset(self, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Any:
+        """The page, ready for a new test's first navigation (it still shows the last one)."""
+        page = self.page
+        page.unroute_all(behavior="ignoreErrors")
+        page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); }"
+                      " catch (e) { /* about:blank has no storage */ } }")
+        if (width, height) != self.size:
+            page.set_viewport_size({"width": width, "height": height})
+            self.size = (width, height)
+        if scheme != self.scheme:
+            page.emulate_media(color_scheme=scheme)
+            self.scheme = scheme
+        self.errors, self.page_errors = [], []
+        return page
+
+    def open(self, url: str) -> Any:
+        """The reset page at ``url``, once the calculator there is ready."""
+        page = self.reset()
+        page.goto(url)
+        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+        return page
+
+    def close(self) -> None:
+        if self.owned:
+            self.context.close()
+        else:
+            self.page.close()
+
+
 @pytest.fixture(scope="module")
-def calc_browser(browser: Any) -> Any:
-    """The session's shared Chromium (see tests/helpers_browser.py)."""
-    return browser
+def calc_tab(browser: Any) -> Iterator[SharedTab]:
+    """The module's one page on the session's shared Chromium (see tests/helpers_browser.py)."""
+    tab = SharedTab(browser)
+    yield tab
+    tab.close()
 
 
-def open_calculator(browser: Any, base: str, query: dict[str, str], *, width: int = 1280,
+def open_calculator(tab: SharedTab, base: str, query: dict[str, str], *, width: int = 1280,
                     scheme: str = "light", html: str | None = None) -> tuple[Any, list[str]]:
-    """The calculator through a link; with ``html``, that HTML is served as the page."""
-    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    """The calculator through a link, in the reset tab; with ``html``, that HTML is served as
+    the page. Returns the page and the errors it reports from now on."""
+    page = tab.reset(width=width, scheme=scheme)
     if html is not None:
         page.route(lambda url: urlsplit(url).path == "/calculator/", lambda route: route.fulfill(
             status=200, content_type="text/html; charset=utf-8", body=html))
     suffix = "?" + urlencode(query) if query else ""
     page.goto(base + "calculator/" + suffix)
     page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-    return page, errors
+    return page, tab.errors
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_browser_equals_python(calc_browser: Any, calc_server: str, catalog: Catalog,
+def test_browser_equals_python(calc_tab: SharedTab, calc_server: str, catalog: Catalog,
                                case: str) -> None:
-    assert_page_equals_python(calc_browser, calc_server, catalog, CASES[case])
+    assert_page_equals_python(calc_tab, calc_server, catalog, CASES[case])
 
 
-def assert_page_equals_python(browser: Any, base: str, catalog: Catalog,
+def assert_page_equals_python(tab: SharedTab, base: str, catalog: Catalog,
                               query: dict[str, str], html: str | None = None) -> list[Any]:
     """Open the calculator (its HTML replaced by ``html`` if given) and compare with Python."""
     e = estimate(catalog, query)
     graph = graph_for(catalog)
-    page, errors = open_calculator(browser, base, query, html=html)
-    try:
-        last = page.evaluate("(({numbers, figures}) => ({numbers, figures}))"
-                             "(window.tnCalculator.last())")
-        shown = page.eval_on_selector_all(
-            ".tn-calc__results [data-key]", "els => els.map(e => [e.dataset.key, e.textContent])")
-    finally:
-        page.close()
+    page, errors = open_calculator(tab, base, query, html=html)
+    last = page.evaluate("(({numbers, figures}) => ({numbers, figures}))"
+                         "(window.tnCalculator.last())")
+    shown = page.eval_on_selector_all(
+        ".tn-calc__results [data-key]", "els => els.map(e => [e.dataset.key, e.textContent])")
     assert errors == []
     # Playwright hands over whole JS numbers as Python ints written out in decimal; float()
     # gives back the very double the browser held.
@@ -120,19 +198,16 @@ def assert_page_equals_python(browser: Any, base: str, catalog: Catalog,
     ({"lf": "site"}, "flops_lora_training"),
     ({"lf": "site", "ft": "full"}, "flops_training"),
 ])
-def test_page_names_the_training_formula(calc_browser: Any, calc_server: str, catalog: Catalog,
+def test_page_names_the_training_formula(calc_tab: SharedTab, calc_server: str, catalog: Catalog,
                                          query: dict[str, str], formula_id: str) -> None:
     """The results say which formula priced training, with its status; R and D show only when
     the formula uses them, and the accounting setting only under LoRA."""
-    page, errors = open_calculator(calc_browser, calc_server, query)
-    try:
-        note = page.locator(".tn-calc__training-formula")
-        shown_id = note.get_attribute("data-formula")
-        badge = note.locator(".tn-badge").first.text_content()
-        hidden = {k: page.locator(f'[data-field="{k}"]').is_hidden() for k in ("lf", "r", "D")}
-        chosen = page.eval_on_selector('select[name="lf"]', "el => el.value")
-    finally:
-        page.close()
+    page, errors = open_calculator(calc_tab, calc_server, query)
+    note = page.locator(".tn-calc__training-formula")
+    shown_id = note.get_attribute("data-formula")
+    badge = note.locator(".tn-badge").first.text_content()
+    hidden = {k: page.locator(f'[data-field="{k}"]').is_hidden() for k in ("lf", "r", "D")}
+    chosen = page.eval_on_selector('select[name="lf"]', "el => el.value")
     assert errors == []
     formula = catalog.formulas[formula_id]
     assert shown_id == formula_id
@@ -143,39 +218,34 @@ def test_page_names_the_training_formula(calc_browser: Any, calc_server: str, ca
     assert chosen == query.get("lf", "sourced")
 
 
-def test_fireworks_numbers_on_the_page(calc_browser: Any, calc_server: str,
+def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
                                        catalog: Catalog) -> None:
     """The Fireworks preset link shows the prefill and sample totals of the hand computation."""
-    page, errors = open_calculator(calc_browser, calc_server, CASES["fireworks-episode"])
-    try:
-        def text(key: str) -> str:
-            return page.text_content(f'#calc-tinker + .tn-calc__scroll [data-key="{key}"]')
+    page, errors = open_calculator(calc_tab, calc_server, CASES["fireworks-episode"])
 
-        # 1,000 × (8 × 8,000 + 12,000 × 8 × 7 / 2) prefill tokens, 1,000 × 8 × 2,000 sampled
-        assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"
-        assert page.text_content('[data-key="tokens.sample"]') == "16,000,000"
-        # priced at the catalog's row, as Python prices it (test_calc_multiturn has the sums)
-        expected = calcsite.shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
-        assert text("tinker.prefill") == expected["tinker.prefill"]
-        assert text("tinker.sample") == expected["tinker.sample"]
-    finally:
-        page.close()
+    def text(key: str) -> str:
+        return page.text_content(f'#calc-tinker + .tn-calc__scroll [data-key="{key}"]')
+
+    # 1,000 × (8 × 8,000 + 12,000 × 8 × 7 / 2) prefill tokens, 1,000 × 8 × 2,000 sampled
+    assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"
+    assert page.text_content('[data-key="tokens.sample"]') == "16,000,000"
+    # priced at the catalog's row, as Python prices it (test_calc_multiturn has the sums)
+    expected = calcsite.shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
+    assert text("tinker.prefill") == expected["tinker.prefill"]
+    assert text("tinker.sample") == expected["tinker.sample"]
     assert errors == []
 
 
-def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server: str,
+def test_editing_a_field_updates_url_and_numbers(calc_tab: SharedTab, calc_server: str,
                                                  catalog: Catalog) -> None:
-    page, errors = open_calculator(calc_browser, calc_server, {})
-    try:
-        page.fill('input[name="steps"]', "250")
-        page.wait_for_function("() => window.tnCalculator.last().env['run.steps'] === 250")
-        url = page.url
-        total = page.text_content('.tn-calc__cards [data-key="tinker.total"]')
-        page.select_option('select[name="a"]', "ppo")
-        page.wait_for_function("() => window.tnCalculator.last().names.algorithm === 'ppo'")
-        ppo_query = page.evaluate("location.search")
-    finally:
-        page.close()
+    page, errors = open_calculator(calc_tab, calc_server, {})
+    page.fill('input[name="steps"]', "250")
+    page.wait_for_function("() => window.tnCalculator.last().env['run.steps'] === 250")
+    url = page.url
+    total = page.text_content('.tn-calc__cards [data-key="tinker.total"]')
+    page.select_option('select[name="a"]', "ppo")
+    page.wait_for_function("() => window.tnCalculator.last().names.algorithm === 'ppo'")
+    ppo_query = page.evaluate("location.search")
     assert errors == []
     assert "steps=250" in url
     # the empty link opened the default run (inputs.DEFAULT_QUERY), whose settings the link keeps
@@ -188,32 +258,26 @@ def test_editing_a_field_updates_url_and_numbers(calc_browser: Any, calc_server:
     assert ppo["a"] == "ppo" and (ppo["G"], ppo["K"]) == (query["G"], query["K"])
 
 
-def test_preset_link_reproduces_the_estimate(calc_browser: Any, calc_server: str) -> None:
-    page, errors = open_calculator(calc_browser, calc_server, {})
-    try:
-        page.click(".tn-calc__preset >> nth=1")
-        page.wait_for_function("() => window.tnCalculator.last().names.model === 'kimi-k2.6'")
-        first = page.evaluate("window.tnCalculator.last().numbers")
-        page.goto(page.url)  # the link alone
-        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-        again = page.evaluate("window.tnCalculator.last().numbers")
-        url = page.url
-    finally:
-        page.close()
+def test_preset_link_reproduces_the_estimate(calc_tab: SharedTab, calc_server: str) -> None:
+    page, errors = open_calculator(calc_tab, calc_server, {})
+    page.click(".tn-calc__preset >> nth=1")
+    page.wait_for_function("() => window.tnCalculator.last().names.model === 'kimi-k2.6'")
+    first = page.evaluate("window.tnCalculator.last().numbers")
+    page.goto(page.url)  # the link alone
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    again = page.evaluate("window.tnCalculator.last().numbers")
+    url = page.url
     assert errors == []
     assert first == again
     assert "m=kimi-k2.6" in url and "T=8" in url
 
 
 @pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
-def test_page_fits_the_viewport(calc_browser: Any, calc_server: str, width: int,
+def test_page_fits_the_viewport(calc_tab: SharedTab, calc_server: str, width: int,
                                 scheme: str) -> None:
-    page, errors = open_calculator(calc_browser, calc_server, CASES["ppo-full"], width=width,
+    page, errors = open_calculator(calc_tab, calc_server, CASES["ppo-full"], width=width,
                                    scheme=scheme)
-    try:
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    finally:
-        page.close()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert errors == []
     assert overflow <= 0
 
@@ -222,28 +286,28 @@ TRICKY = [0.0, 0.125, 0.0625, 2.5, 12.25, 99.96, 99.95, 999.995, 1234.5, -1234.5
           0.001, 1e-7, 1e15, 9.995e17, 33.086247460769475, 2264.96, -0.0001, 123456789.5]
 
 
-def test_number_formatting_matches_python(calc_browser: Any, calc_server: str) -> None:
+def test_number_formatting_matches_python(calc_tab: SharedTab, calc_server: str) -> None:
     """calculator.js formats like formatting.fmt_* on ties, tiny and huge values, negatives."""
-    page, errors = open_calculator(calc_browser, calc_server, {})
-    try:
-        got = page.evaluate(
-            """values => values.map(v => [window.tnCalculator.format.number(v),
-                window.tnCalculator.format.count(v), window.tnCalculator.format.usd(v)])""",
-            TRICKY)
-    finally:
-        page.close()
+    page, errors = open_calculator(calc_tab, calc_server, {})
+    got = page.evaluate(
+        """values => values.map(v => [window.tnCalculator.format.number(v),
+            window.tnCalculator.format.count(v), window.tnCalculator.format.usd(v)])""",
+        TRICKY)
     assert errors == []
     expected = [[fmt_number(v), fmt_count(v), fmt_usd(v)] for v in TRICKY]
     assert got == expected
 
 
-def test_calculator_survives_instant_navigation(calc_browser: Any, calc_server: str) -> None:
-    """Reached through Material's instant navigation (no full reload), and again after leaving."""
-    page = calc_browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(calc_server + "formulas/")
+def test_calculator_survives_instant_navigation(browser: Any, built_site: Any) -> None:
+    """Reached through Material's instant navigation (no full reload), and again after leaving.
+    At the site's own URL: Material navigates instantly only to the pages its sitemap lists,
+    which name the site URL, so on a loopback port every click is a full load."""
+    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, _):
+        tab = SharedTab(context=context)
+        errors = tab.page_errors
+        page = tab.page
+        page.goto(SUB_PATH_URL + "formulas/")
+        page.evaluate("window.tnSamePage = true")
         page.click('.md-nav--primary a[href$="calculator/"]')
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
         assert page.evaluate("window.tnCalculator.last().names.algorithm") == "grpo"
@@ -253,10 +317,10 @@ def test_calculator_survives_instant_navigation(calc_browser: Any, calc_server: 
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
         page.fill('input[name="G"]', "4")
         page.wait_for_function("() => window.tnCalculator.last().env['run.G'] === 4")
-        reloads = page.evaluate("performance.getEntriesByType('navigation').length")
-    finally:
-        page.close()
+        same, reloads = page.evaluate("[window.tnSamePage === true,"
+                                      " performance.getEntriesByType('navigation').length]")
     assert errors == []
+    assert same, "instant navigation did a full load"
     assert reloads == 1  # one real page load: the rest was instant navigation
 
 
@@ -302,15 +366,21 @@ def extended_page(built_site: Any, catalog: Catalog) -> str:
                   flags=re.DOTALL)
 
 
+@pytest.fixture(scope="module")
+def extended_html(built_site: Any, extended: Catalog) -> str:
+    """``extended_page`` once for the module's cases (the same page for each)."""
+    return extended_page(built_site, extended)
+
+
 @pytest.mark.parametrize("case", ["defaults", "opd-teacher", "no-price-row"])
-def test_new_quantity_needs_no_javascript(calc_browser: Any, calc_server: str, built_site: Any,
-                                          extended: Catalog, catalog: Catalog,
-                                          case: str) -> None:
+def test_new_quantity_needs_no_javascript(calc_tab: SharedTab, calc_server: str,
+                                          extended_html: str, extended: Catalog,
+                                          catalog: Catalog, case: str) -> None:
     """A cost line and a quantity added in Python alone: computed identically in Chromium,
     shown in the Tinker table, and counted in the Tinker total."""
     query = CASES[case]
-    shown = dict(assert_page_equals_python(calc_browser, calc_server, extended, query,
-                                           html=extended_page(built_site, extended)))
+    shown = dict(assert_page_equals_python(calc_tab, calc_server, extended, query,
+                                           html=extended_html))
     e, plain = estimate(extended, query), estimate(catalog, query)
     assert "tinker.egress" not in plain.numbers
     assert "self.usd_per_episode" in e.numbers and "tinker.egress" in e.numbers
@@ -323,18 +393,15 @@ def test_new_quantity_needs_no_javascript(calc_browser: Any, calc_server: str, b
     assert e["self.usd_per_episode"] == plain["self.total"] / plain["tokens.episodes"]
 
 
-def test_javascript_evaluates_any_tree(calc_browser: Any, calc_server: str) -> None:
+def test_javascript_evaluates_any_tree(calc_tab: SharedTab, calc_server: str) -> None:
     """The browser's generic evaluator against tree.evaluate on expressions it never saw."""
     cases = ["min(a, b) * ceil(c / 3) + max(a, 2.5) ** 0.5", "coalesce(m, a) - missing(m)",
              "a / b if c > 4 else -a", "(a == 2.0) + (b <= 3) + (c >= 9)", "m * 2 + a",
              "coalesce(m * 2, b * 1e15) / 7"]
     env = {"a": 2.0, "b": 3.0, "c": 10.0, "m": None}
     graph = [[f"q{i}", "number", 1, None, tree.to_tree(x)] for i, x in enumerate(cases)]
-    page, errors = open_calculator(calc_browser, calc_server, {})
-    try:
-        got = page.evaluate("([g, env]) => window.tnCalculator.evaluate(g, env)", [graph, env])
-    finally:
-        page.close()
+    page, errors = open_calculator(calc_tab, calc_server, {})
+    got = page.evaluate("([g, env]) => window.tnCalculator.evaluate(g, env)", [graph, env])
     assert errors == []
     for i, expression in enumerate(cases):
         assert got[f"q{i}"] == tree.evaluate(tree.to_tree(expression), env), expression

@@ -1,6 +1,7 @@
 """The calculator in Chromium and ``tinkernomics estimate --json`` agree, to the byte and the
 cent, on the run model's memory and the bills (issue 28). Each case is a set of command-line
-options and the calculator link that says the same."""
+options and the calculator link that says the same. The cases share one page
+(test_calc_browser.calc_tab), navigated to each case's link."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from test_calc_browser import calc_server, open_calculator  # noqa: F401 (fixtures)
+from test_calc_browser import SharedTab, calc_server, calc_tab, open_calculator  # noqa: F401
 
 from tinkernomics.cli import main
 
@@ -39,15 +40,12 @@ def cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, A
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_browser_equals_estimate_json(browser: Any, calc_server: str,  # noqa: F811
+def test_browser_equals_estimate_json(calc_tab: SharedTab, calc_server: str,  # noqa: F811
                                       capsys: pytest.CaptureFixture[str], case: str) -> None:
     args, query = CASES[case]
     cli = cli_json(args, capsys)
-    page, errors = open_calculator(browser, calc_server, query)
-    try:
-        numbers = page.evaluate("window.tnCalculator.last().numbers")
-    finally:
-        page.close()
+    page, errors = open_calculator(calc_tab, calc_server, query)
+    numbers = page.evaluate("window.tnCalculator.last().numbers")
     assert errors == []
     got = {k: None if v is None else float(v) for k, v in numbers.items()}
     shown = {k: v["value"] for k, v in cli.items() if v["shown"]}
