@@ -3,7 +3,8 @@ an invalid number in a link is marked and left out of the link (issues 26 and 27
 
 The keys, their order, what a change clears and the valid numbers come from one declaration
 (``inputs.INPUTS``, shipped by ``pagedata``); these tests read it, so a key added in Python is
-tested here without a change. The real site is built once per session (``built_site``).
+tested here without a change. The real site is built once per session (``built_site``); the
+tests share one page (``tab``, test_calc_browser.SharedTab), reset and navigated to each link.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from helpers_browser import served_folder
+from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
@@ -28,14 +30,15 @@ def server(built_site: Any) -> Iterator[str]:
         yield base + "calculator/"
 
 
-def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(url)
-    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-    return page, errors
+@pytest.fixture(scope="module")
+def tab(browser: Any) -> Iterator[SharedTab]:
+    shared = SharedTab(browser)
+    yield shared
+    shared.close()
+
+
+def _open(tab: SharedTab, url: str) -> tuple[Any, list[str]]:
+    return tab.open(url), tab.errors
 
 
 SET_FIELD = """async ([key, value]) => {
@@ -87,24 +90,22 @@ def link_values(catalog: Catalog) -> dict[str, str]:
     return values
 
 
-def test_every_declared_key_survives_a_shareable_link(browser: Any, server: str,
+def test_every_declared_key_survives_a_shareable_link(tab: SharedTab, server: str,
                                                       catalog: Catalog) -> None:
     """Each key set in the form in link order (a key's dependents after it), read back from
     the URL, and the same after reloading that URL; the page then computes what Python does."""
     values = link_values(catalog)
     declared = [i.key for i in inputs.link_inputs(catalog)]
     assert set(values) == set(declared), "a declared key has no test value"
-    page, errors = _open(browser, server)
-    try:
-        for key in declared:
-            page.evaluate(SET_FIELD, [key, values[key]])
-        before = page.evaluate("location.search")
-        page.goto(page.url)
-        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-        after = page.evaluate("location.search")
-        last = page.evaluate("(({env, numbers}) => ({env, numbers}))(window.tnCalculator.last())")
-    finally:
-        page.close()
+    page, errors = _open(tab, server)
+    page.evaluate("async pairs => { const set = " + SET_FIELD + ";"
+                  " for (const pair of pairs) await set(pair); }",  # one key after another
+                  [[key, values[key]] for key in declared])
+    before = page.evaluate("location.search")
+    page.goto(page.url)
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    after = page.evaluate("location.search")
+    last = page.evaluate("(({env, numbers}) => ({env, numbers}))(window.tnCalculator.last())")
     assert errors == []
     query = dict(parse_qsl(before.lstrip("?")))
     assert query == values
@@ -126,22 +127,19 @@ INVALID_LINKS = [
 
 
 @pytest.mark.parametrize("query", INVALID_LINKS, ids=lambda q: urlencode(q))
-def test_invalid_numbers_are_marked_and_left_out_of_the_link(browser: Any, server: str,
+def test_invalid_numbers_are_marked_and_left_out_of_the_link(tab: SharedTab, server: str,
                                                              catalog: Catalog,
                                                              query: dict[str, str]) -> None:
     """The fields the page marks are those ``inputs.invalid_keys`` lists; they show what the
     link said, the link the page writes drops them, and the estimate is Python's."""
     expected = inputs.invalid_keys(catalog, query)
     assert expected, "each case has an invalid number"
-    page, errors = _open(browser, server + "?" + urlencode(query))
-    try:
-        marked = page.eval_on_selector_all('.tn-calc__form input[aria-invalid="true"]',
-                                           "els => els.map(e => [e.name, e.value])")
-        search = page.evaluate("location.search")
-        shared = page.eval_on_selector(".tn-calc__link", "el => el.value")
-        numbers = page.evaluate("window.tnCalculator.last().numbers")
-    finally:
-        page.close()
+    page, errors = _open(tab, server + "?" + urlencode(query))
+    marked, search, shared, numbers = page.evaluate("""() => [
+        Array.from(document.querySelectorAll('.tn-calc__form input[aria-invalid="true"]'))
+          .map(e => [e.name, e.value]),
+        location.search, document.querySelector(".tn-calc__link").value,
+        window.tnCalculator.last().numbers]""")
     assert errors == []
     assert sorted(k for k, _ in marked) == sorted(expected)
     for key, shown in marked:
@@ -165,19 +163,15 @@ def test_python_marks_what_the_issue_lists(catalog: Catalog) -> None:
     assert inputs.invalid_keys(catalog, {"a": no_g, "G": "4"}) == []
 
 
-def test_a_failed_load_is_shown_not_thrown(browser: Any, server: str) -> None:
+def test_a_failed_load_is_shown_not_thrown(tab: SharedTab, server: str) -> None:
     """An algorithm file that does not load: the result area says so, no uncaught error."""
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = tab.reset()
+    errors = tab.page_errors
     page.route("**/calculator/algorithms/ppo.json", lambda route: route.fulfill(status=404))
-    try:
-        page.goto(server + "?a=ppo")
-        page.wait_for_selector("[data-tn-calc][data-tn-error] .tn-calc__error")
-        message = page.text_content(".tn-calc__error")
-        role = page.get_attribute(".tn-calc__error", "role")
-    finally:
-        page.close()
+    page.goto(server + "?a=ppo")
+    page.wait_for_selector("[data-tn-calc][data-tn-error] .tn-calc__error")
+    message = page.text_content(".tn-calc__error")
+    role = page.get_attribute(".tn-calc__error", "role")
     assert errors == []
     assert "ppo.json: HTTP 404" in (message or "")
     assert role == "alert"

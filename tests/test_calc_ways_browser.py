@@ -4,7 +4,8 @@ The page is the real site built once per session; what it shows is checked again
 own computation of the same run (``derived.ways.compare`` at the site's data date,
 ``derived.recipe.export``), never against a typed price. Pinning lives in the link (``w``);
 the recipe follows the form and copies to the clipboard; the Ways to run page's recipe blocks
-have copy buttons too.
+have copy buttons too. The tests share one page (``tab``, test_calc_browser.SharedTab), reset and
+navigated to each test's link; a link opened in a fresh tab gets a fresh context.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
-from helpers_browser import new_tab, served_folder
+from helpers_browser import served_folder
+from test_calc_browser import SharedTab
 from test_recipe_export import FIXTURES, config_fields
 
 from tinkernomics.catalog.entries import Catalog
@@ -38,13 +40,12 @@ def site(built_site: Any) -> Iterator[str]:
         yield base
 
 
-def ready(page: Any, url: str) -> list[str]:
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(url)
-    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-    return errors
+@pytest.fixture(scope="module")
+def tab(browser: Any) -> Iterator[SharedTab]:
+    """The module's one page (the clipboard open to it, for the copy buttons)."""
+    shared = SharedTab(browser, **CLIPBOARD)
+    yield shared
+    shared.close()
 
 
 ROWS = """() => Array.from(document.querySelectorAll('#calc-ways ~ .tn-calc__scroll tr[data-row]'))
@@ -73,13 +74,12 @@ def assert_rows_match(shown: list[list[Any]], expected: list[ways.Row]) -> None:
 
 
 @pytest.mark.parametrize("preset", [0, 2], ids=["default run", "distillation preset"])
-def test_every_way_is_priced_for_the_run_on_screen(browser: Any, site: str, catalog: Catalog,
+def test_every_way_is_priced_for_the_run_on_screen(tab: SharedTab, site: str, catalog: Catalog,
                                                     preset: int) -> None:
     query = preset_queries(catalog)[preset]
-    with new_tab(browser) as page:
-        errors = ready(page, site + "calculator/" + ("?" + urlencode(query) if preset else ""))
-        shown = page.evaluate(ROWS)
-    assert errors == []
+    page = tab.open(site + "calculator/" + ("?" + urlencode(query) if preset else ""))
+    shown = page.evaluate(ROWS)
+    assert tab.errors == []
     expected = python_rows(catalog, query)
     assert len(expected) >= 5 and any(r.way == ways.TINKER for r in expected)
     assert_rows_match(shown, expected)
@@ -87,48 +87,52 @@ def test_every_way_is_priced_for_the_run_on_screen(browser: Any, site: str, cata
         assert any(r.not_offered for r in expected)
 
 
-def test_a_not_offered_row_follows_the_model(browser: Any, site: str, catalog: Catalog) -> None:
+def test_a_not_offered_row_follows_the_model(tab: SharedTab, site: str, catalog: Catalog) -> None:
     """Changing the model in the form re-prices every row, and a service whose models list
     lacks it says 'not offered' with its own words."""
     found = catalog.of("way")
     limited = next(w for w in found.values() if w.models is not None)
     other = next(m for m in catalog.models if m not in (limited.models or ()))
-    with new_tab(browser) as page:
-        errors = ready(page, site + "calculator/")
-        page.select_option('select[name="m"]', other)
-        page.wait_for_function(f"() => location.search.includes('m={other}')")
-        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-        shown = page.evaluate(ROWS)
-        search = page.evaluate("location.search")
-    assert errors == []
+    page = tab.open(site + "calculator/")
+    page.select_option('select[name="m"]', other)
+    page.wait_for_function(f"() => location.search.includes('m={other}')")
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    shown = page.evaluate(ROWS)
+    search = page.evaluate("location.search")
+    assert tab.errors == []
     query = dict(parse_qsl(search.lstrip("?")))
     expected = python_rows(catalog, query)
     assert any(r.way == limited.id and r.not_offered for r in expected)
     assert_rows_match(shown, expected)
 
 
-def test_a_pinned_subset_lives_in_the_link(browser: Any, site: str, catalog: Catalog) -> None:
+def test_a_pinned_subset_lives_in_the_link(browser: Any, tab: SharedTab, site: str,
+                                           catalog: Catalog) -> None:
     """Pin two lists (one superseded) in the form: the link carries exactly them; a fresh page
     at that link shows the same rows and boxes; an unknown id is dropped from the link."""
     found = catalog.of("way")
     newest = {w.id for w in ways.newest_by_series(found.values()).values()}
     old = next(wid for wid in found if wid not in newest)
     pick = sorted({old, next(iter(newest))})
-    with new_tab(browser) as page:
-        errors = ready(page, site + "calculator/")
-        page.eval_on_selector('[data-field="w"]', "box => { box.closest('details').open = true; }")
-        page.eval_on_selector_all('input[name="w"]',
-                                  "boxes => boxes.forEach(b => { b.checked = false; })")
-        for wid in pick:
-            page.check(f'input[name="w"][value="{wid}"]')
-        page.wait_for_function(f"() => location.search.includes('w={','.join(pick)}')")
-        link = page.evaluate("location.href")
-        first = page.evaluate(ROWS)
-    with new_tab(browser) as fresh:
-        errors += ready(fresh, link + ",nope")
+    page = tab.open(site + "calculator/")
+    page.eval_on_selector('[data-field="w"]', "box => { box.closest('details').open = true; }")
+    page.eval_on_selector_all('input[name="w"]',
+                              "boxes => boxes.forEach(b => { b.checked = false; })")
+    for wid in pick:
+        page.check(f'input[name="w"][value="{wid}"]')
+    page.wait_for_function(f"() => location.search.includes('w={','.join(pick)}')")
+    link = page.evaluate("location.href")
+    first = page.evaluate(ROWS)
+    errors = tab.errors
+    fresh_tab = SharedTab(browser)  # a fresh tab: nothing of the first one but the link
+    try:
+        fresh = fresh_tab.open(link + ",nope")
         again = fresh.evaluate(ROWS)
         ticked = fresh.eval_on_selector_all('input[name="w"]:checked', "bs => bs.map(b => b.value)")
         kept = fresh.evaluate("location.search")
+        errors += fresh_tab.errors
+    finally:
+        fresh_tab.close()
     assert errors == []
     assert {r.split(":")[0] for r, _ in first} - {ways.TINKER} == set(pick)
     assert again == first and ticked == pick
@@ -146,18 +150,17 @@ def python_recipe(catalog: Catalog, search: str) -> recipe.RecipeExport:
 
 @pytest.mark.parametrize("algorithm", ["grpo", "dapo", "opd"])
 def test_the_recipe_is_pythons_and_names_only_cookbook_arguments(
-        browser: Any, site: str, catalog: Catalog, algorithm: str) -> None:
+        tab: SharedTab, site: str, catalog: Catalog, algorithm: str) -> None:
     """The page's command and config are ``recipe.export``'s for the link, every argument is a
     field of the recipe's config class at the pinned commit, and G changes it."""
-    with new_tab(browser) as page:
-        errors = ready(page, site + f"calculator/?a={algorithm}&G=4")
-        command, python = page.evaluate(CODE)
-        expected = python_recipe(catalog, page.evaluate("location.search"))
-        page.fill('input[name="G"]', "12")
-        page.wait_for_function("() => location.search.includes('G=12')")
-        changed, _ = page.evaluate(CODE)
-        after = python_recipe(catalog, page.evaluate("location.search"))
-    assert errors == []
+    page = tab.open(site + f"calculator/?a={algorithm}&G=4")
+    command, python = page.evaluate(CODE)
+    expected = python_recipe(catalog, page.evaluate("location.search"))
+    page.fill('input[name="G"]', "12")
+    page.wait_for_function("() => location.search.includes('G=12')")
+    changed, _ = page.evaluate(CODE)
+    after = python_recipe(catalog, page.evaluate("location.search"))
+    assert tab.errors == []
     assert (command, python) == (expected.command(), expected.python())
     assert changed == after.command() != command and "group_size=12" in changed
     pin, rec = recipe.pin(catalog), recipe.recipe_for(catalog, algorithm)
@@ -175,38 +178,39 @@ def page_text_of(site: str, algorithm: str) -> str:
         return str(response.read().decode("utf-8"))
 
 
-def test_the_recipe_follows_the_algorithm_and_copies(browser: Any, site: str,
+def test_the_recipe_follows_the_algorithm_and_copies(tab: SharedTab, site: str,
                                                      catalog: Catalog) -> None:
     """Switching the algorithm changes the recipe (DAPO's clip thresholds appear); the copy
     button puts the command on the clipboard."""
-    with new_tab(browser, **CLIPBOARD) as page:
-        errors = ready(page, site + "calculator/?a=grpo")
-        grpo, _ = page.evaluate(CODE)
-        page.select_option('select[name="a"]', "dapo")
-        page.wait_for_function("() => location.search.includes('a=dapo')")
-        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
-        page.wait_for_function("() => document.querySelector('.tn-calc__code code')"
-                               ".textContent.includes('loss_fn=ppo')")
-        dapo, _ = page.evaluate(CODE)
-        page.click(".tn-calc__copy-code")
-        copied = page.evaluate("navigator.clipboard.readText()")
-        label = page.text_content(".tn-calc__copy-code")
-    assert errors == []
+    page = tab.open(site + "calculator/?a=grpo")
+    page.evaluate("navigator.clipboard.writeText('')")  # nothing copied by an earlier test
+    grpo, _ = page.evaluate(CODE)
+    page.select_option('select[name="a"]', "dapo")
+    page.wait_for_function("() => location.search.includes('a=dapo')")
+    page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    page.wait_for_function("() => document.querySelector('.tn-calc__code code')"
+                           ".textContent.includes('loss_fn=ppo')")
+    dapo, _ = page.evaluate(CODE)
+    page.click(".tn-calc__copy-code")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    label = page.text_content(".tn-calc__copy-code")
+    assert tab.errors == []
     assert grpo != dapo and "loss_fn_config" in dapo and "loss_fn_config" not in grpo
     assert copied == dapo and label == "Copied"
 
 
-def test_the_ways_page_recipes_have_copy_buttons(browser: Any, site: str) -> None:
+def test_the_ways_page_recipes_have_copy_buttons(tab: SharedTab, site: str) -> None:
     """Every recipe block of the build-time Ways to run page has a copy button that copies it."""
-    with new_tab(browser, **CLIPBOARD) as page:
-        page.goto(site + "ways/")
-        page.wait_for_selector(".tn-recipe pre .md-code__button")
-        blocks = page.locator(".tn-recipe pre")
-        count = blocks.count()
-        buttons = page.locator(".tn-recipe pre .md-code__button").count()
-        blocks.first.hover()
-        page.locator(".tn-recipe pre .md-code__button").first.click()
-        copied = page.evaluate("navigator.clipboard.readText()")
-        text = blocks.first.locator("code").text_content()
+    page = tab.reset()
+    page.goto(site + "ways/")
+    page.evaluate("navigator.clipboard.writeText('')")  # nothing copied by an earlier test
+    page.wait_for_selector(".tn-recipe pre .md-code__button")
+    blocks = page.locator(".tn-recipe pre")
+    count = blocks.count()
+    buttons = page.locator(".tn-recipe pre .md-code__button").count()
+    blocks.first.hover()
+    page.locator(".tn-recipe pre .md-code__button").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    text = blocks.first.locator("code").text_content()
     assert count >= 2 and buttons == count
     assert copied.strip() == (text or "").strip() and copied.startswith("python -m ")
