@@ -3,18 +3,24 @@ estimate stays in view while the inputs scroll past and change, on a phone and a
 algorithm switch keeps the reader's settings unless the new algorithm cannot use them (and says
 so); every algorithm's default run is priced; the result says how fresh its prices are; with
 JavaScript off the form is not live and the page says what its numbers are. Expected numbers
-come from Python's estimate of the page's own link, never from today's catalog."""
+come from Python's estimate of the page's own link, never from today's catalog.
+
+The tests with JavaScript share one page (``shared``) at the site's own URL; ``tab`` resets it
+(storage, viewport, errors, missing requests) and each test then navigates it to its own link.
+Its pages search an empty index (test_calc_browser.SharedTab)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_security import routed_site
+from helpers_security import Watch, routed_site
+from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
@@ -35,18 +41,25 @@ RECTS_JS = """([field, bar]) => {
 }"""
 
 
-@pytest.fixture
-def tab(browser: Any, built_site: BuiltSite, request: pytest.FixtureRequest) -> Any:
-    """A page in a fresh context of the given size (``indirect`` parameter: (width, height))."""
-    width, height = getattr(request, "param", (1280, 900))
+@pytest.fixture(scope="module")
+def shared(browser: Any, built_site: BuiltSite) -> Iterator[tuple[SharedTab, Watch]]:
+    """One page on the built site at its own URL, for the module's tests with JavaScript."""
     with routed_site(browser, built_site.root, SUB_PATH_URL,
-                     viewport={"width": width, "height": height}) as (context, watch):
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        yield page
-        assert errors == []
-        assert watch.missing == []
+                     viewport={"width": 1280, "height": 900}) as (context, watch):
+        yield SharedTab(context=context), watch
+
+
+@pytest.fixture
+def tab(shared: tuple[SharedTab, Watch], request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The shared page, reset and sized for a test (``indirect`` parameter: (width, height));
+    the requests it missed and the errors it reports are counted from now."""
+    tab, watch = shared
+    width, height = getattr(request, "param", (1280, 900))
+    page = tab.reset(width=width, height=height)
+    watch.missing.clear()
+    yield page
+    assert tab.page_errors == []
+    assert watch.missing == []
 
 
 def open_calc(page: Any, query: str = "") -> None:
@@ -61,6 +74,13 @@ def page_query(page: Any) -> dict[str, str]:
 def bar_texts(page: Any) -> dict[str, str]:
     return dict(page.eval_on_selector_all(
         BAR + " [data-tn-sum]", "els => els.map(e => [e.dataset.tnSum, e.textContent])"))
+
+
+SWITCHED_JS = f"""() => [
+    Object.fromEntries(Array.from(document.querySelectorAll('{BAR} [data-tn-sum]'))
+      .map(e => [e.dataset.tnSum, e.textContent])),
+    location.search, window.tnCalculator.last().values]"""
+"""In one round trip: the summary bar's texts, the link's query and the computed values."""
 
 
 def expected_bar(catalog: Catalog, query: dict[str, str]) -> dict[str, str]:
@@ -193,10 +213,9 @@ def test_every_algorithm_is_priced_after_a_switch(tab: Any, catalog: Catalog) ->
     for algo in catalog.algorithms:
         page.select_option('select[name="a"]', algo)
         page.wait_for_function("a => window.tnCalculator.last().names.algorithm === a", arg=algo)
-        shown = bar_texts(page)
+        shown, search, values = page.evaluate(SWITCHED_JS)
         assert "–" not in shown.values(), algo
-        assert shown == expected_bar(catalog, page_query(page)), algo
-        values = page.evaluate("window.tnCalculator.last().values")
+        assert shown == expected_bar(catalog, dict(parse_qsl(search.lstrip("?")))), algo
         assert all(math.isfinite(values[k]) for k in ("self.total", "mem.peak")), algo
 
 
