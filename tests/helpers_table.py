@@ -41,7 +41,9 @@ def filter_name(page: Any, text: str) -> list[dict[str, str]]:
 
 def clear_filters(page: Any) -> list[dict[str, str]]:
     page.locator("form.tn-filters button[type='reset']").click()
-    page.wait_for_timeout(100)  # the script re-reads the form after the reset event's turn
+    # The script re-reads the form in a timer it sets on the reset event (the form's values
+    # change after the event); a timer set after it runs after it.
+    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
     return visible_rows(page)
 
 

@@ -2,16 +2,22 @@
 words (issue 31): "All N algorithms", "k of N algorithms". The built site in Chromium at its own
 URL (strict Content-Security-Policy): a filtered, sorted index reloads the same rows in a fresh
 tab, comes back after a visit to an algorithm's page, ignores values the page does not offer,
-and keeps other parameters. Properties of the real catalog only, never its numbers."""
+and keeps other parameters. Properties of the real catalog only, never its numbers.
+
+The tests share one page at the site's own URL (``site``: test_calc_browser.SharedTab, reset
+for each test); a fresh tab and the page without JavaScript get contexts of their own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_security import routed_site
+from helpers_security import Watch, routed_site
 from helpers_table import count_text, filter_by, filter_name, sort_by, visible_rows
+from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
 
@@ -19,8 +25,25 @@ INDEX = SUB_PATH_URL + "algorithms/"
 DESKTOP = {"width": 1280, "height": 900}
 
 
-def opened(context: Any, url: str) -> Any:
-    page = context.new_page()
+@pytest.fixture(scope="module")
+def shared(browser: Any, built_site: BuiltSite) -> Iterator[tuple[SharedTab, Watch]]:
+    """One page on the built site at its own URL, in a desktop window."""
+    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, watch):
+        yield SharedTab(context=context), watch
+
+
+@pytest.fixture
+def site(shared: tuple[SharedTab, Watch]) -> tuple[SharedTab, Watch]:
+    """The shared page, reset, with what happened in its context counted from now."""
+    tab, watch = shared
+    tab.reset()
+    watch.dialogs.clear()
+    watch.foreign.clear()
+    watch.missing.clear()
+    return tab, watch
+
+
+def opened(page: Any, url: str) -> Any:
     page.goto(url)
     page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached")
     return page
@@ -35,17 +58,17 @@ def form_values(page: Any) -> dict[str, str]:
         'form.tn-filters select, form.tn-filters input')].map(c => [c.name, c.value]))""")
 
 
-def test_the_count_reads_in_plain_words(browser, built_site: BuiltSite, catalog: Catalog) -> None:
+def test_the_count_reads_in_plain_words(browser, built_site: BuiltSite, catalog: Catalog,
+                                        site: tuple[SharedTab, Watch]) -> None:
     total = len(catalog.algorithms)
     high = sum(1 for a in catalog.algorithms.values() if a.memory_profile.value == "high")
     assert 0 < high < total
-    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
-        page = opened(context, INDEX)
-        assert count_text(page) == f"All {total} algorithms"
-        filter_by(page, "memory", "high")
-        assert count_text(page) == f"{high} of {total} algorithms"
-        filter_name(page, "zzz-no-such-name")
-        assert count_text(page) == f"0 of {total} algorithms"
+    page = opened(site[0].page, INDEX)
+    assert count_text(page) == f"All {total} algorithms"
+    filter_by(page, "memory", "high")
+    assert count_text(page) == f"{high} of {total} algorithms"
+    filter_name(page, "zzz-no-such-name")
+    assert count_text(page) == f"0 of {total} algorithms"
     with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP,
                      java_script_enabled=False) as (context, _):
         page = context.new_page()
@@ -54,21 +77,23 @@ def test_the_count_reads_in_plain_words(browser, built_site: BuiltSite, catalog:
 
 
 def test_filters_and_sort_round_trip_through_the_address(browser, built_site: BuiltSite,
-                                                         catalog: Catalog) -> None:
-    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, watch):
-        page = opened(context, INDEX + "?keep=1")
-        filter_by(page, "critic", "no")
-        sort_by(page, "year")
-        sort_by(page, "year")  # descending
-        chosen = filter_name(page, "o")
-        assert chosen and len(chosen) < len(catalog.algorithms)
-        address, values = page.url, form_values(page)
-        assert query(page) == {"keep": ["1"], "critic": ["no"], "sort": ["-year"], "name": ["o"]}
-        assert "q" not in query(page)  # ?q= would open Material's search
-        assert page.evaluate("window.__tn_violations") == []
-        assert not watch.missing and not watch.foreign
+                                                         catalog: Catalog,
+                                                         site: tuple[SharedTab, Watch]) -> None:
+    tab, watch = site
+    page = opened(tab.page, INDEX + "?keep=1")
+    filter_by(page, "critic", "no")
+    sort_by(page, "year")
+    sort_by(page, "year")  # descending
+    chosen = filter_name(page, "o")
+    assert chosen and len(chosen) < len(catalog.algorithms)
+    address, values = page.url, form_values(page)
+    assert query(page) == {"keep": ["1"], "critic": ["no"], "sort": ["-year"], "name": ["o"]}
+    assert "q" not in query(page)  # ?q= would open Material's search
+    assert page.evaluate("window.__tn_violations") == []
+    assert not watch.missing and not watch.foreign
     with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
-        fresh = opened(context, address)  # a fresh tab: no history, no storage
+        # a fresh tab: no history, no storage
+        fresh = opened(SharedTab(context=context).page, address)
         assert visible_rows(fresh) == chosen
         assert form_values(fresh) == values
         assert fresh.locator("th[data-sort='year']").get_attribute("aria-sort") == "descending"
@@ -76,31 +101,30 @@ def test_filters_and_sort_round_trip_through_the_address(browser, built_site: Bu
 
 
 def test_filters_survive_a_visit_to_an_algorithm_and_the_back_button(
-        browser, built_site: BuiltSite) -> None:
-    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, _):
-        page = opened(context, INDEX)
-        page.evaluate("window.tnSamePage = true")
-        chosen = filter_by(page, "memory", "high")
-        text = count_text(page)
-        page.locator(f"#{chosen[0]['id']} th a").click()  # Material's instant navigation
-        page.wait_for_url("**/algorithms/*/")
-        page.go_back()
-        page.wait_for_function("() => location.search.includes('memory=high') && !!document"
-                               ".querySelector('.tn-algorithms table[data-tn-ready]')")
-        assert page.evaluate("window.tnSamePage === true"), "the back button reloaded the page"
-        assert visible_rows(page) == chosen and count_text(page) == text
-        assert form_values(page)["memory"] == "high"
+        site: tuple[SharedTab, Watch]) -> None:
+    page = opened(site[0].page, INDEX)
+    page.evaluate("window.tnSamePage = true")
+    chosen = filter_by(page, "memory", "high")
+    text = count_text(page)
+    page.locator(f"#{chosen[0]['id']} th a").click()  # Material's instant navigation
+    page.wait_for_url("**/algorithms/*/")
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('memory=high') && !!document"
+                           ".querySelector('.tn-algorithms table[data-tn-ready]')")
+    assert page.evaluate("window.tnSamePage === true"), "the back button reloaded the page"
+    assert visible_rows(page) == chosen and count_text(page) == text
+    assert form_values(page)["memory"] == "high"
 
 
-def test_values_the_page_does_not_offer_are_ignored(browser, built_site: BuiltSite,
-                                                    catalog: Catalog) -> None:
+def test_values_the_page_does_not_offer_are_ignored(catalog: Catalog,
+                                                    site: tuple[SharedTab, Watch]) -> None:
     hostile = "?memory=%3Cimg%20src%3Dx%3E&critic=maybe&sort=-nonsense&year=%22&other=%3Cb%3E"
-    with routed_site(browser, built_site.root, SUB_PATH_URL, viewport=DESKTOP) as (context, watch):
-        page = opened(context, INDEX + hostile)
-        assert len(visible_rows(page)) == len(catalog.algorithms)
-        assert count_text(page) == f"All {len(catalog.algorithms)} algorithms"
-        assert not any(v for k, v in form_values(page).items())
-        assert page.locator("th[aria-sort]").count() == 0
-        assert query(page) == {"other": ["<b>"]}  # what is not the table's stays as it was
-        assert page.evaluate("window.__tn_violations") == []
-        assert not watch.dialogs
+    tab, watch = site
+    page = opened(tab.page, INDEX + hostile)
+    assert len(visible_rows(page)) == len(catalog.algorithms)
+    assert count_text(page) == f"All {len(catalog.algorithms)} algorithms"
+    assert not any(v for k, v in form_values(page).items())
+    assert page.locator("th[aria-sort]").count() == 0
+    assert query(page) == {"other": ["<b>"]}  # what is not the table's stays as it was
+    assert page.evaluate("window.__tn_violations") == []
+    assert not watch.dialogs

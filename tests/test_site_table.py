@@ -14,6 +14,7 @@ from helpers_table import (
     visible_rows,
     years,
 )
+from test_calc_browser import NO_SEARCH_INDEX
 from test_site_browser import VIEWPORTS, Served
 
 from tinkernomics.catalog.entries import Catalog
@@ -45,6 +46,7 @@ def test_without_javascript_the_first_screen_shows_the_table(browser, served: Se
 def test_sorting_and_filtering_work_and_survive_instant_navigation(browser, served: Served,
                                                                    catalog: Catalog) -> None:
     page = served.open(browser, "default", VIEWPORTS["desktop"])
+    page.context.add_init_script(NO_SEARCH_INDEX)  # no check here searches
     page.goto(SUB_PATH_URL)
     page.evaluate("window.tnSamePage = true")
     page.locator("article a[href$='algorithms/']").first.click()  # instant navigation
