@@ -85,23 +85,37 @@ def routed_site(browser: Any, site: Path, base: str, **options: Any) -> Iterator
         context.close()
 
 
-def visit(context: Any, url: str) -> dict[str, Any]:
-    """Open ``url``, let it settle, point at every chart, and report what the page did."""
+REPORT = """() => ({
+  violations: window.__tn_violations,
+  pwned: window.__tn_pwned || 0,
+  javascript_links: (JAVASCRIPT_LINKS)(),
+  csp: (document.querySelector('meta[http-equiv="Content-Security-Policy"]') || {}).content || '',
+})""".replace("JAVASCRIPT_LINKS", JAVASCRIPT_LINKS)
+"""What a page did, read in one round trip: its CSP violations, payload executions,
+script-running links, and its policy."""
+
+
+def visit(page: Any, url: str, watch: Watch) -> dict[str, Any]:
+    """Navigate ``page`` (one tab reused from URL to URL, in a ``routed_site`` context) to
+    ``url``, let it settle, point at every chart, and report what this page did.
+
+    Each navigation is a new document, so the watch script's record starts empty for it; the
+    dialogs and refused requests reported are those that came while this page was visited."""
+    since = len(watch.dialogs), len(watch.foreign), len(watch.missing)
+    page.goto(url, wait_until="load")
+    for chart in page.locator("[data-tn-chart]").all()[:2]:
+        chart.scroll_into_view_if_needed()
+        chart.hover()
+    page.wait_for_load_state("networkidle")
+    return {**page.evaluate(REPORT), "dialogs": watch.dialogs[since[0]:],
+            "foreign": watch.foreign[since[1]:], "missing": watch.missing[since[2]:]}
+
+
+def sweep(context: Any, watch: Watch, urls: list[str]) -> dict[str, dict[str, Any]]:
+    """``visit`` every URL in turn in one tab of ``context``: {url: what that page did}."""
     page = context.new_page()
     try:
-        page.goto(url, wait_until="load")
-        for chart in page.locator("[data-tn-chart]").all()[:2]:
-            chart.scroll_into_view_if_needed()
-            chart.hover()
-        page.wait_for_load_state("networkidle")
-        return {
-            "violations": page.evaluate("window.__tn_violations"),
-            "pwned": page.evaluate("window.__tn_pwned || 0"),
-            "javascript_links": page.evaluate(JAVASCRIPT_LINKS),
-            "csp": page.evaluate(
-                "(document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')"
-                " || {}).content || ''"),
-        }
+        return {url: visit(page, url, watch) for url in urls}
     finally:
         page.close()
 

@@ -9,12 +9,14 @@ event handler anywhere (the policy would block it, so the page would silently lo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_security import html_pages, routed_site, visit
+from helpers_security import Watch, html_pages, routed_site, visit
 
 from tinkernomics.site.postbuild import csp
 
@@ -94,49 +96,69 @@ def _reader_pages(site: Path) -> list[str]:
                                                    *embeds]]
 
 
-@pytest.mark.browser
-def test_real_site_runs_with_zero_violations(built_site: BuiltSite, browser) -> None:
+@pytest.fixture(scope="module")
+def site_tab(built_site: BuiltSite, browser) -> Iterator[tuple[Any, Watch]]:
+    """One tab at the site URL, answered from the built site, navigated by each browser test of
+    this module (every check below loads its page anew; nothing is read from an earlier one)."""
     with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
-        results = {rel: visit(context, SUB_PATH_URL + rel)
-                   for rel in _reader_pages(built_site.root)}
+        yield context.new_page(), watch
+
+
+@pytest.mark.browser
+def test_real_site_runs_with_zero_violations(built_site: BuiltSite, site_tab) -> None:
+    page, watch = site_tab
+    results = {rel: visit(page, SUB_PATH_URL + rel, watch)
+               for rel in _reader_pages(built_site.root)}
     assert all(r["csp"] for r in results.values()), [k for k, r in results.items() if not r["csp"]]
     violations = {k: r["violations"] for k, r in results.items() if r["violations"]}
     assert not violations, violations
-    assert not watch.foreign, watch.foreign[:5]
-    assert not watch.dialogs
+    foreign = {k: r["foreign"][:5] for k, r in results.items() if r["foreign"]}
+    assert not foreign, foreign
+    dialogs = {k: r["dialogs"] for k, r in results.items() if r["dialogs"]}
+    assert not dialogs, dialogs
 
 
 @pytest.mark.browser
-def test_policy_blocks_an_injected_handler(built_site: BuiltSite, browser) -> None:
+def test_policy_blocks_an_injected_handler(built_site: BuiltSite, site_tab) -> None:
     """The second wall alone: markup the sanitiser never saw, injected into a built page after
     the build (so its policy does not know it), cannot run."""
-    page = (built_site.root / "formulas" / "index.html").read_text(encoding="utf-8")
+    page, watch = site_tab
+    html = (built_site.root / "formulas" / "index.html").read_text(encoding="utf-8")
     payload = ('<img src="nowhere.png" onerror="window.__tn_pwned = 1">'
                '<script>window.__tn_pwned = 2</script>')
-    injected = page.replace("</article>", payload + "</article>", 1)
-    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, _watch):
-        context.route(SUB_PATH_URL + "probe/", lambda route: route.fulfill(
-            status=200, body=injected, content_type="text/html"))
-        result = visit(context, SUB_PATH_URL + "probe/")
+    injected = html.replace("</article>", payload + "</article>", 1)
+    probe = SUB_PATH_URL + "probe/"
+    page.context.route(probe, lambda route: route.fulfill(
+        status=200, body=injected, content_type="text/html"))
+    try:
+        result = visit(page, probe, watch)
+    finally:
+        page.context.unroute(probe)
     assert result["pwned"] == 0
     assert any("script-src" in v for v in result["violations"]), result["violations"]
 
 
 @pytest.mark.browser
-def test_instant_navigation_to_script_pages_keeps_them_working(built_site: BuiltSite,
-                                                               browser) -> None:
+def test_instant_navigation_to_script_pages_keeps_them_working(site_tab) -> None:
     """Material's instant navigation keeps the first page's policy and re-creates the new
     page's inline scripts without their attributes: pages whose scripts read data from the page
     (the calculator) must still work when reached from another page."""
-    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
+    page, watch = site_tab
+    foreign_before = len(watch.foreign)
+    errors: list[str] = []
+
+    def on_error(err: Any) -> None:
+        errors.append(str(err))
+
+    page.on("pageerror", on_error)
+    try:
         page.goto(SUB_PATH_URL, wait_until="load")
         page.locator("article a[href$='calculator/']").first.click()
         page.wait_for_selector("[data-tn-calc][data-tn-ready]", timeout=30_000)
-        reloads = page.evaluate("performance.getEntriesByType('navigation').length")
-        violations = page.evaluate("window.__tn_violations")
+        reloads, violations = page.evaluate(
+            "[performance.getEntriesByType('navigation').length, window.__tn_violations]")
+    finally:
+        page.remove_listener("pageerror", on_error)
     assert reloads == 1, "the link was not followed by instant navigation"
     assert errors == [] and violations == [], (errors, violations)
-    assert not watch.foreign
+    assert not watch.foreign[foreign_before:]

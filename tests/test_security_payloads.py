@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest_site import MKDOCS
-from helpers_security import html_pages, routed_site, visit
+from helpers_security import html_pages, routed_site, sweep
 
 from tinkernomics.site.build import CATALOG_ENV
 
@@ -145,11 +145,13 @@ def test_no_page_runs_a_payload(hostile_site: Path, browser) -> None:
     rels = [p.relative_to(hostile_site).as_posix().removesuffix("index.html")
             for p in html_pages(hostile_site) if "tn_pwned" in p.read_text(encoding="utf-8")]
     with routed_site(browser, hostile_site, SITE_URL) as (context, watch):
-        results = {rel: visit(context, SITE_URL + rel) for rel in rels}
+        results = sweep(context, watch, [SITE_URL + rel for rel in rels])
     assert len(results) > 10
-    ran = {rel: r["pwned"] for rel, r in results.items() if r["pwned"]}
-    links = {rel: r["javascript_links"] for rel, r in results.items() if r["javascript_links"]}
+    ran = {url: r["pwned"] for url, r in results.items() if r["pwned"]}
+    links = {url: r["javascript_links"] for url, r in results.items() if r["javascript_links"]}
+    dialogs = {url: r["dialogs"] for url, r in results.items() if r["dialogs"]}
     assert not ran, ran
     assert not links, links
+    assert not dialogs, dialogs
     assert not watch.dialogs, watch.dialogs
     assert not watch.foreign, watch.foreign[:5]
