@@ -4,14 +4,19 @@ holds today.
 Tests never name the algorithm: ``chart_site_for`` takes the first fitted algorithm of the real
 catalog (the session's ``built_site``); if the catalog has none, it builds the site once more
 from a copy of the catalog in which one algorithm is given ``FIXTURE_FIT`` (nothing is skipped).
+
+``ReusedTab``: one browser tab the chart and embed browser tests navigate in turn.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conftest_site import REPO_ROOT, BuiltSite, run_mkdocs_build
 
@@ -81,3 +86,43 @@ def chart_site_for(built_site: BuiltSite, tmp: Path) -> ChartSite:
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"mkdocs build of {catalog} failed:\n{log[-6000:]}"
     return ChartSite(BuiltSite(tmp / "site", log), algorithm)
+
+
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
+"""Playwright's viewport for a context made without one."""
+
+
+class ReusedTab:
+    """One tab in one browser context, navigated by several tests in turn (a fresh context per
+    test costs a new renderer each time). ``fresh`` hands it to a test blank, at the viewport
+    and colour scheme the test asks for; listeners the test added through ``on`` and routes it
+    added to the page are removed when it is done. The context's HTTP cache and storage are
+    kept: use a fresh context for a check whose point is a first visit."""
+
+    def __init__(self, browser: Any, **options: Any) -> None:
+        self.context = browser.new_context(**options)
+        self.page = self.context.new_page()
+        self._listeners: list[tuple[str, Callable[..., Any]]] = []
+
+    def on(self, event: str, handler: Callable[..., Any]) -> None:
+        """``page.on``, undone when the test's ``fresh`` block ends."""
+        self.page.on(event, handler)
+        self._listeners.append((event, handler))
+
+    @contextmanager
+    def fresh(self, viewport: dict[str, int] | None = None,
+              color_scheme: str = "light") -> Iterator[Any]:
+        page = self.page
+        page.goto("about:blank")  # the previous test's page is gone before anything listens
+        page.set_viewport_size(viewport or DEFAULT_VIEWPORT)
+        page.emulate_media(color_scheme=color_scheme)
+        try:
+            yield page
+        finally:
+            for event, handler in self._listeners:
+                page.remove_listener(event, handler)
+            self._listeners.clear()
+            page.unroute_all(behavior="ignoreErrors")
+
+    def close(self) -> None:
+        self.context.close()

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_browser import new_tab
-from helpers_chart_site import chart_site_for, charted_algorithm
+from helpers_chart_site import ReusedTab, chart_site_for, charted_algorithm
 from test_charts_browser import CHART, TIMEOUT_MS, _Quiet, _serve, base_url  # noqa: F401
 
 from tinkernomics.site.charts import spec as charts
@@ -118,18 +117,34 @@ def host(tmp_path: Path) -> Iterator[tuple[Path, Callable[..., str]]]:
         server.shutdown()
 
 
+@pytest.fixture(scope="module")
+def tabs(browser) -> Iterator[ReusedTab]:
+    """The tab every test here with JavaScript on uses in turn."""
+    tab = ReusedTab(browser)
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="module")
+def no_js_tabs(browser) -> Iterator[ReusedTab]:
+    """A tab in a context with JavaScript off, for the theme checks."""
+    tab = ReusedTab(browser, java_script_enabled=False)
+    yield tab
+    tab.close()
+
 
 @pytest.mark.parametrize("width", [360, 768, 1200])
 @pytest.mark.parametrize("chart", ["comparison", "algorithm"])
 def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
-        browser, base_url: str, built_site: BuiltSite, host, width: int,  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host, width: int,  # noqa: F811
         chart: str) -> None:
     _, serve = host
     page = page_of(built_site.root, chart)
     url = serve(snippet_of(built_site.root, page, base_url), block_scripts=True)
-    with new_tab(browser, viewport={"width": width, "height": 1000}) as tab:
+    with tabs.fresh({"width": width, "height": 1000}) as tab:
         blocked: list[str] = []
-        tab.on("console", lambda m: "Content Security Policy" in m.text and blocked.append(m.text))
+        tabs.on("console", lambda m: "Content Security Policy" in m.text
+                and blocked.append(m.text))
         tab.goto(url)
         frame = loaded_frame(tab)
         assert blocked, "the host's CSP did not block resize.js"
@@ -145,14 +160,14 @@ def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
     ("dark", "light", DARK_BG), ("light", "dark", LIGHT_BG), ("auto", "dark", DARK_BG),
     ("auto", "light", LIGHT_BG)])
 def test_theme_holds_with_javascript_off_in_the_frame(
-        browser, base_url: str, built_site: BuiltSite, host, theme: str,  # noqa: F811
-        system: str, background: str) -> None:
+        no_js_tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
+        theme: str, system: str, background: str) -> None:
     _, serve = host
     snippet = snippet_of(built_site.root, "algorithms/index.html", base_url)
     pinned = "" if theme == "auto" else f"#theme={theme}"  # as the snippet's theme menu writes
     snippet = snippet.replace("?theme=auto", f"?theme={theme}{pinned}")
     url = serve(snippet, block_scripts=True)
-    with new_tab(browser, java_script_enabled=False, color_scheme=system) as tab:
+    with no_js_tabs.fresh(color_scheme=system) as tab:
         tab.goto(url)
         frame = loaded_frame(tab)
         shown = frame.evaluate(SHOWN_BACKGROUND)
@@ -162,12 +177,12 @@ def test_theme_holds_with_javascript_off_in_the_frame(
         assert grid == background  # the static chart follows the page
 
 
-def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # noqa: F811
+def test_sized_frame_has_no_empty_scroll_bar_track(tabs: ReusedTab, base_url: str,  # noqa: F811
                                                    built_site: BuiltSite, host) -> None:
     _, serve = host
     url = serve(snippet_of(built_site.root, "algorithms/index.html", base_url),
                 block_scripts=False)
-    with new_tab(browser, viewport={"width": 900, "height": 900}) as tab:
+    with tabs.fresh({"width": 900, "height": 900}) as tab:
         tab.goto(url)
         tab.frame_locator("iframe").locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
         tab.wait_for_function("() => document.querySelector('iframe').getAttribute('scrolling') "
@@ -178,8 +193,9 @@ def test_sized_frame_has_no_empty_scroll_bar_track(browser, base_url: str,  # no
         assert abs(m["view"] - m["creditBottom"] - 10) <= 2  # sized to the content
 
 
-def test_keyboard_activation_keeps_focus_on_the_named_chart(browser, base_url: str) -> None:  # noqa: F811
-    with new_tab(browser, viewport={"width": 1200, "height": 900}) as tab:
+def test_keyboard_activation_keeps_focus_on_the_named_chart(tabs: ReusedTab,
+                                                            base_url: str) -> None:  # noqa: F811
+    with tabs.fresh({"width": 1200, "height": 900}) as tab:
         tab.goto(base_url + "algorithms/")
         button = tab.locator(f"{CHART} [data-tn-activate]")
         button.scroll_into_view_if_needed()
@@ -194,8 +210,8 @@ def test_keyboard_activation_keeps_focus_on_the_named_chart(browser, base_url: s
         assert focused[2].startswith("ScaleRL convergence fits by algorithm")
 
 
-def test_phone_width_keeps_a_usable_plot_area(browser, base_url: str) -> None:  # noqa: F811
-    with new_tab(browser, viewport={"width": 360, "height": 800}) as tab:
+def test_phone_width_keeps_a_usable_plot_area(tabs: ReusedTab, base_url: str) -> None:  # noqa: F811
+    with tabs.fresh({"width": 360, "height": 800}) as tab:
         tab.goto(base_url + f"embed/{charts.COMPARISON_ID}/?theme=light")
         tab.locator("[data-tn-activate]").click()
         tab.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)

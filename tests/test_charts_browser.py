@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_chart_site import ReusedTab
 from helpers_security import file_for
 
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -134,6 +135,14 @@ def session(browser, built_site: BuiltSite) -> Iterator[Session]:
     s.context.close()
 
 
+@pytest.fixture(scope="module")
+def plain(browser) -> Iterator[ReusedTab]:
+    """A tab without routes or init scripts, for the host pages and exported pages."""
+    tab = ReusedTab(browser, accept_downloads=True)
+    yield tab
+    tab.close()
+
+
 def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session,
                                                                 fitted_count: int) -> None:
     page = session.page
@@ -200,13 +209,12 @@ def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
     assert session.errors == []
 
 
-def test_a_page_without_charts_loads_no_plotly(browser, base_url: str) -> None:
-    context = browser.new_context()
-    page = context.new_page()
-    requested: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(base_url + "formulas/", wait_until="networkidle")
-    context.close()
+def test_a_page_without_charts_loads_no_plotly(session: Session) -> None:
+    """(In the session's tab: its routing answers every request, none from a cache, so every
+    one is seen.)"""
+    seen = len(session.requests)
+    session.page.goto(session.base + "formulas/", wait_until="networkidle")
+    requested = session.requests[seen:]
     assert any(u.endswith("assets/javascripts/charts.js") for u in requested)  # loader ran
     assert not [u for u in requested if u.endswith(PLOTLY)]
 
@@ -259,7 +267,7 @@ def wait_heights_match(page, child, unlike: float | None = None) -> float:
 
 
 def test_embed_in_an_iframe_on_another_origin_sizes_itself(
-        browser, base_url: str, built_site: BuiltSite,
+        plain: ReusedTab, base_url: str, built_site: BuiltSite,
         tmp_path: Path) -> None:
     page_html = (built_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
     snippet = page_html.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
@@ -267,31 +275,31 @@ def test_embed_in_an_iframe_on_another_origin_sizes_itself(
     assert f'<iframe src="{SUB_PATH_URL}embed/{charts.COMPARISON_ID}/' in snippet
     _host_page(tmp_path, snippet.replace("?theme=auto", "?theme=dark"), SUB_PATH_URL, base_url)
     host = _serve(tmp_path)
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
     errors: list[str] = []
     try:
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.goto(f"http://127.0.0.1:{host.server_address[1]}/")
-        frame = page.frame_locator("iframe")
-        frame.locator("[data-tn-chart]").wait_for(timeout=TIMEOUT_MS)
-        assert page.evaluate("document.querySelector('iframe').contentDocument") is None
-        child = page.frames[1]  # cross-origin: only the embed's own script can read its size
-        assert child.evaluate("document.documentElement.getAttribute('data-md-color-scheme')") \
-            == "slate"
-        wait_heights_match(page, child)
-        frame.locator(".tn-chart__frame").hover()
-        frame.locator(".tn-chart--ready .scatterlayer .trace").first.wait_for(timeout=TIMEOUT_MS)
-        wide = wait_heights_match(page, child)
-        # 600 px switches the chart to its narrow layout (taller box) while the caption wraps
-        # to only a few more lines: at phone width a long caption's extra lines can cancel the
-        # shorter box, and the height would barely change whatever the catalog's labels say.
-        page.evaluate("document.getElementById('column').style.width = '600px'")
-        narrow = wait_heights_match(page, child, unlike=wide)
-        assert abs(narrow - wide) > 20  # the content changed height; the iframe followed it
-        assert errors == []
+        with plain.fresh({"width": 1000, "height": 900}) as page:
+            plain.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(f"http://127.0.0.1:{host.server_address[1]}/")
+            frame = page.frame_locator("iframe")
+            frame.locator("[data-tn-chart]").wait_for(timeout=TIMEOUT_MS)
+            assert page.evaluate("document.querySelector('iframe').contentDocument") is None
+            child = page.frames[1]  # cross-origin: only the embed's own script reads its size
+            assert child.evaluate(
+                "document.documentElement.getAttribute('data-md-color-scheme')") == "slate"
+            wait_heights_match(page, child)
+            frame.locator(".tn-chart__frame").hover()
+            frame.locator(".tn-chart--ready .scatterlayer .trace").first.wait_for(
+                timeout=TIMEOUT_MS)
+            wide = wait_heights_match(page, child)
+            # 600 px switches the chart to its narrow layout (taller box) while the caption
+            # wraps to only a few more lines: at phone width a long caption's extra lines can
+            # cancel the shorter box, and the height would barely change whatever the
+            # catalog's labels say.
+            page.evaluate("document.getElementById('column').style.width = '600px'")
+            narrow = wait_heights_match(page, child, unlike=wide)
+            assert abs(narrow - wide) > 20  # the content changed height; the iframe followed
+            assert errors == []
     finally:
-        context.close()
         host.shutdown()
 
 
@@ -314,7 +322,7 @@ fails this check however slow the machine is (a fixed wait could end before it s
 
 
 def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
-        browser, base_url: str, tmp_path: Path) -> None:
+        plain: ReusedTab, base_url: str, tmp_path: Path) -> None:
     """Like a chart in a content tab: nothing is drawn while hidden; shown, it draws at the
     tab's width; shown again at another width, it resizes (exported page, plotly loaded)."""
     from tinkernomics import cli
@@ -327,9 +335,7 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
                         '<main class="tn-embed__main"><div id="tab" style="display:none">', 1)
     page_file.write_text(text.replace('<p class="tn-embed__credit">',
                                       '</div><p class="tn-embed__credit">', 1), encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    try:
-        page = context.new_page()
+    with plain.fresh({"width": 1200, "height": 900}) as page:
         page.goto(page_file.as_uri())
         page.wait_for_function("() => window.Plotly !== undefined", timeout=TIMEOUT_MS)
         assert page.evaluate(HIDDEN_CHART_STATE_JS) == {"state": None, "ready": False}
@@ -343,12 +349,10 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
                                    f"Math.round({plot}.getBoundingClientRect().width)",
                                    timeout=TIMEOUT_MS)
             assert abs(page.evaluate(f"{plot}._fullLayout.width") - width) <= 2
-    finally:
-        context.close()
 
 
 def test_exported_page_draws_with_the_inlined_bundle_and_downloads_png_and_svg(
-        browser, tmp_path: Path, fitted_count: int) -> None:
+        plain: ReusedTab, tmp_path: Path, fitted_count: int) -> None:
     """The default export inlines the vendored basic bundle: the chart draws with its legend,
     and the image buttons (Plotly.downloadImage, which a partial bundle could leave out) give a
     PNG and an SVG of the chart, without console errors."""
@@ -357,13 +361,11 @@ def test_exported_page_draws_with_the_inlined_bundle_and_downloads_png_and_svg(
     page_file = tmp_path / "export.html"
     assert cli.main(["chart", charts.COMPARISON_ID, "-o", str(page_file), "--catalog",
                      str(REPO_ROOT / "catalog")]) == 0
-    context = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True)
     errors: list[str] = []
-    try:
-        page = context.new_page()
-        page.on("console", lambda m: m.type in ("error", "warning")
-                and errors.append(f"{m.type}: {m.text}"))
-        page.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
+    with plain.fresh({"width": 1200, "height": 900}) as page:
+        plain.on("console", lambda m: m.type in ("error", "warning")
+                 and errors.append(f"{m.type}: {m.text}"))
+        plain.on("pageerror", lambda err: errors.append(f"pageerror: {err}"))
         page.goto(page_file.as_uri())
         page.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
         assert page.locator(".legend .traces").count() == fitted_count
@@ -374,5 +376,3 @@ def test_exported_page_draws_with_the_inlined_bundle_and_downloads_png_and_svg(
             body = Path(download.value.path()).read_bytes()
             assert body.startswith(start) and len(body) > 10_000, (fmt, body[:40])
         assert errors == []
-    finally:
-        context.close()

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import axe_violations, open_site
-from helpers_browser import new_tab
+from helpers_chart_site import ReusedTab
 from test_chart_embeds_browser import DARK_BG, SHOWN_BACKGROUND, loaded_frame, snippet_of
 from test_charts_browser import (  # noqa: F401
     TIMEOUT_MS,
@@ -85,6 +85,14 @@ def host(tmp_path: Path) -> Iterator[Callable[..., str]]:
         server.shutdown()
 
 
+@pytest.fixture(scope="module")
+def tabs(browser) -> Iterator[ReusedTab]:
+    """The tab the tests here use in turn (the axe check has its own: axe is an init script)."""
+    tab = ReusedTab(browser)
+    yield tab
+    tab.close()
+
+
 def _with_policy(policy: str) -> Callable[..., None]:
     def end_headers(self) -> None:
         if policy:
@@ -117,23 +125,25 @@ def _assert_whole_chart(frame) -> None:
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_wordpress_sanitised_embed_shows_the_whole_chart(
-        browser, base_url: str, built_site: BuiltSite, host, width: int) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
+        width: int) -> None:
     body = wordpress_html(built_site.root, base_url)
     assert "style=" not in body and 'sandbox="allow-scripts"' in body
     url = host(body, "style-src 'self'; script-src 'none'")
-    with new_tab(browser, viewport={"width": width, "height": 1000}) as tab:
+    with tabs.fresh({"width": width, "height": 1000}) as tab:
         tab.goto(url)
         _assert_whole_chart(loaded_frame(tab))
 
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_snippet_on_a_style_src_self_host_shows_the_whole_chart(
-        browser, base_url: str, built_site: BuiltSite, host, width: int) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
+        width: int) -> None:
     snippet = snippet_of(built_site.root, "algorithms/index.html", base_url)
     url = host(snippet, "style-src 'self'; script-src 'none'")
-    with new_tab(browser, viewport={"width": width, "height": 1000}) as tab:
+    with tabs.fresh({"width": width, "height": 1000}) as tab:
         refused: list[str] = []
-        tab.on("console", lambda m: "style-src" in m.text and refused.append(m.text))
+        tabs.on("console", lambda m: "style-src" in m.text and refused.append(m.text))
         tab.goto(url)
         frame = loaded_frame(tab)
         assert refused, "the host's CSP did not refuse the snippet's inline styles"
@@ -141,14 +151,15 @@ def test_snippet_on_a_style_src_self_host_shows_the_whole_chart(
 
 
 def _site_routed(tab, site: Path) -> None:
-    """The embed at the site URL it was built for (its links point there), from the folder."""
-    tab.context.route(SUB_PATH_URL + "**", lambda route: _answer(route, site))
+    """The embed at the site URL it was built for (its links point there), from the folder
+    (a route of the tab's own, which ``ReusedTab.fresh`` removes afterwards)."""
+    tab.route(SUB_PATH_URL + "**", lambda route: _answer(route, site))
 
 
 def test_in_wordpress_the_host_script_sizes_the_frame_and_follows_the_credit_link(
-        browser, built_site: BuiltSite, host) -> None:
+        tabs: ReusedTab, built_site: BuiltSite, host) -> None:
     url = host(wordpress_html(built_site.root, SUB_PATH_URL), head=WP_HOST_SCRIPT)
-    with new_tab(browser, viewport={"width": 800, "height": 1000}) as tab:
+    with tabs.fresh({"width": 800, "height": 1000}) as tab:
         _site_routed(tab, built_site.root)
         tab.goto(url)
         frame = loaded_frame(tab)
@@ -160,9 +171,9 @@ def test_in_wordpress_the_host_script_sizes_the_frame_and_follows_the_credit_lin
 
 
 def test_without_a_host_script_the_credit_link_opens_in_the_sandboxed_frame(
-        browser, built_site: BuiltSite, host) -> None:
+        tabs: ReusedTab, built_site: BuiltSite, host) -> None:
     url = host(wordpress_html(built_site.root, SUB_PATH_URL), "script-src 'none'")
-    with new_tab(browser, viewport={"width": 800, "height": 1000}) as tab:
+    with tabs.fresh({"width": 800, "height": 1000}) as tab:
         _site_routed(tab, built_site.root)
         tab.goto(url)
         loaded_frame(tab)
@@ -173,9 +184,9 @@ def test_without_a_host_script_the_credit_link_opens_in_the_sandboxed_frame(
 
 
 def test_copy_falls_back_to_a_selected_field_in_a_sandbox(
-        browser, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
     url = host(wordpress_html(built_site.root, base_url), "script-src 'none'")
-    with new_tab(browser, viewport={"width": 800, "height": 1000}) as tab:
+    with tabs.fresh({"width": 800, "height": 1000}) as tab:
         tab.goto(url)
         frame = tab.frame_locator("iframe")
         frame.locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
@@ -187,13 +198,13 @@ def test_copy_falls_back_to_a_selected_field_in_a_sandbox(
 
 
 @pytest.mark.parametrize("query", ["", "&amp;bg=transparent"])
-def test_theme_auto_follows_the_host_color_scheme(browser, base_url: str,  # noqa: F811
+def test_theme_auto_follows_the_host_color_scheme(tabs: ReusedTab, base_url: str,  # noqa: F811
                                                   built_site: BuiltSite, host,
                                                   query: str) -> None:
     snippet = snippet_of(built_site.root, "algorithms/index.html", base_url)
     snippet = snippet.replace("?theme=auto", "?theme=auto" + query)
     url = host(snippet, head="<style>html{color-scheme:dark;background:#123456}</style>")
-    with new_tab(browser, color_scheme="light") as tab:
+    with tabs.fresh(color_scheme="light") as tab:
         tab.goto(url)
         frame = loaded_frame(tab)
         frame.wait_for_function("() => document.documentElement"
@@ -217,13 +228,13 @@ def test_embed_page_is_axe_clean(browser, built_site: BuiltSite) -> None:
 
 
 def test_algorithms_served_on_another_origin_makes_no_failed_request(
-        browser, base_url: str) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str) -> None:  # noqa: F811
     assert not base_url.startswith(SUB_PATH_URL)
-    with new_tab(browser, viewport={"width": 1280, "height": 900}) as tab:
+    with tabs.fresh({"width": 1280, "height": 900}) as tab:
         failed: list[str] = []
         foreign: list[str] = []
-        tab.on("requestfailed", lambda r: failed.append(r.url))
-        tab.on("request", lambda r: not r.url.startswith(base_url) and foreign.append(r.url))
+        tabs.on("requestfailed", lambda r: failed.append(r.url))
+        tabs.on("request", lambda r: not r.url.startswith(base_url) and foreign.append(r.url))
         tab.goto(base_url + "algorithms/", wait_until="networkidle")
         tab.wait_for_timeout(500)
         assert not failed and not foreign, (failed, foreign)
