@@ -95,12 +95,17 @@ DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
 class ReusedTab:
     """One tab in one browser context, navigated by several tests in turn (a fresh context per
     test costs a new renderer each time). ``fresh`` hands it to a test blank, at the viewport
-    and colour scheme the test asks for; listeners the test added through ``on`` and routes it
-    added to the page are removed when it is done. The context's HTTP cache and storage are
-    kept: use a fresh context for a check whose point is a first visit."""
+    and colour scheme the test asks for, with the storage of the page it leaves cleared;
+    listeners the test added through ``on`` and routes it added to the page are removed when
+    it is done. The context's HTTP cache is kept: use a fresh context for a check whose point
+    is a first visit. Material's search worker builds an empty index (``NO_SEARCH_INDEX``):
+    no check here searches."""
 
     def __init__(self, browser: Any, **options: Any) -> None:
+        from test_calc_browser import NO_SEARCH_INDEX  # a browser test module: only when used
+
         self.context = browser.new_context(**options)
+        self.context.add_init_script(NO_SEARCH_INDEX)
         self.page = self.context.new_page()
         self._listeners: list[tuple[str, Callable[..., Any]]] = []
 
@@ -113,6 +118,8 @@ class ReusedTab:
     def fresh(self, viewport: dict[str, int] | None = None,
               color_scheme: str = "light") -> Iterator[Any]:
         page = self.page
+        page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); }"
+                      " catch (e) { /* about:blank and file: pages may have none */ } }")
         page.goto("about:blank")  # the previous test's page is gone before anything listens
         page.set_viewport_size(viewport or DEFAULT_VIEWPORT)
         page.emulate_media(color_scheme=color_scheme)

@@ -21,6 +21,7 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_chart_site import ReusedTab
 from helpers_security import file_for
+from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import spec as charts
@@ -99,6 +100,7 @@ class Session:
 
     def __init__(self, browser, site_root: Path) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.add_init_script(NO_SEARCH_INDEX)  # no check here searches
         self.context.add_init_script(
             f"localStorage.setItem('/{SUB_PATH}/.__palette', JSON.stringify({{index: 0, "
             "color: {media: '', scheme: 'default', primary: 'indigo', accent: 'indigo'}}));")

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_security import Watch, html_pages, routed_site, visit
+from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.site.postbuild import csp
 
@@ -99,8 +100,12 @@ def _reader_pages(site: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def site_tab(built_site: BuiltSite, browser) -> Iterator[tuple[Any, Watch]]:
     """One tab at the site URL, answered from the built site, navigated by each browser test of
-    this module (every check below loads its page anew; nothing is read from an earlier one)."""
+    this module (every check below loads its page anew; nothing is read from an earlier one).
+    Each page still fetches the search index and starts Material's search worker, which builds
+    an empty one (``NO_SEARCH_INDEX``): nothing here searches, and nothing the worker does
+    reaches the page's own record (it runs under its own policy)."""
     with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
+        context.add_init_script(NO_SEARCH_INDEX)
         yield context.new_page(), watch
 
 

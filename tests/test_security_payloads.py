@@ -20,6 +20,7 @@ import pytest
 import yaml
 from conftest_site import MKDOCS
 from helpers_security import html_pages, routed_site, sweep
+from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.site.build import CATALOG_ENV
 
@@ -141,10 +142,12 @@ def test_payloads_reach_the_pages_as_text(hostile_site: Path) -> None:
 
 def test_no_page_runs_a_payload(hostile_site: Path, browser) -> None:
     """Every page whose HTML holds a payload (in any form: text, attribute, script data) is
-    opened; the others cannot run one."""
+    opened; the others cannot run one. (Material's search worker builds an empty index,
+    ``NO_SEARCH_INDEX``: nothing here types a query, so no search result is ever shown.)"""
     rels = [p.relative_to(hostile_site).as_posix().removesuffix("index.html")
             for p in html_pages(hostile_site) if "tn_pwned" in p.read_text(encoding="utf-8")]
     with routed_site(browser, hostile_site, SITE_URL) as (context, watch):
+        context.add_init_script(NO_SEARCH_INDEX)
         results = sweep(context, watch, [SITE_URL + rel for rel in rels])
     assert len(results) > 10
     ran = {url: r["pwned"] for url, r in results.items() if r["pwned"]}
