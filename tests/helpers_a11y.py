@@ -1,7 +1,8 @@
 """Helpers for the accessibility and HTML checks: a bare Material site with our theme settings
 (the baseline every check compares against), the page types, and axe-core from npm.
 
-Used by tests/test_a11y*.py, tests/test_site_html.py and benchmarks/bench_a11y.py.
+Used by tests/test_a11y*.py, tests/test_site_html.py, tests/test_embeds_browser.py,
+tests/test_site_browser.py, tests/test_reader_ux_scroll.py and benchmarks/bench_a11y.py.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 import mimetypes
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -103,6 +107,49 @@ def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
     if axe:
         context.add_init_script(path=str(_axe_js()))
     return context.new_page(), foreign
+
+
+@contextmanager
+def served_site(root: Path, site_url: str) -> Iterator[str]:
+    """The built folder ``root`` served on a loopback port under the path of ``site_url`` (the
+    sub-path the site is built for, which its links name), so the browser's HTTP cache works
+    (a routed context has none); yields the base URL. The served folder holds only the site,
+    behind that path: any other path on the port is a 404."""
+    from helpers_browser import served_folder
+
+    sub_path = urlsplit(site_url).path.strip("/")
+    with tempfile.TemporaryDirectory(prefix="tn-served-") as tmp:
+        if sub_path:
+            (Path(tmp) / sub_path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / sub_path).symlink_to(root, target_is_directory=True)
+        with served_folder(tmp if sub_path else root) as base:
+            yield base + (sub_path + "/" if sub_path else "")
+
+
+def open_served(browser: Any, base_url: str, *, scheme: str = "light",
+                size: tuple[int, int] = (1280, 900), axe: bool = False,
+                init_script: str | None = None) -> tuple[Any, list[str]]:
+    """A page in a fresh context for the site :func:`served_site` serves at ``base_url``, with
+    the system colour scheme ``scheme``; returns it and a list that collects every request
+    outside ``base_url`` (another host, or another path on this one). ``axe`` as for
+    :func:`open_site`; ``init_script``: more script for every document, before its own."""
+    foreign: list[str] = []
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  color_scheme=scheme)
+    context.on("request", lambda request: None if request.url.startswith(base_url)
+               else foreign.append(request.url))
+    if axe:
+        context.add_init_script(path=str(_axe_js()))
+    if init_script:
+        context.add_init_script(init_script)
+    return context.new_page(), foreign
+
+
+def reset_storage(page: Any) -> None:
+    """Empty the loaded site's localStorage and sessionStorage (a reused tab's next page then
+    starts as in a fresh context: no stored palette, no remembered state)."""
+    page.evaluate("() => { if (location.protocol.startsWith('http')) {"
+                  " localStorage.clear(); sessionStorage.clear(); } }")
 
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]

@@ -1,9 +1,12 @@
 """axe-core (npm, tests/package.json) in Debian's Chromium against the built site, light and
 dark: no serious or critical violation on any page type, and the two names Material leaves
-out (search dialog, progress bar) are there."""
+out (search dialog, progress bar) are there. The site is served from a loopback port under the
+sub-path it is built for (the browser's cache works there, unlike in a routed context), and one
+tab per scheme serves every test."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +18,9 @@ from helpers_a11y import (
     SCHEMES,
     axe_results,
     axe_violations,
-    open_site,
+    open_served,
+    reset_storage,
+    served_site,
     start_axe,
 )
 
@@ -38,31 +43,43 @@ class Checked:
 
 
 @pytest.fixture(scope="module")
-def checked(browser: Any, built_site: BuiltSite) -> dict[str, Checked]:
+def tabs(browser: Any, built_site: BuiltSite) -> Iterator[dict[str, tuple[Any, list[str]]]]:
+    """One tab per colour scheme (its own context: the system scheme is the context's), with
+    axe-core in every document, on the built site served from a loopback port under its
+    sub-path; each tab's list collects requests outside the site. Every test of this module
+    navigates these tabs rather than opening new ones."""
+    with served_site(built_site.root, SUB_PATH_URL) as base:
+        opened = {scheme: open_served(browser, base, scheme=scheme, axe=True)
+                  for scheme in sorted(SCHEMES)}
+        try:
+            yield {scheme: (page, foreign, base) for scheme, (page, foreign) in opened.items()}
+        finally:
+            for page, _ in opened.values():
+                page.context.close()
+
+
+@pytest.fixture(scope="module")
+def checked(tabs: dict[str, tuple[Any, list[str], str]]) -> dict[str, Checked]:
     """Every page in both schemes, the two side by side (one context each, so each scheme's
     page loads and axe runs in its own renderer while the other's does too: two cores); every
     rule in the first scheme, the colour rules in the other."""
-    results = {scheme: Checked() for scheme in sorted(SCHEMES)}
-    tabs = {scheme: open_site(browser, built_site.root, SUB_PATH_URL, scheme=scheme, axe=True)
-            for scheme in results}
-    for scheme, (_, foreign) in tabs.items():
-        results[scheme].foreign = foreign
+    results = {scheme: Checked() for scheme in tabs}
     first = "light"  # the default palette
     for path in PAGES:
-        for page, _ in tabs.values():
-            page.goto(SUB_PATH_URL + path, wait_until="commit")
-        for scheme, (page, _) in tabs.items():
+        for page, _, base in tabs.values():
+            page.goto(base + path, wait_until="commit")
+        for scheme, (page, _, _) in tabs.items():
             page.wait_for_load_state("load")
             results[scheme].palettes.add(
                 page.evaluate("document.body.getAttribute('data-md-color-scheme')"))
             start_axe(page, rules=None if scheme == first else COLOUR_RULES)
-        for scheme, (page, _) in tabs.items():
+        for scheme, (page, _, _) in tabs.items():
             results[scheme].found += [
                 (path or "home", v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]],
                  v["nodes"][0]["failureSummary"][:300])
                 for v in axe_results(page) if v["impact"] in BLOCKING_IMPACTS]
-    for page, _ in tabs.values():
-        page.context.close()
+    for scheme, (_, foreign, _) in tabs.items():
+        results[scheme].foreign = list(foreign)
     return results
 
 
@@ -76,11 +93,13 @@ def test_no_serious_or_critical_axe_violation(checked: dict[str, Checked], schem
 
 
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
-def test_open_search_with_results_has_no_serious_violation(browser, built_site: BuiltSite,
-                                                           scheme: str) -> None:
-    """The search dialog, opened from the keyboard ("/"), showing results with marked matches."""
-    page, _ = open_site(browser, built_site.root, SUB_PATH_URL, scheme=scheme, axe=True)
-    page.goto(SUB_PATH_URL + "algorithms/", wait_until="load")
+def test_open_search_with_results_has_no_serious_violation(
+        tabs: dict[str, tuple[Any, list[str], str]], scheme: str) -> None:
+    """The search dialog, opened from the keyboard ("/"), showing results with marked matches
+    (in the scheme's tab, its storage emptied first: the page starts as in a fresh tab)."""
+    page, _, base = tabs[scheme]
+    reset_storage(page)
+    page.goto(base + "algorithms/", wait_until="load")
     page.keyboard.press("/")
     page.keyboard.type("grpo")
     page.wait_for_selector(".md-search-result__item mark", timeout=15_000)
@@ -91,7 +110,6 @@ def test_open_search_with_results_has_no_serious_violation(browser, built_site: 
         ".every(a => a.playState !== 'running')", timeout=15_000)
     found = [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in axe_violations(page)
              if v["impact"] in BLOCKING_IMPACTS]
-    page.context.close()
     assert not found
 
 
