@@ -1,7 +1,8 @@
 """The built site in headless Chromium, light and dark, desktop and a 390 px phone: nothing
 overflows the page, no raw Jinja or LaTeX is visible, math renders, the palette toggle works
-across instant navigation, and no request leaves the site's own host. The site is answered
-from disk at its Pages URL (with its sub-path)."""
+across instant navigation, and no request leaves the site. The sweep reads the built site
+served on a loopback port under its sub-path; the palette test answers the site's Pages URL
+from disk (Material's instant navigation engages only on the host the site was built for)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_a11y import open_served, served_site
 from helpers_site import PAGES
 
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -21,19 +23,31 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 SUB_PATH = urlsplit(SUB_PATH_URL).path
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
 SCHEMES = ("default", "slate")
-STATE_JS = """() => {
+STATE_JS = """async (raw) => {
+    // after a resize: let the transitions it started end (Material's search box eases to
+    // its new width), so the page is read as a load at this size would show it
+    await Promise.all(document.getAnimations()
+        .filter(a => a.timeline instanceof DocumentTimeline && a.playState === 'running'
+                     && a.effect.getComputedTiming().endTime !== Infinity)
+        .map(a => a.finished.catch(() => null)));
     const width = document.documentElement.clientWidth;
+    const overflow = document.documentElement.scrollWidth - width;
     const scrolls = '.tn-table-wrap, .md-typeset__scrollwrap, .tn-formula__math, .tn-math, pre';
+    const text = document.body.innerText;
     return {
         scheme: document.body.getAttribute('data-md-color-scheme'),
-        overflow: document.documentElement.scrollWidth - width,
-        text: document.body.innerText,
-        wide: [...document.querySelectorAll('article *')]
+        overflow,
+        leaks: raw.filter(marker => text.includes(marker)),
+        wide: overflow <= 0 ? [] : [...document.querySelectorAll('article *')]
             .filter(e => e.getBoundingClientRect().right > width + 1 && !e.closest(scrolls))
             .slice(0, 3).map(e => e.tagName + '.' + e.className),
+        math: [...document.querySelectorAll('.tn-formula__math math')]
+            .map(m => m.getBoundingClientRect().height),
     };
 }"""
-"""Page state: palette, horizontal overflow (and the first elements sticking out), visible text."""
+"""Page state, once transitions have ended: palette, horizontal overflow (and, when there is
+some, the first elements sticking out), which of the ``raw`` markers the visible text holds,
+and the heights of the formula boxes' MathML. One round trip: the text stays in the page."""
 RAW = ("{{", "{%", "$$", "\\(", "\\[", "\\frac", "\\text{", "\\mathrm")
 
 
@@ -98,9 +112,8 @@ def page_problems(path: str, scheme: str, state: dict) -> list[tuple]:
         problems.append((path, "scheme", state["scheme"]))
     if state["overflow"] > 0:
         problems.append((path, "overflow px", state["overflow"], state["wide"]))
-    leaks = [marker for marker in RAW if marker in state["text"]]
-    if leaks:
-        problems.append((path, "raw markup", leaks))
+    if state["leaks"]:
+        problems.append((path, "raw markup", state["leaks"]))
     return problems
 
 
@@ -116,52 +129,73 @@ def pages_for(scheme: str, pages: list[str]) -> list[str]:
     return [*pages[:SCHEME_SAMPLE], pages[-1]]
 
 
+@dataclass
+class LookedAt:
+    """What the sweep saw: problems per (viewport, scheme), requests outside the site and
+    JavaScript errors per scheme, and the MathML heights on formulas/ (desktop, default)."""
+
+    problems: dict[tuple[str, str], list]
+    foreign: dict[str, list[str]]
+    errors: dict[str, list[str]]
+    math: list[float] | None = None
+
+
 @pytest.fixture(scope="module")
-def looked_at(browser, built_site: BuiltSite) -> dict[tuple[str, str], tuple[list, Served]]:
+def looked_at(browser, built_site: BuiltSite) -> LookedAt:
     """Every page at every viewport (light), a sample in dark. One tab per scheme loads each
-    page once, is read at each viewport in turn (a resize lays the page out as a load at that
-    size would: the layout is CSS media queries and Material's resize observers), and the tabs
-    load side by side (one context, so one renderer, each: the machine's cores share the work)."""
+    page once and is read at each viewport in turn (a resize lays the page out as a load at
+    that size would: the layout is CSS media queries and Material's resize observers): a page
+    is read first at the size the tab has, then at the other, so the tab never resizes back
+    (pages alternate between loading at desktop and at phone size). The tabs load side by side
+    (one context, so one renderer, each: the machine's cores share the work), from the built
+    site served on a loopback port under its sub-path."""
     sizes = sorted(VIEWPORTS)
-    served = {scheme: Served(built_site.root) for scheme in SCHEMES}
-    tabs = {scheme: served[scheme].open(browser, scheme, VIEWPORTS[sizes[0]])
-            for scheme in SCHEMES}
-    problems: dict[tuple[str, str], list] = {(v, s): [] for v in sizes for s in SCHEMES}
+    seen = LookedAt({(v, s): [] for v in sizes for s in SCHEMES},
+                    {s: [] for s in SCHEMES}, {s: [] for s in SCHEMES})
     pages = our_pages()
-    for path in pages:
-        due = {scheme: page for scheme, page in tabs.items() if path in pages_for(scheme, pages)}
-        for page in due.values():
-            page.goto(SUB_PATH_URL + path, wait_until="commit")
-        for scheme, page in due.items():
-            page.wait_for_load_state("load")
-            for viewport in sizes:
-                width, height = VIEWPORTS[viewport]
-                page.set_viewport_size({"width": width, "height": height})
-                problems[viewport, scheme] += page_problems(path, scheme,
-                                                            page.evaluate(STATE_JS))
-            page.set_viewport_size(dict(zip(("width", "height"), VIEWPORTS[sizes[0]],
-                                            strict=True)))
-    for page in tabs.values():
-        page.context.close()
-    return {(v, s): (problems[v, s], served[s]) for v in sizes for s in SCHEMES}
+    with served_site(built_site.root, SUB_PATH_URL) as base:
+        tabs, size_of = {}, {}
+        for scheme in SCHEMES:
+            page, seen.foreign[scheme] = open_served(
+                browser, base, size=VIEWPORTS[sizes[0]], init_script=palette_script(scheme))
+            page.on("pageerror", lambda err, errors=seen.errors[scheme]: errors.append(str(err)))
+            tabs[scheme], size_of[scheme] = page, sizes[0]
+        for path in pages:
+            due = {scheme: page for scheme, page in tabs.items()
+                   if path in pages_for(scheme, pages)}
+            for page in due.values():
+                page.goto(base + path, wait_until="commit")
+            for scheme, page in due.items():
+                page.wait_for_load_state("load")
+                order = sorted(sizes, key=lambda viewport: viewport != size_of[scheme])
+                for viewport in order:
+                    if viewport != size_of[scheme]:
+                        width, height = VIEWPORTS[viewport]
+                        page.set_viewport_size({"width": width, "height": height})
+                        size_of[scheme] = viewport
+                    state = page.evaluate(STATE_JS, list(RAW))
+                    seen.problems[viewport, scheme] += page_problems(path, scheme, state)
+                    if (path, viewport, scheme) == ("formulas/", "desktop", SCHEMES[0]):
+                        seen.math = state["math"]
+        for page in tabs.values():
+            page.context.close()
+    return seen
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
 def test_pages_fit_the_screen_and_show_no_raw_markup(looked_at, scheme: str,
                                                      viewport: str) -> None:
-    problems, served = looked_at[viewport, scheme]
+    problems = looked_at.problems[viewport, scheme]
+    foreign, errors = looked_at.foreign[scheme], looked_at.errors[scheme]
     assert not problems
-    assert not served.foreign, f"requests to other hosts: {served.foreign[:5]}"
-    assert not served.errors, f"JavaScript errors: {served.errors[:5]}"
+    assert not foreign, f"requests outside the site: {foreign[:5]}"
+    assert not errors, f"JavaScript errors: {errors[:5]}"
 
 
-def test_math_is_rendered_as_mathml(browser, served: Served) -> None:
-    page = served.open(browser, "default", VIEWPORTS["desktop"])
-    page.goto(SUB_PATH_URL + "formulas/")
-    boxes = page.evaluate("""() => [...document.querySelectorAll('.tn-formula__math math')]
-        .map(m => m.getBoundingClientRect().height)""")
-    page.context.close()
+def test_math_is_rendered_as_mathml(looked_at: LookedAt) -> None:
+    """formulas/ at desktop size in the default palette (read by the sweep)."""
+    boxes = looked_at.math
     assert boxes and all(h > 10 for h in boxes)
 
 
