@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import PAGE_TYPES, open_served, reset_storage, served_site
+from test_calc_browser import NO_SEARCH_INDEX
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -147,11 +148,12 @@ class Tabbed:
 @pytest.fixture(scope="module")
 def tabbed(browser, built_site: BuiltSite) -> Tabbed:
     """Every page tabbed through in one reused tab (the built site served from a loopback port
-    under its sub-path). The algorithm page then takes one more press, for
-    :func:`test_focus_indicator_appears_only_on_focus`."""
+    under its sub-path; Material's search worker gets an empty index: nothing here searches,
+    and the search box is a control either way). The algorithm page then takes one more
+    press, for :func:`test_focus_indicator_appears_only_on_focus`."""
     found = Tabbed()
     with served_site(built_site.root, SUB_PATH_URL) as base:
-        page, _ = open_served(browser, base, scheme=SCHEME)
+        page, _ = open_served(browser, base, scheme=SCHEME, init_script=NO_SEARCH_INDEX)
         for name, path in PAGES.items():
             reset_storage(page)
             page.goto(base + path, wait_until="load")

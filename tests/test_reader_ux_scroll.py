@@ -15,6 +15,7 @@ import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, reset_storage, served_site
 from playwright.sync_api import Error as PlaywrightError
+from test_calc_browser import NO_SEARCH_INDEX
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -74,9 +75,11 @@ class Tab:
 @pytest.fixture(scope="module")
 def tab(browser, built_site: BuiltSite) -> Iterator[Tab]:
     """One tab for every test of this module, on the built site served from a loopback port
-    under its sub-path: :func:`open_page` loads a page afresh in it."""
+    under its sub-path (Material's search worker gets an empty index: nothing here searches):
+    :func:`open_page` loads a page afresh in it."""
     with served_site(built_site.root, SUB_PATH_URL) as base:
-        page, _ = open_served(browser, base, size=(PHONE["width"], PHONE["height"]))
+        page, _ = open_served(browser, base, size=(PHONE["width"], PHONE["height"]),
+                              init_script=NO_SEARCH_INDEX)
         yield Tab(page, base)
         page.context.close()
 
