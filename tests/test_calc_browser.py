@@ -361,7 +361,7 @@ def extended_page(built_site: Any, catalog: Catalog) -> str:
                for (label, _), q in zip(calcsite.PRESETS, calcsite.preset_queries(catalog),
                                         strict=True)]
     data = pagedata.script_json(pagedata.page_data(catalog, links, presets))
-    return re.sub(r'(<template class="tn-calc__data">).*?(</template>)',
+    return re.sub(r'(<template class="tn-calc__data"[^>]*>).*?(</template>)',
                   lambda match: match.group(1) + data + match.group(2), html, count=1,
                   flags=re.DOTALL)
 

@@ -353,6 +353,23 @@ def test_reference_checks_index_their_explanation_not_their_table(built_site: Bu
     assert "DeepSeekMath" not in text
 
 
+def test_no_page_data_reaches_the_search_index(built_site: BuiltSite) -> None:
+    """What a page ships for its scripts (a ``<template>``'s JSON: the calculator's graph, a
+    chart's spec) is not text for readers: Material's search would index it like any other."""
+    indexed = " ".join(search_entries(built_site.root).values())
+    leaked = []
+    for path in html_files(built_site.root):
+        html = path.read_text(encoding="utf-8")
+        if "<template" not in html:
+            continue
+        for node in parse(html).iter():
+            data = node.text().strip() if node.tag == "template" else ""
+            if data and data[:200] in indexed:
+                leaked.append(f"{path.relative_to(built_site.root)}: "
+                              f"<template class={node.attrs.get('class')!r}>")
+    assert not leaked, leaked
+
+
 def test_no_excluded_block_holds_an_element_of_its_own_tag(built_site: BuiltSite,
                                                             catalog: Catalog) -> None:
     # Material's search parser matches elements by tag name: an inner element of the same tag
