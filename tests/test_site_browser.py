@@ -15,6 +15,7 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, served_site
 from helpers_site import PAGES
+from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.catalog.loader import load_valid_catalog
 
@@ -148,7 +149,8 @@ def looked_at(browser, built_site: BuiltSite) -> LookedAt:
     is read first at the size the tab has, then at the other, so the tab never resizes back
     (pages alternate between loading at desktop and at phone size). The tabs load side by side
     (one context, so one renderer, each: the machine's cores share the work), from the built
-    site served on a loopback port under its sub-path."""
+    site served on a loopback port under its sub-path. Material's search worker gets an empty
+    index (``NO_SEARCH_INDEX``): its lunr build happens in a worker and lays nothing out."""
     sizes = sorted(VIEWPORTS)
     seen = LookedAt({(v, s): [] for v in sizes for s in SCHEMES},
                     {s: [] for s in SCHEMES}, {s: [] for s in SCHEMES})
@@ -157,7 +159,8 @@ def looked_at(browser, built_site: BuiltSite) -> LookedAt:
         tabs, size_of = {}, {}
         for scheme in SCHEMES:
             page, seen.foreign[scheme] = open_served(
-                browser, base, size=VIEWPORTS[sizes[0]], init_script=palette_script(scheme))
+                browser, base, size=VIEWPORTS[sizes[0]],
+                init_script=palette_script(scheme) + "\n" + NO_SEARCH_INDEX)
             page.on("pageerror", lambda err, errors=seen.errors[scheme]: errors.append(str(err)))
             tabs[scheme], size_of[scheme] = page, sizes[0]
         for path in pages:
