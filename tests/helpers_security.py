@@ -95,18 +95,33 @@ REPORT = """() => ({
 script-running links, and its policy."""
 
 
+CHARTS_POINTED_AT = 2
+"""How many of a page's charts :func:`visit` points at (each draws from its fetched spec)."""
+SETTLED_JS = """(charts) => {
+  const boxes = [...document.querySelectorAll('[data-tn-chart]')].slice(0, charts);
+  const roots = document.querySelectorAll('[data-tn-calc], [data-tn-compare], .tn-algorithms table');
+  return boxes.every(b => b.matches('.tn-chart--ready, .tn-chart--failed')) &&
+         [...roots].every(r => r.matches('[data-tn-ready], [data-tn-error]'));
+}"""
+"""The page has done what it does on a visit: each chart pointed at has drawn from its fetched
+spec (or given up), and the calculator, compare view and algorithms table have run their
+scripts (the calculator after fetching its algorithm's data)."""
+
+
 def visit(page: Any, url: str, watch: Watch) -> dict[str, Any]:
     """Navigate ``page`` (one tab reused from URL to URL, in a ``routed_site`` context) to
-    ``url``, let it settle, point at every chart, and report what this page did.
+    ``url``, point at its first charts, wait until it has done what a visit makes it do
+    (``SETTLED_JS``: a condition, not a quiet network for half a second), and report what this
+    page did.
 
     Each navigation is a new document, so the watch script's record starts empty for it; the
     dialogs and refused requests reported are those that came while this page was visited."""
     since = len(watch.dialogs), len(watch.foreign), len(watch.missing)
     page.goto(url, wait_until="load")
-    for chart in page.locator("[data-tn-chart]").all()[:2]:
-        chart.scroll_into_view_if_needed()
-        chart.hover()
-    page.wait_for_load_state("networkidle")
+    for chart in page.locator("[data-tn-chart].tn-chart--armed").all()[:CHARTS_POINTED_AT]:
+        chart.locator(".tn-chart__frame").scroll_into_view_if_needed()
+        chart.locator(".tn-chart__frame").hover()
+    page.wait_for_function(SETTLED_JS, arg=CHARTS_POINTED_AT, timeout=30_000)
     return {**page.evaluate(REPORT), "dialogs": watch.dialogs[since[0]:],
             "foreign": watch.foreign[since[1]:], "missing": watch.missing[since[2]:]}
 
