@@ -214,6 +214,28 @@ def test_theme_auto_follows_the_host_color_scheme(tabs: ReusedTab, base_url: str
         assert shown == (None if query else DARK_BG)
 
 
+def test_theme_auto_follows_a_host_whose_script_loads_after_the_frame_spoke(
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
+    """The snippet loads resize.js async, beside its frame: when the frame has posted its height
+    before the script runs (here the script is added only once the frame has drawn), the script
+    asks it again, so the frame is sized and follows the host's scheme all the same."""
+    snippet = snippet_of(built_site.root, "algorithms/index.html", base_url)
+    frame_only, script = snippet.split("<script", 1)
+    script_url = script.split('src="', 1)[1].split('"', 1)[0]
+    url = host(frame_only, head="<style>html{color-scheme:dark;background:#123456}</style>")
+    with tabs.fresh(color_scheme="light") as tab:
+        tab.goto(url)
+        frame = loaded_frame(tab)
+        tab.frame_locator("iframe").locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
+        assert frame.evaluate("document.documentElement.getAttribute('data-md-color-scheme')") \
+            == "default"  # no host script yet: the frame follows the system (light)
+        tab.add_script_tag(url=script_url)
+        frame.wait_for_function("() => document.documentElement"
+                                ".getAttribute('data-md-color-scheme') === 'slate'",
+                                timeout=TIMEOUT_MS)
+        assert tab.evaluate("document.querySelector('iframe').getAttribute('scrolling')") == "no"
+
+
 def test_embed_page_is_axe_clean(browser, built_site: BuiltSite) -> None:
     page, foreign = open_site(browser, built_site.root, SUB_PATH_URL, axe=True)
     page.goto(SUB_PATH_URL + f"embed/{CHART_ID}/", wait_until="load")

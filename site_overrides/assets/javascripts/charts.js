@@ -414,8 +414,11 @@
     document.addEventListener("tn-chart:ready", post);
     window.addEventListener("message", function (event) {
       var data = event.data;
-      if (event.source === window.parent && data && data.message === "ready" &&
-          data.secret === wpSecret) post(true);
+      if (event.source !== window.parent || !data) return;
+      /* resize.js, loaded after this frame had spoken, or WordPress's host script, ready */
+      if (data.type === "tinkernomics:ask" || (data.message === "ready" && data.secret === wpSecret)) {
+        post(true);
+      }
     });
     post();
   }

@@ -3,7 +3,9 @@
  * content changes size; this sets the height of the iframe that sent it. It answers with
  * {type: "tinkernomics:color-scheme", value: "dark"|"light"|"auto"}, the CSS color-scheme
  * the host gives that iframe (its own, or inherited from the page), and sends it again when
- * the page changes it, so an embed with theme=auto follows the host. Licence: MIT. */
+ * the page changes it, so an embed with theme=auto follows the host. The snippet loads this
+ * script async, beside its frame: a frame that spoke before it ran is asked to speak again
+ * ({type: "tinkernomics:ask"}). Licence: MIT. */
 (function () {
   "use strict";
   if (window.__tinkernomicsResize) return;
@@ -51,4 +53,11 @@
   if (document.body) observer.observe(document.body, { attributes: true });
   var media = window.matchMedia("(prefers-color-scheme: dark)");
   if (media.addEventListener) media.addEventListener("change", tellAll);
+
+  /* An embed that loaded first posted its height to no listener: ask every frame to post it
+     again (a frame still loading posts on its own once loaded; others ignore the message). */
+  var frames = document.getElementsByTagName("iframe");
+  for (var f = 0; f < frames.length; f++) {
+    if (frames[f].contentWindow) frames[f].contentWindow.postMessage({ type: "tinkernomics:ask" }, "*");
+  }
 })();
