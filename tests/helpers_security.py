@@ -99,7 +99,8 @@ CHARTS_POINTED_AT = 2
 """How many of a page's charts :func:`visit` points at (each draws from its fetched spec)."""
 SETTLED_JS = """(charts) => {
   const boxes = [...document.querySelectorAll('[data-tn-chart]')].slice(0, charts);
-  const roots = document.querySelectorAll('[data-tn-calc], [data-tn-compare], .tn-algorithms table');
+  const roots = document.querySelectorAll(
+    '[data-tn-calc], [data-tn-compare], .tn-algorithms table');
   return boxes.every(b => b.matches('.tn-chart--ready, .tn-chart--failed')) &&
          [...roots].every(r => r.matches('[data-tn-ready], [data-tn-error]'));
 }"""
