@@ -21,6 +21,7 @@ resolve inside it, and ``tinkernomics`` is the installed package. Deterministic:
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,20 @@ def copy_project(dest: Path) -> Path:
         elif src.is_file():
             shutil.copy2(src, dest / name)
     return dest
+
+
+def keep_algorithms(project: Path, keep: Iterable[str]) -> Path:
+    """Cut ``project``'s catalog to the algorithms ``keep`` names and those the site's own code
+    names (``site.needs``: the calculator's default run and presets): every other algorithm's
+    file and page stub go. A smaller site for a test whose point is not the catalog's size."""
+    from tinkernomics.site.needs import site_needs
+
+    kept = {*keep, *(eid for kind, eid, _ in site_needs() if kind == "algorithm")}
+    for path in (project / "catalog" / "algorithms").glob("*.yaml"):
+        if path.stem not in kept:
+            path.unlink()
+            (project / "docs" / "algorithms" / f"{path.stem}.md").unlink()
+    return project
 
 
 def make_project(n_algorithms: int, dest: Path,

@@ -25,7 +25,7 @@ from test_calc_browser import NO_SEARCH_INDEX
 from tinkernomics.site.build import CATALOG_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from synth import copy_project
+from synth import copy_project, keep_algorithms
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -81,20 +81,17 @@ def _edit(root: Path, rel: str, **fields: Any) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
-KEPT_ALGORITHMS = ("grpo", "ppo", "opd", "cispo")
-"""The algorithms the site's own defaults and presets name, and one with a ScaleRL fit (so the
-charts carry payloads); the rest only cost build time."""
+KEPT_ALGORITHMS = ("grpo", "cispo")
+"""Beside the algorithms the site's own defaults and presets name (``synth.keep_algorithms``
+keeps those), the two that carry payloads, one with a ScaleRL fit (so the charts carry them);
+the rest only cost build time."""
 
 
 def _hostile_project(dest: Path) -> Path:
     """A copy of this project, its catalog cut to the algorithms the site needs, with payloads
     in every kind of text that becomes HTML: names, titles, notes, claims, figure notes,
     locators, summaries, LaTeX."""
-    project = copy_project(dest)
-    for path in (project / "catalog" / "algorithms").glob("*.yaml"):
-        if path.stem not in KEPT_ALGORITHMS:
-            path.unlink()
-            (project / "docs" / "algorithms" / f"{path.stem}.md").unlink()
+    project = keep_algorithms(copy_project(dest), KEPT_ALGORITHMS)
     root = project / "catalog"
     _edit(root, "algorithms/grpo.yaml", name=NAME, notes=PAYLOAD_TEXT,
           tinker_mapping=PAYLOAD_TEXT, claims__0__text=PAYLOADS[1],
