@@ -11,6 +11,9 @@ HOST    ?= 127.0.0.1
 # Material prints an end-of-life banner (May 2027) on every build; ARCHITECTURE.md covers the move to
 # its successor, so keep `make build` output to real problems.
 export NO_MKDOCS_2_WARNING := 1
+# Python caches compiled modules (the package's, the tests' rewritten asserts) in __pycache__
+# (gitignored): every build, CLI call and test worker would otherwise compile them again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
 .PHONY: help setup browser java axe validate schema new find build build-zensical serve test test-fast test-scale lint bench vendor-plotly clean

@@ -94,21 +94,53 @@ def needs_a_site(item: pytest.Item) -> bool:
     return item.get_closest_marker("build") is not None
 
 
+FILE_SECONDS = "tinkernomics/file-seconds"
+"""pytest's cache key: each test file's seconds in the runs that ran it (the controlling
+process records them), the order in which the next run hands out the files that need a site."""
+
+
+def file_key(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Auto-mark builds and browser tests (before ``-m`` deselects: conftest hooks run before
     pytest's own); 1,000-entry checks run only when asked for (`make test-scale`). Tests that
     need no site run first (file by file, in their order), so the session's site builds in the
-    background meanwhile."""
+    background meanwhile. Then the files that need one, longest first by the last runs' times
+    (``FILE_SECONDS``; files without a time last, in their order): two workers then finish
+    together rather than one waiting while the other runs a long file it was handed last."""
     for item in items:
         auto_mark(item)
     building = {item.path for item in items if needs_a_site(item)}
-    items.sort(key=lambda item: item.path in building)  # stable: keeps each file's order
+    seconds = config.cache.get(FILE_SECONDS, {}) if config.cache is not None else {}
+    items.sort(key=lambda item: (item.path in building,  # stable: keeps each file's order
+                                 -seconds.get(file_key(item), 0.0) if item.path in building
+                                 else 0.0))
     if "scale" in (config.option.markexpr or ""):
         return
     skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
     for item in items:
         if item.get_closest_marker("scale"):
             item.add_marker(skip)
+
+
+_ran: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """(In the controlling process too, which xdist sends every worker's reports.)"""
+    key = report.nodeid.split("::", 1)[0]
+    _ran[key] = _ran.get(key, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controlling process keeps each file's seconds for the next run's order."""
+    config = session.config
+    if hasattr(config, "workerinput") or config.cache is None or not _ran:
+        return
+    config.cache.set(FILE_SECONDS, {**config.cache.get(FILE_SECONDS, {}),
+                                    **{k: round(v, 2) for k, v in _ran.items()}})
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
