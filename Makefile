@@ -91,11 +91,14 @@ serve: setup ## serve the site with live reload on port 8000 (make serve PORT=80
 
 # The suite runs on every core (pytest-xdist, one file per worker at a time); the real site is
 # built once, in the background, while the tests that need no site run (tests/conftest_site.py).
+# Files are handed out in the order tests/conftest.py sorts them (no-site first, then the longest
+# by the last runs' times): without --no-loadscope-reorder xdist orders them by test count.
+XDIST := -n auto --dist loadfile --no-loadscope-reorder
 test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker)
-	$(BIN)/pytest -q -m "not scale" -n auto --dist loadfile
+	$(BIN)/pytest -q -m "not scale" $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser
-	$(BIN)/pytest -q -m "not build and not browser" -n auto --dist loadfile
+	$(BIN)/pytest -q -m "not build and not browser" $(XDIST)
 
 test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (minutes)
 	$(BIN)/pytest -q -m scale
