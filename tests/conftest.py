@@ -99,8 +99,9 @@ FILE_SECONDS = "tinkernomics/file-seconds"
 process records them), the order in which the next run hands out the files that need a site."""
 
 
-def file_key(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
+def file_key(nodeid: str) -> str:
+    """The test file a node id names (``tests/test_x.py``)."""
+    return nodeid.split("::", 1)[0]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -115,7 +116,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     building = {item.path for item in items if needs_a_site(item)}
     seconds = config.cache.get(FILE_SECONDS, {}) if config.cache is not None else {}
     items.sort(key=lambda item: (item.path in building,  # stable: keeps each file's order
-                                 -seconds.get(file_key(item), 0.0) if item.path in building
+                                 -seconds.get(file_key(item.nodeid), 0.0) if item.path in building
                                  else 0.0))
     if "scale" in (config.option.markexpr or ""):
         return
@@ -130,7 +131,7 @@ _ran: dict[str, float] = {}
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """(In the controlling process too, which xdist sends every worker's reports.)"""
-    key = report.nodeid.split("::", 1)[0]
+    key = file_key(report.nodeid)
     _ran[key] = _ran.get(key, 0.0) + report.duration
 
 
