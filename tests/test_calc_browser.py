@@ -301,12 +301,17 @@ def test_number_formatting_matches_python(calc_tab: SharedTab, calc_server: str)
 def test_calculator_survives_instant_navigation(browser: Any, built_site: Any) -> None:
     """Reached through Material's instant navigation (no full reload), and again after leaving.
     At the site's own URL: Material navigates instantly only to the pages its sitemap lists,
-    which name the site URL, so on a loopback port every click is a full load."""
+    which name the site URL, so on a loopback port every click is a full load. calculator.js is
+    fetched only once a page has a calculator (calculator-loader.js), and once per visit."""
     with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, _):
         tab = SharedTab(context=context)
         errors = tab.page_errors
         page = tab.page
+        fetched: list[str] = []
+        page.on("request", lambda r: r.url.endswith("/calculator.js") and fetched.append(r.url))
         page.goto(SUB_PATH_URL + "formulas/")
+        page.wait_for_load_state("load")
+        assert fetched == [], "a page without a calculator loaded calculator.js"
         page.evaluate("window.tnSamePage = true")
         page.click('.md-nav--primary a[href$="calculator/"]')
         page.wait_for_selector("[data-tn-calc][data-tn-ready]")
@@ -322,6 +327,7 @@ def test_calculator_survives_instant_navigation(browser: Any, built_site: Any) -
     assert errors == []
     assert same, "instant navigation did a full load"
     assert reloads == 1  # one real page load: the rest was instant navigation
+    assert fetched == [SUB_PATH_URL + "assets/javascripts/calculator.js"]  # once per visit
 
 
 # --------------------------------------------------------------------------- a new quantity
