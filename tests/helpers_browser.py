@@ -26,6 +26,22 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 """As root in a sandbox with a closed network: no sandboxing, no background connections."""
 
 
+NO_SEARCH_INDEX = """(() => {
+  const send = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === 0 && message.data && Array.isArray(message.data.docs)) {
+      message = {...message, data: {...message.data, docs: []}};
+    }
+    return send.call(this, message, ...rest);
+  };
+})();"""
+"""An init script: Material's search worker gets the site's search index without its pages
+(its setup message, type 0, carries the whole index; the worker builds a lunr index of every
+page on each full page load). For tabs where nothing searches (the calculator, compare,
+reader and chart modules, the whole-site sweeps); Material's search over the real index has
+its own tests (test_search_ranking.py and the search dialog's axe check)."""
+
+
 def launch_chromium() -> Iterator[Any]:
     """Yield a launched Playwright browser; close it afterwards."""
     if not CHROMIUM.exists():

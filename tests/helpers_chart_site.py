@@ -102,7 +102,7 @@ class ReusedTab:
     no check here searches."""
 
     def __init__(self, browser: Any, **options: Any) -> None:
-        from test_calc_browser import NO_SEARCH_INDEX  # a browser test module: only when used
+        from helpers_browser import NO_SEARCH_INDEX
 
         self.context = browser.new_context(**options)
         self.context.add_init_script(NO_SEARCH_INDEX)

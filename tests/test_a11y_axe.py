@@ -24,7 +24,7 @@ from helpers_a11y import (
     served_site,
     start_axe,
 )
-from test_calc_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import PAGE_TYPES, open_served, reset_storage, served_site
-from test_calc_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

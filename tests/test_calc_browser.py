@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from conftest_site import SUB_PATH_URL
-from helpers_browser import served_folder
+from helpers_browser import NO_SEARCH_INDEX, served_folder
 from helpers_calc import real_catalog
 from helpers_security import routed_site
 
@@ -64,22 +64,6 @@ def calc_server(built_site: Any) -> Iterator[str]:
     """The built site on a loopback port (stopped after the module)."""
     with served_folder(built_site.root) as base:
         yield base
-
-
-NO_SEARCH_INDEX = """(() => {
-  const send = Worker.prototype.postMessage;
-  Worker.prototype.postMessage = function (message, ...rest) {
-    if (message && message.type === 0 && message.data && Array.isArray(message.data.docs)) {
-      message = {...message, data: {...message.data, docs: []}};
-    }
-    return send.call(this, message, ...rest);
-  };
-})();"""
-"""An init script: Material's search worker gets the site's search index without its pages
-(its setup message, type 0, carries the whole index; the worker builds a lunr index of every
-page on each full page load). No check of these modules searches; Material's search over the
-real index has its own tests (test_search_ranking.py), and other browser tests load these
-pages with it."""
 
 
 class SharedTab:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_chart_site import ReusedTab
 from helpers_security import file_for
-from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import spec as charts

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, reset_storage, served_site
+from helpers_browser import NO_SEARCH_INDEX
 from playwright.sync_api import Error as PlaywrightError
-from test_calc_browser import NO_SEARCH_INDEX
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}

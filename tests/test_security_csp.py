@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_security import Watch, html_pages, routed_site, visit
-from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.site.postbuild import csp
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest_site import MKDOCS
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_security import html_pages, routed_site, sweep
-from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.site.build import CATALOG_ENV
 

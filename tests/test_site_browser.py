@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, served_site
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_site import PAGES
-from test_calc_browser import NO_SEARCH_INDEX
 
 from tinkernomics.catalog.loader import load_valid_catalog
 

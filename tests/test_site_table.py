@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_table import (
     clear_filters,
     count_text,
@@ -14,7 +15,6 @@ from helpers_table import (
     visible_rows,
     years,
 )
-from test_calc_browser import NO_SEARCH_INDEX
 from test_site_browser import VIEWPORTS, Served
 
 from tinkernomics.catalog.entries import Catalog
