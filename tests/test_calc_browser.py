@@ -208,7 +208,7 @@ def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
     page, errors = open_calculator(calc_tab, calc_server, CASES["fireworks-episode"])
 
     def text(key: str) -> str:
-        return page.text_content(f'#calc-tinker + .tn-calc__scroll [data-key="{key}"]')
+        return page.text_content(f'#calc-tinker + .tn-scroll [data-key="{key}"]')
 
     # 1,000 × (8 × 8,000 + 12,000 × 8 × 7 / 2) prefill tokens, 1,000 × 8 × 2,000 sampled
     assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"

@@ -48,7 +48,7 @@ def tab(browser: Any) -> Iterator[SharedTab]:
     shared.close()
 
 
-ROWS = """() => Array.from(document.querySelectorAll('#calc-ways ~ .tn-calc__scroll tr[data-row]'))
+ROWS = """() => Array.from(document.querySelectorAll('#calc-ways ~ .tn-scroll tr[data-row]'))
   .map(tr => [tr.dataset.row, Array.from(tr.cells).map(c => c.textContent.trim())])"""
 CODE = """() => Array.from(document.querySelectorAll('.tn-calc__code code'))
   .map(c => c.textContent)"""

@@ -1,8 +1,9 @@
 """Scroll cues on wide tables (issue 31), in the built site in Chromium. On a 390 px phone every
 table box wider than the screen (the algorithms index, hardware, Tinker prices, the calculator's
 cost tables) fades at the edge where columns hide and says "scroll →" until the reader reaches
-the end; the box that scrolls is the named, focusable one (Material's own table wrapper no longer
-scrolls inside it), and nothing else widens the page. On a desktop a table that fits shows no
+the end (drawn by the box's wrapper, .tn-scroll, from the box's scroll position); the box that
+scrolls is the named, focusable one (Material's own table wrapper no longer scrolls inside it),
+and nothing else widens the page. On a desktop a table that fits shows no
 cue and takes no room for one. Pages are chosen by what they hold, not by today's numbers."""
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ CUES_JS = """async (sel) => {
         // content-visibility), then a frame for its scroll-driven animations
         b.scrollIntoView({block: 'nearest'});
         await frames();
-        const hint = getComputedStyle(b, '::before'), veil = getComputedStyle(b, '::after');
+        // the cue is drawn by the box's wrapper (.tn-scroll), from the box's scroll position
+        const cue = b.parentElement.matches('.tn-scroll') ? b.parentElement : b;
+        const hint = getComputedStyle(cue, '::before'), veil = getComputedStyle(cue, '::after');
         const right = veil.backgroundSize.split(',').pop().trim();
         out.push({
             label: b.getAttribute('aria-label') || b.className,

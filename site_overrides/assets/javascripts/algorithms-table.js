@@ -108,7 +108,7 @@
     var moreButton = el("button", { type: "button", "class": "md-button" }, "Show more");
     var allButton = el("button", { type: "button", "class": "md-button" }, "Show all");
     more.append(moreButton, allButton);
-    table.closest(".tn-table-wrap").after(more);
+    table.closest(".tn-scroll").after(more);  // after the box and its scroll cue
 
     /* The filters and sort order the address names (a fresh tab, a shared link, the back button). */
     function restore() {

@@ -335,9 +335,10 @@
     var th = b.head.map(function (h) { return "<th>" + esc(h) + "</th>"; }).join("");
     var parts = function (list) { return list.map(function (c) { return self.pick(c) || ""; }).join(""); };
     var name = esc(b.title || "Cost table");  /* a named, focusable box: keyboard readers scroll it */
-    return head + parts(b.before) + '<div class="tn-calc__scroll" tabindex="0" role="region" aria-label="' +
+    /* the box in a .tn-scroll, which draws the scroll cue (tinkernomics.css) */
+    return head + parts(b.before) + '<div class="tn-scroll tn-scroll--calc"><div class="tn-calc__scroll" tabindex="0" role="region" aria-label="' +
       name + ' (scrolls sideways)"><table class="tn-calc__table' + (b.class ? " " + esc(b.class) : "") + '"><thead><tr>' +
-      th + "</tr></thead><tbody>" + rows + "</tbody></table></div>" + parts(b.after);
+      th + "</tr></thead><tbody>" + rows + "</tbody></table></div></div>" + parts(b.after);
   };
   View.prototype.cards = function (b) {
     var self = this;
