@@ -111,7 +111,8 @@ def algorithms_table(ctx: SiteContext) -> str:
     links = Links(views.ALGORITHMS)
     rows = views.algorithm_rows(index, links)
     return raw_block(render("algorithms_table.html", rows=rows, filters=views.filter_views(rows),
-                            factor=views.factor_view(index, links))) + "\n"
+                            factor=views.factor_view(index, links),
+                            quality_href=links.to(views.DATA_QUALITY))) + "\n"
 
 
 def raw_section(markdown: str) -> str:

@@ -28,13 +28,17 @@ def cites(items: Iterable[Cite]) -> Markup:
     return Markup("".join(cite(c) for c in items))
 
 
-def badge(s: Shown, *, titled: bool = True) -> Markup:
-    """The status badge (unverified links to its data-quality entry); ``titled`` adds the
-    status meaning as hover text."""
+def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
+    """The status badge, as text; ``titled`` adds the status meaning as hover text, ``linked``
+    makes an unverified badge a link to its data-quality entry (a long list prints a plain
+    badge: a link per row to the same page would be most of the list's links, each one work
+    for the browser, and the list says once what the badge means)."""
     meaning = escape(s.status_meaning)
     if s.status == "unverified":
         title = (f' title="Unverified: {meaning}. Click for what the sources report instead."'
-                 if titled else "")
+                 if titled and linked else "")
+        if not linked:
+            return Markup('<span class="tn-badge tn-badge--unverified">unverified</span>')
         return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
                       f"{title}>unverified</a>")
     if s.status == "derived":
@@ -61,13 +65,11 @@ def locator(text: str) -> Markup:
                   f'{escape(text)}</span>')
 
 
-def _figure(s: Shown, hover: str, element_id: str | None, *, brief: bool = False,
-            located: bool = True) -> Markup:
+def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
-    where = locator(s.locator) if located else ""
     return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
                   f'<span class="tn-fig__value" title="{escape(hover)}">{escape(s.text)}</span>'
-                  f"{badge(s, titled=not brief)}{cites(s.cites)}{where}</span>")
+                  f"{badge(s)}{cites(s.cites)}{locator(s.locator)}</span>")
 
 
 def shown(s: Shown, with_id: bool = True) -> Markup:
@@ -77,10 +79,13 @@ def shown(s: Shown, with_id: bool = True) -> Markup:
 
 
 def brief(s: Shown) -> Markup:
-    """A figure in a long list (the algorithms index): its source as hover text and a plain
-    badge; not the status meaning, note or what the sources report instead (its page has
-    them), which would repeat in every row."""
-    return _figure(s, s.brief_hover, None, brief=True, located=False)
+    """A figure in a long list (the algorithms index, the unverified values): the value, a plain
+    badge and its citations, whose hover text is the source. Not the status meaning, note, what
+    the sources report instead or the locator (its page has them), which would repeat in every
+    row; and as few elements as that takes, since a list of the whole catalog is most of its
+    page's work for the browser."""
+    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}">{escape(s.text)}'
+                  f"{badge(s, titled=False, linked=False)}{cites(s.cites)}</span>")
 
 
 PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,

@@ -136,8 +136,6 @@ class Shown:
     reported_instead: Markup | None = None
     anchor: str | None = None
     quality_href: str | None = None
-    brief_hover: str = ""
-    """"Source: ..." only: the hover text of a figure in a long list."""
     asserted: str = ""
     """Who asserted an unverified value, e.g. 'as given by the original site'."""
     locator: str = ""
@@ -292,7 +290,7 @@ class SiteIndex:
             quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
-            brief_hover=hover[1], locator=where,
+            locator=where,
         )
 
     def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
