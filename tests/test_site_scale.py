@@ -16,7 +16,15 @@ from typing import Any
 import pytest
 from conftest_site import MKDOCS, REPO_ROOT, SUB_PATH_URL
 from helpers_site import article, load_page
-from helpers_table import count_text, filter_by, filter_name, sort_by, visible_rows, years
+from helpers_table import (
+    clear_filters,
+    count_text,
+    filter_by,
+    filter_name,
+    sort_by,
+    visible_rows,
+    years,
+)
 from test_site_browser import VIEWPORTS, Served
 
 from tinkernomics.site.build import CATALOG_ENV
@@ -57,7 +65,9 @@ def test_index_sorts_and_filters_a_thousand_algorithms(browser, served: Served) 
     page = served.open(browser, "default", VIEWPORTS["desktop"])
     # The comparison chart below the table is heavy at this size: wait for the DOM, not "load".
     page.goto(SUB_PATH_URL + "algorithms/", wait_until="domcontentloaded", timeout=LOAD_MS)
-    page.wait_for_selector("form.tn-filters", timeout=LOAD_MS)
+    # the script shows the rows a few a frame; the table is ready when the first page is shown
+    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached",
+                           timeout=LOAD_MS)
     total = page.locator(".tn-algorithms table tbody tr").count()
     assert total == len(list((served.root.parent / "catalog" / "algorithms").glob("*.yaml")))
     assert total > N_SYNTHETIC
@@ -74,8 +84,7 @@ def test_index_sorts_and_filters_a_thousand_algorithms(browser, served: Served) 
     assert no_fit and all(r["fit"] == "no" for r in no_fit)
     critic = filter_by(page, "critic", "yes")
     assert critic and all(r["critic"] == "yes" and r["fit"] == "no" for r in critic)
-    page.locator("form.tn-filters button[type='reset']").click()
-    page.wait_for_timeout(100)
+    clear_filters(page)
     assert [r["id"] for r in filter_name(page, "Synth-0999")] == [f"row-{synthetic_id(999)}"]
     page.context.close()
     assert not served.errors, served.errors

@@ -17,6 +17,13 @@
   "use strict";
 
   var PAGE_ROWS = 50;
+  /* The rows are held back until the table is wired up (algorithms-table.css), then shown
+     REVEAL_ROWS a frame once the page is idle (Material's start-up done): the browser styles and
+     lays out each batch in a frame of its own, instead of the whole table in one task that holds
+     the page, and a reader's first tap, until it ends. */
+  var REVEAL_ROWS = 5;
+  var idle = window.requestIdleCallback ||
+    function (fn) { return setTimeout(fn, 1); };  // Safari before 18.4
   var NUMERIC = { year: true, a: true, gb: true, usd: true };
   /* Columns that sort in the order their filter lists its values (memory: low, medium, high, as
      the page renders the catalog's profiles), read from the page's select, never repeated here. */
@@ -97,7 +104,7 @@
     var tbody = table.tBodies[0];
     var rows = Array.prototype.slice.call(tbody.rows);
     var count = root.querySelector(".tn-algorithms__count");
-    var state = { shown: PAGE_ROWS, sort: null, dir: 1 };
+    var state = { shown: PAGE_ROWS, revealed: 0, sort: null, dir: 1 };
     var form = root.querySelector("form.tn-filters");  // in the page: showing it shifts nothing
     var name = form.querySelector('input[type="search"]');
     var list = fields(form);
@@ -136,8 +143,9 @@
       if (target) {
         var at = hit.findIndex(function (r) { return r.id === target; });
         if (at >= state.shown) state.shown = at + 1;
+        if (at >= state.revealed) state.revealed = at + 1;
       }
-      var show = new Set(hit.slice(0, state.shown));
+      var show = new Set(hit.slice(0, Math.min(state.shown, state.revealed)));
       // Touch only rows whose state changes: setting `hidden` on every row, even to the value it
       // has, makes the browser restyle the whole table (a long task on a slow phone).
       rows.forEach(function (row) {
@@ -183,10 +191,28 @@
     });
     moreButton.addEventListener("click", function () { state.shown += PAGE_ROWS; update(); });
     allButton.addEventListener("click", function () { state.shown = rows.length; update(); });
-    table.dataset.tnReady = "1";
-    restore();
-    root.setAttribute("data-tn-ready", "1");  // shows the table (algorithms-table.css)
-    revealTarget(table);
+    table.dataset.tnWired = "1";
+    restore();  // every row hidden (`hidden`): none revealed yet
+    root.setAttribute("data-tn-wired", "1");  // rows now shown by `hidden` (algorithms-table.css)
+    idle(reveal, { timeout: 1000 });
+
+    /* A batch a frame, up to what the paging shows (the count already says it); then the table
+       is ready (data-tn-ready on the section and the table, which tests wait for). */
+    function reveal() {
+      if (state.revealed >= Math.min(state.shown, rows.length)) {
+        state.revealed = Infinity;
+        update();
+        root.setAttribute("data-tn-ready", "1");
+        table.dataset.tnReady = "1";
+        revealTarget(table);
+        return;
+      }
+      requestAnimationFrame(function () {
+        state.revealed += REVEAL_ROWS;
+        update();
+        reveal();
+      });
+    }
   }
 
   /* The browser could not scroll to a #row-... target while the table was held back (its rows
@@ -200,7 +226,7 @@
   }
 
   function scan() {
-    document.querySelectorAll(".tn-algorithms table:not([data-tn-ready])").forEach(enhance);
+    document.querySelectorAll(".tn-algorithms table:not([data-tn-wired])").forEach(enhance);
   }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
