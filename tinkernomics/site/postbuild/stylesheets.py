@@ -3,7 +3,7 @@
 Our styles are kept as one source file per feature under ``site_overrides/assets/stylesheets/``
 (pages, charts, calculator, algorithms index), which the generator copies into the site. Every
 page needs all of them, and each separate stylesheet in ``<head>`` is a request that holds the
-first paint back on a slow connection (Lighthouse's mobile run: about 0.3 s for the four).
+first paint back on a slow connection (benchmarks/bench_chart_page.py measures the page).
 So the outputs step joins them, in cascade order, into ``assets/stylesheets/site.css``, the only
 stylesheet of ours that ``site_overrides/main.html`` links. The sources stay in the site:
 the embed pages link ``charts.css`` alone.
