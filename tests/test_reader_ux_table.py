@@ -128,3 +128,46 @@ def test_values_the_page_does_not_offer_are_ignored(catalog: Catalog,
     assert query(page) == {"other": ["<b>"]}  # what is not the table's stays as it was
     assert page.evaluate("window.__tn_violations") == []
     assert not watch.dialogs
+
+
+FRAMES_JS = """() => {
+    // From the page's start: the rows shown in each frame until the table is ready, and every
+    // write to the count (a live region: each write is read out to screen-reader users).
+    window.tnFrames = []; window.tnCountWrites = 0;
+    const shown = () => [...document.querySelectorAll('.tn-algorithms tbody tr')]
+        .filter(r => r.getClientRects().length).length;
+    const watch = () => {
+        const count = document.querySelector('.tn-algorithms__count');
+        if (!count) return requestAnimationFrame(watch);
+        new MutationObserver(m => { window.tnCountWrites += m.length; })
+            .observe(count, {childList: true, characterData: true, subtree: true});
+        const frame = () => {
+            window.tnFrames.push(shown());
+            if (!document.querySelector('.tn-algorithms table[data-tn-ready]'))
+                requestAnimationFrame(frame);
+        };
+        frame();
+    };
+    requestAnimationFrame(watch);
+}"""
+
+
+def test_rows_appear_a_few_a_frame_and_the_count_is_said_once(
+        catalog: Catalog, site: tuple[SharedTab, Watch]) -> None:
+    """With JavaScript the rows are shown over several frames once the page is idle (no single
+    task styles the whole table), every row in the end, and the count, a live region, is not
+    rewritten while they appear."""
+    page = site[0].context.new_page()
+    try:
+        page.add_init_script(f"({FRAMES_JS})()")
+        opened(page, INDEX)
+        frames = page.evaluate("window.tnFrames")
+        writes = page.evaluate("window.tnCountWrites")
+        rows = len(visible_rows(page))
+    finally:
+        page.close()
+    total = len(catalog.algorithms)
+    assert rows == total
+    seen = sorted(set(frames))
+    assert seen[0] < total and len([n for n in seen if 0 < n < total]) >= 2, frames
+    assert writes == 0, "the count was rewritten while the rows appeared"

@@ -154,7 +154,9 @@
       });
       var on = Math.min(hit.length, state.shown);
       var filtered = list.some(function (f) { return f.control.value.trim() !== ""; });
-      count.textContent = countText(on, hit.length, rows.length, filtered);
+      var said = countText(on, hit.length, rows.length, filtered);
+      // a live region: written only when it changes, or each batch shown would be read out again
+      if (count.textContent !== said) count.textContent = said;
       more.hidden = on >= hit.length;
       writeAddress(list, state);
     }
