@@ -158,7 +158,7 @@ def shared_site(root: Path, site_url: str = "",
 
 def start_all_outputs(ctx: SiteContext) -> None:
     """Before the pages: let every feature start work its outputs need later (the charts'
-    images render in worker processes meanwhile); ``write_all_outputs`` waits for it."""
+    images render in worker threads meanwhile); ``write_all_outputs`` waits for it."""
     for module in feature_modules():
         starter = getattr(module, "start_outputs", None)
         if starter is not None:

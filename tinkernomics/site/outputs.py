@@ -3,9 +3,10 @@
 A page generator writes the pages; this step writes everything else (chart embeds and
 downloads, the JSON API, the self-hosted plotly.js) into the same site folder, through every
 feature's ``write_outputs`` (``site.build.write_all_outputs``). MkDocs runs it from the macros
-adapter's ``on_post_build``; Zensical has no such hook, so ``make build-zensical`` runs this
-command after ``zensical build``. Both read the site URL and folder from ``mkdocs.yml`` the
-same way, so the two builds write the same files.
+adapter's ``on_post_build``; Zensical has no such hook, so ``zensical build`` is followed by
+this command (``make build-zensical`` does both in one process, ``macros.zensical_build``).
+Both read the site URL and folder from ``mkdocs.yml`` the same way, so the two builds write the
+same files.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Charts on the site and as embeds (pipeline step 6: a feature module of ``sitebuild``).
+"""Charts on the site and as embeds (pipeline step 6: a feature module of ``site.build``).
 
 Macros: ``chart(chart_id)`` puts a chart on a page (static SVG first paint and no-JS fallback,
 the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image

@@ -1,4 +1,4 @@
-"""The contributor pages' macros (pipeline step 6, a feature module in ``sitebuild.FEATURES``).
+"""The contributor pages' macros (pipeline step 6, a feature module in ``site.build.FEATURES``).
 
 ``fields_reference()`` renders the **Fields reference** page from the models' field
 documentation (``fieldsdoc``): one table per kind of entry, one per shared part (Figure,
