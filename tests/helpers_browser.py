@@ -41,6 +41,18 @@ page on each full page load). For tabs where nothing searches (the calculator, c
 reader and chart modules, the whole-site sweeps); Material's search over the real index has
 its own tests (test_search_ranking.py and the search dialog's axe check)."""
 
+SCRIPTS_READY_JS = """() => [...document.querySelectorAll(
+    '[data-tn-calc], [data-tn-compare], .tn-algorithms table')]
+    .every(e => e.matches('[data-tn-ready], [data-tn-error]'))"""
+"""The page's own scripts have done what they do on a load: the calculator (its data fetched),
+the compare view and the algorithms table (every row it pages shown: its rows appear a few a
+frame after the load event) mark themselves ready. Sweeps that read a page wait for it, or
+they would read the index with its rows still held back."""
+
+
+def wait_scripts_ready(page: Any) -> None:
+    page.wait_for_function(SCRIPTS_READY_JS)
+
 
 def launch_chromium() -> Iterator[Any]:
     """Yield a launched Playwright browser; close it afterwards."""

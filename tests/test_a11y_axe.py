@@ -24,7 +24,7 @@ from helpers_a11y import (
     served_site,
     start_axe,
 )
-from helpers_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -73,6 +73,7 @@ def checked(tabs: dict[str, tuple[Any, list[str], str]]) -> dict[str, Checked]:
             page.goto(base + path, wait_until="commit")
         for scheme, (page, _, _) in tabs.items():
             page.wait_for_load_state("load")
+            wait_scripts_ready(page)  # the index's rows appear after the load event
             results[scheme].palettes.add(
                 page.evaluate("document.body.getAttribute('data-md-color-scheme')"))
             start_axe(page, rules=None if scheme == first else COLOUR_RULES)

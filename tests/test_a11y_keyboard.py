@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import PAGE_TYPES, open_served, reset_storage, served_site
-from helpers_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -52,13 +52,6 @@ UNFOCUSED_JS = """(key) => {
 PAGES = {k: v for k, v in PAGE_TYPES.items() if k != "api"}
 FOCUS_PAGE = PAGE_TYPES["algorithm page"]
 """Where the focus style is compared with the unfocused look."""
-SCRIPTS_READY_JS = """() => [...document.querySelectorAll(
-    '[data-tn-calc], [data-tn-compare], .tn-algorithms table')]
-    .every(e => e.hasAttribute('data-tn-ready'))"""
-"""The page's own scripts have wired up their controls (the calculator's form is disabled until
-its script runs; the index table and compare view mark themselves ready too)."""
-
-
 RECORD_JS = """() => {
   const snapshot = """ + ACTIVE_JS + """;
   window.tnTabs = [];
@@ -157,7 +150,7 @@ def tabbed(browser, built_site: BuiltSite) -> Tabbed:
         for name, path in PAGES.items():
             reset_storage(page)
             page.goto(base + path, wait_until="load")
-            page.wait_for_function(SCRIPTS_READY_JS)
+            wait_scripts_ready(page)
             keys = tag_and_record(page)
             reached, hidden_focus, shots, past = tab_through(page, len(keys))
             found.counts[name] = (len(reached), len(keys))
@@ -178,7 +171,7 @@ def tabbed(browser, built_site: BuiltSite) -> Tabbed:
             if path == FOCUS_PAGE:
                 if past:  # presses went past the end: tab through again, reading each one
                     page.goto(base + path, wait_until="load")
-                    page.wait_for_function(SCRIPTS_READY_JS)
+                    wait_scripts_ready(page)
                     tag_and_record(page)
                     _, _, shots, _ = tab_through(page, len(keys), one_by_one=True)
                 found.shots = shots

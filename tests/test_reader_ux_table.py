@@ -108,6 +108,9 @@ def test_filters_survive_a_visit_to_an_algorithm_and_the_back_button(
     text = count_text(page)
     page.locator(f"#{chosen[0]['id']} th a").click()  # Material's instant navigation
     page.wait_for_url("**/algorithms/*/")
+    # Material changes the address before it swaps the page in: wait for the index to go, or
+    # the wait below could match its table, which the swap then replaces
+    page.wait_for_selector(".tn-algorithms", state="detached")
     page.go_back()
     page.wait_for_function("() => location.search.includes('memory=high') && !!document"
                            ".querySelector('.tn-algorithms table[data-tn-ready]')")

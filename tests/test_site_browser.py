@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, served_site
-from helpers_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 from helpers_site import PAGES
 
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -170,6 +170,7 @@ def looked_at(browser, built_site: BuiltSite) -> LookedAt:
                 page.goto(base + path, wait_until="commit")
             for scheme, page in due.items():
                 page.wait_for_load_state("load")
+                wait_scripts_ready(page)  # the index's rows appear after the load event
                 order = sorted(sizes, key=lambda viewport: viewport != size_of[scheme])
                 for viewport in order:
                     if viewport != size_of[scheme]:
