@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, reset_storage, served_site
-from helpers_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 from playwright.sync_api import Error as PlaywrightError
 
 PHONE = {"width": 390, "height": 844}
@@ -96,8 +96,7 @@ def open_page(tab: Tab, path: str, viewport: dict[str, int] = PHONE) -> Any:
         page.set_viewport_size(viewport)
     page.goto(tab.base + path)
     page.wait_for_load_state("load")
-    if path == "calculator/":
-        page.wait_for_selector("[data-tn-calc][data-tn-ready]")
+    wait_scripts_ready(page)  # the calculator's tables; the index's rows (after the load event)
     return page
 
 
