@@ -14,6 +14,13 @@ ROWS_JS = """() => [...document.querySelectorAll('.tn-algorithms table tbody tr'
 """The visible rows, in page order, with their data-* values."""
 
 
+def wait_table_ready(page: Any, timeout: float | None = None) -> None:
+    """Until the index table is ready: algorithms-table.js shows its rows a few a frame after
+    wiring it up, and marks it data-tn-ready once every row it pages is shown."""
+    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached",
+                           timeout=timeout)
+
+
 def visible_rows(page: Any) -> list[dict[str, str]]:
     return page.evaluate(ROWS_JS)
 

@@ -16,7 +16,14 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_security import Watch, routed_site
-from helpers_table import count_text, filter_by, filter_name, sort_by, visible_rows
+from helpers_table import (
+    count_text,
+    filter_by,
+    filter_name,
+    sort_by,
+    visible_rows,
+    wait_table_ready,
+)
 from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
@@ -45,7 +52,7 @@ def site(shared: tuple[SharedTab, Watch]) -> tuple[SharedTab, Watch]:
 
 def opened(page: Any, url: str) -> Any:
     page.goto(url)
-    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached")
+    wait_table_ready(page)
     return page
 
 

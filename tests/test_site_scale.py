@@ -23,6 +23,7 @@ from helpers_table import (
     filter_name,
     sort_by,
     visible_rows,
+    wait_table_ready,
     years,
 )
 from test_site_browser import VIEWPORTS, Served
@@ -65,9 +66,7 @@ def test_index_sorts_and_filters_a_thousand_algorithms(browser, served: Served) 
     page = served.open(browser, "default", VIEWPORTS["desktop"])
     # The comparison chart below the table is heavy at this size: wait for the DOM, not "load".
     page.goto(SUB_PATH_URL + "algorithms/", wait_until="domcontentloaded", timeout=LOAD_MS)
-    # the script shows the rows a few a frame; the table is ready when the first page is shown
-    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached",
-                           timeout=LOAD_MS)
+    wait_table_ready(page, timeout=LOAD_MS)
     total = page.locator(".tn-algorithms table tbody tr").count()
     assert total == len(list((served.root.parent / "catalog" / "algorithms").glob("*.yaml")))
     assert total > N_SYNTHETIC

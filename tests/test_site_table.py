@@ -13,6 +13,7 @@ from helpers_table import (
     filter_name,
     sort_by,
     visible_rows,
+    wait_table_ready,
     years,
 )
 from test_site_browser import VIEWPORTS, Served
@@ -50,8 +51,7 @@ def test_sorting_and_filtering_work_and_survive_instant_navigation(browser, serv
     page.goto(SUB_PATH_URL)
     page.evaluate("window.tnSamePage = true")
     page.locator("article a[href$='algorithms/']").first.click()  # instant navigation
-    # the script shows the rows a few a frame; the table is ready when every row is shown
-    page.wait_for_selector(".tn-algorithms table[data-tn-ready]", state="attached")
+    wait_table_ready(page)
     assert page.evaluate("window.tnSamePage === true"), "instant navigation did a full load"
     assert page.locator("form.tn-filters").count() == 1
     every = visible_rows(page)

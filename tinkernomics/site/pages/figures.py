@@ -34,11 +34,11 @@ def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
     badge: a link per row to the same page would be most of the list's links, each one work
     for the browser, and the list says once what the badge means)."""
     meaning = escape(s.status_meaning)
+    if s.status == "unverified" and not linked:
+        return Markup('<span class="tn-badge tn-badge--unverified">unverified</span>')
     if s.status == "unverified":
         title = (f' title="Unverified: {meaning}. Click for what the sources report instead."'
-                 if titled and linked else "")
-        if not linked:
-            return Markup('<span class="tn-badge tn-badge--unverified">unverified</span>')
+                 if titled else "")
         return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
                       f"{title}>unverified</a>")
     if s.status == "derived":
