@@ -105,8 +105,9 @@ test-scale: setup browser ## browser tests on a 1,000-algorithm synthetic site (
 
 # ESLint (eslint.config.mjs) from npm, pinned by the root package-lock.json into ./node_modules;
 # Debian's npm and Node 18 are enough (ESLint 9). It checks the site's own scripts only.
-lint: setup ## check the Python with ruff and the site's JavaScript with ESLint
+lint: setup ## check the Python with ruff and mypy (zero errors) and the site's JavaScript with ESLint
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	@command -v npm >/dev/null 2>&1 || { \
 	  echo "installing Debian's npm for ESLint"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

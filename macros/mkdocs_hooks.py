@@ -91,7 +91,8 @@ def theme_bundle(env) -> str:
     be Material's (``MATERIAL_SCRIPTS``) but for that path: main.html writes the block again,
     deferred, and anything more in it would be lost without a word."""
     block = _scripts_block(env, env.loader.get_source(env, "base.html")[0])
-    if block is not None and _shape(block) == _shape(_scripts_block(env, MATERIAL_SCRIPTS)):
+    material = _scripts_block(env, MATERIAL_SCRIPTS)
+    if block is not None and material is not None and _shape(block) == _shape(material):
         return next(c.value for c in block.find_all(nodes.Const) if str(c.value).endswith(".js"))
     raise PluginError(
         "the theme's scripts block (base.html) is no longer its bundle's <script> and the "

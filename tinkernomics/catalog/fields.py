@@ -169,7 +169,7 @@ class Unit(StrEnum):
     ratio = "ratio"
     dimensionless = "dimensionless"
     multiplier = "multiplier"
-    count = "count"
+    count = "count"  # type: ignore[assignment]  # shadows str.count; "count" is catalog vocabulary
     parameters = "parameters"
     billion_parameters = "billion_parameters"
     tokens = "tokens"

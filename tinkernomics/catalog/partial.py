@@ -32,9 +32,9 @@ class _Hole:
     def _touch(self, *args: object, **kwargs: object) -> NoReturn:
         raise HoleTouched
 
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _touch  # type: ignore[assignment]
-    __hash__ = __iter__ = __len__ = __contains__ = __getitem__ = _touch  # type: ignore[assignment]
-    __str__ = __format__ = __float__ = __int__ = __index__ = __bool__ = _touch  # type: ignore[assignment]
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _touch
+    __hash__ = __iter__ = __len__ = __contains__ = __getitem__ = _touch
+    __str__ = __format__ = __float__ = __int__ = __index__ = __bool__ = _touch
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _touch
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = _touch
 

@@ -43,10 +43,13 @@ def _env_tag(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     """``!ENV NAME`` or ``!ENV [NAME, OTHER, default]`` as MkDocs and Zensical read it."""
     if isinstance(node, yaml.ScalarNode):
         names, default = [loader.construct_scalar(node)], None
-    else:
+    elif isinstance(node, yaml.SequenceNode):
         *names, default = loader.construct_sequence(node)
         if not names:  # a one-item list names a variable, with no default
             names, default = [default], None
+    else:
+        raise yaml.constructor.ConstructorError(
+            None, None, "!ENV takes a variable name or a list of them", node.start_mark)
     for name in names:
         if str(name) in os.environ:
             return os.environ[str(name)]

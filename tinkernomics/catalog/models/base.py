@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic.json_schema import JsonDict
 
 IDENT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 Identifier = Annotated[str, StringConstraints(pattern=IDENT_PATTERN, max_length=40)]
@@ -25,7 +26,7 @@ class StrictModel(BaseModel):
     )
 
 
-UNVERIFIED_NEEDS_ASSERTED_BY = {
+UNVERIFIED_NEEDS_ASSERTED_BY: JsonDict = {
     "if": {"properties": {"status": {"const": "unverified"}}, "required": ["status"]},
     "then": {"required": ["asserted_by"]},
     "else": {"not": {"required": ["asserted_by"]}},

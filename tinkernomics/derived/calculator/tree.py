@@ -150,8 +150,9 @@ def _function(name: str, args: list[Tree], env: Mapping[str, Any]) -> Value:
         return None
     if name == "missing":
         return 1.0 if evaluate(args[0], env) is None else 0.0
-    values = [evaluate(a, env) for a in args]
-    if any(v is None for v in values):
+    maybe = [evaluate(a, env) for a in args]
+    values = [v for v in maybe if v is not None]
+    if len(values) < len(maybe):
         return None
     if name == "ceil":
         return float(math.ceil(values[0]))

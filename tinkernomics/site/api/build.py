@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -82,7 +82,8 @@ def input_of(name: str, f: Figure, path: str) -> DerivationInput:
                            source=f.source, path=path)
 
 
-def _inputs_status(figures: Iterable[Figure], extra: Iterable[Status] = ()) -> Status:
+def _inputs_status(figures: Iterable[Figure], extra: Iterable[Status] = (),
+                   ) -> Literal[Status.reported, Status.unverified]:
     statuses = [f.derivation.inputs_status if f.derivation else f.status for f in figures]
     return Status.unverified if Status.unverified in [*statuses, *extra] else Status.reported
 

@@ -172,30 +172,41 @@ class Index(ApiModel):
 @lru_cache(maxsize=8)
 def _responses(published: tuple[Collection, ...]) -> dict[str, type[ApiModel]]:
     """One envelope model per document kind (index, platform, each collection and item)."""
+    index: Any = Literal["index"]
+    platform: Any = Literal["platform"]
     made: list[type[ApiModel]] = [
         create_model("IndexDocument", __base__=Envelope,
-                     kind=(Literal["index"], Field(description="Document kind.")),
+                     kind=(index, Field(description="Document kind.")),
                      result=(Index, Field(description="The index."))),
         create_model("PlatformDocument", __base__=Envelope,
-                     kind=(Literal["platform"], Field(description="Document kind.")),
+                     kind=(platform, Field(description="Document kind.")),
                      result=(Platform, Field(description="The platform."))),
     ]
     for c in published:
         name = c.model.__name__
+        # Types built at run time from the declared kinds: typed Any, as a checker cannot
+        # follow a Literal of a value.
+        one: Any = Literal[c.kind]
+        many: Any = Literal[f"{c.kind}_collection"]
+        items: Any = list[c.model]  # type: ignore[name-defined]  # c.model is a value, not a type
         made.append(create_model(
             f"{name}Document", __base__=Envelope,
-            kind=(Literal[c.kind], Field(description="Document kind.")),  # type: ignore[valid-type]
+            kind=(one, Field(description="Document kind.")),
             result=(c.model, Field(description=f"One {c.kind}.")),
         ))
         made.append(create_model(
             f"{name}CollectionDocument", __base__=Envelope,
-            kind=(Literal[f"{c.kind}_collection"],  # type: ignore[valid-type]
-                  Field(description="Document kind.")),
+            kind=(many, Field(description="Document kind.")),
             count=(int, Field(description="Number of items.")),
-            result=(list[c.model], Field(description=f"Every {c.kind}, by id.")),
+            result=(items, Field(description=f"Every {c.kind}, by id.")),
         ))
-    return {r.model_fields["kind"].annotation.__args__[0]: r  # type: ignore[union-attr]
-            for r in made}
+    return {_kind_of(r): r for r in made}
+
+
+def _kind_of(model: type[ApiModel]) -> str:
+    """The ``kind`` literal an envelope model accepts."""
+    annotation: Any = model.model_fields["kind"].annotation
+    return str(annotation.__args__[0])
 
 
 def responses() -> dict[str, type[ApiModel]]:
@@ -220,8 +231,8 @@ def __getattr__(name: str) -> Any:
 
 def api_schema() -> dict[str, Any]:
     """The JSON Schema of every API document (a union discriminated by ``kind``)."""
-    union = Annotated[Union[tuple(responses().values())],  # noqa: UP007 - runtime tuple
-                      Field(discriminator="kind")]
+    union: Any = Annotated[Union[tuple(responses().values())],  # noqa: UP007 - runtime tuple
+                           Field(discriminator="kind")]
     schema = TypeAdapter(union).json_schema(mode="serialization")
     schema["$schema"] = SCHEMA_DIALECT
     schema["title"] = f"tinker-nomics public API {API_MAJOR}"

@@ -91,6 +91,6 @@ def public_model(kind: Kind[Any]) -> type[ApiModel]:
         for name, info in kind.model.model_fields.items()
     }
     fields["api_path"] = (str, Field(description="This entry's file, relative to /api/v1/."))
-    made: type[ApiModel] = create_model(  # type: ignore[call-overload]
+    made: type[ApiModel] = create_model(
         kind.model.__name__, __base__=ApiModel, __doc__=kind.model.__doc__, **fields)
     return made

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import JsonDict
 
 from tinkernomics.catalog.fields import AssertedBy, Status, Unit
 
@@ -58,7 +59,7 @@ class Derivation(ApiModel):
     sources: list[str] = Field(description="Reference ids behind the inputs, sorted.")
 
 
-_PROVENANCE_RULE = {
+_PROVENANCE_RULE: JsonDict = {
     "if": {"properties": {"status": {"const": "derived"}}, "required": ["status"]},
     "then": {"anyOf": [{"properties": {"source": {"type": "string"}}},
                        {"properties": {"derivation": {"type": "object"}}}]},

@@ -47,7 +47,7 @@ def _group(text: str) -> str:
     sign = "-" if text.startswith("-") else ""
     body = text[len(sign):]
     whole, dot, frac = body.partition(".")
-    groups = []
+    groups: list[str] = []
     while len(whole) > 3:
         groups.insert(0, whole[-3:])
         whole = whole[:-3]

@@ -88,9 +88,9 @@ def _excluded_spans(html: str) -> list[tuple[int, int]]:
     at = html.find(_MARK)
     while at >= 0:
         match = _TAG.match(html, html.rfind("<", 0, at))
-        inside = match is not None and match.end() > at
+        at_mark = at
         at = html.find(_MARK, at + len(_MARK))
-        if not inside or match.group(1):
+        if match is None or match.end() <= at_mark or match.group(1):
             continue
         if _MARK not in _attribute_names(match.group(3)):
             continue
