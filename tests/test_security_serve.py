@@ -68,11 +68,13 @@ def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> N
     # Valid values holding template syntax: every page shows them as written.
     valued = good.replace("\nattribution: Shao et al., DeepSeekMath\n",
                           f"\nattribution: {_yaml_single('Shao ' + PLAIN + ' ' + BLOCK)}\n")
+    valued = valued.replace("\nname: GRPO\n", f"\nname: {_yaml_single('GRPO ' + PLAIN)}\n")
     grpo.write_text(valued, encoding="utf-8")
     page = server.wait("algorithms/grpo/", lambda t: "Group Relative" in t and not is_error(t)
                        and "Shao" in t, FIRST_BUILD_S)
     _no_output(page, server)
     assert PLAIN in html.unescape(page) and BLOCK in html.unescape(page), page[-3000:]
+    assert f"<title>GRPO {PLAIN}" in html.unescape(page)  # the page's title too
 
     # Keys and refused values holding template syntax: the error page quotes them as written.
     hostile = (f"{_yaml_single(ESCAPING_KEY)}: 1\n{_yaml_single(PLAIN)}: 2\n"
