@@ -129,3 +129,16 @@ def test_integers_are_decimal(text: str, expected: str) -> None:
 def test_underscored_integers_stay_text() -> None:
     """YAML 1.2 reads ``2_024`` as text (the models then refuse it where a number goes)."""
     assert _read("year: 2_024\n") == ({"year": "2_024"}, [])
+
+
+@pytest.mark.parametrize(("escape", "code"), [
+    ("\\e[31m", "001B"), ("\\0", "0000"), ("\\x9b", "009B"), ("\\a", "0007"), ("\\r", "000D"),
+    ("\\N", "0085"), ("\\L", "2028"), ("\\P", "2029"), ("\\x7f", "007F"),
+])
+def test_control_characters_written_as_escapes_are_refused(escape: str, code: str) -> None:
+    """A double-quoted scalar writes any character with an escape: a name with ESC reached
+    pages, CSV cells and terminals before."""
+    data, found = _read(f'name: "PP{escape}O"\nok: "tab\\tand\\nline"\n')
+    assert data == {"name": None, "ok": "tab\tand\nline"}
+    assert len(found) == 1 and found[0].startswith(
+        f"f.yaml:1:7: name: control character U+{code} is not allowed in catalog text"), found

@@ -71,6 +71,24 @@ def odd_breaks(text: str, path: str) -> list[Problem]:
     return problems
 
 
+_ESCAPED_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+"""What a double-quoted YAML scalar can write with escapes (``"\\e"``, ``"\\0"``, ``"\\x9b"``,
+``"\\L"``) and no catalog text holds: control characters but tab and line feed, and the line
+and paragraph separators. (The file itself cannot hold them raw: libyaml refuses it.)"""
+
+
+def escaped_control(value: str) -> str | None:
+    """Why a double-quoted scalar's value is refused (a control character), or None."""
+    found = _ESCAPED_CONTROL.search(value)
+    if found is None:
+        return None
+    return (f"control character U+{ord(found.group()):04X} is not allowed in catalog text "
+            f"(at character {found.start() + 1})")
+
+
+CONTROL_HINT = "delete the escape; catalog text is printable"
+
+
 def too_many(path: str, where: tuple[int, int], loc: str, limit: int = MAX_NODES) -> Problem:
     """The value past the budget, where it starts."""
     return Problem(path, *where, loc, f"the file holds more than {limit:,} values",

@@ -27,7 +27,14 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tinkernomics.catalog.problems import FILE_FIELD, Problem, format_loc
-from tinkernomics.catalog.yamlguard import MAX_NODES, maybe_special, odd_breaks, too_many
+from tinkernomics.catalog.yamlguard import (
+    CONTROL_HINT,
+    MAX_NODES,
+    escaped_control,
+    maybe_special,
+    odd_breaks,
+    too_many,
+)
 from tinkernomics.catalog.yamlscalars import Refused, resolve_plain
 from tinkernomics.catalog.yamlsyntax import (
     Untabbed,
@@ -182,6 +189,8 @@ class _Fast:
             raise _Careful
         if cls is ScalarNode:
             if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
+                if node.style == '"' and escaped_control(node.value):
+                    raise _Careful
                 return node.value
             value = resolve_plain(node.value)
             if (type(value) is float and not math.isfinite(value)) or type(value) is Refused:
@@ -267,6 +276,9 @@ class _Builder:
         if isinstance(node, SequenceNode):
             return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
+        if node.style == '"' and (why := escaped_control(node.value)):
+            self.refuse(_position(node), loc, why, CONTROL_HINT)
+            return None
         if node.style:
             return node.value
         value = resolve_plain(node.value)
