@@ -10,9 +10,9 @@ build`` or break a page. These rules ask what the build asks, through the same c
 - ``rule_ids_safe``: no id is a name every JavaScript object already holds (``constructor``,
   ``__proto__``...: the compare view looked ids up in plain objects) or ends like a file the site
   writes (``index.html``: an algorithm page ``algorithms/index.html/`` beside the index's file).
-- ``rule_dates_in_range``: every date between ``EARLIEST`` and ``LATEST_YEARS`` years from today,
-  every year from ``EARLIEST.year`` (``0001-01-01`` and ``9999-12-31`` were accepted; the future
-  of publication and check dates is ``dates``' rule).
+- ``rule_dates_in_range``: every date between ``EARLIEST`` and ``LATEST_YEARS`` years from today
+  (``0001-01-01`` and ``9999-12-31`` were accepted; years are the models' ``1950..2100``; the
+  future of publication and check dates is ``dates``' rule).
 - ``rule_no_hidden_text``: every string, typed or plain (``signature``, ``expression``), holds no
   invisible character (``markup.invisible``).
 """
@@ -30,7 +30,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.walk import nested_models
-from tinkernomics.markup.invisible import hidden_message
+from tinkernomics.markup.invisible import hidden_char, hidden_message
 from tinkernomics.markup.prose import latex_problems
 
 JS_OBJECT_NAMES = frozenset({
@@ -43,7 +43,8 @@ FILE_SUFFIXES = (".html", ".htm", ".json", ".csv", ".xml", ".txt", ".md", ".png"
                  ".js", ".css", ".map", ".gz", ".yaml", ".yml", ".php")
 """Endings of files a web server or the site writes: an id ending so names a file, not a page."""
 EARLIEST = dt.date(1950, 1, 1)
-"""No catalog date or year lies before this (the oldest works RL cites are from the 1950s)."""
+"""No catalog date lies before this (the models' first year: the oldest works RL cites are
+from the 1950s)."""
 LATEST_YEARS = 10
 """No catalog date lies more than this many years after today (a free tier's last day may be
 announced ahead; ``dates`` refuses a future publication or check date)."""
@@ -54,7 +55,7 @@ def rule_symbols_render(catalog: Catalog) -> Iterator[Problem]:
     for key, formula in catalog.formulas.items():
         for i, variable in enumerate(field_or_none(formula, "variables") or []):
             symbol = field_or_none(variable, "symbol")
-            if not isinstance(symbol, str):
+            if not isinstance(symbol, str) or hidden_char(symbol):  # rule_no_hidden_text's
                 continue
             for message in latex_problems(symbol, display=False):
                 yield catalog.problem("formula", key, ("variables", i, "symbol"), message,
@@ -110,10 +111,6 @@ def rule_dates_in_range(catalog: Catalog) -> Iterator[Problem]:
                     entry.kind.name, entry.key, where,
                     f"date {value.isoformat()} is out of range ({EARLIEST.isoformat()} to "
                     f"{latest.isoformat()})", "write the date as YYYY-MM-DD")
-            elif sub[-1] == "year" and type(value) is int and value < EARLIEST.year:
-                yield catalog.problem(entry.kind.name, entry.key, where,
-                                      f"year {value} is before {EARLIEST.year}",
-                                      "the year the work was published, e.g. 2024")
 
 
 def rule_no_hidden_text(catalog: Catalog) -> Iterator[Problem]:
