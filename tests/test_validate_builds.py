@@ -134,3 +134,15 @@ def test_hidden_characters_in_plain_strings(tmp_path: Path) -> None:
     run = run_validate(tmp_path, "catalog")
     assert run.wheres == ["catalog/formulas/rollout_flops.yaml:10:13: variables[0].symbol"]
     assert "invisible character U+2067" in run.problems[0].message
+
+
+@pytest.mark.parametrize("name", ["__proto__", "toString", "constructor", "hasOwnProperty"])
+def test_variable_names_the_browser_cannot_use_are_refused(tmp_path: Path, name: str) -> None:
+    """The calculator looks a formula's variables up by name in plain JavaScript objects."""
+    root = copy_valid(tmp_path)
+    replace_in(root, FORMULA, "expression: 2 * P_active", f"expression: 2 * {name}")
+    replace_in(root, FORMULA, "  - name: P_active", f"  - name: {name}")
+    run = run_validate(tmp_path, "catalog")
+    assert run.code == 1
+    assert run.wheres == ["catalog/formulas/rollout_flops.yaml:9:11: variables[0].name"], run.out
+    assert "JavaScript object" in run.problems[0].message
