@@ -146,3 +146,9 @@ def test_variable_names_the_browser_cannot_use_are_refused(tmp_path: Path, name:
     assert run.code == 1
     assert run.wheres == ["catalog/formulas/rollout_flops.yaml:9:11: variables[0].name"], run.out
     assert "JavaScript object" in run.problems[0].message
+
+
+def test_the_site_drops_bidi_controls() -> None:
+    """Whatever reaches the renderer, written or as an entity, no bidi control reaches a page."""
+    html = prose.to_html.__wrapped__('a &#x202E;b \u2067c [x](https://a.org/ "t&#x2066;")')
+    assert html == '<p>a b c <a href="https://a.org/" title="t">x</a></p>'

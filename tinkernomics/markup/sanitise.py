@@ -72,14 +72,21 @@ def _attribute_filter(tag: str, name: str, value: str) -> str | None:
     return value
 
 
+_BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                                 "\u2066\u2067\u2068\u2069"))
+"""Bidi controls, which make text read in another order: the validator refuses them, as written
+or as an entity; ``clean`` drops any that reach it (nh3 writes entities as characters)."""
+
+
 @lru_cache(maxsize=65_536)
 def clean(html: str) -> str:
-    """``html`` with everything outside the allow-list removed (script and style content too)."""
+    """``html`` with everything outside the allow-list removed (script and style content too)
+    and no bidi control."""
     return nh3.clean(
         html, tags=set(MARKDOWN_TAGS | MATHML_TAGS), attributes=ATTRIBUTES,
         allowed_classes=CLASSES, url_schemes=set(URL_SCHEMES), link_rel=None,
         attribute_filter=_attribute_filter, strip_comments=True,
-    )
+    ).translate(_BIDI)
 
 
 class _Markup(HTMLParser):
