@@ -57,7 +57,7 @@ def rule_symbols_render(catalog: Catalog) -> Iterator[Problem]:
             symbol = field_or_none(variable, "symbol")
             if not isinstance(symbol, str) or hidden_char(symbol):  # rule_no_hidden_text's
                 continue
-            for message in latex_problems(symbol, display=False):
+            for message in latex_problems(symbol):
                 yield catalog.problem("formula", key, ("variables", i, "symbol"), message,
                                       "write a LaTeX symbol, e.g. P_{active}")
 

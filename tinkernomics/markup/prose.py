@@ -111,10 +111,11 @@ def problems(text: str) -> list[str]:
     return [*sanitise.removed(rendered), *([hidden] if hidden else [])]
 
 
-def latex_problems(latex: str, *, display: bool = True) -> list[str]:
-    """The same verdict for a ``latex`` field (rendered as display math) or a symbol (inline)."""
+def latex_problems(latex: str) -> list[str]:
+    """The same verdict for a ``latex`` field or a symbol (rendered as display math: inline, the
+    same LaTeX gives the same verdict)."""
     try:
-        mathml = to_mathml(latex, display=display)
+        mathml = to_mathml(latex, display=True)
     except MathError as err:
         return [str(err)]
     return [f"in LaTeX, {what}" for what in sanitise.removed(mathml)]
