@@ -81,7 +81,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
     texts = {
         "index.html": embed_page,
         "data.csv": chartdata.to_csv(chart, site_url),
-        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart),
+        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart, site_url),
         "data.json": json_text(chartdata.to_json(chart, site_url)),
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
