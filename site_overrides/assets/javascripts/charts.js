@@ -374,20 +374,71 @@
     }
   }
 
-  /* The embed page fills its frame (charts.css): its natural height is where the credit line
-     ends with the chart box at its own aspect ratio instead of the size it was given. */
+  /* The embed page fills its frame (charts.css): its natural height is the figure's content
+     (scrollHeight, clipped or not) with the chart box at its own aspect ratio instead of the
+     size it was given, then the credit line. */
   function naturalHeight() {
     var main = document.querySelector(".tn-embed__main");
-    var frame = document.querySelector(".tn-embed .tn-chart__frame");
-    var last = main && main.lastElementChild;
-    if (!main || !frame || !last) return document.body.getBoundingClientRect().height;
+    var figure = main && main.querySelector(".tn-chart");
+    var frame = figure && figure.querySelector(".tn-chart__frame");
+    var credit = main && main.lastElementChild;
+    if (!figure || !frame || !credit) return document.body.getBoundingClientRect().height;
     var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
     var box = frame.getBoundingClientRect();
     var own = ratio.length === 2 && ratio[0] > 0 ? box.width * ratio[1] / ratio[0] : box.height;
-    var padding = parseFloat(getComputedStyle(main).paddingBottom) || 0;
-    var lastBottom = last.getBoundingClientRect().bottom +
-      (parseFloat(getComputedStyle(last).marginBottom) || 0);
-    return lastBottom + padding + own - box.height + window.scrollY;
+    var style = getComputedStyle(credit);
+    var after = credit.getBoundingClientRect().height + (parseFloat(style.marginTop) || 0) +
+      (parseFloat(style.marginBottom) || 0) +
+      (parseFloat(getComputedStyle(main).paddingBottom) || 0);
+    return figure.getBoundingClientRect().top + window.scrollY + figure.scrollHeight -
+      box.height + own + after;
+  }
+
+  /* An embed shorter than it needs drops, in order, the Share row (level 1), the legend for a
+     one-line key (2: the static chart's view box is cropped above its legend, the interactive
+     chart hides its own) and the caption's description (3), stopping at the first level at
+     which what is left fits (charts.css, classes tn-fit-1..3). Returns the height the page
+     needs with nothing dropped, which the host is told. */
+  var fitLevel = 0;
+
+  function cropLegend(crop) {
+    var svgs = document.querySelectorAll(".tn-embed .tn-chart__fallback svg");
+    var frame = document.querySelector(".tn-embed .tn-chart__frame");
+    for (var i = 0; i < svgs.length; i++) {
+      var svg = svgs[i];
+      if (!svg.tnViewBox) svg.tnViewBox = svg.getAttribute("viewBox");
+      var box = svg.tnViewBox.split(/\s+/).map(parseFloat);
+      var lines = svg.querySelectorAll(".tn-svg__legend line");
+      var top = lines.length ? parseFloat(lines[0].getAttribute("y1")) - 16 : box[3];
+      var height = crop ? Math.min(box[3], top) : box[3];
+      svg.setAttribute("viewBox", box[0] + " " + box[1] + " " + box[2] + " " + height);
+      var layout = svg.classList.contains("tn-svg--narrow") ? "narrow" : "wide";
+      if (frame) frame.style.setProperty("--tn-ar-" + layout, box[2] + " / " + height);
+    }
+    live.forEach(function (chart) {
+      var shown = !crop && chart.spec.layout.showlegend !== false;
+      if (chart.gd.isConnected && chart.legend !== shown) {
+        chart.legend = shown;
+        window.Plotly.relayout(chart.gd, { showlegend: shown });
+      }
+    });
+  }
+
+  function setFitLevel(level) {
+    var root = document.documentElement;
+    for (var n = 1; n <= 3; n++) root.classList.toggle("tn-fit-" + n, level >= n);
+    if ((level >= 2) !== (fitLevel >= 2)) cropLegend(level >= 2);
+    fitLevel = level;
+  }
+
+  function fit() {
+    var root = document.documentElement;
+    if (!root.classList.contains("tn-fill")) return naturalHeight();
+    root.classList.add("tn-fitted");
+    setFitLevel(0);
+    var full = naturalHeight();
+    while (fitLevel < 3 && naturalHeight() > window.innerHeight + 0.5) setFitLevel(fitLevel + 1);
+    return full;
   }
 
   /* WordPress's oEmbed sanitiser adds #?secret=... to the frame's URL and sandboxes it; its
@@ -401,17 +452,19 @@
 
   /* Embed pages tell the host page their height (embed/resize.js, or WordPress's script). */
   function reportHeight() {
-    if (window.parent === window) return;
+    var framed = window.parent !== window;
     var last = -1;
     var post = function (again) {
-      var height = Math.ceil(naturalHeight());
-      if (height === last && again !== true) return;
+      var height = Math.ceil(fit());
+      if (!framed || (height === last && again !== true)) return;
       last = height;
       toParent({ type: "tinkernomics:height", height: height });
       if (wpSecret) toParent({ message: "height", value: height, secret: wpSecret });
     };
     new ResizeObserver(post).observe(document.body);
+    window.addEventListener("resize", post);
     document.addEventListener("tn-chart:ready", post);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(post);
     window.addEventListener("message", function (event) {
       var data = event.data;
       if (event.source !== window.parent || !data) return;

@@ -188,8 +188,10 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
                                                            strict=True)],
         "dated": [v.png(chart.date) for v in share.VARIANTS] if chart.date else [],
         "date": chart.date,
-        "summary": share.alt_text(chart),
+        "summary": share.long_description(chart),
+        "alt": share.alt_text(chart),
         "heading": mode == EMBED,
+        "key": [(s.name, s.color) for s in chart.series] if mode == EMBED else [],
         "others": chart.others if mode == PAGE else (),
         "rows": [_param_row(s, chart.factor) for s in chart.series],
         "factor_text": chart.factor_text,
@@ -240,7 +242,7 @@ def _embed_preview_tags(chart: charts.Chart, ctx: dict[str, Any]) -> str:
     """The embed page's og/twitter tags (the pages' pass runs before embeds are written)."""
     card = f"{ctx['canonical']}card.png"
     return previews.embed_page_tags(chart.title, chart.description,
-                                    ctx["canonical"], card, ctx["summary"])
+                                    ctx["canonical"], card, ctx["alt"])
 
 
 def _script_safe(js: str) -> str:
