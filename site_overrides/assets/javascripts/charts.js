@@ -21,8 +21,9 @@
  * - "Add a curve" (comparison chart) fetches the chosen curve's traces, written at build
  *   under embed/scalerl-comparison/series/, and adds them: no curve is computed here.
  * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js,
- *   and WordPress's wp-embed.js when the frame's URL carries its secret), and in a sandboxed
- *   frame (WordPress) makes the credit links work without top navigation.
+ *   and WordPress's wp-embed.js when the frame's URL carries its secret), drops what does not
+ *   fit a short frame (fit), and in a frame on another origin or sandboxed makes every link
+ *   and download open in a new tab (else the top window, else the frame itself).
  * - Copy buttons fall back to showing the text selected where the clipboard is refused.
  */
 (function () {
@@ -253,17 +254,19 @@
   function setSnippetTheme(details) {
     var theme = details.querySelector(".tn-chart__theme").value;
     var clear = details.querySelector(".tn-chart__bg");
-    var query = "?theme=" + theme + (clear && clear.checked ? "&amp;bg=transparent" : "") +
-      (theme === "auto" ? "" : "#theme=" + theme);
+    var query = function (amp) {
+      return "?theme=" + theme + (clear && clear.checked ? amp + "bg=transparent" : "") +
+        (theme === "auto" ? "" : "#theme=" + theme);
+    };
     var areas = details.querySelectorAll(".tn-chart__snippet");
     for (var i = 0; i < areas.length; i++) {
       var themes = areas[i].getAttribute("data-tn-themes");
       if (themes) {
         areas[i].value = JSON.parse(themes)[theme];
         absolutize(areas[i]);
-      } else {
-        areas[i].value = areas[i].value.replace(
-          /\?theme=\w+(&amp;bg=transparent)?(#theme=\w+)?/, query);
+      } else {  /* in HTML the & is written &amp;; the plain address has it as it is */
+        areas[i].value = areas[i].value.replace(/\?theme=\w+(&(amp;)?bg=transparent)?(#theme=\w+)?/,
+          query(areas[i].hasAttribute("data-tn-plain") ? "&" : "&amp;"));
       }
     }
   }
@@ -297,7 +300,19 @@
     var full = function (url) { return new URL(url, location.href).href; };
     area.value = area.value.replace(/(src|srcset|href)="(?!https?:)([^"]+)"/g,
       function (_, name, url) { return name + '="' + full(url) + '"'; })
-      .replace(/\]\((?!https?:)([^)\s]+)\)/g, function (_, url) { return "](" + full(url) + ")"; });
+      .replace(/\]\((?!https?:)([^)\s]+)\)/g, function (_, url) { return "](" + full(url) + ")"; })
+      .replace(/(^|[\s{<(])((?:\.\.?\/)+[^\s)}>]*)/g, function (_, before, url) {
+        return before + full(url);  /* plain text: the address, caption, citation */
+      });
+  }
+
+  /* The policy line names this site's origin; without a site URL, the page's own. */
+  function fillOrigin(box) {
+    var codes = box.querySelectorAll("[data-tn-origin]");
+    for (var i = 0; i < codes.length; i++) {
+      codes[i].textContent = codes[i].textContent.replace(/<this site's origin>/g,
+        location.origin);
+    }
   }
 
   function wire(box) {
@@ -326,6 +341,7 @@
     }
     var areas = box.querySelectorAll(".tn-chart__snippet");
     for (var a = 0; a < areas.length; a++) absolutize(areas[a]);
+    fillOrigin(box);
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */
     var frame = box.querySelector(".tn-chart__frame");
@@ -476,35 +492,65 @@
     post();
   }
 
-  /* Leave the frame for a link (credit, page, sources). A sandbox without top navigation
-     (WordPress: allow-scripts only) blocks target=_top: ask WordPress's host script, then
-     try the top window, a new tab, and last this frame itself. */
-  function openFromSandbox(url) {
-    var leave = function () {
-      try {
-        window.top.location.href = url;
-        return;
-      } catch (error) { /* sandboxed: no top navigation */ }
-      if (!window.open(url, "_blank")) location.href = url;
-    };
+  /* In a frame on another origin (a blog, Notion, Medium/Embedly) or sandboxed (an opaque
+     origin; WordPress), links leave the frame for a new tab: target=_top throws in a sandbox
+     without top navigation, and a sandbox without allow-downloads drops the download of
+     the Share row's files, which open in the new tab instead. */
+  function crossOrigin() {
+    if (window.parent === window) return false;
+    try {
+      return !window.parent.location.href;
+    } catch (error) {
+      return true;
+    }
+  }
+
+  /* A new tab (allow-popups), else the top window, else this frame itself. */
+  function leaveFrame(url, tabFirst) {
+    var opened = null;
+    if (tabFirst) {
+      try { opened = window.open(url, "_blank"); } catch (error) { opened = null; }
+    }
+    if (opened) {
+      try { opened.opener = null; } catch (error) { /* another origin already */ }
+      return;
+    }
+    try {
+      window.top.location.href = url;
+      return;
+    } catch (error) { /* sandboxed: no top navigation */ }
+    location.href = url;
+  }
+
+  /* WordPress's sandbox (allow-scripts only) has no popups: its host script follows the
+     link it is told of, else the top window or this frame. */
+  function openFromFrame(url) {
     if (wpSecret) {
       toParent({ message: "link", value: url, secret: wpSecret });
-      setTimeout(leave, 400);  /* still here: the host did not follow it */
+      setTimeout(function () { leaveFrame(url, false); }, 400);  /* the host did not */
     } else {
-      leave();
+      leaveFrame(url, true);
     }
   }
 
   function guardLinks() {
-    var sandboxed = window.origin === "null" || wpSecret;
-    if (window.parent === window || !sandboxed) return;
+    if (window.parent === window || !(crossOrigin() || wpSecret || window.origin === "null")) {
+      return;
+    }
+    var links = document.querySelectorAll(".tn-embed a[href]");
+    for (var i = 0; i < links.length; i++) {
+      links[i].removeAttribute("download");
+      links[i].setAttribute("target", "_blank");
+      links[i].setAttribute("rel", "noopener");
+    }
+    document.documentElement.classList.add("tn-framed");
     document.addEventListener("click", function (event) {
-      var link = event.target.closest && event.target.closest("a[target=_top]");
+      var link = event.target.closest && event.target.closest("a[target=_blank]");
       if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) {
         return;
       }
       event.preventDefault();
-      openFromSandbox(link.href);
+      openFromFrame(link.href);
     });
   }
 

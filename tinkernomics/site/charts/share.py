@@ -12,13 +12,14 @@ change when the data do links that one. The same variants exist as SVG files.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
-from tinkernomics.site.charts import raster
-from tinkernomics.site.charts.spec import PUBLISHER, Chart, Series
+from tinkernomics.site.charts import cite, raster
+from tinkernomics.site.charts.spec import LICENCE_URL, Chart, Series
 from tinkernomics.site.charts.svg import standalone_svg
 
 
@@ -178,20 +179,37 @@ def html_snippet(chart: Chart, base: str, size: tuple[int, int], theme: str = "a
     img = (f'<img src="{escape(image_url(chart, base, wide))}" width="{size[0]}" '
            f'height="{size[1]}" alt="{escape(alt_text(chart))}" loading="lazy" '
            'style="max-width:100%;height:auto">')
-    page = escape(f"{base}{chart.page}")
-    return f'<a href="{page}"><picture>{sources}{img}</picture></a>'
+    page = escape(cite.page_url(chart, base))
+    return (f'<figure><a href="{page}"><picture>{sources}{img}</picture></a>'
+            f"<figcaption>{_html_caption(chart, base)}</figcaption></figure>")
+
+
+def _html_caption(chart: Chart, base: str) -> str:
+    """The caption (``cite.caption_parts``) with the page and the licence as links."""
+    title, source, licence, page = cite.caption_parts(chart, base)
+    return (f"{escape(title)} {escape(source)} "
+            f'<a href="{escape(LICENCE_URL)}">{escape(licence)}</a> '
+            f'<a href="{escape(page)}">{escape(page)}</a>')
+
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
 
 
 def _markdown_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """Catalog text in Markdown: every character Markdown reads as markup (or raw HTML: ``<``)
+    backslash-escaped."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), text)
 
 
 def markdown_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
-    """``[![alt](chart.png)](page)``: Markdown has one image, light unless ``theme`` is dark."""
+    """``[![alt](chart.png)](page)`` and the caption in italics: Markdown has one image,
+    light unless ``theme`` is dark."""
     stem = "chart-dark" if theme == "dark" else "chart"
     url = image_url(chart, base, BY_STEM[stem])
-    return (f"[![{_markdown_text(alt_text(chart))}]({url})]({base}{chart.page})\n"
-            f"*{_markdown_text(chart.title)}, from {PUBLISHER}.*")
+    title, source, licence, page = cite.caption_parts(chart, base)
+    caption = _markdown_text(f"{title} {source} {licence}")
+    return (f"[![{_markdown_text(alt_text(chart))}]({url})]({page})\n"
+            f"*{caption}* <{page}>")
 
 
 @lru_cache(maxsize=4096)
