@@ -413,8 +413,11 @@
   /* An embed shorter than it needs drops, in order, the Share row (level 1), the legend for a
      one-line key (2: the static chart's view box is cropped above its legend, the interactive
      chart hides its own) and the caption's description (3), stopping at the first level at
-     which what is left fits (charts.css, classes tn-fit-1..3). Returns the height the page
+     which what is left fits (charts.css, classes tn-fit-1..3); a level fits when the chart
+     box loses at most FIT_SLACK of its own height (it keeps its proportions, a little
+     narrower), rather than drop a whole row for a few pixels. Returns the height the page
      needs with nothing dropped, which the host is told. */
+  var FIT_SLACK = 0.05;
   var fitLevel = 0;
 
   function cropLegend(crop) {
@@ -431,8 +434,12 @@
       var layout = svg.classList.contains("tn-svg--narrow") ? "narrow" : "wide";
       if (frame) frame.style.setProperty("--tn-ar-" + layout, box[2] + " / " + height);
     }
+  }
+
+  /* The interactive chart's legend follows, once the level is settled. */
+  function syncPlotLegend() {
     live.forEach(function (chart) {
-      var shown = !crop && chart.spec.layout.showlegend !== false;
+      var shown = fitLevel < 2 && chart.spec.layout.showlegend !== false;
       if (chart.gd.isConnected && chart.legend !== shown) {
         chart.legend = shown;
         window.Plotly.relayout(chart.gd, { showlegend: shown });
@@ -447,13 +454,26 @@
     fitLevel = level;
   }
 
+  function chartHeight() {
+    var frame = document.querySelector(".tn-embed .tn-chart__frame");
+    if (!frame) return 0;
+    var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
+    var width = frame.getBoundingClientRect().width;
+    return ratio.length === 2 && ratio[0] > 0 ? width * ratio[1] / ratio[0] : 0;
+  }
+
+  function fits() {
+    return naturalHeight() - window.innerHeight <= FIT_SLACK * chartHeight() + 0.5;
+  }
+
   function fit() {
     var root = document.documentElement;
     if (!root.classList.contains("tn-fill")) return naturalHeight();
     root.classList.add("tn-fitted");
     setFitLevel(0);
     var full = naturalHeight();
-    while (fitLevel < 3 && naturalHeight() > window.innerHeight + 0.5) setFitLevel(fitLevel + 1);
+    while (fitLevel < 3 && !fits()) setFitLevel(fitLevel + 1);
+    syncPlotLegend();
     return full;
   }
 
