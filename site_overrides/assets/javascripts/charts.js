@@ -466,13 +466,31 @@
     return naturalHeight() - window.innerHeight <= FIT_SLACK * chartHeight() + 0.5;
   }
 
+  /* Without its description the caption may leave room: show as many of its lines as fit. */
+  function clampDescription() {
+    var root = document.documentElement;
+    var desc = document.querySelector(".tn-embed .tn-chart__desc");
+    root.classList.remove("tn-fit-clamp");
+    if (!desc) return;
+    var line = parseFloat(getComputedStyle(desc).lineHeight) || 22;
+    var lines = Math.floor((window.innerHeight - naturalHeight()) / line);
+    root.classList.add("tn-fit-clamp");
+    for (; lines >= 1; lines--) {
+      root.style.setProperty("--tn-desc-lines", String(lines));
+      if (naturalHeight() <= window.innerHeight + 0.5) return;
+    }
+    root.classList.remove("tn-fit-clamp");
+  }
+
   function fit() {
     var root = document.documentElement;
     if (!root.classList.contains("tn-fill")) return naturalHeight();
     root.classList.add("tn-fitted");
+    root.classList.remove("tn-fit-clamp");
     setFitLevel(0);
     var full = naturalHeight();
     while (fitLevel < 3 && !fits()) setFitLevel(fitLevel + 1);
+    if (fitLevel === 3) clampDescription();
     syncPlotLegend();
     return full;
   }

@@ -192,7 +192,8 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "summary": share.long_description(chart),
         "alt": share.alt_text(chart),
         "heading": mode == EMBED,
-        "key": [(s.name, s.color) for s in chart.series] if mode == EMBED else [],
+        "key": [(f"{s.name} ({charts.UNVERIFIED_MARK})" if s.unverified else s.name, s.color)
+                for s in chart.series] if mode == EMBED else [],
         "others": chart.others if mode == PAGE else (),
         "rows": [_param_row(s, chart.factor) for s in chart.series],
         "factor_text": chart.factor_text,
