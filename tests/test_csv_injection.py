@@ -110,3 +110,17 @@ def test_chart_csvs_carry_date_sources_and_licence(tmp_path: Path) -> None:
             assert set(r["source_urls"].split()) <= urls
         assert rows[0]["page"] == "https://example.org/tn/algorithms/"
         assert float(rows[0]["gb200_hours"]) > 0
+
+
+def test_api_csvs_carry_source_titles_urls_date_and_licence(hostile: Catalog) -> None:
+    files = render_api(hostile, last_changed=dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC))
+    for name in ("algorithms.csv", "prices.csv", "scalerl.csv", "scalerl_curves.csv"):
+        rows = pandas_default_rows(files[name].decode("utf-8"))
+        assert rows and all(r["data_last_changed"] == DATE and r["licence"] == "CC BY 4.0"
+                            for r in rows), name
+        for row in rows:
+            for column in [c for c in row if c == "source" or c.endswith("_source")]:
+                ref = hostile.references.get(row[column])
+                if ref is not None:
+                    assert row[f"{column}_title"] == safecsv.neutralise(ref.title), column
+                    assert row[f"{column}_url"] == (ref.url or ""), column

@@ -141,6 +141,25 @@ def csv_bytes(columns: list[Column], rows: list[dict[str, Any]]) -> bytes:
                             ).encode("utf-8")
 
 
+def with_provenance(columns: list[Column], references: list[dict[str, Any]],
+                    last_changed: dt.datetime) -> list[Column]:
+    """``columns`` with, after each source column (``source``, ``*_source``), the source's
+    title and URL (``*_title``, ``*_url``: a reader need not look ids up), then the date the
+    data last changed and the licence on every row."""
+    by_id = {ref["id"]: ref for ref in references}
+
+    def field(get: Callable[[dict[str, Any]], Any], key: str) -> Callable[[dict[str, Any]], Any]:
+        return lambda row: (by_id.get(get(row)) or {}).get(key)
+
+    out: list[Column] = []
+    for name, get in columns:
+        out.append((name, get))
+        if name == "source" or name.endswith("_source"):
+            out += [(f"{name}_title", field(get, "title")), (f"{name}_url", field(get, "url"))]
+    day = last_changed.astimezone(dt.UTC).date().isoformat()
+    return [*out, ("data_last_changed", lambda _row: day), ("licence", lambda _row: LICENCE)]
+
+
 def _figure_columns(prefix: str, *keys: str, value_name: str | None = None) -> list[Column]:
     return [
         (value_name or prefix, _get(*keys, "value")),
@@ -300,8 +319,10 @@ def render_api(catalog: Catalog, *, last_changed: dt.datetime,
     docs = api_documents(data)
     files = {path: json_bytes(doc) for path, doc in docs.items()}
     results = {c.path: docs[f"{c.path}.json"]["result"] for c in collections()}
+    references = results.get("references", [])
     for spec in CSV_FILES:
-        files[spec.name] = csv_bytes(spec.columns, spec.rows(results))
+        columns = with_provenance(spec.columns, references, last_changed)
+        files[spec.name] = csv_bytes(columns, spec.rows(results))
     files[SCHEMA] = readable_json_bytes(api_schema())
     files[INDEX] = json_bytes(index_document(data, last_changed, files))
     readme = readme_text(last_changed, site_url, list(files)).encode("utf-8")
