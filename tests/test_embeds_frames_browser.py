@@ -275,3 +275,33 @@ def test_one_height_is_the_oembed_height(built_site: BuiltSite) -> None:
                           .read_text("utf-8"))
         assert f'height="{data["height"]}"' in data["html"]
         assert data["width"] == embed.FALLBACK_WIDTH_PX
+
+
+SNIPPETS = """() => Object.fromEntries([...document.querySelectorAll('.tn-chart__embed textarea')]
+  .map(a => [a.getAttribute('aria-label').split(' for ')[0].split(' of ')[0], a.value]))"""
+
+
+def test_the_theme_menu_rewrites_every_snippet(tabs: ReusedTab, base_url: str,  # noqa: F811
+                                               built_site: BuiltSite) -> None:
+    with tabs.fresh({"width": 1280, "height": 900}) as tab:
+        tab.goto(base_url + "algorithms/")
+        tab.locator(".tn-chart__embed summary").first.click()
+        auto = tab.evaluate(SNIPPETS)
+        tab.locator(".tn-chart__theme").first.select_option("dark")
+        dark = tab.evaluate(SNIPPETS)
+        image = dark["Image HTML"]
+        assert image.count("<source ") == 1 and "chart-narrow-dark.png" in image
+        assert '/chart-dark.png"' in image.split("<img", 1)[1]
+        assert "/chart-dark.png)" in dark["Image Markdown"]
+        assert "?theme=dark#theme=dark" in dark["Embed code"]
+        assert "?theme=dark#theme=dark" in dark["Embed code without inline style"]
+        assert dark["Embed address"].endswith("?theme=dark#theme=dark")
+        assert dark["Caption"] == auto["Caption"] and dark["BibTeX"] == auto["BibTeX"]
+        tab.locator(".tn-chart__bg").first.check()
+        assert "&bg=transparent" in tab.evaluate(SNIPPETS)["Embed address"]
+        tab.locator(".tn-chart__bg").first.uncheck()
+        tab.locator(".tn-chart__theme").first.select_option("light")
+        light = tab.evaluate(SNIPPETS)["Image HTML"]
+        assert light.count("<source ") == 1 and "chart-narrow.png" in light
+        tab.locator(".tn-chart__theme").first.select_option("auto")
+        assert tab.evaluate(SNIPPETS) == auto  # back where it started

@@ -249,8 +249,8 @@
 
   /* The snippets for another theme: the iframe's query (for the embed page's script) and, for
      a fixed theme, the same as a fragment (its CSS reads that when scripts are off in the
-     frame), with &bg=transparent if asked; the image snippets are written for each theme at
-     build (data-tn-themes). */
+     frame), with &bg=transparent if asked; the image snippets take the theme's sources and
+     image file, written per theme at build (data-tn-image-themes). */
   function setSnippetTheme(details) {
     var theme = details.querySelector(".tn-chart__theme").value;
     var clear = details.querySelector(".tn-chart__bg");
@@ -260,9 +260,15 @@
     };
     var areas = details.querySelectorAll(".tn-chart__snippet");
     for (var i = 0; i < areas.length; i++) {
-      var themes = areas[i].getAttribute("data-tn-themes");
+      var themes = areas[i].getAttribute("data-tn-image-themes");
       if (themes) {
-        areas[i].value = JSON.parse(themes)[theme];
+        var parts = JSON.parse(themes)[theme];
+        areas[i].value = areas[i].value
+          .replace(/(<img src="[^"]*\/)chart(-dark)?\.png"/, function (_, head) {
+            return head + parts.image + '"';
+          })
+          .replace(/(<source [^>]*>)+/, parts.sources)
+          .replace(/\/chart(-dark)?\.png\)/, "/" + parts.image + ")");
         absolutize(areas[i]);
       } else {  /* in HTML the & is written &amp;; the plain address has it as it is */
         areas[i].value = areas[i].value.replace(/\?theme=\w+(&(amp;)?bg=transparent)?(#theme=\w+)?/,

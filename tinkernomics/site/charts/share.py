@@ -173,9 +173,7 @@ def html_snippet(chart: Chart, base: str, size: tuple[int, int], theme: str = "a
     the reader's system setting); a host that strips ``<picture>`` keeps the ``<img>``, which
     links to the chart's page. ``size`` is the wide PNG's (width, height)."""
     wide = BY_STEM["chart-dark" if theme == "dark" else "chart"]
-    sources = "".join(
-        f'<source media="{media}" srcset="{escape(image_url(chart, base, BY_STEM[stem]))}">'
-        for media, stem in _sources(chart, base, theme))
+    sources = theme_parts(chart, base, theme)["sources"]
     img = (f'<img src="{escape(image_url(chart, base, wide))}" width="{size[0]}" '
            f'height="{size[1]}" alt="{escape(alt_text(chart))}" loading="lazy" '
            'style="max-width:100%;height:auto">')
@@ -218,12 +216,23 @@ def png_size(chart: Chart, site_url: str) -> tuple[int, int]:
     return raster.size(standalone_svg(chart, site_url), WIDE_PX)
 
 
+def theme_parts(chart: Chart, base: str, theme: str) -> dict[str, str]:
+    """What changes in the image snippets with the theme: the ``<source>`` elements and the
+    file of the ``<img>`` (and of the Markdown image)."""
+    sources = "".join(
+        f'<source media="{media}" srcset="{escape(image_url(chart, base, BY_STEM[stem]))}">'
+        for media, stem in _sources(chart, base, theme))
+    return {"sources": sources, "image": BY_STEM["chart-dark" if theme == "dark" else "chart"]
+            .png()}
+
+
 def image_snippets(chart: Chart, site_url: str, base: str) -> dict[str, str]:
-    """The image snippets per theme (JSON for the theme menu's ``data-tn-themes``) and the
-    ``auto`` ones shown first; ``base`` is the site URL, or the page's root without one."""
+    """The ``auto`` image snippets, and per theme only what differs (JSON for the theme menu's
+    ``data-tn-image-themes``: charts.js swaps the sources and the image file, so a chart page
+    does not carry every snippet three times); ``base`` is the site URL, or the page's root
+    without one."""
     size = png_size(chart, site_url)
-    html_by = {t: html_snippet(chart, base, size, t) for t in THEMES}
-    md_by = {t: markdown_snippet(chart, base, t) for t in THEMES}
-    return {"html": json.dumps(html_by, ensure_ascii=False),
-            "markdown": json.dumps(md_by, ensure_ascii=False),
-            "html_auto": html_by["auto"], "markdown_auto": md_by["auto"]}
+    parts = {t: theme_parts(chart, base, t) for t in THEMES}
+    return {"themes": json.dumps(parts, ensure_ascii=False),
+            "html_auto": html_snippet(chart, base, size, "auto"),
+            "markdown_auto": markdown_snippet(chart, base, "auto")}
