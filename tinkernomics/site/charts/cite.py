@@ -66,13 +66,13 @@ def bibtex_text(text: str) -> str:
 def bibtex(chart: Chart, base: str) -> str:
     """"Cite this chart" as a BibTeX ``@misc`` entry; its key is the chart id's letters."""
     key = re.sub(r"[^a-z0-9]+", "_", f"tinkernomics_{chart.id}".lower())
-    fields = [("author", f"{{{PUBLISHER}}}"), ("title", bibtex_text(chart.title))]
+    fields = [("author", PUBLISHER), ("title", bibtex_text(chart.title))]
     if chart.date:
         fields.append(("year", _year(chart)))
     url = page_url(chart, base)
     url = url.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")  # cannot close
     note = f"Data as of {chart.date}. " if chart.date else ""
-    fields += [("url", url), ("howpublished", f"\\url{{{url}}}"),
+    fields += [("url", url),
                ("note", bibtex_text(f"{note}Sources: {_sources(chart, None)}. "
                                     f"Data licence {LICENCE}."))]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)

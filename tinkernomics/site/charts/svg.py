@@ -227,9 +227,9 @@ def _labels(f: _Frame) -> list[str]:
 
 
 def _legend(f: _Frame) -> list[str]:
-    """The legend rows under the plot, one group (an embed too short for it hides the group
-    and crops the view box above it: charts.js)."""
-    out = ['<g class="tn-svg__legend">']
+    """The legend rows under the plot, one group (on a page, class ``tn-svg__legend``: an embed
+    too short for it hides the group and crops the view box above it, charts.js)."""
+    out = ['<g class="tn-svg__legend">' if f.theme is None else "<g>"]
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
         out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{x}" x2="{x + 24}" '
