@@ -54,6 +54,9 @@ LAYOUT = """async () => {
 }"""
 """Where each visible part of the embed page is, and the static chart's drawn height against
 its height at the full width of its box."""
+LAYOUT_NOW = LAYOUT.replace("async () => {", "() => {", 1).replace(
+    "  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));\n", "", 1)
+"""The same, read at once (with scripts off no animation frame comes; a read lays out)."""
 
 
 def assert_laid_out(m: dict[str, Any], where: str) -> None:
@@ -125,6 +128,24 @@ def test_embed_page_degrades_without_overlap_from_300x300_to_800x900(
                     seen.add(" ".join(c for c in m["classes"].split() if "fit-" in c))
     # the sweep saw every step, from nothing dropped to the caption dropped
     assert {"", "tn-fit-1 tn-fit-2 tn-fit-3"} <= seen, seen
+
+
+def test_without_a_script_in_the_frame_nothing_overlaps(
+        browser, base_url: str, built_site: BuiltSite) -> None:  # noqa: F811
+    """A sandbox without allow-scripts: the frame's height alone (media rules) drops the Share
+    row and the description; nothing overlaps or is clipped, the chart is never a strip."""
+    tab = ReusedTab(browser, java_script_enabled=False)
+    try:
+        for chart_id in _sweep_ids(built_site.root):
+            with tab.fresh({"width": 800, "height": 900}) as page:
+                page.goto(base_url + f"embed/{chart_id}/")
+                for width in (300, 342, 400, 560, 800):
+                    for height in (300, 420, 480, 600, 900):
+                        page.set_viewport_size({"width": width, "height": height})
+                        m = page.evaluate(LAYOUT_NOW)
+                        assert_laid_out(m, f"{chart_id} {width}x{height} no script")
+    finally:
+        tab.close()
 
 
 NOTION_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox allow-forms"
