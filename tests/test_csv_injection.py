@@ -124,3 +124,10 @@ def test_api_csvs_carry_source_titles_urls_date_and_licence(hostile: Catalog) ->
                 if ref is not None:
                     assert row[f"{column}_title"] == safecsv.neutralise(ref.title), column
                     assert row[f"{column}_url"] == (ref.url or ""), column
+
+
+def test_data_json_says_what_the_provenance_columns_hold(tmp_path: Path) -> None:
+    chart = charts.build_chart(load_valid_catalog(fitted_catalog_dir(tmp_path)),
+                               charts.COMPARISON_ID, date=DATE)
+    described = chartdata.to_json(chart)["csv"]["provenance"]
+    assert set(described) == set(chartdata.PROVENANCE_COLUMNS)

@@ -44,6 +44,13 @@ UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
          "reward": "pass rate as a fraction (0-1)"}
 CSV_UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
              "reward_percent": "pass rate in percent (0-100), as the chart's axis"}
+CSV_PROVENANCE = {
+    "data_date": "date the chart's data last changed (ISO), from its sources",
+    "sources": "titles of the sources the row's numbers rest on, '; ' between them",
+    "source_urls": "their URLs, a space between them",
+    "licence": "the data licence", "licence_url": "the licence's text",
+    "page": "the chart's page on the site"}
+"""What each of ``PROVENANCE_COLUMNS`` holds (in ``data.json``)."""
 CSV_FILES = {"long": "data.csv", "wide": "data-wide.csv"}
 FRACTION = "fraction"
 R0_ASSUMED = "assumed"
@@ -140,7 +147,7 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
         "licence": {"name": LICENCE, "url": LICENCE_URL, "attribution": attribution(chart)},
         "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
                   "reward": UNITS["reward"], "A": FRACTION, "R0": FRACTION},
-        "csv": {"files": CSV_FILES, "units": CSV_UNITS,
+        "csv": {"files": CSV_FILES, "units": CSV_UNITS, "provenance": CSV_PROVENANCE,
                 "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series},
                 "wide_labels": {wide_column(s): s.title for s in chart.series}},
         "conversion": {"id": chart.factor.id, "factor": chart.factor.value,
