@@ -126,10 +126,18 @@ SCALERL_CSV = {
 }
 
 
+def provenance_columns(columns: dict[str, tuple[str, ...]]) -> set[str]:
+    """What every API CSV adds (issue 46): a title and URL after each source column, then the
+    date the data last changed and the licence."""
+    sources = [c for c in columns if c == "source" or c.endswith("_source")]
+    return ({f"{c}_{k}" for c in sources for k in ("title", "url")}
+            | {"data_last_changed", "licence"})
+
+
 def assert_rows_match(rows: list[dict[str, str]], items: list[dict[str, Any]],
                       columns: dict[str, tuple[str, ...]]) -> None:
     assert len(rows) == len(items) > 0
-    assert set(rows[0]) == set(columns)
+    assert set(rows[0]) == set(columns) | provenance_columns(columns)
     for row, item in zip(rows, items, strict=True):
         for column, keys in columns.items():
             expected = dig(item, *keys)

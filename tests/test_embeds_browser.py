@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -185,7 +186,9 @@ def test_without_a_host_script_the_credit_link_opens_in_the_sandboxed_frame(
 
 def test_copy_falls_back_to_a_selected_field_in_a_sandbox(
         tabs: ReusedTab, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
-    url = host(wordpress_html(built_site.root, base_url), "script-src 'none'")
+    # Tall enough for the Share row (no host script sizes the frame here).
+    frame = re.sub(r'height="\d+"', 'height="1000"', wordpress_html(built_site.root, base_url))
+    url = host(frame, "script-src 'none'")
     with tabs.fresh({"width": 800, "height": 1000}) as tab:
         tab.goto(url)
         frame = tab.frame_locator("iframe")
