@@ -20,6 +20,7 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rule_param_count
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
     rule_price_jumps,
@@ -261,6 +262,8 @@ RULES: tuple[Rule, ...] = (
     rule_price_list_dates,
     rule_price_jumps,
     rule_values_in_order,
+    rule_param_count,
+    rule_model_shape_consistent,
 )
 
 
