@@ -20,6 +20,10 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.physics_hardware import (
+    rule_gpu_specs_in_range,
+    rule_sparse_is_twice_dense,
+)
 from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rule_param_count
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
@@ -264,6 +268,8 @@ RULES: tuple[Rule, ...] = (
     rule_values_in_order,
     rule_param_count,
     rule_model_shape_consistent,
+    rule_gpu_specs_in_range,
+    rule_sparse_is_twice_dense,
 )
 
 

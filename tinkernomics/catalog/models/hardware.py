@@ -30,6 +30,9 @@ class Hardware(StrictModel):
     # TFLOP/s) and per-GPU divisions stay finite.
     bf16_dense_tflops: Annotated[Figure, n.TFLOPS] = Field(
         description="Peak dense BF16, unit `tflops`.")
+    bf16_sparse_tflops: Annotated[Figure, n.TFLOPS] | None = Field(
+        default=None, description="Peak BF16 with 2:4 sparsity, unit `tflops`: twice the dense "
+        "figure (validate checks it); optional, never used in place of the dense one.")
     memory_gb: Annotated[Figure, n.MEMORY_GB] = Field(description="Memory per GPU, unit `gb`.")
     bandwidth_tb_s: Annotated[Figure, n.BANDWIDTH] | None = Field(
         default=None, description="Unit `tb_per_second`.")
