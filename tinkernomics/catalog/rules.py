@@ -25,6 +25,10 @@ from tinkernomics.catalog.physics_hardware import (
     rule_sparse_is_twice_dense,
 )
 from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rule_param_count
+from tinkernomics.catalog.pricelist_rules import (
+    rule_price_list_changes_something,
+    rule_price_list_not_backdated,
+)
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
     rule_price_jumps,
@@ -265,6 +269,8 @@ RULES: tuple[Rule, ...] = (
     rule_platform_shape,
     rule_price_list_dates,
     rule_price_jumps,
+    rule_price_list_changes_something,
+    rule_price_list_not_backdated,
     rule_values_in_order,
     rule_param_count,
     rule_model_shape_consistent,
