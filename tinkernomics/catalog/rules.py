@@ -19,6 +19,7 @@ from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_re
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
+from tinkernomics.catalog.mirrors import rule_no_arxiv_mirror
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.physics_hardware import (
     rule_gpu_specs_in_range,
@@ -253,6 +254,7 @@ RULES: tuple[Rule, ...] = (
     rule_id_matches_file,
     rule_sources_exist,
     rule_references_unique,
+    rule_no_arxiv_mirror,
     rule_algorithm_names_unique,
     rule_dates_plausible,
     rule_links_exist,
