@@ -58,7 +58,7 @@ def test_a_new_list_shows_the_change_since_the_previous_one(tmp_path: Path) -> N
     new, old = views.tinker_view(index).price_lists
     assert new.previous == "2026-07-17" and old.previous == ""
     [row] = new.rows
-    assert row.change == "sample $0.60 → $0.54 (−10%)", row.change
+    assert row.change == ("sample $0.60 → $0.54 (−10%)",), row.change
     page = pages.tinker_page(SiteContext(root=REPO_ROOT, catalog=catalog))
     assert "<th scope=\"col\">Change since 2026-07-17</th>" in page
     assert "(−10%)" in page

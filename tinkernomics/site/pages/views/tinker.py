@@ -59,8 +59,9 @@ class PriceRowView:
     shown: Shown | None
     locator: Markup | None = None
     """Where in its source the row is, when the row says so itself."""
-    change: str = ""
-    """Change since the previous list, e.g. 'sample 0.60 → 0.54 (−10%)'; '' without one."""
+    change: tuple[str, ...] = ()
+    """Change since the previous list, one line a price: ('sample $0.60 → $0.54 (−10%)',),
+    ('unchanged',) or ('new row',); empty for the oldest list."""
 
 
 @dataclass(frozen=True)
@@ -170,14 +171,15 @@ def _percent(old: float, new: float) -> str:
     return text.replace("-", "−")
 
 
-def price_change(row: m.PriceRow, before: m.PriceRow | None) -> str:
-    """'prefill 0.13 → 0.195 (+50%) · train 0.4 → 0.44 (+10%)', 'unchanged' or 'new row'."""
+def price_change(row: m.PriceRow, before: m.PriceRow | None) -> tuple[str, ...]:
+    """('prefill $0.13 → $0.195 (+50%)', 'train $0.40 → $0.44 (+10%)'), ('unchanged',) or
+    ('new row',)."""
     if before is None:
-        return "new row"
-    parts = [f"{name} {money(old)} → {money(new)} ({_percent(old, new)})"
-             for name in ("prefill", "sample", "train")
-             if (old := getattr(before, name)) != (new := getattr(row, name))]
-    return " · ".join(parts) or "unchanged"
+        return ("new row",)
+    parts = tuple(f"{name} {money(old)} → {money(new)} ({_percent(old, new)})"
+                  for name in ("prefill", "sample", "train")
+                  if (old := getattr(before, name)) != (new := getattr(row, name)))
+    return parts or ("unchanged",)
 
 
 def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links,
@@ -207,7 +209,7 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links,
             train=money(row.train), hover=hover, note=row.note or "", shown=shown,
             locator=_locator(row.locator),
             change=price_change(row, before.get((row.model, row.variant or "")))
-            if previous else ""))
+            if previous else ()))
     return PriceListView(
         id=plist.id, anchor=entry_anchor("price_list", plist.id) or plist.id, title=plist.title,
         effective=plist.effective.isoformat(), provenance=provenance,
