@@ -84,3 +84,27 @@ def test_the_estimate_command_asks_for_a_price(tmp_path: Path) -> None:
     assert code == 0, err.getvalue()
     line = next(x for x in out.getvalue().splitlines() if x.startswith("gpu_price"))
     assert "no price" in line and "--set gp=" in line
+
+
+def test_the_hardware_page_states_the_default_and_a_missing_price(tmp_path: Path) -> None:
+    from helpers_catalog import copy_valid, write_file
+
+    from tinkernomics.catalog.loader import load_valid_catalog
+    from tinkernomics.site.build import SiteContext
+    from tinkernomics.site.pages import feature as pages
+
+    root = copy_valid(tmp_path)
+    text = (root / "hardware" / "h100.yaml").read_text(encoding="utf-8")
+    cut = text.index("rental_prices:") if "rental_prices:" in text else len(text)
+    write_file(root, "hardware/zz-gpu.yaml", text[:cut].replace("id: h100", "id: zz-gpu")
+               .replace("NVIDIA H100 SXM", "ZZ GPU"))
+    rows = "".join(f"  - provider: Cloud {p}\n    date: \"2000-01\"\n    price:\n"
+                   f"      value: {p}\n      unit: usd_per_gpu_hour\n      status: reported\n"
+                   "      source: glennklockwood_h100\n      locator: \"Fixture table\"\n"
+                   for p in (9, 1, 5))
+    write_file(root, "hardware/zz-gpu2.yaml", text[:cut].replace("id: h100", "id: zz-gpu2")
+               .replace("NVIDIA H100 SXM", "ZZ GPU 2") + "rental_prices:\n" + rows)
+    page = pages.hardware_page(SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root)))
+    assert "No rental price listed: the calculator asks for a price per GPU-hour." in page
+    assert "median of 3 listed: Cloud 5, 2000-01" in page
+    assert "the same rule for every GPU" in page
