@@ -97,3 +97,16 @@ def test_an_older_list_from_an_older_source_is_history(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
     rel = _new_list(root, "2026-07-01", sample="0.54")
     assert _found(tmp_path, rel) == []
+
+
+def test_a_list_source_without_a_date_is_reported_once(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    text = (root / REF).read_text(encoding="utf-8")
+    (root / REF).write_text(text.replace("date: 2026-07-17\n", ""), encoding="utf-8")
+    found = [p for p in run_validate(tmp_path, "catalog").problems if REF in p.where]
+    assert [p.where for p in found] == [f"catalog/{REF}:1:5: id"]
+    assert "price list 2026-07-17 cites this reference, which gives no date" in found[0].message
+    (root / REF).write_text(text.replace("date: 2026-07-17", "date: 2026-13-45"),
+                            encoding="utf-8")
+    found = [p for p in run_validate(tmp_path, "catalog").problems if REF in p.where]
+    assert len(found) == 1 and found[0].where.endswith(": date"), found

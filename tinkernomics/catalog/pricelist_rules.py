@@ -8,7 +8,9 @@ date and jump rules of ``pricelists``:
   the entries themselves, so the rule works on a fresh clone, in CI and on fixtures alike (no git
   history needed): either its date with day and month swapped (2026-01-12 for 2026-12-01) falls
   after the newest list and not in the future, or its source is dated after the newest list took
-  effect (a page read in December cannot be the first record of prices older than July's list).
+  effect (a page read in December cannot be the first record of prices older than July's list);
+- so that the second test can run, a list's source gives its ``date`` (the day the page showed
+  these prices, or its publication date).
 """
 
 from __future__ import annotations
@@ -87,3 +89,17 @@ def rule_price_list_not_backdated(catalog: Catalog) -> Iterator[Problem]:
                 f"if these prices apply now, date the list the day they took effect (after "
                 f"{newest_key}); if they are older prices found later, cite a copy of the page "
                 "from that time (an archived snapshot, dated when it was taken)")
+
+
+def rule_price_list_source_dated(catalog: Catalog) -> Iterator[Problem]:
+    """A price list's source reference gives its date (what the backdate rule reads)."""
+    for _, key, plist in dated_lists(catalog):
+        source = str(field_or_none(plist, "source") or "")
+        ref = catalog.references.get(source)
+        if ref is None or "date" in catalog.entry("reference", source).model.model_fields_set:
+            continue
+        yield catalog.problem(
+            "reference", source, ("id",),
+            f"price list {key} cites this reference, which gives no date",
+            "add date: YYYY-MM-DD, the day the page showed these prices (a snapshot) or its "
+            "publication date: validate compares it with the newest list's date")

@@ -29,6 +29,7 @@ from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rul
 from tinkernomics.catalog.pricelist_rules import (
     rule_price_list_changes_something,
     rule_price_list_not_backdated,
+    rule_price_list_source_dated,
 )
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
@@ -273,6 +274,7 @@ RULES: tuple[Rule, ...] = (
     rule_price_jumps,
     rule_price_list_changes_something,
     rule_price_list_not_backdated,
+    rule_price_list_source_dated,
     rule_values_in_order,
     rule_param_count,
     rule_model_shape_consistent,
