@@ -119,7 +119,8 @@ class ConversionView:
     alternatives: list[Shown]
 
 
-HARDWARE_SPECS = (("bf16_dense_tflops", "Peak dense BF16"), ("memory_gb", "Memory"),
+HARDWARE_SPECS = (("bf16_dense_tflops", "Peak dense BF16"),
+                  ("bf16_sparse_tflops", "Peak BF16 with 2:4 sparsity"), ("memory_gb", "Memory"),
                   ("bandwidth_tb_s", "Memory bandwidth"), ("power_w", "Board power"))
 
 
