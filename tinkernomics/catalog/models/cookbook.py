@@ -18,7 +18,7 @@ from pydantic import Field, StringConstraints
 from tinkernomics.catalog import numbers as n
 from tinkernomics.catalog.fields import Id, Prose, ShortText
 from tinkernomics.catalog.models.base import Identifier, StrictModel
-from tinkernomics.catalog.models.provenance import Figure
+from tinkernomics.catalog.models.provenance import Claim, Figure
 
 Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 ModulePath = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$",
@@ -70,6 +70,11 @@ class Recipe(StrictModel):
     settings: list[Setting] = Field(default_factory=list,
                                     description="Other arguments with sourced values (KL "
                                                 "coefficient, learning rate...).")
+    departures: list[Claim] = Field(
+        default_factory=list,
+        description="Where the cookbook's loop differs from the paper's algorithm (advantages, KL, "
+                    "loss), each a sourced claim about the code at the commit; shown beside the "
+                    "command.")
     notes: Prose | None = Field(default=None, description="What the export cannot express.")
 
 
