@@ -4,8 +4,8 @@ check reads them in the catalog's copy of that file.
 
 A locator of the form ``[@<hex> ]<path> line <N>[-<M>] [(commit <hex>)] "<quote>"`` (the
 quote between "...", `...` or “...”) citing a reference whose ``url`` is a GitHub repository is
-checked against ``<catalog>/sources/github/<owner>/<repo>/<commit>/<path>``: the commit is the locator's (seven
-or more hex digits, matched against the copies kept) or else the one in the reference's url
+checked against ``<catalog>/sources/github/<owner>/<repo>/<commit>/<path>``: the commit is the
+locator's (seven or more hex digits, matched against the copies kept) or else the one in the reference's url
 (``.../tree/<40 hex>``). The quote, with runs of white space taken as one space, must be on
 line N (or within lines N-M); a reported value's locator must quote, a derived or unverified
 one's is checked when it does. A wrong file, line or commit, a missing copy or a missing quote is a
