@@ -5,13 +5,14 @@ check reads them in the catalog's copy of that file.
 A locator of the form ``[@<hex> ]<path> line <N>[-<M>] [(commit <hex>)] "<quote>"`` (the
 quote between "...", `...` or “...”) citing a reference whose ``url`` is a GitHub repository is
 checked against ``<catalog>/sources/github/<owner>/<repo>/<commit>/<path>``: the commit is the
-locator's (seven or more hex digits, matched against the copies kept) or else the one in the reference's url
-(``.../tree/<40 hex>``). The quote, with runs of white space taken as one space, must be on
-line N (or within lines N-M); a reported value's locator must quote, a derived or unverified
-one's is checked when it does. A wrong file, line or commit, a missing copy or a missing quote is a
-validation problem naming the locator's file and line and where the quote actually is (another
-line, another kept file of the repository, or nowhere). Only the cited files are kept
-(``catalog/sources/README.md``); ``rule_quotes_at_their_lines`` runs with ``rules.RULES``.
+locator's (seven or more hex digits, matched against the copies kept) or else the one in the
+reference's url (``.../tree/<40 hex>``). The quote, runs of white space taken as one space,
+must be on line N (or within lines N-M); a reported value's locator must quote, a derived or
+unverified one's is checked when it does. A wrong file, line or commit, a missing copy or a
+missing quote is a validation problem naming the locator's file and line and where the quote
+actually is (another line, another kept file of the repository, or nowhere). Only the cited
+files are kept (``catalog/sources/README.md``); ``rule_quotes_at_their_lines`` runs with
+``rules.RULES``.
 """
 
 from __future__ import annotations
@@ -165,8 +166,10 @@ def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
         return None
     actual = ([f"line {n}" for n in _where(lines, quote, span)]
               or _elsewhere(commit_dir, path, quote, span))
-    at = ", ".join(actual) if actual else f"nowhere in the kept files at {commit[:12]}"
-    return f'{named}: "{fq.quote}" is not on that line; it is at {at}'
+    if not actual:
+        return (f'{named}: "{fq.quote}" is not on that line, nor anywhere in the kept files '
+                f"at {commit[:12]}")
+    return f'{named}: "{fq.quote}" is not on that line; it is at {", ".join(actual)}'
 
 
 @dataclass(frozen=True)
