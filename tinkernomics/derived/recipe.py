@@ -131,7 +131,7 @@ def _warnings(est: Estimate, names: dict[str, str], recipe: Recipe) -> list[str]
 
 def departures(recipe: Recipe) -> list[str]:
     """Where the cookbook's loop is not the paper's algorithm, said first beside the command."""
-    return [f"Not the paper's {recipe.algorithm}: {d.text}" for d in recipe.departures]
+    return [f"Differs from the paper: {d.text}" for d in recipe.departures]
 
 
 def export(catalog: Catalog, est: Estimate) -> RecipeExport | None:
