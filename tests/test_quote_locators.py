@@ -91,6 +91,8 @@ def test_an_unverified_value_may_point_at_a_line_without_quoting(tmp_path: Path)
     ("a/b.sh lines 2-4: `--beta 0`", "a/b.sh", 2, 4, None, "--beta 0"),
     ("@abc1234 src/x.py line 9 (the size) “size: 8”", "src/x.py", 9, 9, "abc1234", "size: 8"),
     ("x.csv line 2 (commit 045df3bf): `a,b`", "x.csv", 2, 2, "045df3bf", "a,b"),
+    ("d.mdx lines 8-9 (commit 5f4219e, before it was removed) “x” and “y”", "d.mdx", 8, 9,
+     "5f4219e", "x"),
     ("§4.2, Table 1", None, 0, 0, None, None),
 ])
 def test_parse_locator(text: str, path: str | None, start: int, end: int, commit: str | None,

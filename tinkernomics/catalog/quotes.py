@@ -37,7 +37,7 @@ FILE_LINE = re.compile(
     r"(?:@(?P<commit0>[0-9a-f]{7,40}) )?(?P<path>[\w][\w./+-]*\.[A-Za-z0-9]+)"
     r"(?: \(commit (?P<commit>[0-9a-f]{7,40})\))?,? "
     r"lines? (?P<start>\d+)(?:\s*[-–]\s*(?P<end>\d+))?(?: \(commit (?P<commit2>[0-9a-f]{7,40})\))?")
-ANY_COMMIT = re.compile(r"\(commit ([0-9a-f]{7,40})\)")
+ANY_COMMIT = re.compile(r"\(commit ([0-9a-f]{7,40})\b")
 CLOSING = {'"': '"', "`": "`", "“": "”"}
 HINT = ('write it as <path> line <N>: "<the words on that line>", keep a copy of the file under '
         "catalog/sources/github/<owner>/<repo>/<commit>/ (catalog/sources/README.md)")
