@@ -3,9 +3,10 @@
 One entry, ``catalog/cookbook/tinker_cookbook.yaml``: the commit of
 thinking-machines-lab/tinker-cookbook, the Tinker name of each catalog model, and per algorithm
 the recipe script, its config class and the values the export writes that the calculator's
-inputs do not give (the loss, its thresholds, the KL coefficient, a learning rate), each sourced.
-``derived/recipe.py`` writes the command; ``tests/test_recipe_export.py`` checks every argument
-it names against the config class copied from that commit (tests/fixtures/tinker_cookbook/).
+inputs do not give (the loss, its thresholds, the KL coefficient, a learning rate), each sourced,
+and where the cookbook's loop departs from the paper's algorithm (``departures``, shown beside the
+command). ``derived/recipe.py`` writes the command; ``tests/test_recipe_runs.py`` runs every
+exported recipe through the real cookbook at that commit, up to its training loop.
 """
 
 from __future__ import annotations
