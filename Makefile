@@ -26,6 +26,9 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,zensical]'
+	# tinker-cookbook 0.5.5 is the pinned commit 9dfcc3a (catalog/cookbook/); the recipe tests
+	# run its configuration code only, so not its torch/transformers/datasets dependencies
+	$(PY) -m pip install -q --no-deps 'tinker-cookbook==0.5.5'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -16,7 +16,7 @@ from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-MAX_TABS = 600
+MAX_TABS = 1200  # the Tinker page has some 750 tab stops (a badge and a citation per figure)
 FOCUSABLE_JS = """() => {
   const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
   const all = [...document.querySelectorAll(sel)].filter(e =>

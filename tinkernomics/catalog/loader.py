@@ -20,6 +20,7 @@ from tinkernomics.catalog.messages import problems_from_validation
 from tinkernomics.catalog.partial import HOLE, partial_model
 from tinkernomics.catalog.placement import stray_yaml, wrong_folder
 from tinkernomics.catalog.problems import FILE_FIELD, Problem
+from tinkernomics.catalog.quotes import SOURCES_DIR
 from tinkernomics.catalog.rules import Need, run_rules
 from tinkernomics.catalog.sitenames import SiteNames, pages_without_entries
 from tinkernomics.catalog.yamlread import read_yaml
@@ -47,11 +48,12 @@ def _kind_for(rel: Path) -> Kind | None:
 
 
 def catalog_files(root: Path) -> list[Path]:
-    """Every YAML file under the catalog root except generated schemas, sorted."""
+    """Every YAML file under the catalog root except generated schemas and the kept copies of
+    cited files (``quotes.SOURCES_DIR``), sorted."""
     files = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if rel.parts and rel.parts[0] == SCHEMA_DIR:
+        if rel.parts and rel.parts[0] in (SCHEMA_DIR, SOURCES_DIR):  # schemas, cited files
             continue
         if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):  # .YAML is reported
             files.append(path)

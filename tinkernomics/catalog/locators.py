@@ -30,8 +30,9 @@ LOCATED = (m.Figure, m.FigureList, m.Claim, SourcedFact, PriceList, PriceRow, Wa
 list and a row that overrides its status, a way to run's list, free tier and gaps."""
 ORIGINAL_SITE = "original_site"
 LOCATOR_HINT = ("add locator: where in the source a reviewer finds it, e.g. 'Table 1 (appendix "
-                "A.13)', '§4.2', 'Figure 5b', 'configs/trainers/ppo_MATH.jsonnet line 92', or "
-                "the quoted sentence")
+                "A.13)', 'Figure 5b', '§4.2' with the quoted sentence, or in a repository "
+                "'configs/trainers/ppo_MATH.jsonnet line 92 `the words on that line`' (checked "
+                "against catalog/sources/)")
 
 
 @dataclass(frozen=True)

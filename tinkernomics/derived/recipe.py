@@ -4,9 +4,10 @@ For a run the calculator priced on Tinker, ``export`` writes the matching cookbo
 (``python -m <module> key=value ...``) and the same settings as a Python config, from the same
 estimate: model, LoRA rank, group size, prompts per step, max tokens and steps from the link;
 loss, its thresholds, the KL coefficient and a learning rate from the catalog's cookbook pin
-(``catalog/cookbook/tinker_cookbook.yaml``), each sourced, with the pinned commit. Every
-argument it names exists in the recipe's config class at that commit
-(``tests/test_recipe_export.py`` reads them from a copy of the file).
+(``catalog/cookbook/tinker_cookbook.yaml``), each sourced, with the pinned commit; the notes
+start with where the cookbook's loop departs from the paper's algorithm (``departures``). Every
+exported recipe runs through the real cookbook's configuration and pre-flight checks
+(``tests/test_recipe_runs.py``).
 """
 
 from __future__ import annotations
@@ -125,7 +126,12 @@ def _warnings(est: Estimate, names: dict[str, str], recipe: Recipe) -> list[str]
         found.append("multi-turn episodes need an environment of your own")
     if recipe.notes:
         found.append(recipe.notes)
-    return found
+    return [*departures(recipe), *found]
+
+
+def departures(recipe: Recipe) -> list[str]:
+    """Where the cookbook's loop is not the paper's algorithm, said first beside the command."""
+    return [f"Differs from the paper: {d.text}" for d in recipe.departures]
 
 
 def export(catalog: Catalog, est: Estimate) -> RecipeExport | None:

@@ -3,9 +3,10 @@
 One entry, ``catalog/cookbook/tinker_cookbook.yaml``: the commit of
 thinking-machines-lab/tinker-cookbook, the Tinker name of each catalog model, and per algorithm
 the recipe script, its config class and the values the export writes that the calculator's
-inputs do not give (the loss, its thresholds, the KL coefficient, a learning rate), each sourced.
-``derived/recipe.py`` writes the command; ``tests/test_recipe_export.py`` checks every argument
-it names against the config class copied from that commit (tests/fixtures/tinker_cookbook/).
+inputs do not give (the loss, its thresholds, the KL coefficient, a learning rate), each sourced,
+and where the cookbook's loop departs from the paper's algorithm (``departures``, shown beside the
+command). ``derived/recipe.py`` writes the command; ``tests/test_recipe_runs.py`` runs every
+exported recipe through the real cookbook at that commit, up to its training loop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import Field, StringConstraints
 from tinkernomics.catalog import numbers as n
 from tinkernomics.catalog.fields import Id, Prose, ShortText
 from tinkernomics.catalog.models.base import Identifier, StrictModel
-from tinkernomics.catalog.models.provenance import Figure
+from tinkernomics.catalog.models.provenance import Claim, Figure
 
 Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 ModulePath = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$",
@@ -70,6 +71,11 @@ class Recipe(StrictModel):
     settings: list[Setting] = Field(default_factory=list,
                                     description="Other arguments with sourced values (KL "
                                                 "coefficient, learning rate...).")
+    departures: list[Claim] = Field(
+        default_factory=list,
+        description="Where the cookbook's loop differs from the paper's algorithm (advantages, KL, "
+                    "loss), each a sourced claim about the code at the commit; shown beside the "
+                    "command.")
     notes: Prose | None = Field(default=None, description="What the export cannot express.")
 
 

@@ -12,11 +12,14 @@ from tinkernomics.catalog.fields import ASSERTED_BY_DESCRIPTION, AssertedBy, Id,
 from tinkernomics.catalog.models.base import ProvenanceModel
 
 LOCATOR_DESCRIPTION = (
-    "Where in `source` a reviewer finds it in a minute: a section, table or figure "
-    "(`§4.2`, `Table 1`, `Figure 5b`), a file path and line (`configs/x.jsonnet line 92`), or "
-    "the quoted sentence. Required when status is `reported`."
+    "Where in `source` a reviewer finds it in a minute: a section, table or figure with a few "
+    "verbatim words to search for (`§4.2: \"we sample 64 outputs\"`), or, in a GitHub "
+    "repository, the file, the line and the words on it (`configs/x.sh line 12 `--num-layers "
+    "32``), which `make validate` checks in the copy kept under catalog/sources/. Required when "
+    "status is `reported`."
 )
-LOCATOR_EXAMPLES = ["Table 1 (appendix A.13)", "§4.2: \"For each question, we sample 64 outputs.\""]
+LOCATOR_EXAMPLES = ["Table 1 (appendix A.13)", "§4.2: \"For each question, we sample 64 outputs.\"",
+                    "scripts/models/qwen3.5-9B.sh line 10 `--num-layers 32`"]
 
 
 LOCATOR_REQUIRED_WHEN = "status is `reported`"

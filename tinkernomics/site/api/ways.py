@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from tinkernomics.catalog.fields import AssertedBy, Status
 from tinkernomics.catalog.models import cookbook as cb
 from tinkernomics.catalog.models import ways as w
-from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Figure
+from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Claim, Figure
 
 
 class GpuPrice(ApiModel):
@@ -86,6 +86,8 @@ class Recipe(ApiModel):
     loss: str = Field(description="Tinker loss id (losses/<id>.json).")
     loss_config: list[LossSetting] = Field(description="loss_fn_config keys and values.")
     settings: list[Setting] = Field(description="Other arguments with sourced values.")
+    departures: list[Claim] = Field(description="Where the cookbook's loop differs from the "
+                                                "paper's algorithm, sourced.")
     notes: str | None = Field(description="What the export cannot express (markdown).")
 
 

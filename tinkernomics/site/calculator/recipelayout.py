@@ -98,6 +98,11 @@ def warnings(rec: recipe.Recipe) -> list[list[Any]]:
         *((("", f"<li>{prose(rec.notes)}</li>"),) if rec.notes else ()))
 
 
+def departures(rec: recipe.Recipe) -> list[list[Any]]:
+    """Where the cookbook's loop is not the paper's algorithm (``recipe.departures``)."""
+    return parts(*(("", f"<li>{literal(text)}</li>") for text in recipe.departures(rec)))
+
+
 def recipe_blocks(catalog: Catalog, algorithm: str, links: Links) -> list[dict[str, Any]]:
     """The algorithm's recipe block (a generic ``code`` block), or none without a recipe."""
     pin, rec = recipe.pin(catalog), recipe.recipe_for(catalog, algorithm)
@@ -119,7 +124,7 @@ def recipe_blocks(catalog: Catalog, algorithm: str, links: Links) -> list[dict[s
              "after": [[None, '<details class="tn-calc__recipe-sources"><summary>Where each '
                               f"fixed setting comes from</summary><ul>{sources}</ul></details>"
                               '<ul class="tn-calc__recipe-notes">'],
-                       *warnings(rec), [None, "</ul>"]]}]
+                       *departures(rec), *warnings(rec), [None, "</ul>"]]}]
 
 
 def _static_sources(rec: recipe.Recipe) -> dict[str, str]:

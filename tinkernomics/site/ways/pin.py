@@ -2,8 +2,9 @@
 
 The cookbook entry (``catalog/cookbook/tinker_cookbook.yaml``) is what every recipe on the page
 is checked against: the repository and pinned commit, the Tinker names of the catalog's models,
-and per algorithm the module, config class, loss and each sourced setting (figure with badge,
-citation and locator; an unverified one carries the id the Data quality page links to).
+and per algorithm the module, config class, loss, each sourced setting (figure with badge,
+citation and locator; an unverified one carries the id the Data quality page links to) and where
+the cookbook's loop differs from the paper's algorithm (sourced claims).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class RecipePinView:
     config_class: str
     loss: str
     settings: list[SettingView]
+    departures: list[Shown]
+    """Where the cookbook's loop differs from the paper's algorithm (sourced claims)."""
     notes: Markup | None
 
 
@@ -66,8 +69,9 @@ def _recipe(index: SiteIndex, pin: CookbookPin, i: int, r: Recipe,
     settings += [_setting(index, s, "loss_fn_config.", at("loss_config", j, "value"), links)
                  for j, s in enumerate(r.loss_config)]
     algos = index.algorithms
+    departures = [index.claim(c, links, at("departures", j)) for j, c in enumerate(r.departures)]
     return RecipePinView(algos[r.algorithm].name if r.algorithm in algos else r.algorithm,
-                         r.module, r.path, r.config_class, r.loss, settings,
+                         r.module, r.path, r.config_class, r.loss, settings, departures,
                          prose_inline(r.notes) if r.notes else None)
 
 

@@ -1,0 +1,213 @@
+"""Quote-checked locators (pipeline step 3, a cross-entry rule): a locator into a file of a public
+repository at a pinned commit names the file, the line and the words found there, and the
+check reads them in the catalog's copy of that file.
+
+A locator of the form ``[@<hex> ]<path> line <N>[-<M>] [(commit <hex>)] "<quote>"`` (the
+quote between "...", `...` or “...”) citing a reference whose ``url`` is a GitHub repository is
+checked against ``<catalog>/sources/github/<owner>/<repo>/<commit>/<path>``: the commit is the
+locator's (seven or more hex digits, matched against the copies kept) or else the one in the
+reference's url (``.../tree/<40 hex>``). The quote, runs of white space taken as one space,
+must be on line N (or within lines N-M); a reported value's locator must quote, a derived or
+unverified one's is checked when it does. A wrong file, line or commit, a missing copy or a
+missing quote is a validation problem naming the locator's file and line and where the quote
+actually is (another line, another kept file of the repository, or nowhere). Only the cited
+files are kept (``catalog/sources/README.md``); ``rule_quotes_at_their_lines`` runs with
+``rules.RULES``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tinkernomics.catalog.entries import Catalog, Entry
+from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.walk import nested_models
+from tinkernomics.catalog.yamlread import Loc
+
+SOURCES_DIR = "sources"
+"""Folder of the catalog root that keeps the cited files (skipped by the loader)."""
+GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
+                    r"(?:/(?:tree|blob)/(?P<commit>[0-9a-f]{40})(?:/(?P<path>[^?#]*))?)?"
+                    r"(?:[/?#].*)?$")
+FILE_LINE = re.compile(
+    r"(?:@(?P<commit0>[0-9a-f]{7,40}) )?(?P<path>[\w][\w./+-]*\.[A-Za-z0-9]+)"
+    r"(?: \(commit (?P<commit>[0-9a-f]{7,40})\))?,? "
+    r"lines? (?P<start>\d+)(?:\s*[-–]\s*(?P<end>\d+))?(?: \(commit (?P<commit2>[0-9a-f]{7,40})\))?")
+ANY_COMMIT = re.compile(r"\(commit ([0-9a-f]{7,40})\b")
+CLOSING = {'"': '"', "`": "`", "“": "”"}
+HINT = ('write it as <path> line <N>: "<the words on that line>", keep a copy of the file under '
+        "catalog/sources/github/<owner>/<repo>/<commit>/ (catalog/sources/README.md)")
+
+
+@dataclass(frozen=True)
+class FileQuote:
+    """What a locator says: a file, its lines, maybe a commit, and the quoted words."""
+
+    path: str
+    start: int
+    end: int
+    commit: str | None
+    quote: str | None
+
+
+def parse_locator(text: str) -> FileQuote | None:
+    """The file, lines, commit and quote a locator names; None if it names no file line."""
+    found = FILE_LINE.search(text)
+    if found is None:
+        return None
+    start = int(found["start"])
+    end = int(found["end"]) if found["end"] else start
+    elsewhere = ANY_COMMIT.search(text)
+    commit = (found["commit0"] or found["commit"] or found["commit2"]
+              or (elsewhere[1] if elsewhere else None))
+    return FileQuote(found["path"], start, max(start, end), commit,
+                     _quote_after(text[found.end():]))
+
+
+def _quote_after(rest: str) -> str | None:
+    """The first quoted text after the line number (skipping a parenthesis and a colon)."""
+    match = re.match(r"\s*(?:\([^)]*\))?\s*[:,]?\s*(?P<open>[\"`“])", rest)
+    if match is None:
+        return None
+    body = rest[match.end():]
+    close = body.find(CLOSING[match["open"]])
+    return body[:close] if close > 0 else None
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A GitHub repository a reference's url names, with its commit and path if pinned."""
+
+    owner: str
+    name: str
+    commit: str | None
+    path: str = ""
+
+    def folder(self, root: Path) -> Path:
+        return root / SOURCES_DIR / "github" / self.owner / self.name
+
+
+def repo_of(url: str | None) -> Repo | None:
+    found = GITHUB.match(url or "")
+    if found is None:
+        return None
+    return Repo(found["owner"], found["repo"], found["commit"], (found["path"] or "").strip("/"))
+
+
+def file_path(commit_dir: Path, repo: Repo, named: str) -> str:
+    """The repository path a locator's file means: the url's file when the locator gives its
+    name only, else as written, else under the url's folder (the first that is kept)."""
+    found = [repo.path] if repo.path == named or repo.path.endswith("/" + named) else []
+    found += [named, f"{repo.path}/{named}"] if repo.path else [named]
+    return next((p for p in found if (commit_dir / p).is_file()), found[0])
+
+
+def _commit(root: Path, repo: Repo, named: str | None) -> tuple[str | None, str | None]:
+    """The full commit the locator means, or why there is none."""
+    if named is None:
+        if repo.commit is None:
+            return None, ("the locator names no commit and the reference's url pins none: add "
+                          "'(commit <hex>)' or a url .../tree/<commit>")
+        return repo.commit, None
+    kept = [p.name for p in repo.folder(root).glob("*") if p.name.startswith(named)]
+    if len(kept) == 1:
+        return kept[0], None
+    if repo.commit and repo.commit.startswith(named):
+        return repo.commit, None
+    return None, (f"no copy of {repo.owner}/{repo.name} at commit {named} under "
+                  f"{SOURCES_DIR}/github/{repo.owner}/{repo.name}/")
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def _where(lines: list[str], quote: str, span: int = 1) -> list[int]:
+    """Lines (1-based) a quote starts on, white space squashed, spanning up to ``span`` lines."""
+    def has(i: int, n: int) -> bool:
+        return quote in squash(" ".join(lines[i:i + n]))
+    return [i + 1 for i in range(len(lines)) if has(i, span) and not has(i + 1, span - 1)]
+
+
+def _elsewhere(commit_dir: Path, own: Path, quote: str, span: int) -> list[str]:
+    places = []
+    for other in sorted(p for p in commit_dir.rglob("*") if p.is_file() and p != own):
+        rel = other.relative_to(commit_dir).as_posix()
+        places += [f"{rel} line {n}" for n in _where(_lines(other), quote, span)]
+    return places
+
+
+def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
+    """Why the locator's quote is not where it says; None when it is."""
+    commit, why = _commit(root, repo, fq.commit)
+    if commit is None:
+        return why
+    named = f"{fq.path} line {fq.start}" + (f"-{fq.end}" if fq.end != fq.start else "")
+    if not fq.quote:
+        return f"{named}: the locator quotes nothing (quote the words on that line)"
+    commit_dir = repo.folder(root) / commit
+    path = commit_dir / file_path(commit_dir, repo, fq.path)
+    if not path.is_file():
+        shown = path.relative_to(root).as_posix()
+        return f"{named}: no copy of the file at {shown} (keep the cited file there)"
+    quote, lines = squash(fq.quote), _lines(path)
+    if fq.start > len(lines):
+        return f"{named}: the file has {len(lines)} lines"
+    span = fq.end - fq.start + 1
+    if quote in squash(" ".join(lines[fq.start - 1:fq.end])):
+        return None
+    actual = ([f"line {n}" for n in _where(lines, quote, span)]
+              or _elsewhere(commit_dir, path, quote, span))
+    if not actual:
+        return (f'{named}: "{fq.quote}" is not on that line, nor anywhere in the kept files '
+                f"at {commit[:12]}")
+    return f'{named}: "{fq.quote}" is not on that line; it is at {", ".join(actual)}'
+
+
+@dataclass(frozen=True)
+class Located:
+    entry: Entry
+    loc: Loc
+    text: str
+    source: str
+    reported: bool
+
+
+def located(catalog: Catalog) -> Iterator[Located]:
+    """Every locator in the catalog with the reference it points into."""
+    for entry, loc, obj, _, _ in nested_models(catalog):
+        source = getattr(obj, "source", None)
+        reported = getattr(obj, "status", Status.reported) == Status.reported
+        for name in ("locator", "model_names_locator"):
+            text = getattr(obj, name, None)
+            if isinstance(text, str) and isinstance(source, str):
+                yield Located(entry, (*loc, name), text, source, reported)
+
+
+def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
+    """The locators into a GitHub repository's file line, with what they name."""
+    refs = catalog.references
+    for item in located(catalog):
+        ref = refs.get(item.source)
+        repo = repo_of(ref.url) if ref is not None else None
+        fq = parse_locator(item.text) if repo is not None else None
+        if repo is not None and fq is not None:
+            yield item, repo, fq
+
+
+def rule_quotes_at_their_lines(catalog: Catalog) -> Iterator[Problem]:
+    """A locator into a repository file says the words on the line it names (a kept copy)."""
+    for item, repo, fq in file_quotes(catalog):
+        if fq.quote is None and not item.reported:
+            continue  # a derived or unverified value may point at a line it does not quote
+        why = check(catalog.root, repo, fq)
+        if why is not None:
+            yield catalog.problem(item.entry.kind.name, item.entry.key, item.loc, why, HINT)
