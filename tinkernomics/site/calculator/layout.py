@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, limits
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.tree import to_tree
 
@@ -32,7 +32,10 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
     return [[_w(when), template] for when, template in pairs]
 
 
-def cards() -> list[dict[str, Any]]:
+def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+    """The headline cards; ``no_tinker`` the (condition, text) of each thing Tinker cannot run
+    (``limits.reasons``): where one holds, there is no Tinker bill and no break-even."""
+    gone = [(when, "{tinker.total}<small>" + text + "</small>") for when, text in no_tinker or []]
     tinker = ("{tinker.total}<small>{model_name:text}{variant:text} at Tinker's prices as of "
               "{price.effective:text}")
     own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
@@ -42,6 +45,7 @@ def cards() -> list[dict[str, Any]]:
             "compute")
     return [
         {"title": "Tinker bill", "cases": cases(
+            *gone,
             (f"({ROW}) * ({UNCOVERED})", tinker + "; without the {not_covered:text}, which "
              "Tinker does not run</small>"),
             (ROW, tinker + "</small>"),
@@ -50,6 +54,8 @@ def cards() -> list[dict[str, Any]]:
         {"title": "Self-hosted compute", "cases": cases(
             ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
+            ("tinker.no", "{breakeven.gpu_price}<small>none: Tinker cannot run this job (see "
+             "the Tinker bill)</small>"),
             (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),
             ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs both bills and "
              "some compute to compare</small>"),
@@ -199,8 +205,8 @@ def _table(block_id: str, title: str, head: list[str], rows: list[dict[str, Any]
 def _tinker(graph: Graph) -> dict[str, Any]:
     notes = ('<p class="tn-calc__note">Scoring with a reference or teacher is billed as prefill '
              "(the cookbook calls <code>compute_logprobs</code> on a sampling client). Tinker "
-             "trains LoRA adapters only, so its bill does not change with the fine-tuning "
-             "setting.")
+             "trains LoRA adapters only: a run with full fine-tuning, or one that trains a "
+             "critic, is not offered on it (no bill).")
     return _table(
         "calc-tinker", "Tinker bill", ["Kind", "How", "Cost"], line_rows(graph, "tinker"),
         ["", "{tinker.total}"],
@@ -259,7 +265,7 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
     return [
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w("missing(run.G)"),
          "cases": cases(("", missing_g))},
-        {"type": "cards", "cards": cards(), "when": None},
+        {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
          "phases": [["rollout", "Rollout"],
                     ["reference", "Scoring (reference, teacher, reward model)"],

@@ -93,7 +93,9 @@ def how(catalog: Catalog, row: WayRow) -> list[list[Any]]:
     """What the row's total multiplies (or why it has none)."""
     way = row.way
     if row.kind == "tinker":
-        return cases((ROW, "tokens × the Tinker prices (the Tinker bill below)"),
+        gaps = [(NEEDS[g.needs], f"<strong>not offered</strong>: {literal(g.reason)}")
+                for g in ways.tinker_gaps(catalog)]  # Tinker's gaps, as any way's (issue 44)
+        return cases(*gaps, (ROW, "tokens × the Tinker prices (the Tinker bill below)"),
                      ("", "{model_name:text} has no price in this list"))
     assert way is not None
     return cases(*reasons(catalog, way), *priced(catalog, row, way))
@@ -157,7 +159,8 @@ def table_row(catalog: Catalog, row: WayRow, newest: dict[str, dt.date], newest_
                   "parts": caveats(way) if way is not None and row.kind != "way" else []}
     return {"key": row.key, "label": label(row), "cases": cases(("", total)), "parts": [],
             "cells": [*versus(row), multiplies, date],
-            "when": to_tree(f"{row.name}.shown"), "order": f"{row.name}.total"}
+            "when": to_tree(f"{row.name}.shown"),
+            "order": f"{row.name}.{'order' if row.kind == 'free' else 'total'}"}
 
 
 INTRO = ('<p>This run on Tinker and on every other way to run it, cheapest first: rented GPUs '
