@@ -50,7 +50,7 @@ def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]
              "Tinker does not run</small>"),
             (ROW, tinker + "</small>"),
             ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
-             "price list</small>"))},
+             "price list: {model.listing:text}</small>"))},
         {"title": "Self-hosted compute", "cases": cases(
             ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
@@ -212,7 +212,8 @@ def _tinker(graph: Graph) -> dict[str, Any]:
         ["", "{tinker.total}"],
         ["{row}", "{teacher_row}", "prices:{price_list}:cache", "prices:{price_list}:storage"],
         missing=cases((f"1 - ({ROW})", "<p>{model_name:text} has no price in the "
-                       "{price_list:text} list; pick another price list or model.</p>")),
+                       "{price_list:text} list ({model.listing:text}); pick another price list "
+                       "or model.</p>")),
         after=[cases((UNCOVERED, notes + " Tinker runs no {not_covered:text}: those would have "
                       "to run elsewhere and are not in this bill.</p>"), ("", notes + "</p>"))])
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import listing
 from tinkernomics.derived.calculator import (
     estimate,
     figures,
@@ -86,7 +87,8 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
     return {
         "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
                        "flags": waysgraph.model_flags(catalog, k),
-                       "texts": recipelayout.model_texts(catalog, k)}
+                       "texts": {**recipelayout.model_texts(catalog, k),
+                                 "listing": listing.listing_text(catalog, k)}}
                    for k, x in catalog.models.items()},
         "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k),
                          "slot": waysgraph.gpu_slot(k)}
