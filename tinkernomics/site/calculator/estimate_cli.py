@@ -14,7 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.derived import listing, ways
+from tinkernomics.derived.calculator import offline
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.site.calculator.formatting import fmt_value
@@ -82,7 +85,23 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     for q in graph.quantities:
         if q.shown and est.values[q.key] is not None:
             print(f"{q.key:32} {fmt_value(q.format, est.values[q.key]):>18}  {q.label}")
+    for line in notes(catalog, est):  # issue 44: what the numbers are, where Tinker is absent
+        print(f"# {line}")
     return 0
+
+
+def notes(catalog: Catalog, est: Estimate) -> list[str]:
+    """An offline method's data shape; why there is no Tinker bill (its gap, or no row)."""
+    algo = catalog.algorithms[est.choice.algorithm]
+    found = [f"{algo.name} is {offline.describe(algo)}"] if offline.describe(algo) else []
+    needs = ways.needs_of(bool(est.env["run.online"]), est.resolved.roles, est.choice.lora)
+    reason = ways.gap_reason(ways.tinker_gaps(catalog), needs)
+    if reason:
+        found.append(f"Tinker bill: not offered: {reason}")
+    elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
+        found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
+                     f"{listing.listing_text(catalog, est.choice.model)}")
+    return found
 
 
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:

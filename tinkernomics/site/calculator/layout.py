@@ -83,6 +83,11 @@ def token_rows() -> list[dict[str, Any]]:
 
     rows = [
         row("Episodes", "tokens.episodes",
+            ("(1 - run.online) * (run.G == 2)", "{run.steps:count} steps × {run.prompts:count} "
+             "examples × 2 sequences (a chosen and a rejected answer; offline: no G, nothing "
+             "sampled)"),
+            ("(1 - run.online) * (run.G == 1)", "{run.steps:count} steps × {run.prompts:count} "
+             "examples × 1 labelled answer (offline: no G, nothing sampled)"),
             ("", "{run.steps:count} steps × {run.prompts:count} prompts × G {run.G:count}")),
         row("Prefill", "tokens.prefill",
             ("run.online", "(T·C0 + Δ·T(T−1)/2 with T = {run.T:count}, C0 = {run.C0:count}, "

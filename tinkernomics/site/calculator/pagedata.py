@@ -24,6 +24,7 @@ from tinkernomics.derived.calculator import (
     figures,
     ids,
     inputs,
+    offline,
     semantics,
     tree,
     waysgraph,
@@ -66,6 +67,7 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
         "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
+        "examples": offline.sequences_per_example(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "G": typical["G"], "K": typical["K"],
         "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
