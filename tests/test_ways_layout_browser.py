@@ -69,7 +69,7 @@ def test_at_390_each_way_is_a_card_with_its_total_in_view(browser: Any, site: st
                 assert r["nameRight"] <= 390
                 box = r["total"]
                 assert box is not None and box["height"] > 0, f"{r['key']}: no total shown"
-                assert 0 <= box["left"] and box["right"] <= 390, f"{r['key']}: total off-screen"
+                assert box["left"] >= 0 and box["right"] <= 390, f"{r['key']}: total off-screen"
                 assert box["top"] >= r["nameTop"], f"{r['key']}: total above its name"
                 assert "Total" in box["label"], f"{r['key']}: the total is not labelled"
     finally:
