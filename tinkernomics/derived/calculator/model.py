@@ -93,7 +93,7 @@ def tinker_lines() -> list[tuple[Line, str, str, str]]:
         (Line("tinker", "prefill", "Prefill", "rollout", ROW, per_m),
          "tokens.prefill_uncached", "price.prefill", "1e6"),
         (Line("tinker", "prefill_cached", "Cached prefill", "rollout", ROW,
-              per_m + " (prefill price less the {price.cache:number}% cached discount)"),
+              per_m + " (prefill price less the list's cached discount, where it gives one)"),
          "tokens.prefill_cached", f"coalesce({cached}, price.prefill)", "1e6"),
         (Line("tinker", "sample", "Sample", "rollout", ROW, per_m),
          "tokens.sample", "price.sample", "1e6"),

@@ -280,7 +280,8 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
         _tinker(graph),
         _own(graph),
         _table("calc-memory", "GPU memory", ["Term", "How", "Bytes"], memory_rows(catalog),
-               ["peak ÷ {hw.memory_gb:number} GB per {hw_name:text} → {mem.min_gpus} GPUs",
+               ["GPUs that hold it: {mem.min_gpus} (the peak ÷ {hw.memory_gb:number} GB per "
+                "{hw_name:text})",
                 "{mem.peak}"],
                MEMORY_FLAGS,
                before=[cases(("", "<p>Memory of the run's two phases, from the model's "

@@ -76,6 +76,13 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     }
 
 
+def model_texts(catalog: Catalog, model_id: str) -> dict[str, str]:
+    """A model's named texts (``{model.<key>:text}``): its cookbook names and whether the
+    newest Tinker list carries it (``listing``, issue 44)."""
+    return {**recipelayout.model_texts(catalog, model_id),
+            "listing": listing.listing_text(catalog, model_id)}
+
+
 def _tables(catalog: Catalog) -> dict[str, Any]:
     """Models, GPUs, price lists and formulas by id, as named objects: ``inputs`` holds the
     graph inputs each sets (``estimate.model_inputs`` and the like, the same functions)."""
@@ -89,8 +96,7 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
     return {
         "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
                        "flags": waysgraph.model_flags(catalog, k),
-                       "texts": {**recipelayout.model_texts(catalog, k),
-                                 "listing": listing.listing_text(catalog, k)}}
+                       "texts": model_texts(catalog, k)}
                    for k, x in catalog.models.items()},
         "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k),
                          "slot": waysgraph.gpu_slot(k)}
@@ -123,8 +129,9 @@ def result_blocks(catalog: Catalog, graph: Graph, today: dt.date,
               "title": "The run as a tinker-cookbook recipe", "flags": [],
               "empty": wayslayout.cases(("", "<p>The cookbook pin has no recipe for "
                                          "{algorithm_name:text}.</p>"))}
-    found.insert(next(i for i, b in enumerate(found) if b["type"] == "cards"),
-                 asof.stale_block(catalog, today))  # next to the result, above its cards
+    cards = next(i for i, b in enumerate(found) if b["type"] == "cards")
+    found.insert(cards + 1, wayslayout.stale_gpu_price_block(catalog, today, links))  # issue 44
+    found.insert(cards, asof.stale_block(catalog, today))  # next to the result, above its cards
     at = next((i + 1 for i, b in enumerate(found) if b.get("id") == "calc-money"), len(found))
     return [*found[:at], wayslayout.ways_block(catalog, today, links), recipe, *found[at:]]
 

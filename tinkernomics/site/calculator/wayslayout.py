@@ -194,3 +194,36 @@ def ways_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]
         "after": [cases(("", '<p class="tn-calc__note">Every list with its prices, source and '
                          f'locator: <a href="{links.to(WAYS)}">Ways to run</a>.</p>'))],
     }
+
+
+def rental_date(text: str) -> dt.date | None:
+    """A hardware rental price's date ('2026-03' or '2026-03-01') as a day, else None."""
+    for fmt in ("%Y-%m-%d", "%Y-%m"):
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def stale_gpu_price_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]:
+    """Issue 44: the warning beside the headline when its self-hosted figures use a GPU's
+    default price (the hardware entry's first rental price) that is stale as the Ways to run
+    page judges a list: over ``STALE_MONTHS`` months old on the build day. Shown only while
+    the reader has not set a price of their own."""
+    found = []
+    for hw_id, hw in catalog.hardware.items():
+        first = hw.rental_prices[0] if hw.rental_prices else None
+        day = rental_date(first.date) if first is not None else None
+        if first is None or day is None or not ways.staleness(day, day, today):
+            continue
+        when = f"missing(set.gpu_price) * gpus.{waysgraph.gpu_slot(hw_id)}.chosen"
+        found.append((when, '<p class="tn-calc__stale" role="note"><strong>Stale GPU price.'
+                      f"</strong> The self-hosted figures use {literal(first.provider)}'s "
+                      f"price for the {literal(hw.name)} of {literal(first.date)}, over "
+                      f"{ways.STALE_MONTHS} months before this site was built "
+                      f"({today.isoformat()}): set your own under “Rented GPUs”, or compare "
+                      f'current lists on <a href="{links.to(WAYS)}">Ways to run</a>.</p>'))
+    return {"type": "text", "id": "", "title": "", "flags": [],
+            "when": to_tree(" + ".join(w for w, _ in found) + " > 0") if found else to_tree("0"),
+            "cases": cases(*found)}
