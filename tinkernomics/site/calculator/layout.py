@@ -252,13 +252,19 @@ def _convergence() -> dict[str, Any]:
             "{scalerl.gb200_hours} GB200-hours, {scalerl.h100_hours} H100-equivalent "
             "(×{conv.factor:number}, peak dense BF16 ratio).</p><p>On {hw_name:text}: "
             "{scalerl.chosen_hours} GPU-hours at {gpu_price} = {scalerl.usd}; on GB200 at its "
-            "default price: {scalerl.gb200_usd}. The fit is the sourced one the charts draw. "
-            "Its setting: {fit_on:text}. It is an order of magnitude for that setting, not a "
-            "forecast for your run.</p>")
+            "default price: {scalerl.gb200_usd}. The fit is the sourced one the charts draw.</p>")
+    stretch = ('<p class="tn-calc__stretch"><strong>How far this is stretched.</strong> The fit '
+               "was made in one setting: {fit_on:text}. Your run is {model_name:text} "
+               "({model.total_b:number}B parameters%s) on your own data: nothing measured this "
+               "curve for it, so these hours are the fitted setting's compute, an order of "
+               "magnitude, not a forecast for your run.</p>")
+    moe = stretch % ", {model.active_b:number}B active, a mixture of experts"
     return {"type": "text", "id": "calc-scalerl", "title": "Compute to converge", "when": None,
             "flags": ["algorithm:{algorithm}:A", "algorithm:{algorithm}:B",
                       "algorithm:{algorithm}:C_mid"],
-            "cases": cases(("1 - missing(fit.C_mid)", text),
+            "cases": cases(("(1 - missing(fit.C_mid)) * (model.active_b < model.total_b)",
+                            text + moe),
+                           ("1 - missing(fit.C_mid)", text + stretch % ""),
                            ("", NO_FIT))}
 
 
