@@ -174,12 +174,20 @@ KV_CASES = (
 )
 
 
+ADAPTER_MOE = (("coalesce(model.experts, 0) > 1", "{mem.lora_params:count} parameters (rank "
+                 "{lora.rank:count} × {model.layers:count} layers × every attention matrix and "
+                 "every one of the {model.experts:count} experts' MLP matrices: on a mixture of "
+                 "experts the adapter sits on each expert, so it grows with their number) × 2"),)
+"""Issue 44: a mixture-of-experts model's adapter, said in words (the count is the same)."""
+
+
 def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
     """One row per memory term (``derived/calculator/memory.py``), its phase in the label."""
     where = {"both": " (both phases)", "rollout": " (rollout)", "training": " (training)",
              "total": ""}
     return [{"label": label + where[phase], "cells": [key],
-             "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(("", how)),
+             "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(
+                 *(ADAPTER_MOE if key == "mem.adapter" else ()), ("", how)),
              "when": _w(f"1 - missing({key})")} for key, label, phase, how in MEMORY_ROWS]
 
 

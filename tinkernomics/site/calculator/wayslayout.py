@@ -84,7 +84,8 @@ def caveats(way: WayToRun) -> list[list[Any]]:
     if way.runs is None:
         return []
     stated = set(way.runs) | {g.needs for g in way.gaps}
-    return cases(*((NEEDS[n], f"<br><small>its docs do not say whether it runs "
+    offered = f"(1 - ways.{waysgraph.way_slot(way.id)}.no)"  # a way that cannot run it: none
+    return cases(*((f"({NEEDS[n]}) * {offered}", f"<br><small>its docs do not say whether it runs "
                     f"{n.value.replace('_', ' ')}</small>")
                    for n in Capability if n not in stated))
 
