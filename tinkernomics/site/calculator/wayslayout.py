@@ -219,7 +219,8 @@ def stale_gpu_price_block(catalog: Catalog, today: dt.date, links: Links) -> dic
         if first is None or day is None or not ways.staleness(day, day, today):
             continue
         when = f"missing(set.gpu_price) * gpus.{waysgraph.gpu_slot(hw_id)}.chosen"
-        found.append((when, '<p class="tn-calc__stale" role="note"><strong>Stale GPU price.'
+        found.append((when, '<p class="tn-calc__stale tn-calc__stale--gpu" role="note">'
+                      "<strong>Stale GPU price."
                       f"</strong> The self-hosted figures use {literal(first.provider)}'s "
                       f"price for the {literal(hw.name)} of {literal(first.date)}, over "
                       f"{ways.STALE_MONTHS} months before this site was built "
