@@ -101,7 +101,8 @@ def recipe_settings(index: SiteIndex, algo_id: str, names: tuple[str, ...],
     rec = recipe_for(index.catalog, algo_id)
     if rec is None:
         return []
-    found = {s.name: s.value for s in [*rec.loss_config, *rec.settings]}
+    found: dict[str, m.Figure] = {s.name: s.value for s in rec.loss_config}
+    found.update({s.name: s.value for s in rec.settings})
     return [(name, index.figure(found[name], links)) for name in names if name in found]
 
 
