@@ -18,7 +18,7 @@ from helpers_browser import served_folder
 from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import inputs
+from tinkernomics.derived.calculator import inputs, offline
 from tinkernomics.derived.calculator.estimate import estimate
 
 pytestmark = pytest.mark.browser
@@ -122,7 +122,7 @@ def test_every_declared_key_survives_a_shareable_link(tab: SharedTab, server: st
 INVALID_LINKS = [
     {"steps": "-5"}, {"steps": "1e308"}, {"G": "NaN"}, {"G": "2.5"},
     {"steps": "abc", "in": "-5", "T": "1.5", "mo": "x", "md": "1e3", "K": "9999"},
-    {"a": "dpo", "m": "qwen3-8b"},
+    {"a": "rest_em", "m": "qwen3-8b", "K": "2.5"},
 ]
 
 
@@ -158,9 +158,14 @@ def test_python_marks_what_the_issue_lists(catalog: Catalog) -> None:
     assert inputs.invalid_keys(catalog, {"steps": "-5", "G": "NaN", "K": "2.5",
                                          "n": "1e308", "mo": "2.5"}) == ["steps", "n", "G", "K"]
     assert inputs.invalid_keys(catalog, {"K": "9999"}) == []  # valid, clamped to its range
-    no_g = next(a for a, x in catalog.algorithms.items() if x.typical_g is None)
-    assert inputs.invalid_keys(catalog, {"a": no_g}) == ["G"]
-    assert inputs.invalid_keys(catalog, {"a": no_g, "G": "4"}) == []
+    # an offline method's data shape stands for G (issue 44): no G to ask for
+    shaped = [a for a, x in catalog.algorithms.items() if offline.overrides(x)]
+    assert all(inputs.invalid_keys(catalog, {"a": a}) == [] for a in shaped)
+    no_g = [a for a, x in catalog.algorithms.items()
+            if x.typical_g is None and not offline.overrides(x)]
+    for a in no_g:
+        assert inputs.invalid_keys(catalog, {"a": a}) == ["G"]
+        assert inputs.invalid_keys(catalog, {"a": a, "G": "4"}) == []
 
 
 def test_a_failed_load_is_shown_not_thrown(tab: SharedTab, server: str) -> None:

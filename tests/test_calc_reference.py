@@ -14,7 +14,7 @@ from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, with_toys
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.hardware import default_rental
-from tinkernomics.derived.calculator import assumptions, figures, inputs
+from tinkernomics.derived.calculator import assumptions, figures, inputs, offline
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 
 
@@ -191,11 +191,14 @@ def test_offline_algorithm_samples_nothing(toy: Catalog) -> None:
     assert t["tokens.sequence"] == 90 * 100 * 2 * 2000  # chosen + rejected, 1,000 + 1,000 each
 
 
-def test_missing_typical_g_is_never_replaced(toy: Catalog) -> None:
-    """DPO's entry gives no typical G: the estimate says G is missing instead of pricing G = 1,
-    and everything that depends on it is missing too, totals included (no partial sums)."""
+def test_missing_typical_g_is_never_replaced(toy: Catalog,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """DPO's entry gives no typical G: were its data shape unstated (``offline.overrides``
+    empty), the estimate says G is missing instead of pricing G = 1, and everything that
+    depends on it is missing too, totals included (no partial sums)."""
     assert toy.algorithms["dpo"].typical_g is None
-    e = estimate(toy, {k: v for k, v in toy_query(a="dpo").items() if k != "G"})
+    monkeypatch.setattr(offline, "overrides", lambda algo: {})
+    e = estimate(toy, {k: v for k, v in toy_query(a="dpo", steps="91").items() if k != "G"})
     assert e["run.G"] is None
     for key in ("tokens.episodes", "tokens.train", "tinker.train", "tinker.total",
                 "self.train.usd", "self.total", "breakeven.gpu_price", "wall_clock_hours"):
@@ -203,7 +206,7 @@ def test_missing_typical_g_is_never_replaced(toy: Catalog) -> None:
     assert e["tinker.storage"] == pytest.approx(0.05)  # needs no G: still priced
     assert e["vram.total"] is not None  # memory does not depend on G
     # once the reader gives G, every number is there
-    assert estimate(toy, toy_query(a="dpo", G="2"))["tinker.total"] is not None
+    assert estimate(toy, toy_query(a="dpo", G="2", steps="91"))["tinker.total"] is not None
 
 
 def test_default_training_mfu_from_deepseek_v3(catalog: Catalog) -> None:

@@ -215,7 +215,7 @@ def test_every_name_the_comparison_and_recipe_read_exists(catalog: Catalog,
     env = {**est.env, **waysgraph.environment(catalog, est)}
     assert found["values"] - set(values) - set(env) == set()
     texts = set(est.resolved.names) | {f"{who}.{k}" for who in ("model", "teacher")
-                                       for k in recipelayout.model_texts(catalog, est.choice.model)}
+                                       for k in pagedata.model_texts(catalog, est.choice.model)}
     texts |= {f"price.{k}" for k in asof.price_texts(catalog.price_lists[est.choice.price_list])}
     assert found["texts"] - texts == set()
     assert any(n.startswith("ways.") for n in found["values"])

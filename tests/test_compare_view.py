@@ -5,12 +5,12 @@ build date is reproducible and fills every page's placeholder."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
 import pytest
 
-from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
 from tinkernomics.site.compare import feature, view
@@ -40,31 +40,42 @@ def test_featured_falls_back_to_catalog_order(index: view.SiteIndex) -> None:
 def test_a_column_says_what_the_catalog_lacks(index: view.SiteIndex) -> None:
     html = feature.column_html(_Ctx(index), "grpo")
     rows = dict(view.ROWS)
-    for key in ("clipping", "kl", "aggregation"):
+    for key in ("clipping", "aggregation"):
         cell = html.split(f'data-tn-row="{key}"')[1].split("</tr>")[0]
         assert "not in the catalog" in cell, rows[key]
     run = html.split('data-tn-row="run"')[1].split("</tr>")[0]
-    assert "not computed on this site yet" in run
+    assert "not computed for this catalog" in run  # the fixture has no cost model
     assert 'href="../algorithms/grpo/"' in html  # links relative to the compare page
 
 
-def test_the_comparison_run_slot_reads_the_view_model(index: view.SiteIndex,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    class Run:
-        gb = index.shown("12 GB", Status.derived, [], Links(view.PAGE))
-        usd = index.shown("$3.00", Status.derived, [], Links(view.PAGE))
+def test_what_the_catalog_holds_fills_the_cell(index: view.SiteIndex) -> None:
+    """Issue 44: the KL row shows the semantics' flag and the recipe's coefficient, both
+    sourced, where the catalog holds them (it said "not in the catalog" before)."""
+    col = view.column(index, "grpo")
+    recipe = view.recipe_for(index.catalog, "grpo")
+    coef = {s.name for s in recipe.settings} if recipe else set()
+    html = feature.column_html(_Ctx(index), "grpo")
+    kl = html.split('data-tn-row="kl"')[1].split("</tr>")[0]
+    if index.algorithms["grpo"].semantics is not None or "kl_penalty_coef" in coef:
+        assert "not in the catalog" not in kl and col.kl
+    if "kl_penalty_coef" in coef:
+        assert "<code>kl_penalty_coef</code>" in kl
 
+
+def test_the_comparison_run_slot_reads_the_index_figures(index: view.SiteIndex,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GB and $ are the Algorithms index's (``compare_gb``/``compare_usd``), not a slot
+    nothing fills ("not computed on this site yet" before)."""
     real = view.algorithm_row
 
     def with_run(*args: object, **kwargs: object) -> object:
-        row = real(*args, **kwargs)
-        object.__setattr__(row, view.COMPARISON_RUN, Run())
-        return row
+        return dataclasses.replace(real(*args, **kwargs), compare_gb="12.0 GB",  # type: ignore[arg-type]
+                                   compare_usd="$3.00")
 
     monkeypatch.setattr(view, "algorithm_row", with_run)
     html = feature.column_html(_Ctx(index), "grpo")
     run = html.split('data-tn-row="run"')[1].split("</tr>")[0]
-    assert "12 GB" in run and "$3.00" in run
+    assert "12.0 GB" in run and "$3.00" in run
 
 
 def test_an_unknown_algorithm_is_refused(index: view.SiteIndex) -> None:

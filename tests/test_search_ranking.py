@@ -48,3 +48,19 @@ def test_every_word_is_required(search: SearchTab) -> None:
     assert search.results("reward model")
     assert search.results("reward zzqqxx") == []  # Material's default listed "reward" pages
 
+
+
+QUESTIONS = [
+    ("cheapest", "ways/"),                   # issue 44: the cheapest way to run a job
+    ("A100", "ways/"),                       # a GPU the lists price (the catalog has no specs)
+    ("tokens per second", "glossary/"),      # throughput: how the site derives time instead
+]
+"""(query, the page that answers) for the questions of issue 44 (found nothing before)."""
+
+
+@pytest.mark.parametrize(("query", "page"), QUESTIONS)
+def test_the_issue_44_questions_land_on_the_page_that_answers(search: SearchTab, query: str,
+                                                               page: str) -> None:
+    found = search.results(query)
+    assert found and found[0] == page, f"{query!r}: first results {found[:4]}"
+    assert search.errors == []

@@ -27,7 +27,7 @@ def site_project(tmp_path: Path, repo_root: Path) -> Path:
 def test_the_real_catalog_holds_every_entry_the_site_names(repo_root: Path) -> None:
     catalog, _ = load_catalog(repo_root / "catalog")
     needs = site_needs()
-    assert {kind for kind, _, _ in needs} >= {"formula", "algorithm", "model", "price_list"}
+    assert {kind for kind, _, _ in needs} >= {"formula", "algorithm", "model"}
     entries = [n for n in needs if n[0] != PRICE_ROW_NEED]
     assert [n for n in entries if n[1] not in catalog.ids(n[0])] == []
     rows = [n for n in needs if n[0] == PRICE_ROW_NEED]
@@ -71,7 +71,8 @@ def test_an_entry_that_fails_validation_is_reported_once(tmp_path: Path, repo_ro
 def test_the_build_refuses_a_catalog_without_them(tmp_path: Path, repo_root: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     project = site_project(tmp_path, repo_root)
-    (project / "catalog" / "tinker" / "prices" / "2026-01-05.yaml").unlink()
+    (project / "catalog" / "algorithms" / "ppo.yaml").unlink()  # a preset names it
+    (project / "docs" / "algorithms" / "ppo.md").unlink()
     monkeypatch.delenv("TINKERNOMICS_CATALOG", raising=False)
-    with pytest.raises(CatalogError, match=r"missing price_list '2026-01-05', which the site"):
+    with pytest.raises(CatalogError, match=r"missing algorithm 'ppo', which the site"):
         SiteContext.load(project)

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.models.ways import Capability, WayToRun
+from tinkernomics.catalog.models.ways import Capability, Gap, WayToRun
+from tinkernomics.derived.calculator import limits
 from tinkernomics.derived.calculator.estimate import Estimate, estimate
 
 STALE_MONTHS = 6
@@ -76,9 +77,12 @@ class Row:
     break_even: dict[str, BreakEven] = field(default_factory=dict)
 
 
-def needs_of(online: bool, roles: Iterable[str]) -> frozenset[Capability]:
-    """What a run needs from the way it runs on: online RL or offline data, and each role."""
+def needs_of(online: bool, roles: Iterable[str], lora: bool = True) -> frozenset[Capability]:
+    """What a run needs from the way it runs on: online RL or offline data, each role, and
+    full fine-tuning when it trains every weight."""
     found = {Capability.online_rl if online else Capability.offline}
+    if not lora:
+        found.add(Capability.full_finetune)
     role_needs = {"teacher": Capability.teacher, "critic": Capability.critic,
                   "reward_model": Capability.reward_model, "reference": Capability.reference_kl}
     found |= {role_needs[r] for r in roles if r in role_needs}
@@ -109,7 +113,7 @@ def totals_of(catalog: Catalog, est: Estimate,
     return RunTotals(
         algorithm=c.algorithm, model=c.model,
         total_params_b=catalog.models[c.model].total_params.value,
-        needs=needs_of(bool(est.env["run.online"]), est.resolved.roles),
+        needs=needs_of(bool(est.env["run.online"]), est.resolved.roles, c.lora),
         tokens={k: est.values.get(f"tokens.{k}") for k in
                 ("prefill", "prefill_cached", "sample", "train", "sequence")},
         gpu_hours=gpu_hours,
@@ -162,10 +166,16 @@ def not_offered(way: WayToRun, run: RunTotals, model_name: str) -> str:
     """The service's own reason it cannot run this run ('' if nothing says so)."""
     if way.models is not None and run.model not in way.models:
         return f"{model_name}: {way.models_note or 'not among the models this service trains'}"
-    for gap in way.gaps:
-        if gap.needs in run.needs:
-            return gap.reason
-    return ""
+    return gap_reason(way.gaps, run.needs)
+
+
+def gap_reason(gaps: Iterable[Gap], needs: frozenset[Capability]) -> str:
+    """The first gap's reason that the run needs ('' if none): the same rule for Tinker's
+    own gaps (``TinkerPlatform.gaps``) as for every way to run's."""
+    return next((gap.reason for gap in gaps if gap.needs in needs), "")
+
+
+tinker_gaps = limits.tinker_gaps
 
 
 def caveats(way: WayToRun, run: RunTotals) -> tuple[str, ...]:
@@ -250,14 +260,18 @@ def way_rows(way: WayToRun, run: RunTotals, model_name: str, newest: dt.date,
     return rows
 
 
-def tinker_row(run: RunTotals, newest_list: dt.date, today: dt.date) -> Row:
-    """Tinker's bill for the run from the estimate (tokens × the chosen price list)."""
+def tinker_row(run: RunTotals, newest_list: dt.date, today: dt.date,
+               gaps: Iterable[Gap] = ()) -> Row:
+    """Tinker's bill for the run from the estimate (tokens × the chosen price list), or "not
+    offered" with Tinker's own gap's reason, exactly as for any way to run."""
+    reason = gap_reason(gaps, run.needs)
+    total = None if reason else run.tinker_total
     return Row(key=TINKER, way=TINKER, name=f"Tinker (prices {run.price_list})",
-               offer="managed_service", basis="tokens", total=run.tinker_total,
+               offer="managed_service", basis="tokens", total=total,
                effective=run.price_list_date, dated=run.price_list,
-               source=f"price_list:{run.price_list}",
+               source=f"price_list:{run.price_list}", not_offered=reason,
                stale=staleness(run.price_list_date, newest_list, today),
-               missing="" if run.tinker_total is not None else "no Tinker price for this model")
+               missing="" if reason or total is not None else "no Tinker price for this model")
 
 
 def break_even(rows: list[Row]) -> list[Row]:
@@ -282,17 +296,24 @@ def break_even(rows: list[Row]) -> list[Row]:
 def compare(catalog: Catalog, run: RunTotals, today: dt.date,
             pinned: Iterable[str] | None = None) -> list[Row]:
     """Tinker and every way to run (the newest list of each offer, or the pinned ids), priced
-    for ``run``; cheapest first, then rows without a total."""
+    for ``run``; cheapest first, then free tiers, then rows without a total (``order``)."""
     ways: dict[str, WayToRun] = catalog.of("way")
     newest = newest_dates(ways.values())
     chosen = ([ways[i] for i in pinned if i in ways] if pinned is not None
               else list(newest_by_series(ways.values()).values()))
     model_name = catalog.models[run.model].name
-    rows = [tinker_row(run, newest_price_list(catalog), today)]
+    rows = [tinker_row(run, newest_price_list(catalog), today, tinker_gaps(catalog))]
     for way in sorted(chosen, key=lambda w: w.id):
         rows += way_rows(way, run, model_name, newest[way.series], today)
-    rows.sort(key=lambda r: (r.total is None, r.total if r.total is not None else 0.0, r.key))
+    rows.sort(key=order)
     return break_even(rows)
+
+
+def order(row: Row) -> tuple[bool, bool, float, str]:
+    """Priced rows cheapest first, then free tiers (a $0 that covers only models below a size
+    is no price to head the table with), then rows without a total."""
+    return (row.total is None, row.basis == "free_tier",
+            row.total if row.total is not None else 0.0, row.key)
 
 
 def as_json(rows: list[Row]) -> list[dict[str, object]]:

@@ -158,6 +158,8 @@
       var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
       env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
     });
+    /* offline.overrides: an offline method's sequences per example stand for G. */
+    if (algo.examples) env["run.G"] = algo.examples;
     var c = {
       model: model, algorithm: algoId, variant: has(q, "v") ? q.v : "", lora: q.ft !== "full",
       price_list: chosen(q, "p", d.price_lists, d.defaults.price_list),

@@ -90,6 +90,22 @@ class SourcedTeacher(SourcedFact):
                                   "the calculator's default teacher.", examples=["qwen3-32b"])
 
 
+class ExampleShape(StrEnum):
+    """What one training example of an offline method holds."""
+
+    pair = "pair"
+    """A chosen and a rejected answer to the same prompt (DPO, IPO, ORPO, SimPO)."""
+    single = "single"
+    """One answer labelled desirable or undesirable (KTO)."""
+
+
+class SourcedExamples(SourcedFact):
+    """An offline method's data shape, with its source."""
+
+    value: ExampleShape = Field(description="`pair` (a chosen and a rejected answer) or "
+                                            "`single` (one labelled answer).")
+
+
 class Semantics(StrictModel):
     """What the algorithm does that decides its memory and cost; each fact with a source."""
 
@@ -107,6 +123,10 @@ class Semantics(StrictModel):
         Field(default=None, description="Rollouts sampled per rollout trained on, where the "
                                         "method filters groups (DAPO's dynamic sampling), unit "
                                         "`multiplier`; priced as extra rollouts.")
+    examples: SourcedExamples | None = Field(
+        default=None, description="Offline methods: what one training example holds, `pair` "
+                                  "or `single`; the estimate trains (and scores) that many "
+                                  "sequences per example instead of G completions.")
 
 
 class Algorithm(StrictModel):

@@ -21,6 +21,7 @@ from tinkernomics.catalog.fields import (
 from tinkernomics.catalog.models.base import Identifier, ProvenanceModel, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
 from tinkernomics.catalog.models.shape import ModelShape
+from tinkernomics.catalog.models.ways import Gap
 
 
 class Architecture(StrEnum):
@@ -230,4 +231,8 @@ class TinkerPlatform(StrictModel):
                                           description="Sourced figures about phase time.")
     general_purpose_note: Prose = Field(description="Tinker is a trainer, not an RL framework.")
     grpo_note: Prose = Field(description="How GRPO runs on the built-in losses.")
+    gaps: list[Gap] = Field(
+        default_factory=list,
+        description="What Tinker cannot run, each with its source: a run that needs one is "
+                    "'not offered' on Tinker, as on any way to run (catalog/ways/).")
     references: list[Id] = Field(min_length=1, description="Reference ids.")

@@ -76,6 +76,8 @@ class Capability(StrEnum):
     """Scores rollouts with a learned reward model."""
     reference_kl = "reference_kl"
     """A KL term to a frozen reference copy of the policy."""
+    full_finetune = "full_finetune"
+    """Updates every weight of the policy (full fine-tuning) rather than a LoRA adapter."""
 
 
 class GpuPrice(StrictModel):
@@ -115,7 +117,8 @@ class FreeTier(ProvenanceModel):
 
 
 class Gap(ProvenanceModel):
-    """Something the service cannot run, as its docs state it."""
+    """Something the service cannot run, as its docs state it (a way to run's, or Tinker's
+    own: ``TinkerPlatform.gaps``)."""
 
     needs: Capability = Field(description="What a run needs that the service does not offer.")
     reason: ShortText = Field(description="Why, in the reader's words: shown as 'not offered'.")

@@ -16,7 +16,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids, inputs, model, semantics
+from tinkernomics.derived.calculator import ids, inputs, model, offline, semantics
 from tinkernomics.derived.calculator.constants import default_gpu_price
 from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 
@@ -151,7 +151,8 @@ def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
     typical = inputs.typical(algo)
     in_memory = set(semantics.default_roles(algo))
     return {
-        **c.numbers, "run.online": _flag(semantics.rollouts(algo)), "run.cache": _flag(c.cache),
+        **c.numbers, **offline.overrides(algo),  # issue 44: an offline method's data shape
+        "run.online": _flag(semantics.rollouts(algo)), "run.cache": _flag(c.cache),
         "algo.oversample": semantics.oversampling(algo),
         "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
         **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},

@@ -24,7 +24,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Unit
-from tinkernomics.derived.calculator import ids, semantics
+from tinkernomics.derived.calculator import ids, offline, semantics
 
 DEFAULT_MODEL = "qwen3-8b"
 DEFAULT_ALGORITHM = "grpo"
@@ -258,9 +258,10 @@ def invalid_keys(catalog: Catalog, query: Mapping[str, str]) -> list[str]:
     """Number keys the page marks invalid: set to an invalid value, or a typical-valued input
     the link leaves unset for an algorithm that has no typical value."""
     choice = choose(catalog, query)
+    fixed = offline.overrides(catalog.algorithms[choice.algorithm])  # issue 44: data shape
     return [i.key for i in link_inputs(catalog) if i.kind in NUMBER_KINDS and (
         (i.key in query and not valid(query[i.key], i.kind))
-        or (i.typical and choice.numbers[i.name] is None))]
+        or (i.typical and choice.numbers[i.name] is None and i.name not in fixed))]
 
 
 def price_row(plist: m.PriceList, model: str, variant: str) -> m.PriceRow | None:

@@ -18,7 +18,7 @@ operation order of the original reference, so every figure stays bit for bit wha
 from __future__ import annotations
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids, inputs, memory, resources
+from tinkernomics.derived.calculator import ids, inputs, limits, memory, resources
 from tinkernomics.derived.calculator.constants import constants, inline
 from tinkernomics.derived.calculator.graph import Graph, Line, Quantity
 
@@ -93,7 +93,7 @@ def tinker_lines() -> list[tuple[Line, str, str, str]]:
         (Line("tinker", "prefill", "Prefill", "rollout", ROW, per_m),
          "tokens.prefill_uncached", "price.prefill", "1e6"),
         (Line("tinker", "prefill_cached", "Cached prefill", "rollout", ROW,
-              per_m + " (prefill price less the {price.cache:number}% cached discount)"),
+              per_m + " (prefill price less the list's cached discount, where it gives one)"),
          "tokens.prefill_cached", f"coalesce({cached}, price.prefill)", "1e6"),
         (Line("tinker", "sample", "Sample", "rollout", ROW, per_m),
          "tokens.sample", "price.sample", "1e6"),
@@ -201,7 +201,9 @@ def totals(graph: Graph) -> list[Quantity]:
         return _sum([(f"{x.group}.{x.key}{suffix}", x.when) for x in lines])
 
     found = [
-        Quantity("tinker.total", bill("", tinker), "usd", "Tinker bill", ROW),
+        # issue 44: no Tinker bill for a run Tinker cannot do (limits.py, its catalog gaps)
+        Quantity("tinker.total", bill("", tinker), "usd", "Tinker bill",
+                 f"({ROW}) * (1 - tinker.no)"),
         Quantity("self.flops", bill(".flops", own), "flops", "FLOPs"),
         Quantity("self.gpu_hours", bill(".gpu_hours", own), "hours", "GPU-hours"),
         Quantity("self.total", bill(".usd", own), "usd", "Self-hosted compute"),
@@ -227,6 +229,7 @@ def build(catalog: Catalog) -> Graph:
     own = compute_lines(catalog)
     graph.lines += [line for line, _, _, _ in own]
     graph.add(*compute_quantities(own))
+    graph.add(*limits.quantities(catalog))  # issue 44: Tinker's own gaps (limits.py)
     graph.add(*totals(graph))
     graph.add(*resources.memory(catalog))
     graph.add(*memory.quantities())

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.models.ways import Capability, WayToRun
+from tinkernomics.catalog.models.ways import WayToRun
 from tinkernomics.derived import ways
-from tinkernomics.derived.calculator import inputs, model, resources
+from tinkernomics.derived.calculator import inputs, limits, model, resources
 from tinkernomics.derived.calculator.constants import number
 from tinkernomics.derived.calculator.estimate import (
     Estimate,
@@ -44,11 +44,9 @@ from tinkernomics.derived.calculator.graph import Graph, Quantity, evaluate
 
 NONE = "1e300"
 """Stands for 'no total' in the minimum that finds the cheapest row (never a price)."""
-NEEDS: dict[Capability, str] = {
-    Capability.online_rl: "run.online", Capability.offline: "(1 - run.online)",
-    Capability.teacher: "role.teacher", Capability.critic: "role.critic",
-    Capability.reward_model: "role.reward_model", Capability.reference_kl: "role.reference",
-}
+FREE_ORDER = "1e299"
+"""Where a free tier sorts in the page's table: after every paid total (``ways.order``)."""
+NEEDS = limits.NEEDS
 """What a run needs, as a flag of the estimate (``ways.needs_of``)."""
 
 
@@ -233,8 +231,9 @@ def row_quantities(row: WayRow) -> list[Quantity]:
     r = row.name
     w = f"ways.{way_slot(row.way.id)}" if row.way is not None else ""
     listed = f"ways.listed.{way_slot(row.way.id)}" if row.way is not None else "1.0"
-    if row.kind == "free":
-        return [q(f"{r}.shown", f"{listed} * {w}.free"), q(f"{r}.total", "0.0", "usd")]
+    if row.kind == "free":  # sorted after every paid row (ways.order)
+        return [q(f"{r}.shown", f"{listed} * {w}.free"), q(f"{r}.total", "0.0", "usd"),
+                q(f"{r}.order", FREE_ORDER)]
     if row.kind == "way":
         return [q(f"{r}.shown", f"{listed} * {w}.no")]
     applies = f"(1 - {w}.no) * (1 - {w}.free)"
@@ -281,6 +280,7 @@ def quantities(catalog: Catalog, today: dt.date) -> list[Quantity]:
         q("ways.stale_before", _ordinal(ways.months_before(today, ways.STALE_MONTHS))),
         q("ways.tinker.total", "tinker.total", "usd"),
         q("ways.tinker.shown", "1.0"),
+        q("ways.tinker.no", "tinker.no"),
         q("ways.tinker.newer", f"price.effective < {_ordinal(newest_list)}"),
         q("ways.tinker.old", "price.effective < ways.stale_before"),
         *gpu_hours(catalog),

@@ -23,6 +23,7 @@ from tinkernomics.site.api.provenance import (
     FigureList,
 )
 from tinkernomics.site.api.records import ModelShape, ScaleRLRecord, Semantics
+from tinkernomics.site.api.ways import Gap
 
 
 class Reference(ApiModel):
@@ -350,6 +351,8 @@ class Platform(ApiModel):
     gpu_hours_claims: list[Claim] = Field(description="Sourced figures about phase time.")
     general_purpose_note: str = Field(description="Tinker is a trainer, not an RL framework.")
     grpo_note: str = Field(description="How GRPO runs on the built-in losses.")
+    gaps: list[Gap] = Field(description="What Tinker cannot run (LoRA only, no critic...), each "
+                                        "with its source: a run that needs one has no bill.")
     references: list[str] = Field(description="Reference ids.")
     api_path: str = Field(description="This file, relative to /api/v1/.")
 

@@ -20,6 +20,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Kind
 from tinkernomics.catalog.models.algorithms import (
     Semantics,
+    SourcedExamples,
     SourcedFlag,
     SourcedReward,
     SourcedTeacher,
@@ -47,7 +48,8 @@ SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
     m.ScaleRLRecord: records.ScaleRLRecord, m.ScaleRLVariant: records.ScaleRLVariant,
     m.SupersededFit: records.SupersededFit, Semantics: records.Semantics,
     SourcedFlag: records.SourcedFlag, SourcedReward: records.SourcedReward,
-    SourcedTeacher: records.SourcedTeacher, ModelShape: records.ModelShape, **WAYS_TWINS,
+    SourcedTeacher: records.SourcedTeacher, SourcedExamples: records.SourcedExamples,
+    ModelShape: records.ModelShape, **WAYS_TWINS,
 }
 """Nested authoring models whose public twin has the same fields (copied as they are)."""
 

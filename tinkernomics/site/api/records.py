@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from tinkernomics.catalog.fields import AssertedBy, Status
-from tinkernomics.catalog.models.algorithms import RewardSource
+from tinkernomics.catalog.models.algorithms import ExampleShape, RewardSource
 from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Figure
 
 
@@ -77,6 +77,13 @@ class SourcedTeacher(_SourcedFact):
     model: str = Field(description="Model id (models/<id>.json) of the teacher.")
 
 
+class SourcedExamples(_SourcedFact):
+    """An offline method's data shape, with its source."""
+
+    value: ExampleShape = Field(description="`pair` (a chosen and a rejected answer) or "
+                                            "`single` (one labelled answer).")
+
+
 class Semantics(ApiModel):
     """What the algorithm does that decides its memory and cost (the run model reads it)."""
 
@@ -87,6 +94,9 @@ class Semantics(ApiModel):
     teacher: SourcedTeacher | None = Field(description="Distillation: the teacher; else null.")
     oversampling: Figure | None = Field(
         description="Rollouts sampled per rollout trained on (multiplier); null if none.")
+    examples: SourcedExamples | None = Field(
+        description="Offline methods: what one training example holds (priced instead of G); "
+                    "null if not stated.")
 
 
 class ModelShape(ApiModel):

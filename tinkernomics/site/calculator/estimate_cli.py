@@ -14,7 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.derived import listing, ways
+from tinkernomics.derived.calculator import offline
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.site.calculator.formatting import fmt_value
@@ -85,7 +88,23 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if est.values.get("gpu_price") is None:  # a GPU without rental prices (they are optional)
         print(f"{'gpu_price':32} {'no price':>18}  The catalog lists no rental price for this "
               "GPU: give one with --set gp=<USD per GPU-hour> to price the self-hosted run")
+    for line in notes(catalog, est):  # issue 44: what the numbers are, where Tinker is absent
+        print(f"# {line}")
     return 0
+
+
+def notes(catalog: Catalog, est: Estimate) -> list[str]:
+    """An offline method's data shape; why there is no Tinker bill (its gap, or no row)."""
+    algo = catalog.algorithms[est.choice.algorithm]
+    found = [f"{algo.name} is {offline.describe(algo)}"] if offline.describe(algo) else []
+    needs = ways.needs_of(bool(est.env["run.online"]), est.resolved.roles, est.choice.lora)
+    reason = ways.gap_reason(ways.tinker_gaps(catalog), needs)
+    if reason:
+        found.append(f"Tinker bill: not offered: {reason}")
+    elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
+        found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
+                     f"{listing.listing_text(catalog, est.choice.model)}")
+    return found
 
 
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, limits
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.tree import to_tree
 
@@ -32,7 +32,10 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
     return [[_w(when), template] for when, template in pairs]
 
 
-def cards() -> list[dict[str, Any]]:
+def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+    """The headline cards; ``no_tinker`` the (condition, text) of each thing Tinker cannot run
+    (``limits.reasons``): where one holds, there is no Tinker bill and no break-even."""
+    gone = [(when, "{tinker.total}<small>" + text + "</small>") for when, text in no_tinker or []]
     tinker = ("{tinker.total}<small>{model_name:text}{variant:text} at Tinker's prices as of "
               "{price.effective:text}")
     own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
@@ -42,17 +45,20 @@ def cards() -> list[dict[str, Any]]:
             "compute")
     return [
         {"title": "Tinker bill", "cases": cases(
+            *gone,
             (f"({ROW}) * ({UNCOVERED})", tinker + "; without the {not_covered:text}, which "
              "Tinker does not run</small>"),
             (ROW, tinker + "</small>"),
             ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
-             "price list</small>"))},
+             "price list: {model.listing:text}</small>"))},
         {"title": "Self-hosted compute", "cases": cases(
             ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
              "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
              "GPU-hour (USD) to price them</small>"),
             ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
+            ("tinker.no", "{breakeven.gpu_price}<small>none: Tinker cannot run this job (see "
+             "the Tinker bill)</small>"),
             (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),
             ("missing(breakeven.gpu_price)", "{breakeven.gpu_price}<small>needs both bills and "
              "some compute to compare</small>"),
@@ -80,6 +86,11 @@ def token_rows() -> list[dict[str, Any]]:
 
     rows = [
         row("Episodes", "tokens.episodes",
+            ("(1 - run.online) * (run.G == 2)", "{run.steps:count} steps × {run.prompts:count} "
+             "examples × 2 sequences (a chosen and a rejected answer; offline: no G, nothing "
+             "sampled)"),
+            ("(1 - run.online) * (run.G == 1)", "{run.steps:count} steps × {run.prompts:count} "
+             "examples × 1 labelled answer (offline: no G, nothing sampled)"),
             ("", "{run.steps:count} steps × {run.prompts:count} prompts × G {run.G:count}")),
         row("Prefill", "tokens.prefill",
             ("run.online", "(T·C0 + Δ·T(T−1)/2 with T = {run.T:count}, C0 = {run.C0:count}, "
@@ -166,12 +177,20 @@ KV_CASES = (
 )
 
 
+ADAPTER_MOE = (("coalesce(model.experts, 0) > 1", "{mem.lora_params:count} parameters (rank "
+                 "{lora.rank:count} × {model.layers:count} layers × every attention matrix and "
+                 "every one of the {model.experts:count} experts' MLP matrices: on a mixture of "
+                 "experts the adapter sits on each expert, so it grows with their number) × 2"),)
+"""Issue 44: a mixture-of-experts model's adapter, said in words (the count is the same)."""
+
+
 def memory_rows(catalog: Catalog) -> list[dict[str, Any]]:
     """One row per memory term (``derived/calculator/memory.py``), its phase in the label."""
     where = {"both": " (both phases)", "rollout": " (rollout)", "training": " (training)",
              "total": ""}
     return [{"label": label + where[phase], "cells": [key],
-             "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(("", how)),
+             "cases": cases(*KV_CASES) if key == "mem.kv_cache" else cases(
+                 *(ADAPTER_MOE if key == "mem.adapter" else ()), ("", how)),
              "when": _w(f"1 - missing({key})")} for key, label, phase, how in MEMORY_ROWS]
 
 
@@ -202,14 +221,15 @@ def _table(block_id: str, title: str, head: list[str], rows: list[dict[str, Any]
 def _tinker(graph: Graph) -> dict[str, Any]:
     notes = ('<p class="tn-calc__note">Scoring with a reference or teacher is billed as prefill '
              "(the cookbook calls <code>compute_logprobs</code> on a sampling client). Tinker "
-             "trains LoRA adapters only, so its bill does not change with the fine-tuning "
-             "setting.")
+             "trains LoRA adapters only: a run with full fine-tuning, or one that trains a "
+             "critic, is not offered on it (no bill).")
     return _table(
         "calc-tinker", "Tinker bill", ["Kind", "How", "Cost"], line_rows(graph, "tinker"),
         ["", "{tinker.total}"],
         ["{row}", "{teacher_row}", "prices:{price_list}:cache", "prices:{price_list}:storage"],
         missing=cases((f"1 - ({ROW})", "<p>{model_name:text} has no price in the "
-                       "{price_list:text} list; pick another price list or model.</p>")),
+                       "{price_list:text} list ({model.listing:text}); pick another price list "
+                       "or model.</p>")),
         after=[cases((UNCOVERED, notes + " Tinker runs no {not_covered:text}: those would have "
                       "to run elsewhere and are not in this bill.</p>"), ("", notes + "</p>"))])
 
@@ -243,13 +263,19 @@ def _convergence() -> dict[str, Any]:
             "{scalerl.gb200_hours} GB200-hours, {scalerl.h100_hours} H100-equivalent "
             "(×{conv.factor:number}, peak dense BF16 ratio).</p><p>On {hw_name:text}: "
             "{scalerl.chosen_hours} GPU-hours at {gpu_price} = {scalerl.usd}; on GB200 at its "
-            "default price: {scalerl.gb200_usd}. The fit is the sourced one the charts draw. "
-            "Its setting: {fit_on:text}. It is an order of magnitude for that setting, not a "
-            "forecast for your run.</p>")
+            "default price: {scalerl.gb200_usd}. The fit is the sourced one the charts draw.</p>")
+    stretch = ('<p class="tn-calc__stretch"><strong>How far this is stretched.</strong> The fit '
+               "was made in one setting: {fit_on:text}. Your run is {model_name:text} "
+               "({model.total_b:number}B parameters%s) on your own data: nothing measured this "
+               "curve for it, so these hours are the fitted setting's compute, an order of "
+               "magnitude, not a forecast for your run.</p>")
+    moe = stretch % ", {model.active_b:number}B active, a mixture of experts"
     return {"type": "text", "id": "calc-scalerl", "title": "Compute to converge", "when": None,
             "flags": ["algorithm:{algorithm}:A", "algorithm:{algorithm}:B",
                       "algorithm:{algorithm}:C_mid"],
-            "cases": cases(("1 - missing(fit.C_mid)", text),
+            "cases": cases(("(1 - missing(fit.C_mid)) * (model.active_b < model.total_b)",
+                            text + moe),
+                           ("1 - missing(fit.C_mid)", text + stretch % ""),
                            ("", NO_FIT))}
 
 
@@ -262,7 +288,7 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
     return [
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w("missing(run.G)"),
          "cases": cases(("", missing_g))},
-        {"type": "cards", "cards": cards(), "when": None},
+        {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
          "phases": [["rollout", "Rollout"],
                     ["reference", "Scoring (reference, teacher, reward model)"],
@@ -271,7 +297,8 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
         _tinker(graph),
         _own(graph),
         _table("calc-memory", "GPU memory", ["Term", "How", "Bytes"], memory_rows(catalog),
-               ["peak ÷ {hw.memory_gb:number} GB per {hw_name:text} → {mem.min_gpus} GPUs",
+               ["GPUs that hold it: {mem.min_gpus} (the peak ÷ {hw.memory_gb:number} GB per "
+                "{hw_name:text})",
                 "{mem.peak}"],
                MEMORY_FLAGS,
                before=[cases(("", "<p>Memory of the run's two phases, from the model's "

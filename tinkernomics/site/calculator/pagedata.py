@@ -18,11 +18,13 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import listing
 from tinkernomics.derived.calculator import (
     estimate,
     figures,
     ids,
     inputs,
+    offline,
     semantics,
     tree,
     waysgraph,
@@ -65,12 +67,20 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
         "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
+        "examples": offline.sequences_per_example(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "G": typical["G"], "K": typical["K"],
         "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
         "figures": figs, "references": refs,
         "blocks": {recipelayout.SLOT: recipelayout.recipe_blocks(catalog, algo.id, links)},
     }
+
+
+def model_texts(catalog: Catalog, model_id: str) -> dict[str, str]:
+    """A model's named texts (``{model.<key>:text}``): its cookbook names and whether the
+    newest Tinker list carries it (``listing``, issue 44)."""
+    return {**recipelayout.model_texts(catalog, model_id),
+            "listing": listing.listing_text(catalog, model_id)}
 
 
 def _tables(catalog: Catalog) -> dict[str, Any]:
@@ -86,7 +96,7 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
     return {
         "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
                        "flags": waysgraph.model_flags(catalog, k),
-                       "texts": recipelayout.model_texts(catalog, k)}
+                       "texts": model_texts(catalog, k)}
                    for k, x in catalog.models.items()},
         "hardware": {k: {"name": x.name, "inputs": estimate.hardware_inputs(catalog, k),
                          "slot": waysgraph.gpu_slot(k)}
@@ -119,8 +129,9 @@ def result_blocks(catalog: Catalog, graph: Graph, today: dt.date,
               "title": "The run as a tinker-cookbook recipe", "flags": [],
               "empty": wayslayout.cases(("", "<p>The cookbook pin has no recipe for "
                                          "{algorithm_name:text}.</p>"))}
-    found.insert(next(i for i, b in enumerate(found) if b["type"] == "cards"),
-                 asof.stale_block(catalog, today))  # next to the result, above its cards
+    cards = next(i for i, b in enumerate(found) if b["type"] == "cards")
+    found.insert(cards + 1, wayslayout.stale_gpu_price_block(catalog, today, links))  # issue 44
+    found.insert(cards, asof.stale_block(catalog, today))  # next to the result, above its cards
     at = next((i + 1 for i, b in enumerate(found) if b.get("id") == "calc-money"), len(found))
     return [*found[:at], wayslayout.ways_block(catalog, today, links), recipe, *found[at:]]
 

@@ -21,11 +21,12 @@ PRESETS: tuple[tuple[str, dict[str, str]], ...] = (
      {"a": "grpo", "m": "kimi-k2.6", "v": ":peft:131072", "hw": "gb200", "steps": "1",
       "n": "1000", "G": "1", "K": "1", "T": "8", "in": "8000", "d": "12000", "out": "2000",
       "ref": "0"}),
-    ("On-policy distillation: Qwen3-8B student, Qwen3-32B teacher, 1,024 prompts × G=4",
-     {"a": "opd", "m": "qwen3-8b", "tm": "qwen3-32b", "p": "2026-01-05", "steps": "100",
+    # Models the newest price list carries (issue 44): no preset opens on a superseded list.
+    ("On-policy distillation: Qwen3-8B student, Qwen3.6-27B teacher, 1,024 prompts × G=4",
+     {"a": "opd", "m": "qwen3-8b", "tm": "qwen3.6-27b", "steps": "100",
       "n": "1024", "G": "4", "r": "128"}),
-    ("PPO with full fine-tuning on Llama-3.1-8B",
-     {"a": "ppo", "m": "llama-3.1-8b", "p": "2026-01-05", "ft": "full"}),
+    ("PPO with full fine-tuning on Qwen3-8B (not offered on Tinker: LoRA only)",
+     {"a": "ppo", "m": "qwen3-8b", "ft": "full"}),
 )
 ID_KEYS = {"a": "algorithm", "m": "model", "tm": "model", "hw": "hardware", "p": "price_list"}
 

@@ -84,7 +84,8 @@ def caveats(way: WayToRun) -> list[list[Any]]:
     if way.runs is None:
         return []
     stated = set(way.runs) | {g.needs for g in way.gaps}
-    return cases(*((NEEDS[n], f"<br><small>its docs do not say whether it runs "
+    offered = f"(1 - ways.{waysgraph.way_slot(way.id)}.no)"  # a way that cannot run it: none
+    return cases(*((f"({NEEDS[n]}) * {offered}", f"<br><small>its docs do not say whether it runs "
                     f"{n.value.replace('_', ' ')}</small>")
                    for n in Capability if n not in stated))
 
@@ -93,7 +94,9 @@ def how(catalog: Catalog, row: WayRow) -> list[list[Any]]:
     """What the row's total multiplies (or why it has none)."""
     way = row.way
     if row.kind == "tinker":
-        return cases((ROW, "tokens × the Tinker prices (the Tinker bill below)"),
+        gaps = [(NEEDS[g.needs], f"<strong>not offered</strong>: {literal(g.reason)}")
+                for g in ways.tinker_gaps(catalog)]  # Tinker's gaps, as any way's (issue 44)
+        return cases(*gaps, (ROW, "tokens × the Tinker prices (the Tinker bill below)"),
                      ("", "{model_name:text} has no price in this list"))
     assert way is not None
     return cases(*reasons(catalog, way), *priced(catalog, row, way))
@@ -157,7 +160,8 @@ def table_row(catalog: Catalog, row: WayRow, newest: dict[str, dt.date], newest_
                   "parts": caveats(way) if way is not None and row.kind != "way" else []}
     return {"key": row.key, "label": label(row), "cases": cases(("", total)), "parts": [],
             "cells": [*versus(row), multiplies, date],
-            "when": to_tree(f"{row.name}.shown"), "order": f"{row.name}.total"}
+            "when": to_tree(f"{row.name}.shown"),
+            "order": f"{row.name}.{'order' if row.kind == 'free' else 'total'}"}
 
 
 INTRO = ('<p>This run on Tinker and on every other way to run it, cheapest first: rented GPUs '
@@ -191,3 +195,37 @@ def ways_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]
         "after": [cases(("", '<p class="tn-calc__note">Every list with its prices, source and '
                          f'locator: <a href="{links.to(WAYS)}">Ways to run</a>.</p>'))],
     }
+
+
+def rental_date(text: str) -> dt.date | None:
+    """A hardware rental price's date ('2026-03' or '2026-03-01') as a day, else None."""
+    for fmt in ("%Y-%m-%d", "%Y-%m"):
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def stale_gpu_price_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]:
+    """Issue 44: the warning beside the headline when its self-hosted figures use a GPU's
+    default price (the hardware entry's first rental price) that is stale as the Ways to run
+    page judges a list: over ``STALE_MONTHS`` months old on the build day. Shown only while
+    the reader has not set a price of their own."""
+    found = []
+    for hw_id, hw in catalog.hardware.items():
+        first = hw.rental_prices[0] if hw.rental_prices else None
+        day = rental_date(first.date) if first is not None else None
+        if first is None or day is None or not ways.staleness(day, day, today):
+            continue
+        when = f"missing(set.gpu_price) * gpus.{waysgraph.gpu_slot(hw_id)}.chosen"
+        found.append((when, '<p class="tn-calc__stale tn-calc__stale--gpu" role="note">'
+                      "<strong>Stale GPU price."
+                      f"</strong> The self-hosted figures use {literal(first.provider)}'s "
+                      f"price for the {literal(hw.name)} of {literal(first.date)}, over "
+                      f"{ways.STALE_MONTHS} months before this site was built "
+                      f"({today.isoformat()}): set your own under “Rented GPUs”, or compare "
+                      f'current lists on <a href="{links.to(WAYS)}">Ways to run</a>.</p>'))
+    return {"type": "text", "id": "", "title": "", "flags": [],
+            "when": to_tree(" + ".join(w for w, _ in found) + " > 0") if found else to_tree("0"),
+            "cases": cases(*found)}

@@ -1,9 +1,11 @@
 """Compare view models: one column per algorithm, one row per question a reader compares.
 
-Every value comes from the algorithm views (``pages.views.algorithm_row``, provenance and all);
-a question the catalog has no field for says so ("not in the catalog") instead of a value.
-The GB and $ of the site's comparison run are read from the algorithm view model when it
-carries them (``COMPARISON_RUN``), and say they are not computed yet when it does not.
+Every value comes from the algorithm views (``pages.views.algorithm_row``, provenance and all)
+and the catalog fields behind them: the GB and $ of the site's comparison run are the ones the
+Algorithms index shows (``AlgorithmRow.compare_gb``/``compare_usd``), the clipping bounds and
+the KL coefficient the cookbook recipe's sourced settings (``catalog/cookbook``), whether a KL
+term holds a reference the algorithm's ``semantics``. Only a question the catalog holds nothing
+for says so ("not in the catalog").
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinkernomics.catalog import models as m
+from tinkernomics.derived.recipe import recipe_for
 from tinkernomics.site.pages.views import (
     AlgorithmRow,
     Cite,
@@ -30,9 +33,10 @@ COLUMNS = "columns/"
 FEATURED = ("grpo", "dapo", "ppo")
 """The algorithms the page compares before (or without) JavaScript, those the catalog has."""
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
-COMPARISON_RUN = "comparison_run"
-"""Attribute of an ``AlgorithmRow`` holding the GB and $ of the site's comparison run (an
-object with ``gb`` and ``usd``, each a ``Shown``), once the calculator work provides it."""
+CLIP_SETTINGS = ("clip_low_threshold", "clip_high_threshold")
+"""The cookbook recipe's ratio bounds (``loss_config``): the clipping row."""
+KL_SETTINGS = ("kl_penalty_coef",)
+"""The cookbook recipe's KL coefficient (``settings``): the KL row, beside ``semantics``."""
 
 ROWS: tuple[tuple[str, str], ...] = (
     ("profile", "Profile"),
@@ -58,8 +62,11 @@ class CompareColumn:
     row: AlgorithmRow
     claims: list[Shown]
     references: list[Cite]
-    run: Any | None
+    run: tuple[str, str] | None
+    """(peak GPU memory, Tinker bill) at the comparison run, as the Algorithms index shows."""
     tinker_mapping: Any | None
+    clipping: list[tuple[str, Shown]]
+    kl: list[tuple[str, Shown]]
 
 
 def featured(index: SiteIndex) -> list[str]:
@@ -81,9 +88,36 @@ def column(index: SiteIndex, algo_id: str) -> CompareColumn:
         id=algo.id, name=algo.name, href=links.to(algorithm_path(algo.id)), row=row,
         claims=[index.claim(c, links) for c in algo.claims],
         references=index.cites(algo.references, links),
-        run=getattr(row, COMPARISON_RUN, None),
+        run=(row.compare_gb, row.compare_usd) if row.compare_gb != "unknown" else None,
         tinker_mapping=prose(algo.tinker_mapping) if algo.tinker_mapping else None,
+        clipping=recipe_settings(index, algo.id, CLIP_SETTINGS, links),
+        kl=kl_facts(index, algo, links),
     )
+
+
+def recipe_settings(index: SiteIndex, algo_id: str, names: tuple[str, ...],
+                    links: Links) -> list[tuple[str, Shown]]:
+    """(name, sourced value) of the cookbook recipe's settings named ``names``, in order."""
+    rec = recipe_for(index.catalog, algo_id)
+    if rec is None:
+        return []
+    found: dict[str, m.Figure] = {s.name: s.value for s in rec.loss_config}
+    found.update({s.name: s.value for s in rec.settings})
+    return [(name, index.figure(found[name], links)) for name in names if name in found]
+
+
+def kl_facts(index: SiteIndex, algo: m.Algorithm, links: Links) -> list[tuple[str, Shown]]:
+    """Whether the loss holds a KL term to a reference (``semantics``), and the recipe's
+    coefficient where the cookbook pin sets one."""
+    found = recipe_settings(index, algo.id, KL_SETTINGS, links)
+    sem = algo.semantics
+    if sem is not None:
+        flag = sem.kl_reference
+        found.insert(0, ("KL term to a frozen reference", index.shown(
+            "yes" if flag.value else "no", flag.status, [flag.source], links, note=flag.note,
+            reported_instead=flag.reported_instead, asserted_by=flag.asserted_by,
+            locator=flag.locator)))
+    return found
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def _prices(index: SiteIndex, way: WayToRun, links: Links) -> list[PriceView]:
 
     hardware = index.catalog.hardware
     # the prices table prints each locator in a column of its own, not beside the figure
-    found = [PriceView(hardware[g.gpu].name if g.gpu in hardware else g.gpu,
+    found = [PriceView(hardware[g.gpu].name if g.gpu in hardware else gpu_label(g.gpu),
                        index.figure(g.price, links, at("gpu_prices", i, "price")).without_locator(),
                        _locator(g.price.locator)) for i, g in enumerate(way.gpu_prices)]
     for i, t in enumerate(way.token_prices):
@@ -154,3 +154,9 @@ def offer_views(index: SiteIndex, today: dt.date, links: Links) -> list[OfferVie
     newest = engine.newest_dates(ways.values())
     ordered = sorted(ways.values(), key=lambda w: (w.series, -w.effective.toordinal(), w.id))
     return [offer_view(index, w, newest[w.series], today, links) for w in ordered]
+
+
+def gpu_label(gpu_id: str) -> str:
+    """A GPU the catalog has no specs for, by its name rather than its id: ``a100`` ->
+    ``A100 (no specs in the catalog: not priced for a run)``."""
+    return f"{gpu_id.upper()} (no specs in the catalog: not priced for a run)"

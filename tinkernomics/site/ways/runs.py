@@ -49,6 +49,8 @@ class RowView:
     missing: str
     caveats: tuple[str, ...]
     versus_tinker: str
+    free: str = ""
+    """What a free tier covers ('' unless the row is one): shown beside its $0."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,13 @@ class RunView:
 
 
 def usd(value: float | None) -> str:
+    """A catalog price as the source states it (``$6.225``, ``$2``)."""
     return "" if value is None else derive.format_money(value)
+
+
+def total(value: float | None) -> str:
+    """A computed total, always in cents (``$47.20``, never ``$47.2``)."""
+    return "" if value is None else f"${value:,.2f}"
 
 
 def _rate(row: engine.Row) -> str:
@@ -100,7 +108,7 @@ def _versus_tinker(row: engine.Row) -> str:
         return ""
     text = f"{derive.format_number(tie.ratio)}× Tinker's bill"
     if tie.rate is not None and row.basis in RATE_UNITS:
-        text += f"; ties at {usd(tie.rate)}{RATE_UNITS[row.basis]}"
+        text += f"; ties at {total(tie.rate)}{RATE_UNITS[row.basis]}"
     return text
 
 
@@ -120,10 +128,19 @@ def row_view(index: SiteIndex, row: engine.Row, links: Links) -> RowView:
         key=row.key, name=row.name, href=href,
         gpu=hardware[row.gpu].name if row.gpu in hardware else row.gpu,
         offer=row.offer.replace("_", " "), basis=BASIS_LABELS.get(row.basis, row.basis),
-        rate=_rate(row), amount=_amount(row), total=usd(row.total),
+        rate=_rate(row), amount=_amount(row), total=total(row.total),
         date=row.effective.isoformat() if row.effective else "", dated=row.dated,
         status=row.status, cite=cite, stale=row.stale, not_offered=row.not_offered,
-        missing=row.missing, caveats=row.caveats, versus_tinker=_versus_tinker(row))
+        missing=row.missing, caveats=row.caveats, versus_tinker=_versus_tinker(row),
+        free=_free(row))
+
+
+def _free(row: engine.Row) -> str:
+    """A free tier's row: what it covers, so its $0 is not read as a price for any run."""
+    if row.basis != "free_tier":
+        return ""
+    covers = next((c for c in row.caveats if c.startswith("free for")), "free tier")
+    return f"{covers}; listed after every paid way"
 
 
 def recipe_view(rec: recipe.RecipeExport | None) -> RecipeView | None:

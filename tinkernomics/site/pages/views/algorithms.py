@@ -206,7 +206,7 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
 
 COMPARISON_RUN = ("Comparison run, the same for every algorithm: Qwen3-8B with LoRA, 100 steps "
                   "× 64 prompts × G = 16, K = 1, 512 + 2,048 tokens, H100, the newest Tinker "
-                  "prices (inputs.COMPARISON_QUERY).")
+                  "prices.")
 
 
 def compare(index: SiteIndex, algo_id: str) -> tuple[float | None, float | None]:

@@ -150,7 +150,12 @@ class QualityGroup:
 
 
 FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B": "B",
-               "usd": "USD", "gb": "GB", "tflops": "TFLOP/s", "bf16": "BF16"}
+               "usd": "USD", "gb": "GB", "tflops": "TFLOP/s", "bf16": "BF16",
+               # reader words for field names (issue 44: no code names in reader text)
+               "semantics": "Run model", "kl_reference": "KL term to a frozen reference",
+               "reward": "Reward from", "rollouts": "Samples rollouts",
+               "oversampling": "Over-sampling", "kl": "KL", "mfu": "MFU", "lora": "LoRA",
+               "vram": "GPU memory", "params": "parameters", "h100": "H100", "gb200": "GB200"}
 """Field-name words shown as written (the rest: first word capitalised, single letters upper)."""
 
 

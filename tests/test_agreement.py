@@ -1,0 +1,112 @@
+"""One answer per question (issue 44): every algorithm × every calculator preset, the profile
+page, the compare column, the estimate and the Ways comparison agree on what the run holds
+and where it can run.
+
+On the real catalog this is a property test: it asserts agreement between the pages' sources,
+never a value, so a correct data PR passes it unchanged and a PR that makes them disagree
+fails with the algorithm, the preset and the two answers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.catalog.models.ways import Capability
+from tinkernomics.derived import ways
+from tinkernomics.derived.calculator import semantics, waysgraph
+from tinkernomics.derived.calculator.estimate import estimate
+from tinkernomics.derived.derive import conversion_factor
+from tinkernomics.site.calculator.presets import preset_queries
+from tinkernomics.site.compare import feature, view
+from tinkernomics.site.pages.views import Links, SiteIndex, algorithm_row, build_index
+from tinkernomics.site.pages.views.algorithms import ROLE_LABELS
+
+ROOT = Path(__file__).resolve().parent.parent
+TODAY = dt.date(2026, 12, 6)
+YES = {True: "Yes", False: "No"}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_valid_catalog(ROOT / "catalog")
+
+
+@pytest.fixture(scope="module")
+def index(catalog: Catalog) -> SiteIndex:
+    return build_index(catalog, conversion_factor(catalog))
+
+
+class _Ctx:
+    def __init__(self, index: SiteIndex) -> None:
+        self.extra = {"views.index": index}
+
+
+def _labels(roles: list[str] | tuple[str, ...]) -> list[str]:
+    return sorted(ROLE_LABELS.get(r, r) for r in roles)  # type: ignore[call-overload]
+
+
+def test_profile_and_compare_column_say_what_the_estimate_holds(index: SiteIndex) -> None:
+    problems = []
+    for a, algo in index.catalog.algorithms.items():
+        held = semantics.default_roles(algo)
+        for where, row in (("profile", algorithm_row(index, algo, Links("algorithms/"))),
+                           ("compare", view.column(index, a).row)):
+            shown = sorted(x.strip() for x in row.models_in_memory.split(","))
+            checks = {"models in memory": (shown, _labels(held)),
+                      "needs a critic": (row.needs_critic, YES["critic" in held]),
+                      "needs a reward model": (row.needs_reward_model,
+                                               YES["reward_model" in held]),
+                      "memory profile": (row.memory_profile, semantics.memory_tier(held))}
+            problems += [f"{a} {where}: {what} says {said!r}, the estimate's roles {want!r}"
+                         for what, (said, want) in checks.items() if said != want]
+        cell = feature.column_html(_Ctx(index), a).split('data-tn-row="memory"')[1]
+        if f"reward model: {YES['reward_model' in held]}" not in cell.split("</tr>")[0]:
+            problems.append(f"{a}: the compare column's memory cell disagrees")
+    assert not problems, "\n".join(problems)
+
+
+def _run_problems(catalog: Catalog, a: str, query: dict[str, str]) -> list[str]:
+    """Estimate, Ways (Python) and the calculator's graph on one run of one algorithm."""
+    algo, q = catalog.algorithms[a], {**query, "a": a}
+    est = estimate(catalog, q)
+    held, roles = semantics.default_roles(algo), est.resolved.roles
+    found = []
+    if not set(roles) <= set(held) | {"reference"}:
+        found.append(f"estimate holds {roles}, the profile lists {held}")
+    for role in ("critic", "reward_model", "teacher"):
+        if (role in roles) != (role in held):
+            found.append(f"{role}: estimate {role in roles}, profile {role in held}")
+    totals = ways.run_totals(catalog, q)
+    if totals.needs != ways.needs_of(semantics.rollouts(algo), roles, est.choice.lora):
+        found.append(f"Ways needs {sorted(totals.needs)} disagree with the estimate's roles")
+    if (Capability.critic in totals.needs) != algo.needs_critic:
+        found.append("Ways and the profile disagree on the critic")
+    rows = {r.key: r for r in ways.compare(catalog, totals, TODAY)}
+    gap = ways.gap_reason(ways.tinker_gaps(catalog), totals.needs)
+    tinker = rows[ways.TINKER]
+    if bool(gap) != bool(tinker.not_offered) or (gap and est.values["tinker.total"] is not None):
+        found.append(f"Tinker: gap {gap!r}, Ways row {tinker.not_offered!r}, "
+                     f"estimate bill {est.values['tinker.total']!r}")
+    _, values = waysgraph.evaluate_ways(catalog, q, TODAY)
+    if bool(values["ways.tinker.no"]) != bool(gap):
+        found.append("the calculator's Ways table and the Ways page disagree on Tinker")
+    return found
+
+
+def test_estimate_and_ways_agree_on_every_algorithm_and_preset(catalog: Catalog) -> None:
+    problems = []
+    for n, query in enumerate(preset_queries(catalog)):
+        for a in catalog.algorithms:
+            problems += [f"{a} × preset {n + 1}: {p}" for p in _run_problems(catalog, a, query)]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_algorithms_listed_facts_follow_its_semantics(catalog: Catalog) -> None:
+    problems = [f"{a}: {p}" for a, algo in catalog.algorithms.items()
+                for p in semantics.disagreements(algo)]
+    assert not problems, "\n".join(problems)
