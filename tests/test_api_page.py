@@ -13,7 +13,7 @@ from helpers_api import REPO_ROOT, catalog, files
 
 from tinkernomics.site.api import feature as apisite
 from tinkernomics.site.api.files import write_api
-from tinkernomics.site.api.models import API_VERSION, COLLECTIONS, RESPONSES, api_schema
+from tinkernomics.site.api.models import API_VERSION, api_schema, collections, responses
 from tinkernomics.site.build import SiteContext
 
 
@@ -31,7 +31,7 @@ def hrefs(markdown: str) -> list[str]:
 
 def test_endpoints_list_every_collection_and_link_relative_to_the_page(ctx: SiteContext) -> None:
     text = apisite.macros(ctx)["api_endpoints"]()
-    for c in COLLECTIONS:
+    for c in collections():
         assert f"<code>{c.path}.json</code>" in text
         assert f"<code>{c.path}/{{id}}.json</code>" in text
     links = hrefs(text)
@@ -55,7 +55,7 @@ def test_schema_reference_has_a_table_for_every_definition(ctx: SiteContext) -> 
         assert f'"{name}"' in text
         for field in definition.get("properties", {}):
             assert f"`{field}`" in text
-    assert all(f'"{r.__name__}"' in text for r in RESPONSES.values())
+    assert all(f'"{r.__name__}"' in text for r in responses().values())
 
 
 def test_changelog_is_on_the_page_under_the_page_title(ctx: SiteContext) -> None:

@@ -36,7 +36,13 @@ from tinkernomics.site.api.files import (
     render_api,
     write_api,
 )
-from tinkernomics.site.api.models import API_MAJOR, API_VERSION, api_schema, schema_guard
+from tinkernomics.site.api.models import (
+    API_MAJOR,
+    API_VERSION,
+    api_schema,
+    schema_guard,
+    single_documents,
+)
 from tinkernomics.site.build import Macro, SiteContext
 
 API_DIR = f"api/{API_MAJOR}"
@@ -129,9 +135,8 @@ def endpoints(ctx: SiteContext, files: dict[str, bytes]) -> list[Endpoint]:
         found.append(Endpoint(c["item_path"],
                               _href(c["item_path"].replace("{id}", example)),
                               f"One of them, e.g. `{example}`.", None))
-    if index["platform"]:
-        found.append(Endpoint(index["platform"], _href(index["platform"]),
-                              "Tinker as a platform: primitives, token types, setup cost.", None))
+    found += [Endpoint(s.file, _href(s.file), s.description, None)
+              for s in single_documents() if s.file in files]
     return found
 
 

@@ -3,7 +3,7 @@
 ``public_model(kind)`` is read off the authoring model: the same fields, in the same order, with
 the same descriptions, plus ``api_path``; a nested authoring model becomes its public twin
 (``PUBLIC_NESTED``: a figure, a claim, ...). A nested model without a twin is a clear error
-naming the kind and the field (register the kind in ``api.documents.PUBLISHED`` with a public
+naming the kind and the field (declare the kind's ``ApiSide`` in ``site.kinds`` with a public
 model of its own), raised when the API's collections are first listed, not deep in a build.
 """
 
@@ -76,7 +76,7 @@ def _public_type(annotation: Any, where: str) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         if annotation not in PUBLIC_NESTED:
             raise Unpublishable(f"{where} holds a {annotation.__name__}, which has no public "
-                                "model: register the kind in site/api/documents.py PUBLISHED "
+                                "model: declare the kind's ApiSide in site/kinds.py SITE_KINDS "
                                 "with a public model of its own")
         return PUBLIC_NESTED[annotation]
     return annotation
