@@ -475,7 +475,7 @@ def test_chart_draws_rethemes_and_survives_instant_navigation(page: Any, served:
     page.goto(served + "algorithms/", wait_until="load")
     _point_at_chart(page)
     page.evaluate("window.__sameDocument = true")
-    paper = f"document.querySelector('{CHART} .tn-chart__plot')._fullLayout.paper_bgcolor"
+    paper = f"document.querySelector('{CHART} .tn-chart__plot').layout.paper_bgcolor"
     light = page.evaluate(paper)
     page.locator("label.md-header__button[for='__palette_1']").first.click()
     page.wait_for_function(f"() => {paper} !== {light!r}", timeout=TIMEOUT_MS)
