@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_api import REPO_ROOT, catalog, files
+from helpers_api import REPO_ROOT, catalog, example_python, files
 
 from tinkernomics.site.api import feature as apisite
 from tinkernomics.site.api.files import write_api
@@ -73,7 +73,7 @@ def test_examples_use_the_site_url(ctx: SiteContext) -> None:
 def test_the_python_example_runs_against_the_written_api(tmp_path: Path) -> None:
     out = tmp_path / "api" / "v1"
     write_api(files("real"), out)
-    code = apisite.example_python(out.as_uri() + "/", catalog("real"))
+    code = example_python(out.as_uri() + "/", catalog("real"))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     lines = done.stdout.splitlines()

@@ -253,12 +253,6 @@ def example_values(catalog: Catalog) -> dict[str, str]:
     return {"algorithm": (with_fit or list(algos) or ["grpo"])[0]}
 
 
-def example_python(base: str, catalog: Catalog) -> str:
-    """The Python example of the page, as code (a test runs it against built files)."""
-    return _template_env().get_template("example.py.j2").render(
-        base=base, **example_values(catalog))
-
-
 # --------------------------------------------------------------------------- CLI
 
 
