@@ -22,6 +22,7 @@ from tinkernomics.catalog.entries import KINDS, Catalog, Kind
 from tinkernomics.catalog.fields import HardwareId, Id, ModelId, ShortText
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.models import Figure, StrictModel
+from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.schema import render_schemas
 from tinkernomics.site import paths, reserved
 from tinkernomics.site.api.documents import collections
@@ -221,3 +222,20 @@ def test_the_declared_api_side_publishes_the_entry(dataset_root: Path) -> None:
     assert json.loads(files["data-sets/tulu.json"])["result"] == item
     assert json.loads(files["data-sets.json"])["result"] == [item]
     assert "PublicDatasetCollectionDocument" in json.loads(files["schema.json"])["$defs"]
+
+
+def _no_tulu(catalog: Catalog) -> Iterator[Problem]:
+    """A rule of the dataset kind only: no dataset is called tulu."""
+    for key in catalog.of("dataset"):
+        if key == "tulu":
+            yield catalog.problem("dataset", key, ("id",), "no tulu here")
+
+
+def test_a_kinds_own_rules_run(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    write_file(root, "datasets/tulu.yaml", DATASET_YAML)
+    ruled = Kind("dataset", Dataset, "datasets", "Datasets", rules=(_no_tulu,))
+    with KINDS.declared(ruled):
+        problems = run_validate(tmp_path).problems
+    assert [(p.where, p.message) for p in problems] == [
+        ("catalog/datasets/tulu.yaml:1:5: id", "no tulu here")]
