@@ -13,6 +13,10 @@ Material's scripts block is written again by ``site_overrides/main.html`` to def
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
 build if that block ever holds more than the bundle and the ``extra_javascript`` loop.
 
+What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
+block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
+upgrade checklist.
+
 Chart PNGs serve link previews and image-only hosts, not a local preview: under ``mkdocs serve``
 (``on_startup``'s command) the charts feature writes every other file and no PNG
 (``$TINKERNOMICS_CHART_IMAGES``, unless set already: ``=1`` draws them while serving too).
@@ -23,9 +27,11 @@ inline scripts, for the live-reload script MkDocs writes into every response
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from pathlib import Path
 
-from jinja2 import nodes
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
@@ -33,17 +39,32 @@ from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.pages.searchcut import cut, restore
 from tinkernomics.site.postbuild.csp import SERVE_ENV
 
+
+def _load_theme():
+    """The theme adapter beside this file (``macros/theme.py``), loaded by path as MkDocs loads
+    this module (the project root need not be importable)."""
+    name = "tinkernomics_theme_adapter"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("theme.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+theme = _load_theme()
+
 _CUT: dict[str, list[str]] = {}
 """The parts cut from each page (by source path), held between the two hooks."""
 
 
-@event_priority(-100)
+@event_priority(theme.AFTER_OTHERS)
 def on_page_content(html, page, config, files):
     kept, _CUT[page.file.src_uri] = cut(html)
     return kept
 
 
-@event_priority(-100)
+@event_priority(theme.AFTER_OTHERS)  # after the search plugin (theme.SEARCH_PRIORITY)
 def on_page_context(context, page, config, nav):
     page.content = restore(page.content, _CUT.pop(page.file.src_uri, []))
     return context
@@ -60,42 +81,10 @@ def on_env(env, config, files):
     return env
 
 
-MATERIAL_SCRIPTS = ("{% block scripts %}<script src=\"{{ 'BUNDLE' | url }}\"></script>"
-                    "{% for script in config.extra_javascript %}{{ script | script_tag }}"
-                    "{% endfor %}{% endblock %}")
-"""Material's scripts block as main.html writes it again (``BUNDLE``: the path, which changes)."""
-
-
-def _shape(block: nodes.Block) -> list[str]:
-    """Every node of a block by type and name or value, spaces collapsed, a path as BUNDLE."""
-    shape = []
-    for node in block.find_all(nodes.Node):
-        value = getattr(node, "data", None) or getattr(node, "value", None) or getattr(
-            node, "name", None) or getattr(node, "attr", None)
-        if isinstance(node, nodes.TemplateData):
-            value = " ".join(str(value).split())
-        elif isinstance(node, nodes.Const) and str(value).endswith(".js"):
-            value = "BUNDLE"
-        if value != "" and not isinstance(node, nodes.Output):  # Output: a mere container
-            shape.append(f"{type(node).__name__}:{value}")
-    return shape
-
-
-def _scripts_block(env, source: str) -> nodes.Block | None:
-    blocks = [b for b in env.parse(source).find_all(nodes.Block) if b.name == "scripts"]
-    return blocks[0] if len(blocks) == 1 else None
-
-
 def theme_bundle(env) -> str:
-    """The path of the theme's script bundle, from its ``base.html`` scripts block, which must
-    be Material's (``MATERIAL_SCRIPTS``) but for that path: main.html writes the block again,
-    deferred, and anything more in it would be lost without a word."""
-    block = _scripts_block(env, env.loader.get_source(env, "base.html")[0])
-    material = _scripts_block(env, MATERIAL_SCRIPTS)
-    if block is not None and material is not None and _shape(block) == _shape(material):
-        return next(c.value for c in block.find_all(nodes.Const) if str(c.value).endswith(".js"))
-    raise PluginError(
-        "the theme's scripts block (base.html) is no longer its bundle's <script> and the "
-        "extra_javascript loop: compare it with the scripts block of site_overrides/main.html, "
-        "which writes it again to defer the bundle, then update both and MATERIAL_SCRIPTS in "
-        "macros/mkdocs_hooks.py")
+    """The theme's script bundle path (``theme.theme_bundle``); a changed theme fails the
+    build with the adapter's message."""
+    try:
+        return theme.theme_bundle(env)
+    except theme.ThemeChanged as err:
+        raise PluginError(str(err)) from None

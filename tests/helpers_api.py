@@ -68,3 +68,11 @@ FIGURE_KEYS = {"value", "unit", "status", "source", "derivation"}
 def is_figure(value: Any) -> bool:
     """A public Figure (a derivation's input has no `derivation` key)."""
     return isinstance(value, dict) and value.keys() >= FIGURE_KEYS
+
+
+def example_python(base: str, catalog: Catalog) -> str:
+    """The API page's Python example (``example.py.j2``, as the page renders it), as code."""
+    from tinkernomics.site.api import feature
+
+    return feature._template_env().get_template("example.py.j2").render(
+        base=base, **feature.example_values(catalog))

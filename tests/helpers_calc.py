@@ -1,7 +1,8 @@
 """Test helpers for the calculator: the real catalog plus a toy model, price list and GPU.
 
 The toy entries have round numbers (a 1B dense model, $1/$2/$3 per million tokens, a
-1,000 TFLOP/s GPU at $2 an hour) so a unit test can show its arithmetic in plain sight, while the
+1,000 TFLOP/s GPU at $2 an hour; a 4B dense teacher at $1.50/$4/$6, an MoE of 100B with 1B
+active) so a unit test can show its arithmetic in plain sight, while the
 formulas, algorithms and conversions stay the real catalog's.
 """
 
@@ -22,6 +23,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TOY_MODEL = "toy-1b"
 TOY_PRICES = "toy-prices"
 TOY_GPU = "toy-gpu"
+TOY_TEACHER = "toy-4b"
+"""A dense 4B model with its own price row: a teacher of a different size than the student."""
+TOY_MOE = "toy-moe"
+"""An MoE model, 100B total and 1B active parameters (not priced)."""
 
 
 def real_catalog() -> Catalog:
@@ -38,12 +43,22 @@ TOY_ENTRIES: dict[str, dict[str, Any]] = {
         "id": TOY_MODEL, "name": "Toy-1B", "family": "Toy", "architecture": "dense",
         "total_params": _fig(1, "billion_parameters"), "d_model": _fig(1000, "count"),
     },
+    "teacher": {
+        "id": TOY_TEACHER, "name": "Toy-4B", "family": "Toy", "architecture": "dense",
+        "total_params": _fig(4, "billion_parameters"), "d_model": _fig(2000, "count"),
+    },
+    "moe": {
+        "id": TOY_MOE, "name": "Toy-MoE", "family": "Toy", "architecture": "moe",
+        "total_params": _fig(100, "billion_parameters"),
+        "active_params": _fig(1, "billion_parameters"),
+    },
     "price_list": {
         "id": TOY_PRICES, "effective": "2000-01-01", "title": "Toy prices", "status": "reported",
         "source": "transformer_math",
         "storage_usd_per_gb_month": _fig(0.1, "usd_per_gb_month"),
         "cached_prefill_discount": _fig(50, "percent"),
-        "rows": [{"model": TOY_MODEL, "prefill": 1.0, "sample": 2.0, "train": 3.0}],
+        "rows": [{"model": TOY_MODEL, "prefill": 1.0, "sample": 2.0, "train": 3.0},
+                 {"model": TOY_TEACHER, "prefill": 1.5, "sample": 4.0, "train": 6.0}],
     },
     "hardware": {
         "id": TOY_GPU, "name": "Toy GPU", "bf16_dense_tflops": _fig(1000, "tflops"),
@@ -53,16 +68,20 @@ TOY_ENTRIES: dict[str, dict[str, Any]] = {
     },
 }
 
-_MODELS: dict[str, type[m.StrictModel]] = {
-    "model": m.LanguageModel, "price_list": m.PriceList, "hardware": m.Hardware,
+_MODELS: dict[str, tuple[str, type[m.StrictModel]]] = {
+    "model": ("model", m.LanguageModel), "teacher": ("model", m.LanguageModel),
+    "moe": ("model", m.LanguageModel), "price_list": ("price_list", m.PriceList),
+    "hardware": ("hardware", m.Hardware),
 }
+"""Each toy entry's kind and model."""
 
 
 def with_toys(catalog: Catalog) -> Catalog:
     """A copy of ``catalog`` with the toy model, price list and GPU added."""
     toy = Catalog(root=catalog.root, entries=copy.copy(catalog.entries))
-    for kind, data in TOY_ENTRIES.items():
-        model = _MODELS[kind].model_validate_json(json.dumps(data))
+    for name, data in TOY_ENTRIES.items():
+        kind, cls = _MODELS[name]
+        model = cls.model_validate_json(json.dumps(data))
         toy.entries[kind] = {**toy.entries.get(kind, {}),
                              data["id"]: Entry(KINDS_BY_NAME[kind], data["id"], model,
                                                YamlDoc(path=f"toy/{data['id']}"))}

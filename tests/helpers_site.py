@@ -132,6 +132,11 @@ def load_hooks(name: str = "tn_hooks") -> ModuleType:
     return module
 
 
+def load_theme() -> ModuleType:
+    """The theme adapter (macros/theme.py), as the MkDocs hooks load it."""
+    return load_hooks("tn_hooks_theme").theme
+
+
 def second_build() -> BuiltSite:
     """The real site built a second time with the session's own command, catalog, site URL and
     environment (tests/conftest_site.py), into ``<shared>/second-site``: once per test run,

@@ -11,11 +11,11 @@ from helpers_api import catalog, documents, is_figure, resolve, walk_json
 
 from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
-from tinkernomics.site.api.build import SIGNIFICANT_DIGITS, curve_grid
-from tinkernomics.site.api.models import COLLECTIONS
+from tinkernomics.site.api.convert import SIGNIFICANT_DIGITS, curve_grid
+from tinkernomics.site.api.models import collections
 
 CATALOGS = ["fixture", "real"]
-COLLECTION_OF_KIND = {c.kind: c.path for c in COLLECTIONS}
+COLLECTION_OF_KIND = {c.kind: c.path for c in collections()}
 PRICE_ROW_OVERRIDES = {"status", "asserted_by", "source", "reported_instead"}
 REL = 10.0 ** (1 - SIGNIFICANT_DIGITS)
 
@@ -39,7 +39,7 @@ def assert_subset(authored: Any, public: Any, where: str) -> None:
 def test_every_entry_is_published_in_its_collection_and_its_own_file(name: str) -> None:
     docs, cat = documents(name), catalog(name)
     index = {c["name"]: c for c in docs["index.json"]["result"]["collections"]}
-    for c in COLLECTIONS:
+    for c in collections():
         ids = sorted(cat.ids(c.kind))  # API kinds are the catalog's kind names
         assert index[c.path]["ids"] == ids and index[c.path]["count"] == len(ids)
         listed = docs[f"{c.path}.json"]

@@ -30,7 +30,7 @@ from tinkernomics.site.api.files import (
     render_api,
     write_api,
 )
-from tinkernomics.site.api.models import COLLECTIONS_BY_PATH, RESPONSES
+from tinkernomics.site.api.models import collections, responses
 
 CATALOGS = ["fixture", "real"]
 
@@ -55,9 +55,9 @@ def test_every_document_validates_against_the_served_schema(name: str) -> None:
     for path, doc in documents(name).items():
         whole.validate(doc)
         # ...and against the definition its kind names, so oneOf cannot hide a mismatch
-        served_validator(name, RESPONSES[doc["kind"]].__name__).validate(doc)
+        served_validator(name, responses()[doc["kind"]].__name__).validate(doc)
         assert doc["kind"].endswith("_collection") == (path.removesuffix(".json") in
-                                                       COLLECTIONS_BY_PATH), path
+                                                       {c.path: c for c in collections()}), path
 
 
 @pytest.mark.parametrize("mutate", [

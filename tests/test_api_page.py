@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_api import REPO_ROOT, catalog, files
+from helpers_api import REPO_ROOT, catalog, example_python, files
 
 from tinkernomics.site.api import feature as apisite
 from tinkernomics.site.api.files import write_api
-from tinkernomics.site.api.models import API_VERSION, COLLECTIONS, RESPONSES, api_schema
+from tinkernomics.site.api.models import API_VERSION, api_schema, collections, responses
 from tinkernomics.site.build import SiteContext
 
 
@@ -31,7 +31,7 @@ def hrefs(markdown: str) -> list[str]:
 
 def test_endpoints_list_every_collection_and_link_relative_to_the_page(ctx: SiteContext) -> None:
     text = apisite.macros(ctx)["api_endpoints"]()
-    for c in COLLECTIONS:
+    for c in collections():
         assert f"<code>{c.path}.json</code>" in text
         assert f"<code>{c.path}/{{id}}.json</code>" in text
     links = hrefs(text)
@@ -55,7 +55,7 @@ def test_schema_reference_has_a_table_for_every_definition(ctx: SiteContext) -> 
         assert f'"{name}"' in text
         for field in definition.get("properties", {}):
             assert f"`{field}`" in text
-    assert all(f'"{r.__name__}"' in text for r in RESPONSES.values())
+    assert all(f'"{r.__name__}"' in text for r in responses().values())
 
 
 def test_changelog_is_on_the_page_under_the_page_title(ctx: SiteContext) -> None:
@@ -73,7 +73,7 @@ def test_examples_use_the_site_url(ctx: SiteContext) -> None:
 def test_the_python_example_runs_against_the_written_api(tmp_path: Path) -> None:
     out = tmp_path / "api" / "v1"
     write_api(files("real"), out)
-    code = apisite.example_python(out.as_uri() + "/", catalog("real"))
+    code = example_python(out.as_uri() + "/", catalog("real"))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     lines = done.stdout.splitlines()

@@ -15,13 +15,14 @@ from tinkernomics.derived.calculator.estimate import estimate as evaluate
 
 CATALOG: Catalog = real_catalog()
 ALGORITHMS = sorted(CATALOG.algorithms)
-MODELS_PRICED = sorted({row.model for row in CATALOG.price_lists["2026-07-17"].rows})
+NEWEST_PRICES = max(CATALOG.price_lists.values(), key=lambda p: (p.effective, p.id)).id
+MODELS_PRICED = sorted({row.model for row in CATALOG.price_lists[NEWEST_PRICES].rows})
 
 small = st.integers(min_value=1, max_value=5_000)
 queries = st.fixed_dictionaries({
     "a": st.sampled_from(ALGORITHMS),
     "m": st.sampled_from(MODELS_PRICED),
-    "p": st.just("2026-07-17"),
+    "p": st.just(NEWEST_PRICES),
     "ft": st.sampled_from(["lora", "full"]),
     "steps": small.map(str), "n": small.map(str),
     "G": st.integers(1, 64).map(str), "K": st.integers(1, 4).map(str),

@@ -216,8 +216,9 @@ def test_phone_width_keeps_a_usable_plot_area(tabs: ReusedTab, base_url: str) ->
         tab.locator("[data-tn-activate]").click()
         tab.wait_for_selector(".tn-chart--ready .scatterlayer .trace", timeout=TIMEOUT_MS)
         gd = "document.querySelector('.tn-chart__plot')"
-        size = tab.evaluate(f"[{gd}._fullLayout._size.h, {gd}.getBoundingClientRect().height, "
-                            f"{gd}._fullLayout.font.size]")
+        size = tab.evaluate(f"[Number({gd}.querySelector('.draglayer .nsewdrag')"
+                            f".getAttribute('height')), {gd}.getBoundingClientRect().height, "
+                            f"{gd}.layout.font.size]")
         assert size[0] >= 0.45 * size[1]  # the plot area keeps about half the frame or more
         assert size[2] < 13  # the narrow overrides apply
         top = tab.evaluate("document.querySelector('.xtitle, .x2title') && "

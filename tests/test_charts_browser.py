@@ -167,15 +167,15 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
 def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> None:
     page = session.page
     page.evaluate("window.__sameDocument = true")
-    colours = f"[{GD}._fullLayout.paper_bgcolor, {GD}._fullLayout.font.color]"
+    colours = f"[{GD}.layout.paper_bgcolor, {GD}.layout.font.color]"  # public: gd.layout
     light, dark = charts.THEMES["light"], charts.THEMES["dark"]
     assert page.evaluate(colours) == [light["paper_bgcolor"], light["font.color"]]
     page.locator("label.md-header__button[for='__palette_1']").first.click()
-    page.wait_for_function(f"() => {GD}._fullLayout.paper_bgcolor === '{dark['paper_bgcolor']}'",
+    page.wait_for_function(f"() => {GD}.layout.paper_bgcolor === '{dark['paper_bgcolor']}'",
                            timeout=TIMEOUT_MS)
     assert page.evaluate(colours) == [dark["paper_bgcolor"], dark["font.color"]]
     page.locator("label.md-header__button[for='__palette_0']").first.click()
-    page.wait_for_function(f"() => {GD}._fullLayout.paper_bgcolor === '{light['paper_bgcolor']}'",
+    page.wait_for_function(f"() => {GD}.layout.paper_bgcolor === '{light['paper_bgcolor']}'",
                            timeout=TIMEOUT_MS)
     assert page.evaluate("window.__sameDocument") is True
     assert session.errors == []
@@ -183,7 +183,7 @@ def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> N
 
 def test_chart_resizes_with_the_window(session: Session) -> None:
     page = session.page
-    width = f"{GD}._fullLayout.width"
+    width = f"Number({GD}.querySelector('svg.main-svg').getAttribute('width'))"  # as drawn
     wide = page.evaluate(width)
     page.set_viewport_size({"width": 480, "height": 900})
     page.wait_for_function(f"() => {width} < {wide} - 100", timeout=TIMEOUT_MS)
@@ -347,10 +347,12 @@ def test_a_chart_in_a_hidden_tab_draws_at_its_width_once_shown(
                           "{display: 'none'})")
             page.evaluate(f"Object.assign(document.getElementById('tab').style, "
                           f"{{display: 'block', width: '{width}px'}})")
-            page.wait_for_function(f"() => {plot}._fullLayout && {plot}._fullLayout.width === "
+            drawn = (f"({plot}.querySelector('svg.main-svg') && "
+                     f"Number({plot}.querySelector('svg.main-svg').getAttribute('width')))")
+            page.wait_for_function(f"() => {drawn} === "
                                    f"Math.round({plot}.getBoundingClientRect().width)",
                                    timeout=TIMEOUT_MS)
-            assert abs(page.evaluate(f"{plot}._fullLayout.width") - width) <= 2
+            assert abs(page.evaluate(drawn) - width) <= 2
 
 
 def test_exported_page_draws_with_the_inlined_bundle_and_downloads_png_and_svg(

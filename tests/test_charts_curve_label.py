@@ -18,7 +18,7 @@ from helpers_charts import fitted_catalog_dir
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog, load_valid_catalog
 from tinkernomics.catalog.models.scalerl import CURVE_LABEL_MAX
-from tinkernomics.site.api import build as apibuild
+from tinkernomics.site.api import convert as apiconvert
 from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartfeature
 from tinkernomics.site.charts import plotlyspec, share
@@ -105,9 +105,9 @@ def test_data_files_have_the_label_beside_the_algorithm(chart: charts.Chart) -> 
 def test_api_publishes_the_label(labelled: Catalog) -> None:
     fit = labelled.algorithms["cispo"].scalerl
     assert fit is not None
-    assert apibuild.build_scalerl("cispo", fit, None).curve_label == "ScaleRL recipe"
+    assert apiconvert.build_scalerl("cispo", fit, None).curve_label == "ScaleRL recipe"
     bare = labelled.algorithms["grpo"].scalerl
-    assert bare is not None and apibuild.build_scalerl("grpo", bare, None).curve_label is None
+    assert bare is not None and apiconvert.build_scalerl("grpo", bare, None).curve_label is None
 
 
 @pytest.mark.parametrize(("label", "says"), [

@@ -19,16 +19,19 @@ from helpers_catalog import copy_valid, run_validate, write_file
 from pydantic import Field
 
 from tinkernomics.catalog.entries import KINDS, Catalog, Kind
-from tinkernomics.catalog.fields import Id, ShortText
+from tinkernomics.catalog.fields import HardwareId, Id, ModelId, ShortText
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.models import Figure, StrictModel
+from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.schema import render_schemas
-from tinkernomics.site.api import build as api_build
-from tinkernomics.site.api.documents import PUBLISHED, collections
+from tinkernomics.site import paths, reserved
+from tinkernomics.site.api.documents import collections
 from tinkernomics.site.api.files import render_api
 from tinkernomics.site.api.generic import Unpublishable, public_model
+from tinkernomics.site.api.provenance import ApiModel
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.contributing.scaffold import render_entry, scaffold_kinds
+from tinkernomics.site.kinds import SITE_KINDS, ApiSide, SiteKind, listed_on
 from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages import views
 
@@ -148,8 +151,91 @@ def test_a_kind_the_generic_api_model_cannot_carry_is_named() -> None:
         public_model(Kind("boxed", Boxed, "boxes", "Boxes"))
 
 
-def test_the_registries_name_declared_kinds_only() -> None:
+def test_the_site_declarations_name_declared_kinds_only() -> None:
     declared = {k.name for k in KINDS}
-    assert set(views.KIND_PAGES) <= declared
-    assert set(PUBLISHED) <= declared
-    assert set(api_build.CONVERTERS) <= declared
+    assert {sk.kind.name for sk in SITE_KINDS} <= declared
+    assert all(KINDS.by_name[sk.kind.name] is sk.kind for sk in SITE_KINDS)
+
+
+# ---------------------------------------------------------------- a kind with a site side
+
+
+class Dataset(StrictModel):
+    """A throwaway kind with links (typed ``LinkTo``) and a site side of its own."""
+
+    id: Id = Field(description="Dataset id.")
+    name: ShortText = Field(description="Its name.")
+    measured_on: HardwareId = Field(description="Hardware it was measured on.")
+    models: list[ModelId] = Field(default_factory=list, description="Models trained on it.")
+
+
+class PublicDataset(ApiModel):
+    """The dataset as published: a public shape of its own."""
+
+    id: str = Field(description="Dataset id.")
+    title: str = Field(description="Its name, upper case.")
+    api_path: str = Field(description="This entry's file.")
+
+
+DATASET = Kind("dataset", Dataset, "datasets", "Datasets")
+DATASET_SITE = SiteKind(DATASET, listed_on(paths.HARDWARE, "ds"), ApiSide(
+    "data-sets", PublicDataset, "Datasets, measured.", csv=None,
+    convert=lambda _shared, d: PublicDataset(id=d.id, title=d.name.upper(),
+                                             api_path=f"data-sets/{d.id}.json")))
+DATASET_YAML = "id: tulu\nname: Tulu mix\nmeasured_on: h100\nmodels: [qwen3-8b]\n"
+
+
+@pytest.fixture
+def dataset_root(tmp_path: Path) -> Iterator[Path]:
+    """The fixture catalog plus one dataset, with the kind and its site side declared."""
+    root = copy_valid(tmp_path)
+    write_file(root, "datasets/tulu.yaml", DATASET_YAML)
+    with KINDS.declared(DATASET), SITE_KINDS.declared(DATASET_SITE):
+        yield root
+
+
+def test_a_link_field_is_checked_from_its_type(dataset_root: Path) -> None:
+    assert run_validate(dataset_root.parent).problems == []
+    write_file(dataset_root, "datasets/tulu.yaml",
+               "id: tulu\nname: Tulu mix\nmeasured_on: h200\nmodels: [qwen3-8b, qwen9]\n")
+    found = {(p.where, p.message) for p in run_validate(dataset_root.parent).problems}
+    assert found == {("catalog/datasets/tulu.yaml:3:14: measured_on", "unknown hardware 'h200'"),
+                     ("catalog/datasets/tulu.yaml:4:20: models[1]", "unknown model 'qwen9'")}
+
+
+def test_the_declared_page_places_the_entry_and_reserves_its_anchors(
+        dataset_root: Path) -> None:
+    assert views.entry_page("dataset", "tulu") == paths.HARDWARE
+    assert views.entry_anchor("dataset", "tulu") == "ds-tulu"
+    assert DATASET not in views.generic_kinds()
+    patterns = {(ns.kind, ns.pattern) for ns in reserved.namespaces()}
+    assert {("dataset", "hardware/#ds-{}"), ("dataset", "api/v1/data-sets/{}.json")} <= patterns
+
+
+def test_the_declared_api_side_publishes_the_entry(dataset_root: Path) -> None:
+    files = render_api(load_valid_catalog(dataset_root), last_changed=WHEN)
+    index = json.loads(files["index.json"])["result"]
+    listed = {c["name"]: c for c in index["collections"]}["data-sets"]
+    assert (listed["kind"], listed["description"], listed["ids"]) == (
+        "dataset", "Datasets, measured.", ["tulu"])
+    item = {"id": "tulu", "title": "TULU MIX", "api_path": "data-sets/tulu.json"}
+    assert json.loads(files["data-sets/tulu.json"])["result"] == item
+    assert json.loads(files["data-sets.json"])["result"] == [item]
+    assert "PublicDatasetCollectionDocument" in json.loads(files["schema.json"])["$defs"]
+
+
+def _no_tulu(catalog: Catalog) -> Iterator[Problem]:
+    """A rule of the dataset kind only: no dataset is called tulu."""
+    for key in catalog.of("dataset"):
+        if key == "tulu":
+            yield catalog.problem("dataset", key, ("id",), "no tulu here")
+
+
+def test_a_kinds_own_rules_run(tmp_path: Path) -> None:
+    root = copy_valid(tmp_path)
+    write_file(root, "datasets/tulu.yaml", DATASET_YAML)
+    ruled = Kind("dataset", Dataset, "datasets", "Datasets", rules=(_no_tulu,))
+    with KINDS.declared(ruled):
+        problems = run_validate(tmp_path).problems
+    assert [(p.where, p.message) for p in problems] == [
+        ("catalog/datasets/tulu.yaml:1:5: id", "no tulu here")]

@@ -1,7 +1,8 @@
 """The search cut (site/pages/searchcut.py, macros/mkdocs_hooks.py): Material's search parser
 sees less HTML and indexes exactly the same sections; the page comes back unchanged. A Material
-upgrade that changes the parser fails loudly (its source is pinned by hash, its behaviour on a
-corpus of tricky pages), saying what to re-check."""
+upgrade that changes the parser fails loudly: its behaviour is pinned on a corpus of tricky pages
+here and on a tiny built site (tests/test_theme.py), with what to re-check in the theme adapter
+(macros/theme.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 from conftest_site import BuiltSite
-from helpers_site import load_hooks, mkdocs_config
-from material.plugins.search import plugin as material_search
+from helpers_site import load_hooks, load_theme, mkdocs_config
 
 from tinkernomics.site.pages import searchcut
 from tinkernomics.site.pages.searchcut import PLACEHOLDER, cut, restore
@@ -20,12 +20,12 @@ from tinkernomics.site.pages.searchcut import PLACEHOLDER, cut, restore
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 
 
+THEME = load_theme()
+
+
 def indexed(html: str) -> list[tuple[str | None, str, str]]:
     """The sections Material's search plugin keeps from ``html``: (id, title, text)."""
-    parser = material_search.Parser()
-    parser.feed(html)
-    parser.close()
-    return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+    return THEME.search_sections(html)
 
 
 def assert_same_index(html: str) -> list[str]:
@@ -113,14 +113,15 @@ def test_restore_strips_what_material_strips() -> None:
 
 
 def test_void_elements_match_materials() -> None:
-    assert material_search.void == searchcut.VOID
+    assert THEME.void_elements() == set(searchcut.VOID)
 
 
 def test_hooks_cut_before_search_and_restore_after(repo_root: Path) -> None:
     assert "macros/mkdocs_hooks.py" in mkdocs_config()["hooks"]
     hooks = load_hooks()
     assert hooks.on_page_content.mkdocs_priority < 0  # after every other content handler
-    assert hooks.on_page_context.mkdocs_priority < 0  # after the search plugin (priority 0)
+    # after the search plugin
+    assert hooks.on_page_context.mkdocs_priority < THEME.SEARCH_PRIORITY
     html = CUT_CASES["element interior"]
     page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md"), content="")
     page.content = hooks.on_page_content(html, page=page, config={}, files=None)
@@ -145,42 +146,8 @@ def test_every_built_page_indexes_the_same_after_the_cut(built_site: BuiltSite) 
 
 # --------------------------------------------------------------------------- Material upgrade guard
 
-MIRRORED = {
-    "Parser": "3227e18afa8a20e15210cd0e298b6edee838f72f05024bd5d191dae87f57fa2b",
-    "Section": "af84af932f8d1829972abe28a9c2f13761f5a429acaeaf066455b40dcd9a04ed",
-    "Element": "7f7b690dae2c2deb30337cc2096020c58396febee0e15ab7d2e21e8e36960bc2",
-    "SearchPlugin.on_page_context":
-        "33eb62fd1688be4d99a4e7bf8fc51c1be3d37602b63ad5327c9be3abf5dc8d50",
-}
-"""sha256 of the source of what searchcut mirrors in material/plugins/search/plugin.py (mkdocs-
-material 9.8.2): the HTML parser that splits a page into sections and skips excluded parts, its
-section and element types, and the hook that indexes a page, then strips data-search-*."""
-
-RECHECK = """Material's search plugin changed ({name} in material/plugins/search/plugin.py).
-tinkernomics/site/pages/searchcut.py cuts the HTML that parser skips, so the index is the same
-only while the parser still: ends a section at every h1-h6 (even inside an excluded element);
-ends an excluded element at the first end tag of its own name; knows the same void elements;
-runs in on_page_context at priority 0 and then strips data-search-*="..." (searchcut.restore
-does the same to the parts it puts back). Read the new code against those rules, run
-tests/test_searchcut.py (and the built-site test), fix searchcut.py if a rule moved, then put
-the new hash here: {digest}"""
-
-
-def _source(name: str) -> str:
-    import inspect
-
-    owner, _, member = name.partition(".")
-    target = getattr(material_search, owner)
-    return inspect.getsource(getattr(target, member) if member else target)
-
-
-@pytest.mark.parametrize("name", MIRRORED)
-def test_the_search_parser_searchcut_mirrors_is_the_one_it_was_written_for(name: str) -> None:
-    import hashlib
-
-    digest = hashlib.sha256(_source(name).encode()).hexdigest()
-    assert digest == MIRRORED[name], RECHECK.format(name=name, digest=digest)
-
+RECHECK = ("the cut changed the index: Material's parser no longer skips what searchcut.py cuts; "
+           "walk the upgrade checklist in macros/theme.py")
 
 TRICKY = {
     "upper-case tags": '<H1 id="t">T</H1><DIV data-search-exclude><P>gone</P></DIV><p>k</p>',
@@ -212,7 +179,5 @@ def test_the_index_is_the_same_on_tricky_pages(html: str) -> None:
     """The parser's behaviour, pinned on pages built to catch a changed rule: whatever the cut
     takes out, Material indexes the same sections, and the page comes back whole."""
     kept, parts = cut(html)
-    assert indexed(kept) == indexed(html), (
-        "the cut changed the index: Material's parser no longer skips what searchcut.py cuts; "
-        "re-check its rules (RECHECK in this file)")
+    assert indexed(kept) == indexed(html), RECHECK
     assert restore(kept, parts) == html

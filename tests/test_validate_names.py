@@ -15,7 +15,7 @@ from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.reserved import ID, NAMESPACES, Namespace, site_reserved
+from tinkernomics.site.reserved import ID, Namespace, namespaces, site_reserved
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # synth
 from synth import make_project
@@ -75,7 +75,7 @@ def test_every_name_the_build_writes_beside_entries_is_reserved(built_site, repo
         -> None:  # type: ignore[no-untyped-def]
     catalog = load_valid_catalog(repo_root / "catalog")
     checked = 0
-    for ns in NAMESPACES:
+    for ns in namespaces():
         found = names_in(built_site.root, ns)
         if found is None:
             assert "series" in ns.pattern, f"{ns.pattern}: not in the built site"

@@ -1,10 +1,11 @@
 """The loaded catalog (pipeline step 3): kinds of entry, entries, and the Catalog that holds them.
 
 A kind of entry is declared once, as a ``Kind`` in ``KINDS``: its model, the folder its files
-live in (one entry per file, file name = id), its title and how an entry is named. Everything
-else iterates ``KINDS``: the loader, the editor schemas, the scaffold, and on the site side the
-pages and the API (each with its own registry keyed by kind name and a generic default for a
-kind it has no registration for). ``Catalog`` is what every later step reads: valid entries by
+live in (one entry per file, file name = id), its title and how an entry is named; its links to
+other entries are typed in its model (``fields.LinkTo``, checked by ``links``). Everything else
+iterates ``KINDS``: the loader, the editor schemas, the scaffold, and on the site side the
+pages and the API (``site.kinds``: one optional declaration per kind, a generic default for a
+kind without one). ``Catalog`` is what every later step reads: valid entries by
 kind and id, with the YAML positions that let a rule locate its problem. ``loader`` fills it;
 ``rules`` read it.
 """
@@ -54,8 +55,8 @@ class Kind(Generic[M]):
     """The id of the only entry of a kind that has one (the Tinker platform's ``tinker``):
     ``tinkernomics new`` does not scaffold it."""
     rules: tuple[Callable[..., Iterator[Problem]], ...] = ()
-    """Cross-entry rules of this kind only, ``rule(catalog) -> problems`` (a hook: the shared
-    rules in ``catalog/rules.py`` do not read it yet)."""
+    """Cross-entry rules of this kind only, ``rule(catalog) -> problems``: the loader runs them
+    after the shared rules (``links.run_kind_rules``)."""
 
     def schema_file(self) -> str:
         return f"{self.name}.schema.json"

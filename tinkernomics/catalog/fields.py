@@ -8,6 +8,7 @@ reaches the generated JSON Schema.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
@@ -27,6 +28,30 @@ Id = Annotated[
     StringConstraints(pattern=ID_PATTERN, max_length=80),
     Field(description="Lower-case id: letters, digits, '_', '.', '-'.", examples=["grpo"]),
 ]
+
+
+
+@dataclass(frozen=True)
+class LinkTo:
+    """Marks an id field as a link to an entry of ``kind``: ``catalog/links.rule_links_exist``
+    reads the marks off the models, so a new link is a field typed ``Link["kind"]``-style
+    (``Annotated[Id, LinkTo("kind")]``), not a line in a rule. ``what`` names the target in
+    the message (``unknown Tinker loss 'x'``); the kind's name by default."""
+
+    kind: str
+    what: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.what or self.kind.replace("_", " ")
+
+
+HardwareId = Annotated[Id, LinkTo("hardware")]
+"""A link to a hardware entry (catalog/hardware/)."""
+ModelId = Annotated[Id, LinkTo("model")]
+"""A link to a language model entry (catalog/models/)."""
+LossId = Annotated[Id, LinkTo("loss", "Tinker loss")]
+"""A link to a Tinker loss entry (catalog/tinker/losses/)."""
 
 TEXT_ERROR = "catalog_text"
 """Error type of text the sanitiser would change; its ``ctx`` carries the ``hint``."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tinkernomics.catalog.entries import KINDS, SCHEMA_DIR, Catalog, Entry, Kind
+from tinkernomics.catalog.links import run_kind_rules
 from tinkernomics.catalog.messages import problems_from_validation
 from tinkernomics.catalog.partial import HOLE, partial_model
 from tinkernomics.catalog.placement import stray_yaml, wrong_folder
@@ -125,6 +126,7 @@ def load_catalog(root: Path, *, cwd: Path | None = None, docs_dir: Path | None =
     problems.extend(run_rules(catalog, docs_dir=docs_dir, needs=needs,
                               reserved=names.reserved if names else (),
                               shown_root=display_path(root, cwd)))
+    problems.extend(run_kind_rules(catalog))
     if docs_dir is not None and docs_dir.is_dir():
         problems.extend(stray_yaml(docs_dir, cwd))
         if names is not None:

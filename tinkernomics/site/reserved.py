@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.sitenames import Reserved, SiteNames
-from tinkernomics.site.api.documents import COLLECTIONS
+from tinkernomics.site.api.documents import collections
 from tinkernomics.site.api.version import API_MAJOR
 from tinkernomics.site.calculator.pagedata import ALGORITHMS_DIR, CALCULATOR
 from tinkernomics.site.charts.embed import EMBED_DIR
 from tinkernomics.site.charts.spec import ALGORITHM_PREFIX, COMPARISON_ID
-from tinkernomics.site.pages.views.core import ALGORITHMS, FORMULAS, HARDWARE, REFERENCES, TINKER
+from tinkernomics.site.kinds import ID, site_kind
+from tinkernomics.site.paths import ALGORITHMS, REFERENCES, TINKER
 
-ID = "{}"
-"""Where the entry's id goes in a namespace's pattern."""
 SECTION_INDEX = "index"
 """MkDocs' section page: ``docs/algorithms/index.md`` is the algorithms list at ``algorithms/``
 (a page of the site's own among the algorithm page stubs)."""
@@ -51,7 +51,7 @@ class Namespace:
 
 ALGORITHM_PAGES = Namespace("algorithm", f"algorithms/{ID}/", {
     SECTION_INDEX: "docs/algorithms/index.md, the algorithms list"})
-NAMESPACES: tuple[Namespace, ...] = (
+FEATURE_NAMESPACES: tuple[Namespace, ...] = (
     ALGORITHM_PAGES,
     Namespace("algorithm", f"{CALCULATOR}{ALGORITHMS_DIR}/{ID}.json", {
         CALCULATOR_INDEX: f"{CALCULATOR}{ALGORITHMS_DIR}/{CALCULATOR_INDEX}.json, the "
@@ -61,21 +61,27 @@ NAMESPACES: tuple[Namespace, ...] = (
     Namespace("algorithm", f"{EMBED_DIR}/{COMPARISON_ID}/series/{ID}.json"),
     Namespace("reference", f"{REFERENCES}#{ID}", {
         anchor: f"the References page's heading #{anchor}" for anchor in REFERENCE_HEADINGS}),
-    *(Namespace(c.kind, f"api/{API_MAJOR}/{c.path}/{ID}.json") for c in COLLECTIONS),
-    # Anchors the page templates give each entry (prefixed: the pages' headings cannot clash
-    # while none starts with the prefix; the test checks that too).
+    # Anchors the page templates give each entry beside its kind's own (prefixed: the pages'
+    # headings cannot clash while none starts with the prefix; the test checks that too).
     Namespace("algorithm", f"{ALGORITHMS}#row-{ID}"),
-    Namespace("formula", f"{FORMULAS}#formula-{ID}"),
-    Namespace("hardware", f"{HARDWARE}#hw-{ID}"),
-    Namespace("conversion", f"{HARDWARE}#conv-{ID}"),
-    Namespace("loss", f"{TINKER}#loss-{ID}"),
-    Namespace("model", f"{TINKER}#model-{ID}"),
-    Namespace("price_list", f"{TINKER}#prices-{ID}"),
     Namespace("model", f"{TINKER}#arch-{ID}"),
-    Namespace("way", f"ways/#way-{ID}"),
-    Namespace("cookbook", f"ways/#cookbook-{ID}"),
 )
-"""Every namespace shared with entry ids (the test checks the built site against each)."""
+"""The namespaces the features add to those of the kinds' declarations (``namespaces``)."""
+
+
+def namespaces() -> tuple[Namespace, ...]:
+    """Every namespace shared with entry ids (the test checks the built site against each):
+    the features' own, each kind's anchors on its page and each API collection's item files
+    (both from the kinds' declarations, ``site.kinds``)."""
+    found = list(FEATURE_NAMESPACES)
+    patterns = {(ns.kind, ns.pattern) for ns in found}
+    for kind in KINDS:
+        page = site_kind(kind.name).page
+        anchors = page.anchors if page is not None else None
+        if anchors is not None and (kind.name, anchors) not in patterns:
+            found.append(Namespace(kind.name, anchors))
+    found += [Namespace(c.kind, f"api/{API_MAJOR}/{c.path}/{ID}.json") for c in collections()]
+    return tuple(found)
 
 
 def algorithm_page_stub(algo_id: str) -> str:
@@ -87,7 +93,7 @@ def algorithm_page_stub(algo_id: str) -> str:
 
 def site_reserved() -> list[Reserved]:
     """(kind, name, what uses it) for every name a feature writes beside the entries' own."""
-    return [(ns.kind, name, used_for) for ns in NAMESPACES for name, used_for in ns.fixed.items()]
+    return [(ns.kind, name, used_for) for ns in namespaces() for name, used_for in ns.fixed.items()]
 
 
 def site_names() -> SiteNames:

@@ -99,122 +99,138 @@
     };
   }
 
-  function enhance(table) {
+  /* One table's parts and state: every function below takes it as `t`. */
+  function parts(table) {
     var root = table.closest(".tn-algorithms");
-    var tbody = table.tBodies[0];
-    var rows = Array.prototype.slice.call(tbody.rows);
-    var count = root.querySelector(".tn-algorithms__count");
-    var state = { shown: PAGE_ROWS, revealed: 0, sort: null, dir: 1 };
     var form = root.querySelector("form.tn-filters");  // in the page: showing it shifts nothing
-    var name = form.querySelector('input[type="search"]');
-    var list = fields(form);
-    var selects = Array.prototype.map.call(form.querySelectorAll("select"), function (select) {
-      return { f: { key: select.name, multi: select.hasAttribute("data-multi") }, select: select };
+    var t = {
+      table: table, root: root, tbody: table.tBodies[0], form: form,
+      rows: Array.prototype.slice.call(table.tBodies[0].rows),
+      count: root.querySelector(".tn-algorithms__count"),
+      state: { shown: PAGE_ROWS, revealed: 0, sort: null, dir: 1 },
+      name: form.querySelector('input[type="search"]'), list: fields(form),
+      selects: Array.prototype.map.call(form.querySelectorAll("select"), function (select) {
+        return { f: { key: select.name, multi: select.hasAttribute("data-multi") },
+          select: select };
+      }),
+      more: el("div", { "class": "tn-algorithms__more" }),
+      moreButton: el("button", { type: "button", "class": "md-button" }, "Show more"),
+      allButton: el("button", { type: "button", "class": "md-button" }, "Show all")
+    };
+    t.more.append(t.moreButton, t.allButton);
+    table.closest(".tn-scroll").after(t.more);  // after the box and its scroll cue
+    return t;
+  }
+
+  /* The filters and sort order the address names (a fresh tab, a shared link, the back button). */
+  function restore(t) {
+    var params = new URLSearchParams(location.search), want = params.get(SORT) || "";
+    restoreFields(t.list, params);
+    var key = want.replace(/^-/, "");
+    var th = Array.prototype.find.call(t.table.querySelectorAll("thead th[data-sort]"),
+      function (h) { return h.dataset.sort === key; });
+    if (th) sortBy(t, th, want.charAt(0) === "-" ? -1 : 1); else update(t);
+  }
+
+  function matches(t, row) {
+    var q = t.name.value.trim().toLowerCase();
+    if (q && row.cells[0].textContent.toLowerCase().indexOf(q) < 0) return false;
+    return t.selects.every(function (s) {
+      var want = s.select.value, have = row.dataset[s.f.key] || "";
+      if (!want) return true;
+      return s.f.multi ? have.split(" ").indexOf(want) >= 0 : have === want;
     });
-    var more = el("div", { "class": "tn-algorithms__more" });
-    var moreButton = el("button", { type: "button", "class": "md-button" }, "Show more");
-    var allButton = el("button", { type: "button", "class": "md-button" }, "Show all");
-    more.append(moreButton, allButton);
-    table.closest(".tn-scroll").after(more);  // after the box and its scroll cue
+  }
 
-    /* The filters and sort order the address names (a fresh tab, a shared link, the back button). */
-    function restore() {
-      var params = new URLSearchParams(location.search), want = params.get(SORT) || "";
-      restoreFields(list, params);
-      var key = want.replace(/^-/, "");
-      var th = Array.prototype.find.call(table.querySelectorAll("thead th[data-sort]"),
-        function (h) { return h.dataset.sort === key; });
-      if (th) sortBy(th, want.charAt(0) === "-" ? -1 : 1); else update();
+  function update(t) {
+    var state = t.state;
+    var hit = t.rows.filter(function (row) { return matches(t, row); });
+    var target = location.hash.indexOf("#row-") === 0 ? location.hash.slice(1) : null;
+    if (target) {
+      var at = hit.findIndex(function (r) { return r.id === target; });
+      if (at >= state.shown) state.shown = at + 1;
+      if (at >= state.revealed) state.revealed = at + 1;
     }
+    var show = new Set(hit.slice(0, Math.min(state.shown, state.revealed)));
+    // Touch only rows whose state changes: setting `hidden` on every row, even to the value it
+    // has, makes the browser restyle the whole table (a long task on a slow phone).
+    t.rows.forEach(function (row) {
+      var hide = !show.has(row);
+      if (row.hidden !== hide) row.hidden = hide;
+    });
+    var on = Math.min(hit.length, state.shown);
+    var filtered = t.list.some(function (f) { return f.control.value.trim() !== ""; });
+    var said = countText(on, hit.length, t.rows.length, filtered);
+    // a live region: written only when it changes, or each batch shown would be read out again
+    if (t.count.textContent !== said) t.count.textContent = said;
+    t.more.hidden = on >= hit.length;
+    writeAddress(t.list, state);
+  }
 
-    function matches(row) {
-      var q = name.value.trim().toLowerCase();
-      if (q && row.cells[0].textContent.toLowerCase().indexOf(q) < 0) return false;
-      return selects.every(function (s) {
-        var want = s.select.value, have = row.dataset[s.f.key] || "";
-        if (!want) return true;
-        return s.f.multi ? have.split(" ").indexOf(want) >= 0 : have === want;
-      });
-    }
+  /* Sort by the header th, ascending or descending (dir 1 or -1). */
+  function sortBy(t, th, dir) {
+    var key = th.dataset.sort;
+    t.state.dir = dir;
+    t.state.sort = key;
+    t.rows.sort(compare(key, dir, ORDERED[key] ? ranks(t.form, key) : null));
+    var frag = document.createDocumentFragment();
+    t.rows.forEach(function (row) { frag.append(row); });
+    t.tbody.append(frag);
+    t.table.querySelectorAll("th[data-sort]").forEach(function (h) {
+      if (h === th) h.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
+      else h.removeAttribute("aria-sort");
+    });
+    update(t);
+  }
 
-    function update() {
-      var hit = rows.filter(matches);
-      var target = location.hash.indexOf("#row-") === 0 ? location.hash.slice(1) : null;
-      if (target) {
-        var at = hit.findIndex(function (r) { return r.id === target; });
-        if (at >= state.shown) state.shown = at + 1;
-        if (at >= state.revealed) state.revealed = at + 1;
-      }
-      var show = new Set(hit.slice(0, Math.min(state.shown, state.revealed)));
-      // Touch only rows whose state changes: setting `hidden` on every row, even to the value it
-      // has, makes the browser restyle the whole table (a long task on a slow phone).
-      rows.forEach(function (row) {
-        var hide = !show.has(row);
-        if (row.hidden !== hide) row.hidden = hide;
-      });
-      var on = Math.min(hit.length, state.shown);
-      var filtered = list.some(function (f) { return f.control.value.trim() !== ""; });
-      var said = countText(on, hit.length, rows.length, filtered);
-      // a live region: written only when it changes, or each batch shown would be read out again
-      if (count.textContent !== said) count.textContent = said;
-      more.hidden = on >= hit.length;
-      writeAddress(list, state);
-    }
-
-    /* Sort by the header th, ascending or descending (dir 1 or -1). */
-    function sortBy(th, dir) {
-      var key = th.dataset.sort;
-      state.dir = dir;
-      state.sort = key;
-      rows.sort(compare(key, state.dir, ORDERED[key] ? ranks(form, key) : null));
-      var frag = document.createDocumentFragment();
-      rows.forEach(function (row) { frag.append(row); });
-      tbody.append(frag);
-      table.querySelectorAll("th[data-sort]").forEach(function (h) {
-        if (h === th) h.setAttribute("aria-sort", state.dir > 0 ? "ascending" : "descending");
-        else h.removeAttribute("aria-sort");
-      });
-      update();
-    }
-
-    table.querySelectorAll("thead th[data-sort]").forEach(function (th) {
+  /* The headers' sort buttons, the filters and the paging buttons. */
+  function wire(t) {
+    var state = t.state;
+    t.table.querySelectorAll("thead th[data-sort]").forEach(function (th) {
       var button = el("button", { type: "button", "class": "tn-sort" });
       while (th.firstChild) button.append(th.firstChild);
       button.title = "Sort by " + button.textContent.trim();
       th.append(button);
       button.addEventListener("click", function () {
-        sortBy(th, state.sort === th.dataset.sort ? -state.dir : 1);
+        sortBy(t, th, state.sort === th.dataset.sort ? -state.dir : 1);
       });
     });
-    form.addEventListener("input", function () { state.shown = PAGE_ROWS; update(); });
-    form.addEventListener("submit", function (event) { event.preventDefault(); });
-    form.addEventListener("reset", function () {
-      setTimeout(function () { state.shown = PAGE_ROWS; update(); }, 0);
+    var first = function () { state.shown = PAGE_ROWS; update(t); };
+    t.form.addEventListener("input", first);
+    t.form.addEventListener("submit", function (event) { event.preventDefault(); });
+    t.form.addEventListener("reset", function () { setTimeout(first, 0); });
+    t.moreButton.addEventListener("click", function () { state.shown += PAGE_ROWS; update(t); });
+    t.allButton.addEventListener("click", function () {
+      state.shown = t.rows.length; update(t);
     });
-    moreButton.addEventListener("click", function () { state.shown += PAGE_ROWS; update(); });
-    allButton.addEventListener("click", function () { state.shown = rows.length; update(); });
-    table.dataset.tnWired = "1";
-    restore();  // every row hidden (`hidden`): none revealed yet
-    root.setAttribute("data-tn-wired", "1");  // rows now shown by `hidden` (algorithms-table.css)
-    idle(reveal, { timeout: 1000 });
+  }
 
-    /* A batch a frame, up to what the paging shows (the count already says it); then the table
-       is ready (data-tn-ready on the section and the table, which tests wait for). */
-    function reveal() {
-      if (state.revealed >= Math.min(state.shown, rows.length)) {
-        state.revealed = Infinity;
-        update();
-        root.setAttribute("data-tn-ready", "1");
-        table.dataset.tnReady = "1";
-        revealTarget(table);
-        return;
-      }
-      requestAnimationFrame(function () {
-        state.revealed += REVEAL_ROWS;
-        update();
-        reveal();
-      });
+  function enhance(table) {
+    var t = parts(table);
+    wire(t);
+    table.dataset.tnWired = "1";
+    restore(t);  // every row hidden (`hidden`): none revealed yet
+    t.root.setAttribute("data-tn-wired", "1");  // rows now shown by `hidden` (algorithms-table.css)
+    idle(function () { reveal(t); }, { timeout: 1000 });
+  }
+
+  /* A batch a frame, up to what the paging shows (the count already says it); then the table
+     is ready (data-tn-ready on the section and the table, which tests wait for). */
+  function reveal(t) {
+    var state = t.state;
+    if (state.revealed >= Math.min(state.shown, t.rows.length)) {
+      state.revealed = Infinity;
+      update(t);
+      t.root.setAttribute("data-tn-ready", "1");
+      t.table.dataset.tnReady = "1";
+      revealTarget(t.table);
+      return;
     }
+    requestAnimationFrame(function () {
+      state.revealed += REVEAL_ROWS;
+      update(t);
+      reveal(t);
+    });
   }
 
   /* The browser could not scroll to a #row-... target while the table was held back (its rows

@@ -15,6 +15,8 @@ from tinkernomics.catalog.fields import (
     AssertedBy,
     Id,
     Latex,
+    LossId,
+    ModelId,
     Prose,
     ShortText,
     Status,
@@ -86,7 +88,7 @@ class SourcedReward(SourcedFact):
 class SourcedTeacher(SourcedFact):
     """The teacher a distillation method is run with in its source."""
 
-    model: Id = Field(description="Model id (catalog/models/) of the teacher the source uses; "
+    model: ModelId = Field(description="Model id (catalog/models/) of the teacher the source uses; "
                                   "the calculator's default teacher.", examples=["qwen3-32b"])
 
 
@@ -155,7 +157,7 @@ class Algorithm(StrictModel):
     )
     async_support: bool = Field(description="True if it tolerates off-policy (async) rollouts.")
     online: bool = Field(default=True, description="False for offline methods with no rollouts.")
-    tinker_losses: list[Id] = Field(
+    tinker_losses: list[LossId] = Field(
         default_factory=list,
         description="Tinker loss ids (catalog/tinker/losses/) it maps to, primary first.",
         examples=[["importance_sampling"]],

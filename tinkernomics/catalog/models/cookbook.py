@@ -17,7 +17,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 
 from tinkernomics.catalog import numbers as n
-from tinkernomics.catalog.fields import Id, Prose, ShortText
+from tinkernomics.catalog.fields import Id, ModelId, Prose, ShortText
 from tinkernomics.catalog.models.base import Identifier, StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
 
@@ -34,7 +34,7 @@ RecipeValue = Annotated[Figure, n.HYPERPARAMETER]
 class ModelName(StrictModel):
     """The name a catalog model goes by in Tinker and the cookbook (``model_name=``)."""
 
-    model: Id = Field(description="Model id (catalog/models/).", examples=["qwen3-8b"])
+    model: ModelId = Field(description="Model id (catalog/models/).", examples=["qwen3-8b"])
     name: HfName = Field(description="Tinker / Hugging Face name.", examples=["Qwen/Qwen3-8B"])
 
 

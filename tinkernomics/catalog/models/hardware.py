@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from tinkernomics.catalog import numbers as n
-from tinkernomics.catalog.fields import Id, Prose, ShortText
+from tinkernomics.catalog.fields import HardwareId, Id, Prose, ShortText
 from tinkernomics.catalog.models.base import StrictModel
 from tinkernomics.catalog.models.provenance import Claim, Figure
 
@@ -51,8 +51,9 @@ class Conversion(StrictModel):
 
     id: Id = Field(description="Equal to the file name without `.yaml`.",
                    examples=["gb200_to_h100"])
-    from_hardware: Id = Field(description="Hardware id converted from.", examples=["gb200"])
-    to_hardware: Id = Field(description="Hardware id converted to.", examples=["h100"])
+    from_hardware: HardwareId = Field(description="Hardware id converted from.",
+                                      examples=["gb200"])
+    to_hardware: HardwareId = Field(description="Hardware id converted to.", examples=["h100"])
     basis: ShortText = Field(description="How the factor is derived, shown beside it.")
     description: Prose = Field(description="Why this basis, and its limits.")
     legacy_factor: Annotated[Figure, n.LEGACY_FACTOR] | None = Field(

@@ -14,6 +14,7 @@ from tinkernomics.catalog.fields import (
     AssertedBy,
     Id,
     Latex,
+    ModelId,
     Prose,
     ShortText,
     Status,
@@ -56,7 +57,7 @@ class LanguageModel(StrictModel):
 class PriceRow(ProvenanceModel):
     """Tinker's per-token prices for one model (and context variant)."""
 
-    model: Id = Field(description="Model id (catalog/models/).", examples=["qwen3-8b"])
+    model: ModelId = Field(description="Model id (catalog/models/).", examples=["qwen3-8b"])
     variant: ShortText | None = Field(
         default=None, description="Variant suffix, e.g. ':peft:262144' (long context)."
     )

@@ -1,35 +1,33 @@
 """The API's documents: collections, the envelope of each document kind, the JSON Schema.
 
 Every file under /api/v1/ is one document ``{api_version, kind, result[, count]}``.
-``collections()`` lists what is published of each declared kind (``PUBLISHED``, or the generic
-default), ``responses()`` maps each document kind to its envelope model and ``api_schema`` is
+``collections()`` lists what is published of each declared kind (its ``site.kinds`` declaration,
+or the generic default), ``single_documents()`` the kinds published as one document,
+``responses()`` maps each document kind to its envelope model and ``api_schema`` is
 their union, discriminated by kind.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, create_model
 
-from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME, Kind
-from tinkernomics.site.api.entries import (
-    Algorithm,
-    Conversion,
-    Formula,
-    Hardware,
-    LanguageModel,
-    Loss,
-    Platform,
-    PriceList,
-    Reference,
-)
+from tinkernomics.catalog.entries import KINDS, Kind
+from tinkernomics.site import kinds as site_kinds
+from tinkernomics.site.api.convert import Convert, copy_single
 from tinkernomics.site.api.generic import public_model
 from tinkernomics.site.api.provenance import ApiModel
-from tinkernomics.site.api.version import API_MAJOR, API_VERSION, SCHEMA_DIALECT, SEMVER_PATTERN
+from tinkernomics.site.api.version import (  # noqa: F401 - PLATFORM_PATH re-exported
+    API_MAJOR,
+    API_VERSION,
+    PLATFORM_PATH,
+    SCHEMA_DIALECT,
+    SEMVER_PATTERN,
+)
 
 
 @dataclass(frozen=True)
@@ -46,46 +44,19 @@ class Collection:
 
 
 @dataclass(frozen=True)
-class Published:
-    """How the API publishes one kind: collection path, public model, description (the title
-    is the kind's unless given), CSV file. ``build.CONVERTERS`` says how an entry converts."""
+class SingleDocument:
+    """A kind published as one document ``<file>``: its only entry (``Kind.single``)."""
 
-    path: str
+    kind: str
+    entry_id: str
+    file: str
     model: type[ApiModel]
     description: str
-    title: str | None = None
-    csv: str | None = None
+    convert: Convert = field(compare=False)
 
 
-PUBLISHED: dict[str, Published] = {
-    "algorithm": Published(
-        "algorithms", Algorithm,
-        "RL post-training algorithms: memory profile, typical K and G, ScaleRL fit with "
-        "derived H100-equivalent hours and curve points.", csv="algorithms.csv"),
-    "reference": Published("references", Reference,
-                           "Every source a figure cites, with the entries that cite it."),
-    "formula": Published("formulas", Formula,
-                         "FLOP and VRAM formulas with variables and a derived worked example."),
-    "hardware": Published("hardware", Hardware, "Accelerator specs and dated rental prices."),
-    "conversion": Published("conversions", Conversion,
-                            "Compute-equivalence factors between accelerators (derived)."),
-    "model": Published("models", LanguageModel,
-                       "Base language models offered for training on Tinker."),
-    "price_list": Published(
-        "prices", PriceList,
-        "Dated Tinker price lists; every price carries the list's status and source "
-        "unless its row overrides them.", title="Tinker prices", csv="prices.csv"),
-    "loss": Published("losses", Loss, "Tinker loss functions with inputs and hyperparameters."),
-}
-"""The API's facts of each kind, by kind name, in the index's collection order. A declared
-kind missing here is published by default (after these, in catalog order) as
-``<last folder part>.json``, with the public model read off its authoring model
-(``generic.public_model``)."""
-
-PLATFORM_PATH = "platform.json"
-SINGLE_DOCUMENTS = {"platform": PLATFORM_PATH}
-"""Kinds published as one document rather than a collection (the index names it)."""
-RESERVED_PATHS = frozenset({"index", "schema", "platform", "tinkernomics-data"})
+RESERVED_PATHS = frozenset({"index", "schema", "tinkernomics-data"})
+"""Files of the API's own beside the collections (and the single documents')."""
 
 
 def _generic(kind: Kind[Any]) -> Collection:
@@ -95,27 +66,47 @@ def _generic(kind: Kind[Any]) -> Collection:
 
 
 def _collection(kind: Kind[Any]) -> Collection:
-    found = PUBLISHED.get(kind.name)
+    found = site_kinds.site_kind(kind.name).api
     if found is None:
         return _generic(kind)
     return Collection(found.path, kind.name, found.model, found.title or kind.title,
                       found.description, found.csv)
 
 
+def _declared_api() -> list[site_kinds.SiteKind]:
+    return [sk for sk in site_kinds.SITE_KINDS
+            if sk.api is not None and sk.kind.name in {k.name for k in KINDS}]
+
+
+def single_documents() -> tuple[SingleDocument, ...]:
+    """The kinds published as one document (the Tinker platform's ``platform.json``)."""
+    made = []
+    for sk in _declared_api():
+        api = sk.api
+        if api is not None and api.single:
+            file = f"{api.path}.json"
+            convert = api.convert or copy_single(api.model, file)
+            made.append(SingleDocument(sk.kind.name, sk.kind.single or "", file, api.model,
+                                       api.description, convert))
+    return tuple(made)
+
+
 def collections() -> tuple[Collection, ...]:
-    """Every published collection: the registered kinds in ``PUBLISHED`` order, then the rest
-    of ``KINDS``. Two kinds on one path is a ValueError naming both."""
-    kinds = [KINDS_BY_NAME[name] for name in PUBLISHED if name in KINDS_BY_NAME]
-    kinds += [k for k in KINDS if k.name not in PUBLISHED and k.name not in SINGLE_DOCUMENTS]
+    """Every published collection: the kinds whose declaration (``site.kinds``) says how, in
+    declaration order, then the rest of ``KINDS``. Two kinds on one path is a ValueError naming
+    both."""
+    singles = single_documents()
+    kinds = [sk.kind for sk in _declared_api() if sk.kind.name not in {s.kind for s in singles}]
+    kinds += [k for k in KINDS if site_kinds.site_kind(k.name).api is None]
     made: dict[str, Collection] = {}
     for kind in kinds:
         c = _collection(kind)
         taken = made.get(c.path)
-        if taken is not None or c.path in RESERVED_PATHS:
+        if taken is not None or c.path in RESERVED_PATHS | {s.file[:-5] for s in singles}:
             other = f"kind {taken.kind!r}" if taken else "a file of the API"
             raise ValueError(f"API collection {c.path!r} of kind {kind.name!r} clashes with "
-                             f"{other}: give kind {kind.name!r} a path of its own in "
-                             "site/api/documents.py PUBLISHED")
+                             f"{other}: give kind {kind.name!r} a path of its own in its "
+                             "declaration (site/kinds.py SITE_KINDS)")
         made[c.path] = c
     return tuple(made.values())
 
@@ -170,18 +161,21 @@ class Index(ApiModel):
 
 
 @lru_cache(maxsize=8)
-def _responses(published: tuple[Collection, ...]) -> dict[str, type[ApiModel]]:
+def _responses(published: tuple[Collection, ...],
+               singles: tuple[SingleDocument, ...]) -> dict[str, type[ApiModel]]:
     """One envelope model per document kind (index, platform, each collection and item)."""
     index: Any = Literal["index"]
-    platform: Any = Literal["platform"]
     made: list[type[ApiModel]] = [
         create_model("IndexDocument", __base__=Envelope,
                      kind=(index, Field(description="Document kind.")),
                      result=(Index, Field(description="The index."))),
-        create_model("PlatformDocument", __base__=Envelope,
-                     kind=(platform, Field(description="Document kind.")),
-                     result=(Platform, Field(description="The platform."))),
     ]
+    for single in singles:
+        kind: Any = Literal[single.kind]
+        made.append(create_model(
+            f"{single.model.__name__}Document", __base__=Envelope,
+            kind=(kind, Field(description="Document kind.")),
+            result=(single.model, Field(description=f"The {single.kind}."))))
     for c in published:
         name = c.model.__name__
         # Types built at run time from the declared kinds: typed Any, as a checker cannot
@@ -211,19 +205,7 @@ def _kind_of(model: type[ApiModel]) -> str:
 
 def responses() -> dict[str, type[ApiModel]]:
     """Document kind -> envelope model, for the kinds declared now."""
-    return _responses(collections())
-
-
-def __getattr__(name: str) -> Any:
-    """``COLLECTIONS``, ``COLLECTIONS_BY_PATH`` and ``RESPONSES``, read when asked for (the
-    declared kinds can change: a test declares one)."""
-    if name == "COLLECTIONS":
-        return collections()
-    if name == "COLLECTIONS_BY_PATH":
-        return {c.path: c for c in collections()}
-    if name == "RESPONSES":
-        return responses()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _responses(collections(), single_documents())
 
 
 # --------------------------------------------------------------------------- schema

@@ -1,7 +1,10 @@
 """Public API models of the catalog's entries (pipeline step 6: what /api/v1/ items hold).
 
 Separate from the authoring models (``tinkernomics.catalog.models``) so the catalog can change
-for contributors without breaking readers of the API. ``api.models`` re-exports them.
+for contributors without breaking readers of the API: a model whose public shape is its
+authoring model's is a twin read off it (``api.twins``: fields, order and types; descriptions
+worded for readers of the API where they differ, fields of its own typed in the body), the rest
+are written out (derived values, other field orders). ``api.models`` re-exports them.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from tinkernomics.site.api.provenance import (
     Claim,
     Derivation,
     Figure,
-    FigureList,
 )
-from tinkernomics.site.api.records import ModelShape, ScaleRLRecord, Semantics
+from tinkernomics.site.api.records import Semantics
+from tinkernomics.site.api.twins import Twin
 from tinkernomics.site.api.ways import Gap
 
 
@@ -87,34 +90,26 @@ class ScaleRL(ApiModel):
     curve: Curve = Field(description="The fitted curve (derived).")
 
 
-class Algorithm(ApiModel):
+class Algorithm(Twin, of=m.Algorithm, described={
+    "id": "Algorithm id.",
+    "name": "Short name.",
+    "attribution": "Who introduced it.",
+    "models_in_memory": "Models held in memory.",
+    "needs_critic": "True if a value model is trained.",
+    "typical_g": "Typical group size G; null if N/A.",
+    "async_support": "True if it tolerates off-policy rollouts.",
+    "online": "False for offline methods.",
+    "tinker_losses": "Tinker loss ids it maps to, primary first.",
+    "tinker_mapping": "How it runs on Tinker (markdown).",
+    "notes": "What sets it apart (markdown).",
+}):
     """An RL post-training algorithm and its cost and memory profile."""
 
-    id: str = Field(description="Algorithm id.")
-    name: str = Field(description="Short name.")
-    full_name: str = Field(description="Expanded name.")
-    attribution: str = Field(description="Who introduced it.")
-    year: int = Field(description="Year of the original paper.")
-    models_in_memory: list[m.ModelRole] = Field(description="Models held in memory.")
-    needs_critic: bool = Field(description="True if a value model is trained.")
-    needs_reward_model: bool = Field(description="True if a learned reward model scores rollouts.")
-    memory_profile: m.MemoryProfile = Field(description="Coarse memory class.")
-    typical_k: FigureList = Field(description="Typical optimisation passes K per batch.")
-    typical_g: FigureList | None = Field(description="Typical group size G; null if N/A.")
-    async_support: bool = Field(description="True if it tolerates off-policy rollouts.")
-    online: bool = Field(description="False for offline methods.")
-    tinker_losses: list[str] = Field(description="Tinker loss ids it maps to, primary first.")
-    tinker_mapping: str | None = Field(description="How it runs on Tinker (markdown).")
     scalerl: ScaleRL | None = Field(description="ScaleRL fit the charts draw (sourced "
                                                 "figures only), if any.")
-    scalerl_record: ScaleRLRecord | None = Field(
-        description="Other fits sources report (variants, ablations) and superseded values.")
     semantics: Semantics | None = Field(
         description="KL to a reference, reward source, rollouts, teacher and over-sampling, "
                     "each sourced: what the run model reads.")
-    notes: str = Field(description="What sets it apart (markdown).")
-    claims: list[Claim] = Field(description="Headline results with sources.")
-    references: list[str] = Field(description="Reference ids it rests on.")
     page: str = Field(description="Its page on the site, relative to the site root.")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
@@ -157,27 +152,25 @@ class Formula(ApiModel):
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
-class RentalPrice(ApiModel):
+class RentalPrice(Twin, of=m.RentalPrice, described={
+    "date": "When the price held.",
+    "price": "USD per GPU-hour.",
+}):
     """A dated rental price for one GPU."""
 
-    provider: str = Field(description="Provider or index.")
-    date: str = Field(description="When the price held.")
-    price: Figure = Field(description="USD per GPU-hour.")
 
-
-class Hardware(ApiModel):
+class Hardware(Twin, of=m.Hardware, described={
+    "id": "Hardware id.",
+    "bf16_dense_tflops": "Peak dense BF16, TFLOP/s.",
+    "bf16_sparse_tflops": "Peak BF16 with 2:4 sparsity, TFLOP/s (twice the dense figure).",
+    "memory_gb": "Memory per GPU, GB.",
+    "bandwidth_tb_s": "Memory bandwidth, TB/s.",
+    "power_w": "Board power, W.",
+    "rental_prices": "Dated rental prices.",
+    "notes": "Notes (markdown).",
+}):
     """An accelerator and the specs the cost formulas need."""
 
-    id: str = Field(description="Hardware id.")
-    name: str = Field(description="Display name.")
-    bf16_dense_tflops: Figure = Field(description="Peak dense BF16, TFLOP/s.")
-    bf16_sparse_tflops: Figure | None = Field(
-        description="Peak BF16 with 2:4 sparsity, TFLOP/s (twice the dense figure).")
-    memory_gb: Figure = Field(description="Memory per GPU, GB.")
-    bandwidth_tb_s: Figure | None = Field(description="Memory bandwidth, TB/s.")
-    power_w: Figure | None = Field(description="Board power, W.")
-    rental_prices: list[RentalPrice] = Field(description="Dated rental prices.")
-    notes: str | None = Field(description="Notes (markdown).")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
@@ -195,21 +188,19 @@ class Conversion(ApiModel):
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
-class LanguageModel(ApiModel):
+class LanguageModel(Twin, of=m.LanguageModel, described={
+    "id": "Model id; price rows name it.",
+    "name": "Name as the provider lists it.",
+    "family": "Model family.",
+    "total_params": "Total parameters, billions.",
+    "active_params": "Active parameters (MoE), billions.",
+    "d_model": "Hidden size.",
+    "shape": "Architecture figures with sources and locators (what memory is computed from); "
+             "null when none is recorded.",
+    "notes": "Notes (markdown).",
+}):
     """A base model offered for training."""
 
-    id: str = Field(description="Model id; price rows name it.")
-    name: str = Field(description="Name as the provider lists it.")
-    family: str = Field(description="Model family.")
-    architecture: m.Architecture = Field(description="`dense` or `moe`.")
-    vision: bool = Field(description="True if it takes image input.")
-    total_params: Figure = Field(description="Total parameters, billions.")
-    active_params: Figure | None = Field(description="Active parameters (MoE), billions.")
-    d_model: Figure | None = Field(description="Hidden size.")
-    shape: ModelShape | None = Field(
-        description="Architecture figures with sources and locators (what memory is computed "
-                    "from); null when none is recorded.")
-    notes: str | None = Field(description="Notes (markdown).")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
@@ -251,74 +242,46 @@ class PriceList(ApiModel):
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
-class LossInput(ApiModel):
+class LossInput(Twin, of=m.LossInput, described={
+    "dtype": "Element type.",
+}):
     """A per-token input array of a Tinker loss."""
 
-    name: str = Field(description="Key in `loss_fn_inputs`.")
-    dtype: str = Field(description="Element type.")
-    description: str = Field(description="What it holds.")
 
-
-class Hyperparameter(ApiModel):
+class Hyperparameter(Twin, of=m.Hyperparameter, described={
+    "default": "Documented default.",
+}):
     """A key of a loss's `loss_fn_config`."""
 
-    name: str = Field(description="Key in `loss_fn_config`.")
-    description: str = Field(description="What it does.")
-    default: Figure | None = Field(description="Documented default.")
 
-
-class Loss(ApiModel):
+class Loss(Twin, of=m.TinkerLoss, described={
+    "id": "Loss id (Tinker's loss_fn string for built-ins).",
+    "builtin": "True for built-in losses.",
+    "description": "What it computes (markdown).",
+}):
     """A Tinker loss function."""
 
-    id: str = Field(description="Loss id (Tinker's loss_fn string for built-ins).")
-    name: str = Field(description="Display name.")
-    builtin: bool = Field(description="True for built-in losses.")
-    order: int = Field(description="Position in the losses table.")
-    inputs: list[LossInput] = Field(description="Per-token inputs.")
-    outputs: list[str] = Field(description="Per-token outputs.")
-    hyperparameters: list[Hyperparameter] = Field(description="`loss_fn_config` keys.")
-    latex: str = Field(description="The loss (LaTeX).")
-    description: str = Field(description="What it computes (markdown).")
-    claims: list[Claim] = Field(description="Costs or caveats, sourced.")
-    references: list[str] = Field(description="Reference ids.")
     api_path: str = Field(description="This entry's file, relative to /api/v1/.")
 
 
-class Primitive(ApiModel):
+class Primitive(Twin, of=m.Primitive, described={
+    "signature": "Call signature.",
+}):
     """A Tinker client call."""
 
-    name: str = Field(description="Method name.")
-    client: str = Field(description="Client class.")
-    signature: str = Field(description="Call signature.")
-    description: str = Field(description="What it does.")
-    core: bool = Field(description="True for the four core primitives.")
-    phase: m.Phase | None = Field(description="RL phase it serves.")
-    source: str = Field(description="Reference id.")
 
-
-class TokenType(ApiModel):
+class TokenType(Twin, of=m.TokenType):
     """A kind of token billed separately."""
 
-    id: str = Field(description="`prefill`, `sample` or `train`.")
-    name: str = Field(description="Display name.")
-    description: str = Field(description="What is billed as this kind.")
 
-
-class AbsorbedItem(ApiModel):
+class AbsorbedItem(Twin, of=m.AbsorbedItem):
     """Infrastructure the managed trainer takes off your hands."""
 
-    name: str = Field(description="Short name.")
-    description: str = Field(description="What it involves.")
 
-
-class SpectrumPoint(ApiModel):
+class SpectrumPoint(Twin, of=m.SpectrumPoint, described={
+    "description": "The trade-off.",
+}):
     """A point on the control-versus-burden spectrum."""
-
-    name: str = Field(description="Kind of tool.")
-    examples: str = Field(description="Examples.")
-    control: str = Field(description="How much of the loop you control.")
-    burden: str = Field(description="What you must operate.")
-    description: str = Field(description="The trade-off.")
 
 
 class SetupCost(ApiModel):
@@ -334,25 +297,18 @@ class SetupCost(ApiModel):
     description: str = Field(description="Why it matters.")
 
 
-class Platform(ApiModel):
+class Platform(Twin, of=m.TinkerPlatform, described={
+    "id": "Always `tinker`.",
+    "intro": "What Tinker is.",
+    "primitives": "Client calls.",
+    "phases": "How the primitives map onto RL phases.",
+    "pricing_rationale": "Why per-token pricing.",
+    "spectrum_intro": "The trade-off.",
+}):
     """Tinker as a platform."""
 
-    id: str = Field(description="Always `tinker`.")
-    intro: str = Field(description="What Tinker is.")
-    primitives: list[Primitive] = Field(description="Client calls.")
-    phases: str = Field(description="How the primitives map onto RL phases.")
-    token_types: list[TokenType] = Field(description="The three billed token kinds.")
-    pricing_rationale: str = Field(description="Why per-token pricing.")
-    absorbs: list[AbsorbedItem] = Field(description="What the abstraction absorbs.")
     setup_cost: SetupCost = Field(description="Cost of building it yourself.")
-    spectrum: list[SpectrumPoint] = Field(description="The abstraction spectrum.")
-    spectrum_intro: str = Field(description="The trade-off.")
-    gpu_hours_hide: str = Field(description="Why GPU-hours hide the real cost.")
-    gpu_hours_claims: list[Claim] = Field(description="Sourced figures about phase time.")
-    general_purpose_note: str = Field(description="Tinker is a trainer, not an RL framework.")
-    grpo_note: str = Field(description="How GRPO runs on the built-in losses.")
     gaps: list[Gap] = Field(description="What Tinker cannot run (LoRA only, no critic...), each "
                                         "with its source: a run that needs one has no bill.")
-    references: list[str] = Field(description="Reference ids.")
     api_path: str = Field(description="This file, relative to /api/v1/.")
 

@@ -36,7 +36,13 @@ from tinkernomics.site.api.files import (
     render_api,
     write_api,
 )
-from tinkernomics.site.api.models import API_MAJOR, API_VERSION, api_schema, schema_guard
+from tinkernomics.site.api.models import (
+    API_MAJOR,
+    API_VERSION,
+    api_schema,
+    schema_guard,
+    single_documents,
+)
 from tinkernomics.site.build import Macro, SiteContext
 
 API_DIR = f"api/{API_MAJOR}"
@@ -129,9 +135,8 @@ def endpoints(ctx: SiteContext, files: dict[str, bytes]) -> list[Endpoint]:
         found.append(Endpoint(c["item_path"],
                               _href(c["item_path"].replace("{id}", example)),
                               f"One of them, e.g. `{example}`.", None))
-    if index["platform"]:
-        found.append(Endpoint(index["platform"], _href(index["platform"]),
-                              "Tinker as a platform: primitives, token types, setup cost.", None))
+    found += [Endpoint(s.file, _href(s.file), s.description, None)
+              for s in single_documents() if s.file in files]
     return found
 
 
@@ -246,12 +251,6 @@ def example_values(catalog: Catalog) -> dict[str, str]:
     algos = catalog.algorithms
     with_fit = [k for k, a in algos.items() if a.scalerl is not None]
     return {"algorithm": (with_fit or list(algos) or ["grpo"])[0]}
-
-
-def example_python(base: str, catalog: Catalog) -> str:
-    """The Python example of the page, as code (a test runs it against built files)."""
-    return _template_env().get_template("example.py.j2").render(
-        base=base, **example_values(catalog))
 
 
 # --------------------------------------------------------------------------- CLI

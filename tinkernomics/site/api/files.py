@@ -34,6 +34,7 @@ from tinkernomics.site.api.models import (
     api_schema,
     collections,
     document,
+    single_documents,
 )
 from tinkernomics.site.identity import LICENCE, LICENCE_URL
 
@@ -259,8 +260,10 @@ def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
         docs[f"{c.path}.json"] = document(f"{c.kind}_collection", results, count=len(results))
         for entry_id, result in zip(items, results, strict=True):
             docs[f"{c.path}/{entry_id}.json"] = document(c.kind, result)
-    if data.platform is not None:
-        docs[PLATFORM_PATH] = document("platform", data.platform.model_dump(mode="json"))
+    for single in single_documents():
+        found = data.singles[single.kind]
+        if found is not None:
+            docs[single.file] = document(single.kind, found.model_dump(mode="json"))
     return docs
 
 

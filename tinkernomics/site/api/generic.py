@@ -3,16 +3,14 @@
 ``public_model(kind)`` is read off the authoring model: the same fields, in the same order, with
 the same descriptions, plus ``api_path``; a nested authoring model becomes its public twin
 (``PUBLIC_NESTED``: a figure, a claim, ...). A nested model without a twin is a clear error
-naming the kind and the field (register the kind in ``api.documents.PUBLISHED`` with a public
+naming the kind and the field (declare the kind's ``ApiSide`` in ``site.kinds`` with a public
 model of its own), raised when the API's collections are first listed, not deep in a build.
 """
 
 from __future__ import annotations
 
 import functools
-import operator
-import types
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -25,33 +23,24 @@ from tinkernomics.catalog.models.algorithms import (
     SourcedReward,
     SourcedTeacher,
 )
-from tinkernomics.catalog.models.shape import ModelShape
-from tinkernomics.site.api import records
+from tinkernomics.site.api import records, twins
 from tinkernomics.site.api.entries import (
-    AbsorbedItem,
-    Hyperparameter,
-    LossInput,
-    Primitive,
-    RentalPrice,
     SetupCost,
-    SpectrumPoint,
-    TokenType,
     Variable,
 )
-from tinkernomics.site.api.provenance import ApiModel, Claim, Figure, FigureList
-from tinkernomics.site.api.ways import TWINS as WAYS_TWINS
+from tinkernomics.site.api.provenance import ApiModel, Figure, FigureList
+from tinkernomics.site.api.ways import WRITTEN_OUT as WAYS_WRITTEN_OUT
 
 SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
-    m.Claim: Claim, m.RentalPrice: RentalPrice, m.LossInput: LossInput,
-    m.Hyperparameter: Hyperparameter, m.Primitive: Primitive, m.TokenType: TokenType,
-    m.AbsorbedItem: AbsorbedItem, m.SpectrumPoint: SpectrumPoint,
-    m.ScaleRLRecord: records.ScaleRLRecord, m.ScaleRLVariant: records.ScaleRLVariant,
-    m.SupersededFit: records.SupersededFit, Semantics: records.Semantics,
-    SourcedFlag: records.SourcedFlag, SourcedReward: records.SourcedReward,
-    SourcedTeacher: records.SourcedTeacher, SourcedExamples: records.SourcedExamples,
-    ModelShape: records.ModelShape, **WAYS_TWINS,
+    **{authoring: public for authoring, public in twins.PUBLIC.items()
+       if authoring not in (m.Figure, m.FigureList)},
+    Semantics: records.Semantics, SourcedFlag: records.SourcedFlag,
+    SourcedReward: records.SourcedReward, SourcedTeacher: records.SourcedTeacher,
+    SourcedExamples: records.SourcedExamples,
+    **WAYS_WRITTEN_OUT,
 }
-"""Nested authoring models whose public twin has the same fields (copied as they are)."""
+"""Nested authoring models whose public twin has the same fields (copied as they are): the
+twins read off them (``api.twins.PUBLIC``) and those written out in a field order of their own."""
 
 PUBLIC_NESTED: dict[type[BaseModel], type[ApiModel]] = {
     **SIMPLE_PUBLIC, m.Figure: Figure, m.FigureList: FigureList, m.Variable: Variable,
@@ -65,23 +54,13 @@ class Unpublishable(ValueError):
 
 
 def _public_type(annotation: Any, where: str) -> Any:
-    """The public type of an authoring field's type (constraints dropped: the values are
-    already validated)."""
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        return _public_type(get_args(annotation)[0], where)
-    if origin in (Union, types.UnionType):
-        return functools.reduce(operator.or_, [_public_type(a, where)
-                                               for a in get_args(annotation)])
-    if origin is list:
-        return list[_public_type(get_args(annotation)[0], where)]  # type: ignore[misc]
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        if annotation not in PUBLIC_NESTED:
-            raise Unpublishable(f"{where} holds a {annotation.__name__}, which has no public "
-                                "model: register the kind in site/api/documents.py PUBLISHED "
-                                "with a public model of its own")
-        return PUBLIC_NESTED[annotation]
-    return annotation
+    """The public type of an authoring field's type (``twins.public_type`` over every nested
+    model with a public twin); a nested model without one is ``Unpublishable``."""
+    try:
+        return twins.public_type(annotation, where, PUBLIC_NESTED)
+    except twins.NoPublicTwin as err:
+        raise Unpublishable(f"{err}: or declare the kind's ApiSide in site/kinds.py SITE_KINDS "
+                            "with a public model of its own") from None
 
 
 @functools.cache

@@ -13,23 +13,19 @@ validated catalog; ``api.files`` serialises them into JSON, CSV and a zip.
 
 from __future__ import annotations
 
-from typing import Any
-
-from tinkernomics.site.api import documents as _documents
 from tinkernomics.site.api.documents import (  # noqa: F401
     PLATFORM_PATH,
-    PUBLISHED,
-    SINGLE_DOCUMENTS,
     Collection,
     CollectionInfo,
     Envelope,
     FileInfo,
     Index,
-    Published,
+    SingleDocument,
     api_schema,
     collections,
     document,
     responses,
+    single_documents,
 )
 from tinkernomics.site.api.entries import (  # noqa: F401
     AbsorbedItem,
@@ -80,8 +76,3 @@ from tinkernomics.site.api.version import (  # noqa: F401
     SEMVER_PATTERN,
 )
 
-
-def __getattr__(name: str) -> Any:
-    """``COLLECTIONS``, ``COLLECTIONS_BY_PATH``, ``RESPONSES``: read from ``documents`` when
-    asked for, so they follow the declared kinds."""
-    return getattr(_documents, name)

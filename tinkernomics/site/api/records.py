@@ -3,49 +3,47 @@
 An algorithm's ScaleRL record (the other fits its source reports, and the values they
 superseded), its run-model semantics (KL to a reference, reward, rollouts, teacher,
 over-sampling) and a model's architecture figures (``shape``). Each mirrors its authoring model
-field for field, figures as public ``Figure`` (with their ``locator``); ``api.entries`` uses them
-and ``api.generic`` registers them so ``build._convert`` copies them.
+field for field, figures as public ``Figure`` (with their ``locator``): the records and the shape
+are twins read off their authoring models (``api.twins``), the sourced facts are written out
+(their public field order differs). ``api.entries`` uses them and ``api.generic`` registers
+them so ``convert._convert`` copies them.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
+from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import AssertedBy, Status
+from tinkernomics.catalog.models import shape
 from tinkernomics.catalog.models.algorithms import ExampleShape, RewardSource
 from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Figure
+from tinkernomics.site.api.twins import Twin
 
 
-class ScaleRLVariant(ApiModel):
+class ScaleRLVariant(Twin, of=m.ScaleRLVariant, described={
+    "setting": "Model, data, batch, generation length, compute unit.",
+    "A": "Asymptotic pass rate, percent; null if not given.",
+    "B": "Scaling exponent; null if not given.",
+    "C_mid": "Compute at half the gain, GB200-hours; null if not given.",
+    "note": "What the variant changes, and caveats (markdown).",
+}):
     """One more fit the source reports: a recipe variant or an ablation (parameters optional)."""
 
-    name: str = Field(description="The variant as the source names it.")
-    setting: str = Field(description="Model, data, batch, generation length, compute unit.")
-    A: Figure | None = Field(description="Asymptotic pass rate, percent; null if not given.")
-    B: Figure | None = Field(description="Scaling exponent; null if not given.")
-    C_mid: Figure | None = Field(description="Compute at half the gain, GB200-hours; null if "
-                                             "not given.")
-    note: str | None = Field(description="What the variant changes, and caveats (markdown).")
 
-
-class SupersededFit(ApiModel):
+class SupersededFit(Twin, of=m.SupersededFit, described={
+    "A": "Its asymptote, percent.",
+    "why": "Why these values were superseded (markdown).",
+}):
     """Values an earlier source gave for the fit: history, drawn on no chart."""
 
-    model: str = Field(description="Model label the earlier source gave.")
-    dataset: str = Field(description="Dataset label the earlier source gave.")
-    A: Figure = Field(description="Its asymptote, percent.")
-    B: Figure = Field(description="Its exponent.")
-    C_mid: Figure = Field(description="Its midpoint, GB200-hours.")
-    why: str = Field(description="Why these values were superseded (markdown).")
 
-
-class ScaleRLRecord(ApiModel):
+class ScaleRLRecord(Twin, of=m.ScaleRLRecord, described={
+    "summary": "What the source gives and what the chart draws (markdown).",
+    "variants": "Other fits the source reports.",
+    "superseded": "Earlier values replaced by sourced ones; null if none.",
+}):
     """What sources report about an algorithm's ScaleRL scaling beyond the charted fit."""
-
-    summary: str = Field(description="What the source gives and what the chart draws (markdown).")
-    variants: list[ScaleRLVariant] = Field(description="Other fits the source reports.")
-    superseded: SupersededFit | None = Field(
-        description="Earlier values replaced by sourced ones; null if none.")
 
 
 class _SourcedFact(ApiModel):
@@ -99,29 +97,23 @@ class Semantics(ApiModel):
                     "null if not stated.")
 
 
-class ModelShape(ApiModel):
+class ModelShape(Twin, of=shape.ModelShape, described={
+    "layers": "Transformer layers.",
+    "attention_heads": "Query heads.",
+    "kv_heads": "Key-value heads.",
+    "head_dim": "Size of one attention head.",
+    "kv_latent_dim": "Multi-head latent attention: width cached per layer and token.",
+    "kv_layers": "Hybrid models: layers that keep a per-token KV cache.",
+    "fixed_state_layers": "Hybrid models: layers that keep a fixed-size state per sequence.",
+    "sliding_window": "Sliding-window attention: tokens a windowed layer attends to and caches.",
+    "sliding_layers": "Sliding-window attention: how many layers are windowed.",
+    "mlp_size": "Dense MLP width.",
+    "expert_mlp_size": "MoE: one expert's MLP width.",
+    "experts": "MoE: routed experts per layer.",
+    "experts_active": "MoE: experts each token is routed to.",
+    "vocab_size": "Vocabulary size.",
+    "tied_embeddings": "1 if the output layer shares the input embedding, 0 if not.",
+    "context_limit": "Longest context, tokens.",
+}):
     """A model's architecture figures, each with its source and locator; null when no source
     gives it (the calculator then shows the quantity as unknown)."""
-
-    layers: Figure | None = Field(description="Transformer layers.")
-    attention_heads: Figure | None = Field(description="Query heads.")
-    kv_heads: Figure | None = Field(description="Key-value heads.")
-    head_dim: Figure | None = Field(description="Size of one attention head.")
-    kv_latent_dim: Figure | None = Field(
-        description="Multi-head latent attention: width cached per layer and token.")
-    kv_layers: Figure | None = Field(
-        description="Hybrid models: layers that keep a per-token KV cache.")
-    fixed_state_layers: Figure | None = Field(
-        description="Hybrid models: layers that keep a fixed-size state per sequence.")
-    sliding_window: Figure | None = Field(
-        description="Sliding-window attention: tokens a windowed layer attends to and caches.")
-    sliding_layers: Figure | None = Field(
-        description="Sliding-window attention: how many layers are windowed.")
-    mlp_size: Figure | None = Field(description="Dense MLP width.")
-    expert_mlp_size: Figure | None = Field(description="MoE: one expert's MLP width.")
-    experts: Figure | None = Field(description="MoE: routed experts per layer.")
-    experts_active: Figure | None = Field(description="MoE: experts each token is routed to.")
-    vocab_size: Figure | None = Field(description="Vocabulary size.")
-    tied_embeddings: Figure | None = Field(
-        description="1 if the output layer shares the input embedding, 0 if not.")
-    context_limit: Figure | None = Field(description="Longest context, tokens.")

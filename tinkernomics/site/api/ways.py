@@ -2,8 +2,9 @@
 
 The two kinds (``way``, ``cookbook``) are published by the generic public model
 (``api.generic``); their nested authoring models (a GPU price, a free tier, a gap, a recipe...)
-need public twins, defined here field for field, figures as public ``Figure``. ``api.generic``
-registers them in ``SIMPLE_PUBLIC`` so ``build._convert`` copies them.
+need public twins: read off the authoring models (``api.twins``) where the public shape is the
+same, written out where it differs (the free tier's and the gaps' field order). ``api.generic``
+registers them in ``SIMPLE_PUBLIC`` so ``convert._convert`` copies them.
 """
 
 from __future__ import annotations
@@ -15,22 +16,22 @@ from pydantic import BaseModel, Field
 from tinkernomics.catalog.fields import AssertedBy, Status
 from tinkernomics.catalog.models import cookbook as cb
 from tinkernomics.catalog.models import ways as w
-from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Claim, Figure
+from tinkernomics.site.api.provenance import ASSERTED_BY_API, ApiModel, Figure
+from tinkernomics.site.api.twins import Twin
 
 
-class GpuPrice(ApiModel):
+class GpuPrice(Twin, of=w.GpuPrice, described={
+    "gpu": "Hardware id (hardware/<id>.json) or a GPU name.",
+    "price": "USD per GPU-hour.",
+}):
     """The price of one GPU type, per GPU-hour."""
 
-    gpu: str = Field(description="Hardware id (hardware/<id>.json) or a GPU name.")
-    price: Figure = Field(description="USD per GPU-hour.")
 
-
-class TokenPrice(ApiModel):
+class TokenPrice(Twin, of=w.TokenPrice, described={
+    "up_to_params_b": "Largest model covered, billions of parameters; null: any.",
+    "train": "USD per 1M trained tokens.",
+}):
     """A per-token training price for models up to a size."""
-
-    up_to_params_b: float | None = Field(description="Largest model covered, billions of "
-                                                     "parameters; null: any.")
-    train: Figure = Field(description="USD per 1M trained tokens.")
 
 
 class _Sourced(ApiModel):
@@ -55,45 +56,39 @@ class Gap(_Sourced):
     reason: str = Field(description="Why, shown as 'not offered'.")
 
 
-class ModelName(ApiModel):
+class ModelName(Twin, of=cb.ModelName, described={
+    "model": "Model id (models/<id>.json).",
+}):
     """The name a catalog model goes by in Tinker and the cookbook."""
 
-    model: str = Field(description="Model id (models/<id>.json).")
-    name: str = Field(description="Tinker / Hugging Face name.")
 
-
-class Setting(ApiModel):
+class Setting(Twin, of=cb.Setting, described={
+    "value": "Its value.",
+}):
     """One argument of the recipe with a sourced value."""
 
-    name: str = Field(description="Argument name in the config class.")
-    value: Figure = Field(description="Its value.")
 
-
-class LossSetting(ApiModel):
+class LossSetting(Twin, of=cb.LossSetting, described={
+    "name": "Key of the loss's config.",
+    "value": "Its value.",
+}):
     """One key of the recipe's loss_fn_config."""
 
-    name: str = Field(description="Key of the loss's config.")
-    value: Figure = Field(description="Its value.")
 
-
-class Recipe(ApiModel):
+class Recipe(Twin, of=cb.Recipe, described={
+    "algorithm": "Algorithm id (algorithms/<id>.json).",
+    "module": "Module run with python -m.",
+    "path": "File that declares the config class.",
+    "config_class": "The config class of the command line.",
+    "loss": "Tinker loss id (losses/<id>.json).",
+    "loss_config": "loss_fn_config keys and values.",
+    "departures": "Where the cookbook's loop differs from the paper's algorithm, sourced.",
+    "settings": "Other arguments with sourced values.",
+    "notes": "What the export cannot express (markdown).",
+}):
     """How one algorithm runs with the cookbook at the pinned commit."""
 
-    algorithm: str = Field(description="Algorithm id (algorithms/<id>.json).")
-    module: str = Field(description="Module run with python -m.")
-    path: str = Field(description="File that declares the config class.")
-    config_class: str = Field(description="The config class of the command line.")
-    loss: str = Field(description="Tinker loss id (losses/<id>.json).")
-    loss_config: list[LossSetting] = Field(description="loss_fn_config keys and values.")
-    settings: list[Setting] = Field(description="Other arguments with sourced values.")
-    departures: list[Claim] = Field(description="Where the cookbook's loop differs from the "
-                                                "paper's algorithm, sourced.")
-    notes: str | None = Field(description="What the export cannot express (markdown).")
 
-
-TWINS: dict[type[BaseModel], type[ApiModel]] = {
-    w.GpuPrice: GpuPrice, w.TokenPrice: TokenPrice, w.FreeTier: FreeTier, w.Gap: Gap,
-    cb.ModelName: ModelName, cb.Setting: Setting, cb.LossSetting: LossSetting,
-    cb.Recipe: Recipe,
-}
-"""Nested authoring model -> its public twin (merged into ``generic.SIMPLE_PUBLIC``)."""
+WRITTEN_OUT: dict[type[BaseModel], type[ApiModel]] = {w.FreeTier: FreeTier, w.Gap: Gap}
+"""The twins written out here, by authoring model (merged into ``generic.SIMPLE_PUBLIC``; the
+others register themselves in ``api.twins.PUBLIC``)."""

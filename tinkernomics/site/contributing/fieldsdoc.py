@@ -23,7 +23,6 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from tinkernomics.catalog import fields as f
-from tinkernomics.catalog.entries import KINDS, Kind
 from tinkernomics.catalog.models import IDENT_PATTERN
 from tinkernomics.catalog.models.provenance import LOCATOR_REQUIRED_WHEN
 from tinkernomics.catalog.provenancerules import EXPECTED_UNITS
@@ -247,5 +246,3 @@ def first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
-def kind_of(model: type[BaseModel]) -> Kind | None:
-    return next((k for k in KINDS if k.model is model), None)

@@ -45,13 +45,6 @@ def scaffold_kinds() -> tuple[str, ...]:
     return tuple(k.name for k in KINDS if k.single is None)
 
 
-def __getattr__(name: str) -> Any:
-    """``SCAFFOLD_KINDS``: ``scaffold_kinds()`` when asked for (it follows the declared kinds)."""
-    if name == "SCAFFOLD_KINDS":
-        return scaffold_kinds()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 class _ListKinds(argparse.Action):
     """``tinkernomics new --kinds``: print the kinds ``new`` writes, comma-separated, and exit
     (the Makefile's ``new`` usage line prints them)."""

@@ -11,9 +11,9 @@ what, marked how, linking where -- so the Jinja templates only loop, branch and 
   ``kinds.build_index``).
 - ``algorithms``, ``formulas`` (and hardware), ``tinker``, ``references`` (and further reading,
   data quality, home): one builder per page.
-- ``kinds``: where each kind of entry is shown (``KIND_PAGES``: page, anchor; a kind without a
-  registration is listed on the Data quality page) and ``build_index``; ``generic``: that
-  default listing.
+- ``kinds``: where each kind of entry is shown (page, anchor: read from its declaration in
+  ``site.kinds``; a kind without a page there is listed on the Data quality page) and
+  ``build_index``; ``generic``: that default listing.
 
 Nothing here reads files or knows about MkDocs. Import from ``tinkernomics.site.pages.views``.
 """
@@ -77,7 +77,6 @@ from tinkernomics.site.pages.views.formulas import (
 )
 from tinkernomics.site.pages.views.generic import GenericKindView, generic_views
 from tinkernomics.site.pages.views.kinds import (
-    KIND_PAGES,
     KindPage,
     build_index,
     entry_anchor,
@@ -126,7 +125,6 @@ __all__ = [
     "HARDWARE",
     "HARDWARE_SPECS",
     "HOME",
-    "KIND_PAGES",
     "PAGE_TITLES",
     "REFERENCES",
     "ROLE_LABELS",

@@ -88,10 +88,6 @@ class ChecksView:
     def stale_count(self) -> int:
         return sum(1 for row in self.rows if row.stale)
 
-    @property
-    def unchecked_count(self) -> int:
-        return sum(1 for row in self.rows if row.age_days is None)
-
 
 def reference_checks(index: SiteIndex) -> ChecksView:
     """Every reference with its check date and age, stale and unchecked ones first."""

@@ -8,7 +8,6 @@ build: reference numbers, back-links and the unverified values. Nothing here rea
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -29,26 +28,21 @@ from tinkernomics.catalog.fields import (
 )
 from tinkernomics.derived import derive
 from tinkernomics.markup import prose as markup_prose
-
-# --------------------------------------------------------------------------- page addresses
-
-HOME = ""
-ALGORITHMS = "algorithms/"
-FORMULAS = "formulas/"
-HARDWARE = "hardware/"
-TINKER = "tinker/"
-REFERENCES = "references/"
-FURTHER_READING = "further-reading/"
-DATA_QUALITY = "data-quality/"
-"""Site-relative page paths (``use_directory_urls: true``); docs/<path>.md renders to each."""
-
+from tinkernomics.site.paths import (  # noqa: F401 - re-exported: the views' addresses
+    ALGORITHMS,
+    DATA_QUALITY,
+    FORMULAS,
+    FURTHER_READING,
+    HARDWARE,
+    HOME,
+    REFERENCES,
+    TINKER,
+    algorithm_path,
+    slug,
+)
 
 PROSE_CACHE_SIZE = 65_536
 """Distinct texts (catalog prose, link pairs) kept converted; bounded so memory stays small."""
-
-
-def algorithm_path(algo_id: str) -> str:
-    return f"{ALGORITHMS}{algo_id}/"
 
 
 def tinker_model_ids(catalog: Catalog) -> set[str]:
@@ -167,10 +161,6 @@ class Origin:
     kind: str
     key: str
     loc: Loc = ()
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-")
 
 
 def value_anchor(origin: Origin) -> str:

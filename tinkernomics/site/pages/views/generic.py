@@ -4,8 +4,7 @@ on the Data quality page, under "Other catalog entries" (``views.kinds.kind_page
 Each entry shows its name, id and its top-level fields: figures, figure lists and claims with
 their provenance (an unverified one gets its element id, so the Data quality page links to it),
 other values as plain text (escaped by the template, never read as markdown or HTML). Nested
-models are left out: a kind that needs them shown registers a page of its own in
-``views.kinds.KIND_PAGES``.
+models are left out: a kind that needs them shown declares a page of its own (``site.kinds``).
 """
 
 from __future__ import annotations

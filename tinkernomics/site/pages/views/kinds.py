@@ -3,106 +3,56 @@ id of one entry there, its name and its kind's title; and the per-build ``SiteIn
 them (back-links name and link every citing entry through these).
 
 The catalog declares the kinds (``catalog.entries.KINDS``: model, folder, title, label); the site
-attaches its page facts here, in ``KIND_PAGES`` keyed by kind name. A kind without a
-registration is not an error: its entries are listed on the Data quality page, under "Other
+declares its side of each in ``site.kinds`` (``SiteKind.page``, a ``KindPage``). A kind without
+a page there is not an error: its entries are listed on the Data quality page, under "Other
 catalog entries", one block each with the element id ``entry-<kind>-<id>`` (``views.generic``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
 
-from tinkernomics.catalog.entries import KINDS, KINDS_BY_NAME, Catalog, Kind
+from tinkernomics.catalog.entries import KINDS, Catalog, Kind
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.provenancerules import PROVENANCE
 from tinkernomics.catalog.walk import walk
 from tinkernomics.derived import derive
+from tinkernomics.site.kinds import KindPage, site_kind
 from tinkernomics.site.pages.views.core import (
     DATA_QUALITY,
-    FORMULAS,
-    HARDWARE,
-    REFERENCES,
-    TINKER,
     Backlink,
     Origin,
     SiteIndex,
-    algorithm_path,
     slug,
 )
-
-WAYS = "ways/"
-"""The Ways to run page (``tinkernomics.site.ways``, docs/ways.md)."""
-
-
-@dataclass(frozen=True)
-class KindPage:
-    """Where a kind's entries are shown: the page of an entry (by id) and its element id there
-    (None when the entry is the whole page)."""
-
-    page: Callable[[str], str]
-    anchor: Callable[[str], str | None]
-    generic: bool = False
-    """True for a kind without a registration: listed by the generic section (``generic``)."""
-
-
-def listed_on(page: str, prefix: str | None) -> KindPage:
-    """Entries shown as blocks on one page, with the element id ``<prefix>-<id>`` (or the bare
-    id when ``prefix`` is None)."""
-    return KindPage(lambda _key: page, lambda key: f"{prefix}-{slug(key)}" if prefix else key)
-
-
-def whole_page(page: Callable[[str], str]) -> KindPage:
-    """Each entry is a page of its own (or the whole of one page)."""
-    return KindPage(page, lambda _key: None)
-
-
-KIND_PAGES: dict[str, KindPage] = {
-    "algorithm": whole_page(algorithm_path),
-    "reference": listed_on(REFERENCES, None),
-    "formula": listed_on(FORMULAS, "formula"),
-    "hardware": listed_on(HARDWARE, "hw"),
-    "conversion": listed_on(HARDWARE, "conv"),
-    "model": listed_on(TINKER, "model"),
-    "loss": listed_on(TINKER, "loss"),
-    "price_list": listed_on(TINKER, "prices"),
-    "platform": whole_page(lambda _key: TINKER),
-    "way": listed_on(WAYS, "way"),
-    "cookbook": listed_on(WAYS, "cookbook"),
-}
-"""The site's page facts of each kind, by kind name; a declared kind missing here is shown by
-the generic default (``kind_page``)."""
+from tinkernomics.site.paths import TINKER, WAYS  # noqa: F401 - re-exported (calculator, ways)
 
 GENERIC_PAGE = DATA_QUALITY
-"""Where entries of a kind without a registration are listed."""
+"""Where entries of a kind without a page of its own are listed."""
 
 
 def kind(name: str) -> Kind[Any]:
     """The declared kind ``name``; an undeclared one is a ValueError naming the declared ones."""
-    found = KINDS_BY_NAME.get(name)
-    if found is None:
-        raise ValueError(f"unknown kind of entry {name!r} (declared in catalog/entries.py: "
-                         f"{', '.join(k.name for k in KINDS)})")
-    return found
+    return site_kind(name).kind
 
 
 def kind_page(name: str) -> KindPage:
-    """The registration of kind ``name``, or the generic default for a declared kind."""
-    registered = KIND_PAGES.get(name)
-    if registered is not None:
-        return registered
+    """The page facts of kind ``name`` (its declaration's, or the generic default)."""
+    declared = site_kind(name).page
+    if declared is not None:
+        return declared
     prefix = f"entry-{slug(kind(name).name)}"
     return KindPage(lambda _key: GENERIC_PAGE, lambda key: f"{prefix}-{slug(key)}",
                     generic=True)
 
 
 def generic_kinds() -> list[Kind[Any]]:
-    """Declared kinds without a page registration, in catalog order."""
-    return [k for k in KINDS if k.name not in KIND_PAGES]
+    """Declared kinds without a page of their own, in catalog order."""
+    return [k for k in KINDS if site_kind(k.name).page is None]
 
 
 def entry_anchor(kind_name: str, key: str) -> str | None:

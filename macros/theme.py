@@ -1,0 +1,116 @@
+"""The theme adapter: every reliance on MkDocs', Material's and Plotly's internals, in one place.
+
+The package (``tinkernomics/``) never imports MkDocs or Material; the MkDocs hooks
+(``mkdocs_hooks.py``, beside this file, which loads it by path as MkDocs loads the hooks) and the
+tests reach the theme's internals only through the names here. A theme release changes this
+module at most: walk the checklist below, then move the pins.
+
+Pinned (exact; ``pyproject.toml`` pins the same, ``tests/test_theme.py`` checks both agree):
+
+- mkdocs 1.6.1, mkdocs-material 9.8.2 (``PINS``).
+- plotly.js 4.1.1, vendored (``tinkernomics/site/charts/static/plotly/README.md``: its version and
+  sha256); the charts and their tests use Plotly's public API only (``Plotly.newPlot``,
+  ``relayout``, ``addTraces``, ``purge``, ``downloadImage``, ``gd.layout``) and the drawn SVG.
+
+What is relied on, and where:
+
+1. Material's search plugin indexes a page in ``on_page_context`` at priority 0; the hooks cut
+   what the index skips before it (``on_page_content`` at ``AFTER_OTHERS``) and restore it after
+   it (``on_page_context`` at ``AFTER_OTHERS``). The cut itself
+   (``tinkernomics/site/pages/searchcut.py``) mirrors the plugin's HTML parser: a section ends at
+   every h1-h6, even inside an excluded element; an excluded element ends at the first end tag
+   of its own name; the void elements are ``VOID``; after indexing, ``data-search-*="..."``
+   attributes are stripped. ``search_sections`` runs that parser for the tests.
+2. Material's ``base.html`` scripts block is its bundle's ``<script>`` plus the
+   ``extra_javascript`` loop (``MATERIAL_SCRIPTS``): ``site_overrides/main.html`` writes it
+   again, deferred, with the bundle path ``theme_bundle`` reads.
+3. Material's built assets (source maps, search language files) that
+   ``tinkernomics/site/postbuild/themefiles.py`` drops.
+
+Upgrade checklist (a new mkdocs-material or mkdocs):
+
+1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
+2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
+   tests/test_themefiles.py``: the search index of a tiny built site must be the same with and
+   without the cut (rule 1); the scripts block must still match (rule 2, else the build fails
+   naming main.html); the theme files' tests (rule 3).
+3. If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
+   ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
+4. ``make build`` and look at a page (header, search, palette toggle).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import nodes
+
+PINS = {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2"}
+"""The exact releases this adapter was checked against (``pyproject.toml`` pins the same)."""
+
+SEARCH_PRIORITY = 0
+"""The priority of Material's search plugin's ``on_page_context`` (MkDocs' default)."""
+AFTER_OTHERS = -100
+"""The hooks' priority: after every plugin's handler of the same event, search's included."""
+
+MATERIAL_SCRIPTS = ("{% block scripts %}<script src=\"{{ 'BUNDLE' | url }}\"></script>"
+                    "{% for script in config.extra_javascript %}{{ script | script_tag }}"
+                    "{% endfor %}{% endblock %}")
+"""Material's scripts block as main.html writes it again (``BUNDLE``: the path, which changes)."""
+
+
+class ThemeChanged(Exception):
+    """The theme no longer looks as this adapter expects (the message says what to re-check)."""
+
+
+def _shape(block: nodes.Block) -> list[str]:
+    """Every node of a block by type and name or value, spaces collapsed, a path as BUNDLE."""
+    shape = []
+    for node in block.find_all(nodes.Node):
+        value = getattr(node, "data", None) or getattr(node, "value", None) or getattr(
+            node, "name", None) or getattr(node, "attr", None)
+        if isinstance(node, nodes.TemplateData):
+            value = " ".join(str(value).split())
+        elif isinstance(node, nodes.Const) and str(value).endswith(".js"):
+            value = "BUNDLE"
+        if value != "" and not isinstance(node, nodes.Output):  # Output: a mere container
+            shape.append(f"{type(node).__name__}:{value}")
+    return shape
+
+
+def _scripts_block(env: Any, source: str) -> nodes.Block | None:
+    blocks = [b for b in env.parse(source).find_all(nodes.Block) if b.name == "scripts"]
+    return blocks[0] if len(blocks) == 1 else None
+
+
+def theme_bundle(env: Any) -> str:
+    """The path of the theme's script bundle, from its ``base.html`` scripts block, which must
+    be Material's (``MATERIAL_SCRIPTS``) but for that path: main.html writes the block again,
+    deferred, and anything more in it would be lost without a word (``ThemeChanged``)."""
+    block = _scripts_block(env, env.loader.get_source(env, "base.html")[0])
+    material = _scripts_block(env, MATERIAL_SCRIPTS)
+    if block is not None and material is not None and _shape(block) == _shape(material):
+        return str(next(c.value for c in block.find_all(nodes.Const)
+                        if str(c.value).endswith(".js")))
+    raise ThemeChanged(
+        "the theme's scripts block (base.html) is no longer its bundle's <script> and the "
+        "extra_javascript loop: compare it with the scripts block of site_overrides/main.html, "
+        "which writes it again to defer the bundle, then update both and MATERIAL_SCRIPTS in "
+        "macros/theme.py (its upgrade checklist)")
+
+
+def search_sections(html: str) -> list[tuple[str | None, str, str]]:
+    """The sections Material's search plugin keeps from ``html``: (id, title, text)."""
+    from material.plugins.search import plugin as material_search
+
+    parser = material_search.Parser()
+    parser.feed(html)
+    parser.close()
+    return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+
+
+def void_elements() -> set[str]:
+    """The elements Material's search parser treats as void (never closed)."""
+    from material.plugins.search import plugin as material_search
+
+    return set(material_search.void)

@@ -1,0 +1,85 @@
+"""The theme adapter (macros/theme.py): its pins are the installed and declared releases, and
+what it says of Material holds as behaviour, on a tiny site built with the real theme.
+
+A theme release that breaks a reliance fails here with the adapter's checklist to walk, never
+because a private source file's bytes changed."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from helpers_site import REPO, load_theme
+
+THEME = load_theme()
+MKDOCS = Path(sys.executable).with_name("mkdocs")
+
+PAGE = """# Title
+
+<p>Visible words here.</p>
+
+<div class="fig" data-search-exclude><svg viewBox="0 0 1 1"><text>hiddenfigure</text></svg>
+<p>hiddenparagraph</p></div>
+
+<h2 id="kept">Kept section</h2>
+<p>keptwords stay.</p>
+
+<h2 id="gone" data-search-exclude>Gone section</h2>
+<div><p>hiddensection</p></div>
+
+<h2 id="after">After</h2>
+<p>afterwords <span data-search-exclude>hiddenspan</span> end.</p>
+"""
+
+
+def _build(tmp_path: Path, *, hooks: bool) -> list[dict[str, str]]:
+    """The search index of a one-page Material site, built with or without the hooks."""
+    root = tmp_path / ("with" if hooks else "without")
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    config = ["site_name: t", "theme: {name: material}", "plugins: [search]",
+              "markdown_extensions: [attr_list, md_in_html]"]
+    if hooks:
+        config.append(f"hooks: ['{REPO / 'macros' / 'mkdocs_hooks.py'}']")
+    (root / "mkdocs.yml").write_text("\n".join(config) + "\n", encoding="utf-8")
+    subprocess.run([str(MKDOCS), "build", "-q", "-f", str(root / "mkdocs.yml")], check=True,
+                   cwd=root, capture_output=True)
+    index = json.loads((root / "site" / "search" / "search_index.json").read_text("utf-8"))
+    return [{k: doc[k] for k in ("location", "title", "text")} for doc in index["docs"]]
+
+
+@pytest.mark.build
+def test_a_built_index_is_the_same_with_the_cut_and_skips_what_is_excluded(
+        tmp_path: Path) -> None:
+    cut = _build(tmp_path, hooks=True)
+    assert cut == _build(tmp_path, hooks=False), "walk the upgrade checklist in macros/theme.py"
+    text = " ".join(f"{d['title']} {d['text']}" for d in cut)
+    for word in ("Visible", "keptwords", "afterwords", "Kept section"):
+        assert word in text
+    assert not re.search(r"hidden\w+|Gone section", text)
+    assert {d["location"] for d in cut} >= {"", "#kept", "#after"}
+    page = (tmp_path / "with" / "site" / "index.html").read_text(encoding="utf-8")
+    assert "hiddenparagraph" in page and "tn:search-cut" not in page  # the page came back
+
+
+def test_the_pins_are_the_installed_releases() -> None:
+    installed = {name: version(name) for name in THEME.PINS}
+    assert installed == THEME.PINS, "walk the upgrade checklist in macros/theme.py"
+
+
+def test_pyproject_pins_the_same_releases() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    for name, pinned in THEME.PINS.items():
+        assert f'"{name}=={pinned}"' in text, name
+
+
+def test_the_plotly_bundle_is_the_one_the_adapter_names() -> None:
+    readme = REPO / "tinkernomics/site/charts/static/plotly/README.md"
+    pinned = re.search(r"plotly\.js (\d+\.\d+\.\d+), vendored", THEME.__doc__ or "")
+    assert pinned is not None
+    assert f"version\n**{pinned.group(1)}**" in readme.read_text(encoding="utf-8")
