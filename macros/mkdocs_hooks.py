@@ -46,6 +46,8 @@ def _load_theme():
     name = "tinkernomics_theme_adapter"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("theme.py"))
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the theme adapter beside {__file__}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)

@@ -7,7 +7,7 @@ import math
 import pytest
 import yaml
 
-from tinkernomics.catalog import yamlguard, yamlread
+from tinkernomics.catalog import yamlguard, yamlloader, yamlread
 from tinkernomics.catalog.yamlread import MAX_FILE_BYTES, read_yaml, resolve_plain
 
 # --------------------------------------------------------------------------- resolve_plain
@@ -276,4 +276,4 @@ def test_reader_uses_the_c_parser() -> None:
         pytest.skip("PyYAML built without libyaml")
     from yaml.cyaml import CParser
 
-    assert issubclass(yamlread._Loader, CParser)
+    assert issubclass(yamlloader.LOADER, CParser)

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from tinkernomics.catalog.fields import ID_PATTERN, LEADING_WORD_PATTERN, TEXT_ERROR
 from tinkernomics.catalog.numbers import RANGE_ERROR, RangeHint
@@ -96,7 +97,7 @@ def _as_id(text: str) -> str:
     return re.sub(r"[^a-z0-9_.-]+", "_", text.strip().lower()).strip("_.-") or "my_id"
 
 
-def _empty_required(model: type[BaseModel], loc: Loc, error: dict[str, Any]) -> str | None:
+def _empty_required(model: type[BaseModel], loc: Loc, error: ErrorDetails) -> str | None:
     """The field's description when ``loc`` is a required field left empty (``name:``), else None.
 
     The scaffold (``tinkernomics new``) writes required fields as empty placeholders; this turns
@@ -134,7 +135,7 @@ _BOUND_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "l
 """Pydantic's range errors on a plain number ("Input should be less than or equal to 4096")."""
 
 
-def _error_loc(error: dict[str, Any]) -> Loc:
+def _error_loc(error: ErrorDetails) -> Loc:
     """Where the error is: a figure slot's range error names the number inside the figure."""
     loc: Loc = tuple(error["loc"])
     if error["type"] == RANGE_ERROR:
@@ -156,7 +157,7 @@ def _range_hint(model: type[BaseModel], loc: Loc) -> str | None:
     return hint or info.description
 
 
-def _value_hint(error: dict[str, Any]) -> str | None:
+def _value_hint(error: ErrorDetails) -> str | None:
     value = error.get("input")
     kind = error["type"]
     if kind == "bool_type" and value in YAML11_BOOLEAN_WORDS:

@@ -35,6 +35,7 @@ from tinkernomics.catalog.yamlguard import (
     odd_breaks,
     too_many,
 )
+from tinkernomics.catalog.yamlloader import DEFAULT_TAGS, LOADER, TAG
 from tinkernomics.catalog.yamlscalars import Refused, resolve_plain
 from tinkernomics.catalog.yamlsyntax import (
     Untabbed,
@@ -44,53 +45,10 @@ from tinkernomics.catalog.yamlsyntax import (
     untab,
 )
 
-_TAG = "tag:yaml.org,2002:"
-_DEFAULT_TAGS = {ScalarNode: f"{_TAG}str", SequenceNode: f"{_TAG}seq",
-                 MappingNode: f"{_TAG}map"}
-
-
-class _NoResolver:
-    """Tags untagged nodes str/seq/map and nothing more. Plain scalars are resolved by
-    ``resolve_plain`` (YAML 1.2); PyYAML's YAML 1.1 regexes, run in Python for every scalar,
-    took a third of composition time for an answer we threw away. Explicit tags are kept."""
-
-    def __init__(self) -> None:
-        pass
-
-    def descend_resolver(self, current_node: object, current_index: object) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
-
-    def resolve(self, kind: type[Node], value: object, implicit: object) -> str:
-        return _DEFAULT_TAGS[kind]
-
-
-try:  # Lesson: the pure-Python parser is ~20x slower; the C one is in every PyYAML wheel.
-    from yaml.cyaml import CParser  # the class CSafeLoader is built on
-
-    class _Loader(CParser, _NoResolver):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-
-except ImportError:  # pragma: no cover - only on exotic platforms
-    from yaml.composer import Composer
-    from yaml.parser import Parser
-    from yaml.reader import Reader
-    from yaml.scanner import Scanner
-
-    class _Loader(Reader, Scanner, Parser, Composer, _NoResolver):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            Reader.__init__(self, stream)
-            Scanner.__init__(self)
-            Parser.__init__(self)
-            Composer.__init__(self)
-
 MAX_FILE_BYTES = 256 * 1024
 """Largest catalog file accepted, in bytes. Real entries are a few KiB."""
 
-_STANDARD_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
+_STANDARD_TAGS = {f"{TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
                                          "map", "seq", "binary", "value")}
 """Explicit tags that are at least YAML's own (``!!str``); any other tag is refused."""
 MAX_DEPTH = 32
@@ -122,7 +80,7 @@ class YamlDoc:
     @property
     def root(self) -> Node | None:
         if self._root is None and self.text:
-            self._root = yaml.compose(self.text, Loader=_Loader)
+            self._root = yaml.compose(self.text, Loader=LOADER)
         return self._root
 
     def where(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
@@ -185,11 +143,12 @@ class _Fast:
     def build(self, node: Node, depth: int = 0) -> Any:
         cls = type(node)
         self.count += 1
-        if node.tag != _DEFAULT_TAGS[cls] or self.count > MAX_NODES:
+        if node.tag != DEFAULT_TAGS[cls] or self.count > MAX_NODES:
             raise _Careful
         if cls is ScalarNode:
-            if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
-                if node.style == '"' and escaped_control(node.value):
+            style = node.style  # type: ignore[attr-defined]  # cls is ScalarNode, exactly
+            if style:  # quoted or block: a string (libyaml says '' for plain, Python None)
+                if style == '"' and escaped_control(node.value):
                     raise _Careful
                 return node.value
             value = resolve_plain(node.value)
@@ -222,12 +181,15 @@ class _Special:
 
 def _scan_events(text: str) -> _Special:
     special = _Special()
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=LOADER):
         mark = event.start_mark
+        anchor = getattr(event, "anchor", None)
+        if mark is None:
+            continue
         if isinstance(event, yaml.AliasEvent):
             special.aliases.append((mark.line + 1, mark.column + 1))
-        elif getattr(event, "anchor", None):
-            special.anchors.append((mark.line + 1, mark.column + 1, event.anchor))
+        elif anchor:
+            special.anchors.append((mark.line + 1, mark.column + 1, anchor))
     return special
 
 
@@ -356,7 +318,7 @@ def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Pr
 
 
 def _compose(text: str) -> tuple[Node | None, _Special | None]:
-    node = yaml.compose(text, Loader=_Loader)
+    node = yaml.compose(text, Loader=LOADER)
     return node, (_scan_events(text) if maybe_special(text) else None)
 
 

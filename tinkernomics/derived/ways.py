@@ -279,14 +279,15 @@ def break_even(rows: list[Row]) -> list[Row]:
     priced = [r for r in rows if r.total is not None]
     out = []
     for row in rows:
-        if row.total is None:
+        total = row.total
+        if total is None:
             out.append(row)
             continue
         table = {}
         for other in priced:
-            if other.key == row.key:
+            if other.key == row.key or other.total is None:
                 continue
-            ratio = row.total / other.total if other.total else None
+            ratio = total / other.total if other.total else None
             rate = other.total / row.amount if row.amount else None
             table[other.key] = BreakEven(ratio, rate)
         out.append(replace(row, break_even=table))
