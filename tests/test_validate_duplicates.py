@@ -11,6 +11,7 @@ from helpers_catalog import copy_valid, replace_in, run_validate, write_file
 
 from tinkernomics import cli
 from tinkernomics.catalog.duplicates import normal_keys, normal_title, normal_url
+from tinkernomics.catalog.lookup import Match
 
 
 def reference(title: str, url: str | None = None, venue: str | None = None) -> str:
@@ -148,3 +149,13 @@ def test_names_that_differ_by_a_symbol_are_different(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
     replace_in(root, "algorithms/ppo.yaml", "name: PPO", "name: GRPO++")
     assert run_validate(tmp_path, "catalog").code == 0
+
+
+def test_find_prints_a_hostile_title_as_one_escaped_line() -> None:
+    # The validator voids such a title, but find reads what it can of an invalid catalog and
+    # prints it on the reviewer's terminal: the line is escaped all the same.
+    match = Match("catalog/references/evil.yaml", "reference", "evil",
+                  "Leave one out \x1b[2J\u202egnp.exe\n::error::fake", ("title",))
+    line = match.format()
+    assert "\n" not in line and "\x1b" not in line and "\u202e" not in line
+    assert "\\u202e" in line and "::error" in line  # shown, as text, on the same line

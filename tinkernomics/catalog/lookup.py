@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tinkernomics.catalog.duplicates import ARXIV_ID, normal_title
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.problems import printable
 
 SEARCHED_FIELDS = ("id", "name", "full_name", "title", "label", "authors", "attribution",
                    "venue", "url", "family", "summary", "notes", "description")
@@ -30,8 +31,10 @@ class Match:
     fields: tuple[str, ...]
 
     def format(self) -> str:
+        """One terminal line, escaped like every message (``problems.printable``): a title
+        holding ESC or a line break would otherwise drive the reviewer's terminal."""
         matched = ", ".join(self.fields)
-        return f"{self.path}: {self.kind} {self.id} — {self.label} (matches {matched})"
+        return printable(f"{self.path}: {self.kind} {self.id} — {self.label} (matches {matched})")
 
 
 def _text(entry: Entry, name: str) -> str:
