@@ -20,6 +20,7 @@ resolve inside it, and ``tinkernomics`` is the installed package. Deterministic:
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -148,7 +149,8 @@ def copy_project(dest: Path) -> Path:
 def keep_algorithms(project: Path, keep: Iterable[str]) -> Path:
     """Cut ``project``'s catalog to the algorithms ``keep`` names and those the site's own code
     names (``site.needs``: the calculator's default run and presets): every other algorithm's
-    file and page stub go. A smaller site for a test whose point is not the catalog's size."""
+    file and page stub go, and the published runs of those algorithms. A smaller site for a
+    test whose point is not the catalog's size."""
     from tinkernomics.site.needs import site_needs
 
     kept = {*keep, *(eid for kind, eid, _ in site_needs() if kind == "algorithm")}
@@ -156,6 +158,10 @@ def keep_algorithms(project: Path, keep: Iterable[str]) -> Path:
         if path.stem not in kept:
             path.unlink()
             (project / "docs" / "algorithms" / f"{path.stem}.md").unlink()
+    for path in (project / "catalog" / "runs").glob("*.yaml"):  # published runs of cut ones
+        named = re.search(r'(?m)^algorithm:\s*"?([^"\s]+)', path.read_text(encoding="utf-8"))
+        if named is None or named.group(1) not in kept:
+            path.unlink()
     return project
 
 

@@ -266,6 +266,9 @@ def test_convergence_names_the_fit_setting_or_says_no_sourced_fit_exists(
         assert when_fit is not None
         assert "{fit_on:text}" in fit_text and "{fit.C_mid:number}" in fit_text
         assert "How far this is stretched" in fit_text and "{model_name:text}" in fit_text
+    # one basis, stated: the measured GB200-hours, beside the time model's ratio on ScaleRL
+    assert any("{backtest.scalerl}" in text and "measured GB200-hours" in text
+               for _, text in fits)
     assert "No sourced ScaleRL fit exists for {algorithm_name:text}" in none_text
     assert "{fit." not in none_text
     links = Links(pagedata.CALCULATOR)

@@ -23,6 +23,7 @@ from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS, load_cata
 from tinkernomics.catalog.lookup import find
 from tinkernomics.catalog.schema import stale_schemas, write_schemas
 from tinkernomics.site.api.feature import add_api_command
+from tinkernomics.site.calculator.backtest_cli import add_backtest_command
 from tinkernomics.site.calculator.estimate_cli import add_estimate_command
 from tinkernomics.site.charts.export import add_chart_command
 from tinkernomics.site.contributing.scaffold import add_new_command
@@ -153,7 +154,7 @@ def _estimate_with_extras(args: argparse.Namespace, plain: Callable[..., int]) -
 
 COMMANDS: tuple[Setup, ...] = (
     _validate_parser, _schema_parser, _find_parser, add_new_command, add_chart_command,
-    add_api_command, add_outputs_command, _estimate_parser,
+    add_api_command, add_outputs_command, _estimate_parser, add_backtest_command,
 )
 """Every sub-command's parser setup, in the order ``--help`` lists them."""
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.models.cookbook import CookbookPin
+from tinkernomics.catalog.models.runs import PublishedRun
 from tinkernomics.catalog.models.ways import WayToRun
 from tinkernomics.catalog.problems import Problem, format_loc
 from tinkernomics.catalog.yamlread import Loc, YamlDoc
@@ -124,11 +125,12 @@ PLATFORM = Kind("platform", m.TinkerPlatform, "tinker", "Tinker platform",
                 label=lambda _: "Tinker platform", single="tinker")
 WAY = Kind("way", WayToRun, "ways", "Ways to run",
            label=lambda w: f"{w.name} ({w.dated})")
+RUN = Kind("run", PublishedRun, "runs", "Published runs")
 COOKBOOK = Kind("cookbook", CookbookPin, "cookbook", "Tinker cookbook pin",
                 label=lambda _: "tinker-cookbook pin", single="tinker_cookbook")
 
 KINDS = Kinds(ALGORITHM, REFERENCE, FORMULA, HARDWARE, CONVERSION, MODEL, LOSS, PRICE_LIST,
-              PLATFORM, WAY, COOKBOOK)
+              PLATFORM, WAY, COOKBOOK, RUN)
 KINDS_BY_NAME = KINDS.by_name
 """Kind name -> Kind (the same dict as ``KINDS.by_name``, kept in step with it)."""
 

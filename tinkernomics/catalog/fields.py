@@ -195,6 +195,7 @@ class Unit(StrEnum):
     tokens_per_second = "tokens_per_second"
     gb200_hours = "gb200_hours"
     gpu_hours = "gpu_hours"
+    seconds = "seconds"
     hours = "hours"
     days = "days"
     weeks = "weeks"
@@ -227,6 +228,7 @@ UNIT_LABELS: dict[Unit, str] = {
     Unit.tokens_per_second: "tokens/s",
     Unit.gb200_hours: "GB200-hours",
     Unit.gpu_hours: "GPU-hours",
+    Unit.seconds: "s",
     Unit.hours: "h",
     Unit.days: "days",
     Unit.weeks: "weeks",

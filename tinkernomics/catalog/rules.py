@@ -45,6 +45,7 @@ from tinkernomics.catalog.provenancerules import (
     rule_unverified_says_what_sources_report,
 )
 from tinkernomics.catalog.quotes import rule_quotes_at_their_lines
+from tinkernomics.catalog.runrules import run_problems
 from tinkernomics.catalog.saferules import SAFE_RULES
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
 from tinkernomics.catalog.walk import citations
@@ -253,6 +254,11 @@ def rule_docs_page_exists(catalog: Catalog, docs_dir: Path | None) -> Iterator[P
                                   "--page-only")
 
 
+def rule_runs_consistent(catalog: Catalog) -> Iterator[Problem]:
+    """Published runs name existing entries and stages that agree (``runrules``)."""
+    yield from run_problems(catalog, _unknown_id)
+
+
 RULES: tuple[Rule, ...] = (
     rule_id_matches_file,
     rule_sources_exist,
@@ -261,6 +267,7 @@ RULES: tuple[Rule, ...] = (
     rule_algorithm_names_unique,
     rule_dates_plausible,
     rule_links_exist,
+    rule_runs_consistent,
     rule_unverified_says_what_sources_report,
     rule_asserted_by,
     rule_figure_ranges,

@@ -16,7 +16,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids, inputs, model, offline, semantics
+from tinkernomics.derived.calculator import backtest, ids, inputs, model, offline, semantics
 from tinkernomics.derived.calculator.constants import default_gpu_price
 from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 
@@ -37,7 +37,16 @@ def graph_for(catalog: Catalog) -> Graph:
     cached = _GRAPHS.get(id(catalog))
     if cached is None or cached[0] is not catalog:
         cached = _GRAPHS[id(catalog)] = (catalog, model.build(catalog))
+        _add_ranges(catalog, cached[1])
     return cached[1]
+
+
+def _add_ranges(catalog: Catalog, graph: Graph) -> None:
+    """Add the published runs' spread (``backtest.range_quantities``): the runs are estimated
+    on the graph without it, then their cached estimates are dropped, as they lack it."""
+    ranges = backtest.range_quantities(catalog, estimate)
+    graph.add(*ranges)
+    _ESTIMATES.pop(id(catalog), None)
 
 
 def _flag(value: bool) -> float:
@@ -72,7 +81,9 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     train = ids.LORA_FLOP_FORMULAS[c.lora_flops] if c.lora else ids.FLOPS_FULL
     names = {
         "model": c.model, "teacher": teacher, "algorithm": c.algorithm, "hw": c.hardware,
-        "price_list": c.price_list, "model_name": model_entry.name, "hw_name": hw.name,
+        "price_list": c.price_list, "hw_name": hw.name,
+        "model_name": ("a model given by its architecture figures"
+                       if c.numbers.get("set.arch.params_b") is not None else model_entry.name),
         "algorithm_name": algo.name, "fit_on": fit_setting(algo),
         "row": inputs.row_key(plist, row) if row else "",
         "variant": (row.variant or "") if row else "",
@@ -110,10 +121,12 @@ SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads",
 
 
 def hardware_inputs(catalog: Catalog, hw_id: str) -> dict[str, float | None]:
-    """A GPU's graph inputs (``hw.<field>``)."""
+    """A GPU's graph inputs (``hw.<field>``); a GPU without a dated rental price has no price
+    (its run is sized and timed, not priced)."""
     hw = catalog.hardware[hw_id]
     return {"tflops": hw.bf16_dense_tflops.value, "memory_gb": hw.memory_gb.value,
-            "bandwidth": _fig(hw.bandwidth_tb_s), "price": default_gpu_price(catalog, hw_id)}
+            "bandwidth": _fig(hw.bandwidth_tb_s),
+            "price": default_gpu_price(catalog, hw_id) if hw.rental_prices else None}
 
 
 def row_inputs(row: m.PriceRow | None) -> dict[str, float | None]:
@@ -190,6 +203,7 @@ def estimate(catalog: Catalog, query: Mapping[str, str]) -> Estimate:
     """The estimate a calculator link shows: evaluated once per catalog object and query (a
     build asks for each algorithm's comparison run from its row in the index, its own page and
     the compare view), so the result is shared: treat it as read-only."""
+    graph_for(catalog)  # built first: building it estimates the published runs (their range)
     key = _query_key(query)
     if key is None:
         return _evaluate(catalog, query)
@@ -223,3 +237,8 @@ def _evaluate(catalog: Catalog, query: Mapping[str, str]) -> Estimate:
     env = environment(catalog, r)
     values = evaluate(graph, env)
     return Estimate(r, env, values, numbers(graph, values))
+
+
+def backtest_rows(catalog: Catalog) -> list[backtest.Row]:
+    """Every published run back-tested with this module's estimate (``backtest.rows``)."""
+    return backtest.rows(catalog, estimate)

@@ -19,9 +19,17 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.models.hardware import default_rental, default_rental_label
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import assumptions, ids, inputs, tree
+from tinkernomics.derived.calculator import assumptions, ids, inputs, timing, tree
 from tinkernomics.derived.calculator.estimate import Estimate
 from tinkernomics.derived.calculator.graph import Graph
+
+_DECODE = "missing(set.mfu_decode) * missing(set.tps)"
+"""The decode physics applies: the reader gave neither a decode utilisation nor a throughput."""
+TIME_WHEN = {"memory_utilisation": _DECODE, "weight_share": _DECODE,
+             "bandwidth_efficiency": _DECODE, "decode_mfu": _DECODE, "decode_floor": _DECODE,
+             "train_mfu_max": "missing(set.mfu_train)",
+             "train_half_params": "missing(set.mfu_train)"}
+"""When a time-model constant is among an estimate's inputs (``timing.CONSTANTS``)."""
 
 RULES: tuple[tuple[str, str], ...] = (
     # (key template, condition): the figures one estimate used, in display order.
@@ -48,9 +56,9 @@ RULES: tuple[tuple[str, str], ...] = (
     ("formula:{vram_formula}", ""),
     ("assumption:mfu_train", "missing(set.mfu_train)"),
     ("assumption:mfu_prefill", "missing(set.mfu_prefill)"),
-    ("hardware:{hw}:bandwidth", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
-    ("assumption:decode_sequences", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
-    ("assumption:mfu_decode:{hw}", "missing(set.mfu_decode) * (1 - missing(hw.bandwidth))"),
+    ("hardware:{hw}:bandwidth", f"{_DECODE} * (1 - missing(hw.bandwidth))"),
+    ("assumption:decode_sequences", "missing(mem.kv_per_token)"),
+    *((f"assumption:time:{c.key}", TIME_WHEN.get(c.key, "")) for c in timing.CONSTANTS),
     ("setup:total", ""),
 )
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -217,6 +225,15 @@ def assumption_figures(catalog: Catalog) -> list[InputFigure]:
     ]
 
 
+def time_figures() -> list[InputFigure]:
+    """The time model's constants (``timing.CONSTANTS``): stated here or fitted on the
+    published runs, never by a source of their own, so each is listed as unverified with its
+    basis."""
+    return [InputFigure(f"assumption:time:{c.key}", c.label, f"{c.value:g}", Status.unverified,
+                        None, "No source states it: see the Back-test page.", c.basis)
+            for c in timing.CONSTANTS]
+
+
 def shared_figures(catalog: Catalog) -> list[InputFigure]:
     """Every figure an estimate may use except the algorithms' (loaded per algorithm)."""
     found: list[InputFigure] = []
@@ -231,6 +248,7 @@ def shared_figures(catalog: Catalog) -> list[InputFigure]:
         found.append(InputFigure(f"formula:{f.id}", f"Formula: {f.name}", f.expression,
                                  f.status, f.source, f.reported_instead))
     found.extend(assumption_figures(catalog))
+    found.extend(time_figures())
     if catalog.platform is not None:
         found.append(_figure("setup:total", "Cost of building the stack",
                              catalog.platform.setup_cost.total))

@@ -13,8 +13,9 @@ ships ``to_json(graph)`` and ``calculator.js`` evaluates the very same trees in 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tinkernomics.derived.calculator import tree as t
@@ -53,6 +54,23 @@ class Line:
     uses: tuple[str, ...] = ()
 
 
+ARCH_FIGURES = ("total_b", "active_b", "layers", "heads", "kv_heads", "head_dim", "d_model",
+                "vocab", "mlp")
+"""Model inputs a link may replace by a figure of its own (``arch.<name>``, ``model.build``)."""
+_ARCH_NAME = re.compile(r"(?<![\w.])model\.(" + "|".join(ARCH_FIGURES) + r")(?![\w])")
+
+
+def _aliased(q: Quantity, known: set[str]) -> Quantity:
+    """``q`` reading ``arch.<name>`` where it reads ``model.<name>``, once the graph defines
+    ``arch.<name>`` (the model's figure or the link's own): one place decides which."""
+    def swap(text: str) -> str:
+        return _ARCH_NAME.sub(lambda m: f"arch.{m.group(1)}" if f"arch.{m.group(1)}" in known
+                              else m.group(0), text)
+    if q.key.startswith("arch."):
+        return q
+    return replace(q, expression=swap(q.expression), when=swap(q.when))
+
+
 @dataclass
 class Graph:
     """Quantities in evaluation order; every name a quantity reads is an input or comes earlier."""
@@ -67,6 +85,7 @@ class Graph:
     def add(self, *items: Quantity) -> None:
         known = set(self.inputs) | set(self._by_key)
         for q in items:
+            q = _aliased(q, known)
             if q.format not in FORMATS:
                 raise ValueError(f"quantity {q.key}: unknown format {q.format!r}")
             if q.key in known:

@@ -70,3 +70,7 @@ DECODE_SEQUENCES_PER_GPU = 32.0
 COOKBOOK_PIN = "tinker_cookbook"
 """Id of the tinker-cookbook pin (``catalog/cookbook/``): its model names and recipes
 (``derived/recipe.py``; the estimate's ``model.cookbook`` flag)."""
+
+SCALERL_RUN = "scalerl-8b"
+"""The published run (``catalog/runs/``) of ScaleRL's 8B recipe: the Back-test page and the
+convergence block set its back-test ratio beside the measured GB200-hours (one basis, stated)."""

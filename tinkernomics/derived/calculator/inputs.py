@@ -133,15 +133,21 @@ INPUTS: tuple[Input, ...] = (
     _number("K", "run.K", "int", 1, 1e3, None, typical=True),
     _number("in", "run.C0", "int", 0, 1e8, 512.0),
     _number("out", "run.out", "int", 0, 1e8, 2048.0),
+    _number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
     _number("T", "run.T", "int", 1, 1e4, 1.0),
     _number("d", "run.delta", "int", 0, 1e8, 0.0),
     Input("cache", "flag"),
     Input("ref", "flag"),
     Input("hw", "choice", dependents=("gp", "md"), pin="hardware"),
     _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
-    _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="mfu.train", **_MFU),
+    _number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
+    _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
+    _number("async", "run.asynchronous", "int", 0, 1, 0.0),
+    _number("env", "run.env_s", "num", 0, 1e5, 0.0),
+    _number("tps", "set.tps", "num", 0.001, 1e9, None),
+    _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),
     _number("mp", "set.mfu_prefill", "num", 0.01, 100, None, shows="mfu.prefill", **_MFU),
-    _number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="mfu.decode", **_MFU),
+    _number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="self.decode.mfu", **_MFU),
     _number("mb", "run.mb", "int", 1, 1e4, 1.0),
     _number("ac", "run.ac", "int", 0, 2, 2.0),
     _number("rc", "run.ref_copy", "int", 0, 1, 0.0, when="run.lora * role.reference"),
@@ -151,7 +157,18 @@ INPUTS: tuple[Input, ...] = (
     _number("mo", "run.months", "num", 0, 1e3, 1.0),
     _number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
     Input("w", "list", "pin", shows="ways.listed"),
+    *(_number(f"x_{name}", f"set.arch.{name}", "num", lo, hi, None)
+      for name, (lo, hi) in {"params_b": (0.001, 1e5), "active_b": (0.001, 1e5),
+                             "layers": (1, 1e4), "heads": (1, 1e5), "kv_heads": (1, 1e5),
+                             "head_dim": (1, 1e5), "d_model": (1, 1e6), "vocab": (1, 1e8),
+                             "mlp": (1, 1e7)}.items()),
 )
+ARCH_PREFIX = "x_"
+"""Link keys of a model given by its architecture figures (``x_layers``...): each replaces the
+chosen model's figure (``model.architecture``); with ``x_params_b`` the run is a model the
+catalog lacks, so it has no Tinker price."""
+ARCH_FIGURES = ("params_b", "active_b", "layers", "heads", "kv_heads", "head_dim", "d_model",
+                "vocab", "mlp")
 WAYS_KEY = "w"
 """The list key of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
 fills in its options from the catalog)."""

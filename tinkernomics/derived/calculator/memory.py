@@ -11,16 +11,20 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
   fine-tuning, every parameter; weights 2 + gradients 2 + fp32 master and Adam moments 12 bytes
   a trainable parameter (mixed-precision Adam, zero_rajbhandari: 16 bytes a parameter);
 - KV cache: 2 × layers × KV heads × head size × 2 bytes per token, times the tokens held by the
-  sequences decoded at once: one decode batch of ``const.decode_sequences`` (the throughput
-  model's assumption) or the step's rollouts when fewer. Multi-head latent attention caches one
+  sequences decoded at once: a decode batch of ``const.decode_sequences`` on every GPU that
+  decodes (each of the reader's GPUs holds its own KV pool; one pool when the reader gives no
+  GPU count, so the memory does not hang on the GPU it is sized for), or the step's rollouts
+  when fewer. Multi-head latent attention caches one
   latent per layer and token (layers × latent width × 2 bytes). Only the layers that keep a
   per-token cache count: a hybrid model's full-attention layers (``kv_layers``), not its linear
   attention or Mamba layers, whose fixed per-sequence state is not counted
   (``mem.uncounted_layers``, shown as approximate); a sliding-window layer holds at most its
   window of each sequence (``mem.kv_window``);
-- activations of one micro-batch (korthikanti_activations): per layer s·b·h·(34 + 5·a·s/h)
-  bytes without recomputation, 34·s·b·h with selective recomputation, 2·s·b·h with full
-  recomputation (only each layer's input kept); plus the fp32 logits, vocabulary × b × s × 4.
+- activations of one micro-batch (korthikanti_activations): per layer 34·s·b·h bytes without
+  recomputation (the formula's 5·a·s²·b attention-score term is not stored under flash
+  attention) and with selective recomputation, 2·s·b·h with full recomputation (only each
+  layer's input kept); plus the fp32 logits of one chunk of the loss, vocabulary × b ×
+  min(s, ``LOGIT_CHUNK``) × 4;
 
 The rollout phase holds the weights, the frozen models and the KV cache; the training phase the
 weights, the frozen models, the trainable state, a critic, activations and logits. The peak is
@@ -41,6 +45,10 @@ KV_BYTES = 2.0
 """bf16 KV cache."""
 LOGIT_BYTES = 4.0
 """Logits in fp32, as the log-softmax of the policy loss is computed (an assumption)."""
+LOGIT_CHUNK = 4096.0
+"""Tokens whose logits are held at once: RL stacks compute the loss in chunks of the sequence
+(verl's and Liger's fused or chunked log-probs), so the fp32 logits never span a long
+sequence whole (an assumption: chunks of 4,096 tokens)."""
 ZERO = f"formula:{ids.MEM_ZERO}"
 KV = f"formula:{ids.MEM_KV}"
 ACT = f"formula:{ids.MEM_ACTIVATIONS}"
@@ -58,8 +66,12 @@ def _q(key: str, expression: str, label: str, when: str = "", fmt: str = "gb",
 def _lora() -> list[Quantity]:
     """Adapter parameters: rank × layers × Σ (d_in + d_out) over the adapted matrices."""
     d = HIDDEN
-    attention = (f"2.0 * ({d} + model.heads * model.head_dim) + "
-                 f"2.0 * ({d} + model.kv_heads * model.head_dim)")
+    # q and o map d to heads × head size; k and v to KV heads × head size, or, under multi-head
+    # latent attention (no KV heads), to the cached latent; a model without head figures
+    # (DeepSeek's MLA gives none) is counted at d for q and o
+    attention = (f"2.0 * ({d} + coalesce(model.heads * model.head_dim, {d})) + "
+                 f"2.0 * ({d} + coalesce(model.kv_heads * model.head_dim, model.kv_latent, "
+                 f"{d}))")
     mlp = (f"3.0 * coalesce(model.experts * ({d} + model.expert_mlp), "
            f"{d} + model.mlp)")
     return [
@@ -90,7 +102,9 @@ def _roles() -> list[Quantity]:
 def _training() -> list[Quantity]:
     b, opt = WEIGHT_BYTES, OPTIMISER_BYTES
     full = f"(2.0 * {SBH})"
-    none = f"({SBH} * (34.0 + 5.0 * model.heads * {SEQ} / {HIDDEN}))"
+    # no recomputation: Korthikanti's 34·s·b·h a layer; its 5·a·s²·b term (attention scores,
+    # softmax, dropout) is not stored by flash attention, which every RL stack uses
+    none = f"({SBH} * 34.0)"
     return [
         _q("mem.adapter", f"mem.lora_params * {b}", "Adapter weights", "run.lora", uses=(ZERO,)),
         _q("mem.gradients", f"mem.trainable * {b}", "Gradients", uses=(ZERO,)),
@@ -103,8 +117,8 @@ def _training() -> list[Quantity]:
            f"else 34.0 * {SBH})", "Activations per layer", fmt="gb", uses=(ACT,), shown=False),
         _q("mem.activations", "model.layers * mem.activations_per_layer",
            "Activations (one micro-batch)", uses=(ACT,)),
-        _q("mem.logits", f"model.vocab * run.mb * {SEQ} * {LOGIT_BYTES}", "Logits (fp32)",
-           uses=(ACT,)),
+        _q("mem.logits", f"model.vocab * run.mb * min({SEQ}, {LOGIT_CHUNK}) * {LOGIT_BYTES}",
+           "Logits (fp32, one chunk of the loss)", uses=(ACT,)),
     ]
 
 
@@ -122,8 +136,8 @@ def _kv() -> list[Quantity]:
         _q("mem.uncounted_layers", "coalesce(model.state_layers, 0.0)",
            "Layers whose fixed per-sequence state is not counted", fmt="count"),
         _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
-           "const.decode_sequences)", "Sequences decoded at once", "run.online", "count",
-           ("assumption:decode_sequences",)),
+           "const.decode_sequences * mem.pool_gpus)", "Sequences decoded at once",
+           "run.online", "count", ("assumption:decode_sequences",)),
         _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", "Tokens held in the KV cache",
            "run.online", "count"),
         _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens + mem.kv_window_per_sequence * "
@@ -136,15 +150,16 @@ def quantities() -> list[Quantity]:
     adapter = "(mem.adapter if run.lora else 0.0)"
     critic = "(mem.critic if role.critic else 0.0)"
     return [
-        *_lora(), *_roles(), *_training(), *_kv(),
-        _q("mem.rollout", f"mem.policy + {adapter} + mem.frozen + mem.kv_cache",
-           "Rollout phase", "run.online"),
+        *_lora(), *_roles(), *_training(),
         _q("mem.training", f"mem.policy + {adapter} + mem.frozen + mem.gradients + "
            f"mem.optimiser + {critic} + mem.activations + mem.logits", "Training phase"),
+        _q("mem.pool_gpus", "coalesce(set.gpus, 1.0)",
+           "GPUs that decode (each holds its own KV pool)", fmt="count", shown=False),
+        *_kv(),
+        _q("mem.rollout", f"mem.policy + {adapter} + mem.frozen + mem.kv_cache",
+           "Rollout phase", "run.online"),
         _q("mem.peak", "max(mem.rollout if run.online else 0.0, mem.training)",
            "GPU memory at the peak"),
         _q("mem.min_gpus", "ceil(mem.peak / (hw.memory_gb * 1e9))", "GPUs that hold it",
            fmt="count"),
-        _q("wall_clock_hours", "self.gpu_hours / mem.min_gpus", "Hours on those GPUs",
-           fmt="hours"),
     ]

@@ -5,7 +5,9 @@ For one RL post-training run, from catalog values only:
 1. tokens by kind (prefill, sample, train) from the run shape, single- or multi-turn;
 2. the Tinker bill from a dated price list (cached-prefill discount and storage included);
 3. FLOPs per phase from the catalog's FLOP formulas (LoRA training in the chosen accounting),
-   and the self-hosted GPU-hours and dollars at an assumed utilisation (MFU) per phase;
+   and the self-hosted GPU-hours and dollars from the time model (``timing``: decode from
+   memory traffic at the batch memory allows, the synchronous tail, training utilisation by
+   model size, refit, environment and overhead);
 4. memory from the catalog's VRAM formulas and the minimum number of GPUs that hold it;
 5. the compute at which an algorithm's ScaleRL fit reaches a fraction of its asymptote;
 6. the break-even between the two bills (``resources.py`` holds 4 to 6 and the utilisation).
@@ -18,16 +20,34 @@ operation order of the original reference, so every figure stays bit for bit wha
 from __future__ import annotations
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids, inputs, limits, memory, resources
+from tinkernomics.derived.calculator import ids, inputs, limits, memory, resources, timing
 from tinkernomics.derived.calculator.constants import constants, inline
-from tinkernomics.derived.calculator.graph import Graph, Line, Quantity
+from tinkernomics.derived.calculator.graph import ARCH_FIGURES, Graph, Line, Quantity
 
 SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "kv_layers",
                 "state_layers", "window", "sliding", "mlp", "expert_mlp", "experts", "vocab")
 """A model's architecture inputs (``estimate.SHAPE_INPUTS``, ``model.<name>``)."""
 
-ROW = "1 - missing(price.prefill)"
-"""The model has a row in the chosen price list (else there is no Tinker bill)."""
+ROW = "(1 - missing(price.prefill)) * missing(set.arch.params_b)"
+"""The model has a row in the chosen price list (else there is no Tinker bill), and the link
+does not give a model of its own by its figures (``x_params_b``: a model the catalog lacks)."""
+
+
+def architecture() -> list[Quantity]:
+    """``arch.<figure>``: the link's own figure of the model (``x_<figure>``), else the
+    catalog's. Every later quantity reads these instead of ``model.<figure>`` (``graph``'s
+    aliases), so a model the catalog lacks is priced by the same rules in Python and the
+    browser. A model given by its total alone is dense: active = total."""
+    names = {"total_b": "params_b", "active_b": "active_b", "layers": "layers",
+             "heads": "heads", "kv_heads": "kv_heads", "head_dim": "head_dim",
+             "d_model": "d_model", "vocab": "vocab", "mlp": "mlp"}
+    found = []
+    for name in ARCH_FIGURES:
+        own = f"set.arch.{names[name]}"
+        expression = (f"coalesce({own}, set.arch.params_b, model.{name})" if name == "active_b"
+                      else f"coalesce({own}, model.{name})")
+        found.append(Quantity(f"arch.{name}", expression, "number", name, shown=False))
+    return found
 
 BASE_INPUTS = (
     "run.online", "run.cache", "run.lora", "run.lf_site",
@@ -128,55 +148,71 @@ def tinker_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]
 
 
 def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
-    """(line, tokens, FLOPs per token, MFU) of each phase on rented GPUs.
+    """(line, tokens, FLOPs per token, seconds) of each phase on rented GPUs.
 
-    Rollout: uncached prefill at the prefill MFU, sampled tokens at the decode MFU
-    (flops_rollout). Scoring: one forward pass over the trajectories per model kept for it
+    Rollout: uncached prefill and sampled tokens (flops_rollout); the environment's time per
+    turn. Scoring: one forward pass over the trajectories per model kept for it
     (flops_ref_logprobs; the reward model and critic are taken as large as the policy).
-    Training: K passes of the training formula for the policy, and for the critic if any.
+    Training: K passes of the training formula for the policy (and the old-policy log-probs),
+    and for the critic if any. Overhead: refit and the fixed work of a step. Each line's
+    GPU-hours are its share of the time model's step (``timing``), its utilisation what the
+    FLOPs make of them.
     """
     roll = inline(catalog, ids.FLOPS_ROLLOUT, P_active="p.active")
     ref = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.active")
     teacher = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.teacher_active")
-    how = ("{amount:count} tokens × {per_token:flops} FLOP/token ({formula}) ÷ "
-           "({hw.tflops:plain} TFLOP/s × {mfu:percent} MFU)")
+    how = ("{amount:count} tokens × {per_token:flops} FLOP/token ({formula}); "
+           "{gpu_hours:hours} GPU-hours at {mfu:percent} of {hw.tflops:plain} TFLOP/s")
 
     def line(key: str, label: str, phase: str, when: str, formula: str) -> Line:
         fid = formula[len("{formula:"):-1]  # a formula id, or the name that holds one
         uses = (f"formula:{{{fid}}}" if fid == "train_formula" else f"formula:{fid}",)
         return Line("self", key, label, phase, when, how.replace("{formula}", formula), uses)
 
+    def idle(key: str, label: str, how_text: str) -> Line:
+        return Line("self", key, label, "rollout" if key == "environment" else "training",
+                    "1", how_text)
+
     rollout, scoring = f"{{formula:{ids.FLOPS_ROLLOUT}}}", f"{{formula:{ids.FLOPS_REFERENCE}}}"
+    t = timing.PHASE_SECONDS
     return [
         (line("prefill", "Rollout prefill", "rollout", "1", rollout),
-         "tokens.prefill_uncached", roll, "mfu.prefill"),
+         "tokens.prefill_uncached", roll, t["prefill"]),
         (line("decode", "Rollout decode", "rollout", "1", rollout),
-         "tokens.sample", roll, "mfu.decode"),
+         "tokens.sample", roll, t["decode"]),
+        (idle("environment", "Environment (tools, tests)",
+              "{run.T:count} turns × {run.env_s:number} s a turn, waited for"),
+         "0.0", "0.0", t["environment"]),
         (line("reference", "Reference log-probs", "reference", "role.reference", scoring),
-         "tokens.sequence", ref, "mfu.prefill"),
+         "tokens.sequence", ref, t["reference"]),
         (line("teacher", "Teacher log-probs", "reference", "role.teacher", scoring),
-         "tokens.sequence", teacher, "mfu.prefill"),
+         "tokens.sequence", teacher, t["teacher"]),
         (line("reward_model", "Reward model", "reference", "role.reward_model", scoring),
-         "tokens.sequence", ref, "mfu.prefill"),
+         "tokens.sequence", ref, t["reward_model"]),
         (line("train", "Policy training", "training", "1", "{formula:train_formula}"),
-         "tokens.train", "train.flops_per_token", "mfu.train"),
+         "tokens.train", "train.flops_per_token", t["train"]),
         (line("critic", "Critic training", "training", "role.critic", "{formula:train_formula}"),
-         "tokens.train", "train.flops_per_token", "mfu.train"),
+         "tokens.train", "train.flops_per_token", t["critic"]),
+        (idle("overhead", "Refit and fixed work per step",
+              "{time.refit_s:number} s a step: weights to the sampler and the step's fixed "
+              "work"), "0.0", "0.0", t["overhead"]),
     ]
 
 
 def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]:
-    """FLOPs = tokens × FLOPs/token; GPU-hours = FLOPs ÷ (peak × MFU) ÷ 3,600; × price."""
+    """FLOPs = tokens × FLOPs/token; GPU-hours = the line's share of the time model's run
+    (``timing.share``); utilisation = FLOPs ÷ (GPU-hours × peak); dollars = hours × price."""
     found = []
-    for line, tokens, per_token, mfu in lines:
+    for line, tokens, per_token, seconds in lines:
         k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
         found += [
             Quantity(f"{k}.amount", tokens, "count", line.label, w, shown=False),
             Quantity(f"{k}.per_token", per_token, "flops", line.label, w, line.uses, False),
-            Quantity(f"{k}.mfu", mfu, "percent", line.label, w, shown=False),
             Quantity(f"{k}.flops", f"{k}.amount * {k}.per_token", "flops", line.label, w),
-            Quantity(f"{k}.gpu_hours", f"{k}.flops / (hw.tflops * 1e12 * {k}.mfu) / 3600.0",
-                     "hours", line.label, w),
+            Quantity(f"{k}.gpu_hours", timing.share("time", seconds), "hours", line.label, w),
+            Quantity(f"{k}.mfu", f"{k}.flops / ({k}.gpu_hours * 3600.0 * hw.tflops * 1e12) "
+                                 f"if {k}.gpu_hours > 0 else 0.0", "percent", line.label, w,
+                     shown=False),
             Quantity(f"{k}.usd", f"{k}.gpu_hours * gpu_price", "usd", line.label, w),
         ]
     return found
@@ -205,7 +241,7 @@ def totals(graph: Graph) -> list[Quantity]:
         Quantity("tinker.total", bill("", tinker), "usd", "Tinker bill",
                  f"({ROW}) * (1 - tinker.no)"),
         Quantity("self.flops", bill(".flops", own), "flops", "FLOPs"),
-        Quantity("self.gpu_hours", bill(".gpu_hours", own), "hours", "GPU-hours"),
+        Quantity("self.gpu_hours", "time.gpu_hours", "hours", "GPU-hours"),
         Quantity("self.total", bill(".usd", own), "usd", "Self-hosted compute"),
     ]
     for phase in resources.PHASES:
@@ -220,19 +256,22 @@ def build(catalog: Catalog) -> Graph:
     """The whole estimate as a graph over ``BASE_INPUTS`` and the VRAM overrides."""
     vram = tuple(f"set.vram.{n}" for n in inputs.vram_variables(catalog))
     graph = Graph(inputs=BASE_INPUTS + vram)
+    graph.add(*architecture())
     graph.add(*constants(catalog))
     graph.add(*resources.parameters(catalog))
+    graph.add(*timing.constant_quantities())
     graph.add(*token_quantities())
     tinker = tinker_lines()
     graph.lines += [line for line, _, _, _ in tinker]
     graph.add(*tinker_quantities(tinker))
+    graph.add(*memory.quantities())
+    graph.add(*timing.quantities())
     own = compute_lines(catalog)
     graph.lines += [line for line, _, _, _ in own]
     graph.add(*compute_quantities(own))
     graph.add(*limits.quantities(catalog))  # issue 44: Tinker's own gaps (limits.py)
     graph.add(*totals(graph))
     graph.add(*resources.memory(catalog))
-    graph.add(*memory.quantities())
     graph.add(*resources.convergence())
     graph.add(*resources.break_even())
     return graph

@@ -102,7 +102,9 @@ def _terms(catalog: Catalog, formula_id: str) -> dict[str, str]:
 
 
 def memory(catalog: Catalog) -> list[Quantity]:
-    """VRAM from the catalog expression (LoRA or full), its terms, and GPUs that hold it."""
+    """VRAM from the catalog expression (LoRA or full), its terms, and GPUs that hold it: the
+    original site's formula, kept as history for the Formulas page (helpers, never shown in a
+    run's figures: the run's memory is ``memory.py``'s)."""
     lora, full = _vram_values(catalog, ids.VRAM_LORA), _vram_values(catalog, ids.VRAM_FULL)
     found = []
     for name in dict.fromkeys([*lora, *full]):
@@ -118,16 +120,16 @@ def memory(catalog: Catalog) -> list[Quantity]:
         else:
             expression = terms_lora[name] if name in lora else terms_full[name]
         found.append(Quantity(f"vram.{name}", expression, "gb", name, _when(name, lora, full),
-                              (VRAM_USES,)))
+                              (VRAM_USES,), shown=False))
     value = {n: f"vram.value.{n}" for n in lora}
     total = (f"{inline(catalog, ids.VRAM_LORA, **value)} if run.lora else "
              f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
     return [
         *found,
         Quantity("vram.total", total, "gb", "GPU memory (original site's formula)",
-                 uses=(VRAM_USES,)),
+                 uses=(VRAM_USES,), shown=False),
         Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
-                 "GPUs that hold it (original site's formula)"),
+                 "GPUs that hold it (original site's formula)", shown=False),
     ]
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.ways import WayToRun
 from tinkernomics.derived import ways
-from tinkernomics.derived.calculator import inputs, limits, model, resources
+from tinkernomics.derived.calculator import inputs, limits, timing
 from tinkernomics.derived.calculator.constants import number
 from tinkernomics.derived.calculator.estimate import (
     Estimate,
@@ -137,23 +137,13 @@ def q(key: str, expression: str, fmt: str = "number", when: str = "") -> Quantit
 
 
 def gpu_hours(catalog: Catalog) -> list[Quantity]:
-    """The run's GPU-hours on every catalog GPU: the chosen one's, else each compute line's
-    FLOPs over that GPU's peak (its own decode roofline; the reader's decode MFU is the chosen
-    GPU's), summed as ``model.totals`` sums them."""
+    """The run's GPU-hours on every catalog GPU: the chosen one's, else the time model
+    (``timing``) written over that GPU's figures, as ``run_totals`` re-runs the estimate."""
     found = []
-    own = model.compute_lines(catalog)
     for hw_id in catalog.hardware:
         g, gpu = f"ways.{gpu_slot(hw_id)}", f"gpus.{gpu_slot(hw_id)}"
-        found.append(q(f"{g}.mfu_decode", f"coalesce({resources.roofline(catalog, gpu)}, "
-                                          "assumption.mfu_train)", "percent"))
-        terms = []
-        for line, _, _, mfu in own:
-            k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
-            rate = f"{g}.mfu_decode" if mfu == "mfu.decode" else f"{k}.mfu"
-            found.append(q(f"{g}.{line.key}", f"{k}.flops / ({gpu}.tflops * 1e12 * {rate}) "
-                                              "/ 3600.0", "hours", w))
-            terms.append((f"{g}.{line.key}", w))
-        found.append(q(f"{g}.sum", model._sum(terms), "hours"))
+        found += timing.quantities(f"{g}.time", gpu, shown=False)
+        found.append(q(f"{g}.sum", f"{g}.time.gpu_hours", "hours"))
         found.append(q(f"{g}.hours", f"self.gpu_hours if {gpu}.chosen else {g}.sum", "hours"))
     found.append(q("ways.training_hours", "self.gpu_hours / mem.min_gpus", "hours"))
     return found

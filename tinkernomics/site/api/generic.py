@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, create_model
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Kind
+from tinkernomics.catalog.models import runs
 from tinkernomics.catalog.models.algorithms import (
     Semantics,
     SourcedExamples,
@@ -29,6 +30,7 @@ from tinkernomics.site.api.entries import (
     Variable,
 )
 from tinkernomics.site.api.provenance import ApiModel, Figure, FigureList
+from tinkernomics.site.api.runs import RunStage as PublicRunStage
 from tinkernomics.site.api.ways import WRITTEN_OUT as WAYS_WRITTEN_OUT
 
 SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
@@ -37,7 +39,7 @@ SIMPLE_PUBLIC: dict[type[BaseModel], type[ApiModel]] = {
     Semantics: records.Semantics, SourcedFlag: records.SourcedFlag,
     SourcedReward: records.SourcedReward, SourcedTeacher: records.SourcedTeacher,
     SourcedExamples: records.SourcedExamples,
-    **WAYS_WRITTEN_OUT,
+    **WAYS_WRITTEN_OUT, runs.RunStage: PublicRunStage,
 }
 """Nested authoring models whose public twin has the same fields (copied as they are): the
 twins read off them (``api.twins.PUBLIC``) and those written out in a field order of their own."""

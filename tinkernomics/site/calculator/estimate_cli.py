@@ -20,6 +20,8 @@ from tinkernomics.derived import listing, ways
 from tinkernomics.derived.calculator import offline
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
+from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
+from tinkernomics.site.calculator.checkargs import BadInput, check_query
 from tinkernomics.site.calculator.formatting import fmt_value
 
 UNITS = {"gb": "bytes", "usd": "usd", "count": "count", "flops": "flop", "hours": "hours",
@@ -36,15 +38,31 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--K", "K", "optimisation passes per batch"),
     ("--prompts", "n", "prompts per step"),
     ("--prompt-tokens", "in", "prompt tokens per episode"),
-    ("--completion-tokens", "out", "completion tokens per turn"),
+    ("--completion-tokens", "out", "mean completion tokens per turn"),
+    ("--max-completion-tokens", "maxout", "the cap on one completion (a synchronous step waits "
+                                          "for the longest; default: the mean)"),
+    ("--turns", "T", "turns per episode (agentic runs)"),
+    ("--env-seconds", "env", "environment (tool) seconds per turn"),
     ("--steps", "steps", "training steps"),
     ("--lora-rank", "r", "LoRA rank"),
     ("--micro-batch", "mb", "training micro-batch (sequences)"),
     ("--recompute", "ac", "activation recomputation: 2 full, 1 selective, 0 none"),
     ("--gpu", "hw", "hardware id (catalog/hardware/)"),
+    ("--gpus", "gpus", "GPUs of the run (default: the fewest that hold it); wall-clock follows"),
+    ("--rollout-gpus", "rg", "GPUs that only sample (sampling not colocated with training)"),
+    ("--throughput", "tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
     ("--price-list", "p", "Tinker price list id"),
     ("--oversample", "os", "rollouts sampled per rollout trained on"),
 )
+
+
+LACKS = {"G": "G (--G): the catalog gives no typical G for this algorithm",
+         "K": "K (--K): the catalog gives no typical K for this algorithm",
+         "gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
+                 "catalog, so its memory, and the GPUs that hold it, are unknown"}
+"""What a missing typical input is, for the line that says the run lacks it."""
+OPTION_OF = {key: option for option, key, _ in OPTIONS}
+"""Link key -> the option that sets it (error messages name the option)."""
 
 
 def query_of(args: argparse.Namespace) -> dict[str, str]:
@@ -56,6 +74,11 @@ def query_of(args: argparse.Namespace) -> dict[str, str]:
             query[key] = str(value)
     if args.full:
         query["ft"] = "full"
+    if args.asynchronous is not None:
+        query["async"] = "1" if args.asynchronous else "0"
+    for item in args.arch or ():
+        name, _, value = item.partition("=")
+        query[ARCH_PREFIX + name] = value
     for item in args.set or ():
         key, _, value = item.partition("=")
         query[key] = value
@@ -77,11 +100,21 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem.format(), file=sys.stderr)
         return 1
-    est = estimate(catalog, query_of(args))
+    try:
+        query = check_query(catalog, query_of(args), OPTION_OF)
+    except BadInput as bad:
+        print(f"tinkernomics estimate: {bad}", file=sys.stderr)
+        return 2
+    est = estimate(catalog, query)
     graph = graph_for(catalog)
+    lacks = [LACKS.get(k, k) for k in invalid_keys(catalog, query)]
+    if est.values.get("time.gpus") is None and "gpus" not in query:
+        lacks.append(LACKS["gpus"])
     if args.json:
-        print(json.dumps(as_json(est, graph), indent=1, allow_nan=False))
+        print(json.dumps({**as_json(est, graph), "lacks": lacks}, indent=1, allow_nan=False))
         return 0
+    for text in lacks:
+        print(f"lacks {text}: give it to price this run (figures that need it are left out)")
     for q in graph.quantities:
         if q.shown and est.values[q.key] is not None:
             print(f"{q.key:32} {fmt_value(q.format, est.values[q.key]):>18}  {q.label}")
@@ -113,6 +146,14 @@ def add_estimate_command(sub: argparse._SubParsersAction) -> None:
     for option, key, text in OPTIONS:
         p.add_argument(option, default=None, help=f"{text} (link key {key})")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--sync", dest="asynchronous", action="store_false", default=None,
+                      help="each step samples, then trains (the default)")
+    mode.add_argument("--async", dest="asynchronous", action="store_true",
+                      help="sampling overlaps training (off-policy by a step)")
+    p.add_argument("--arch", action="append", metavar="NAME=VALUE",
+                   help="a model by its architecture figures, when the catalog lacks it: "
+                        + ", ".join(ARCH_FIGURES) + " (params_b in billions)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="any other calculator-link key, e.g. --set T=8")
     p.add_argument("--json", action="store_true", help="every named quantity with its unit")

@@ -27,7 +27,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
 from tinkernomics.site.build import Macro, SiteContext
-from tinkernomics.site.calculator import asof, form, pagedata
+from tinkernomics.site.calculator import asof, backtestpage, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
 from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
 from tinkernomics.site.freshness.feature import staleness_day
@@ -207,7 +207,11 @@ def macros(ctx: SiteContext) -> dict[str, Macro]:
         """The RL-run cost calculator (form, page data, default estimate)."""
         return calculator_html(ctx)
 
-    return {"calculator": calculator}
+    def backtest_page() -> str:
+        """The Back-test page: every published run's estimate beside what it used."""
+        return _render("backtest.html", **backtestpage.view(ctx.catalog))
+
+    return {"calculator": calculator, "backtest_page": backtest_page}
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:

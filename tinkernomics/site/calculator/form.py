@@ -70,10 +70,15 @@ def shape_group(e: Estimate) -> dict[str, Any]:
               help=missing if e["run.G"] is None else ""),
         field("K", "Passes per batch K", "int", _whole(e["run.K"])),
         field("in", "Prompt tokens (initial context C0)", "int", _whole(e["run.C0"])),
-        field("out", "Completion tokens (per turn)", "int", _whole(e["run.out"])),
+        field("out", "Completion tokens (per turn, mean)", "int", _whole(e["run.out"])),
+        field("maxout", "Completion cap (the longest)", "int", _whole(e["time.cap"]),
+              help="A synchronous step waits for its longest completion: the sampler's max "
+                   "tokens. Default: the mean."),
         field("T", "Turns T", "int", _whole(e["run.T"])),
         field("d", "Context added per turn Δ", "int", _whole(e["run.delta"]),
               help="Reply plus tool output that joins the context each turn."),
+        field("env", "Environment seconds per turn", "num", e["run.env_s"],
+              help="Tool calls, tests or a simulator the episode waits for each turn."),
         field("cache", "Prefix cache across turns", "check", bool(e["run.cache"])),
         field("ref", "Score with the reference (KL)", "check", bool(e["role.reference"])),
     ]}
@@ -86,9 +91,18 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     return {"title": "Rented GPUs", "open": True, "fields": [
         field("hw", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),
         field("gp", "Price per GPU-hour (USD)", "num", e["gpu_price"]),
-        field("mt", "Training MFU (%)", "num", pct(e["mfu.train"])),
+        field("gpus", "GPUs", "int", _whole(e["time.gpus"]),
+              help="Default: the fewest that hold the run; wall-clock follows."),
+        field("rg", "GPUs that only sample", "int", _whole(e["set.rollout_gpus"]),
+              help="Leave empty when sampling shares the GPUs with training."),
+        _choice("async", "Sampling and training", e["run.asynchronous"],
+                [("0", "synchronous: each step samples, then trains"),
+                 ("1", "asynchronous: sampling overlaps training")]),
+        field("tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
+              help="From a pilot run: replaces the decode physics."),
+        field("mt", "Training MFU (%)", "num", pct(e["time.mfu_train"])),
         field("mp", "Prefill and scoring MFU (%)", "num", pct(e["mfu.prefill"])),
-        field("md", "Decode MFU (%)", "num", pct(e["mfu.decode"])),
+        field("md", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
     ]}
 
 
@@ -112,6 +126,23 @@ def run_memory_fields(e: Estimate) -> list[dict[str, Any]]:
               fmt_number(e["rollout.oversample"]),
               help="Over 1 where the method filters groups (DAPO's dynamic sampling)."),
     ]
+
+
+ARCH_LABELS = {"params_b": "Parameters (billions)", "active_b": "Active parameters (billions)",
+               "layers": "Layers", "heads": "Attention heads", "kv_heads": "KV heads",
+               "head_dim": "Head size", "d_model": "Hidden size", "vocab": "Vocabulary",
+               "mlp": "MLP width"}
+"""The form's labels of a model given by its architecture figures (``inputs.ARCH_FIGURES``)."""
+
+
+def architecture_group(e: Estimate) -> dict[str, Any]:
+    """A model the catalog lacks, by its figures (config.json): each replaces the chosen
+    model's; with the parameters set, the run has no Tinker price."""
+    return {"title": "A model the catalog lacks", "open": False, "fields": [
+        field(f"x_{name}", label, "num", e[f"set.arch.{name}"],
+              help="From the model's config.json; replaces the chosen model's figure."
+              if name == "params_b" else "")
+        for name, label in ARCH_LABELS.items()]}
 
 
 def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
@@ -148,4 +179,4 @@ def ways_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
 def form_groups(catalog: Catalog, e: Estimate) -> list[dict[str, Any]]:
     """The form's fields (names are the query keys), grouped, with the default values."""
     return [model_group(catalog, e), shape_group(e), gpu_group(catalog, e),
-            ways_group(catalog, e), memory_group(catalog, e)]
+            ways_group(catalog, e), memory_group(catalog, e), architecture_group(e)]

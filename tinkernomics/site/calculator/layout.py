@@ -32,17 +32,35 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
     return [[_w(when), template] for when, template in pairs]
 
 
+def self_hosted_card() -> dict[str, Any]:
+    """The self-hosted bill: GPU-hours, wall-clock on the run's GPUs and, when the catalog
+    holds published runs, the spread they landed at (``backtest.*``)."""
+    own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
+           "GPU-hour; ≈ {wall_clock_hours} hours on {time.gpus:count} GPU")
+    spread = ("; published runs used {backtest.low}–{backtest.high} of such estimates, so "
+              "{self.gpu_hours_low}–{self.gpu_hours_high} GPU-hours "
+              "({self.total_low}–{self.total_high}); see the back-test")
+    return {"title": "Self-hosted compute", "cases": cases(
+        ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
+         "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
+         "GPU-hour (USD) to price them</small>"),
+        ("missing(backtest.low) * (time.gpus == 1)", own + "</small>"),
+        ("missing(backtest.low)", own + "s</small>"),
+        ("time.gpus == 1", own + spread + "</small>"),
+        ("", own + "s" + spread + "</small>"))}
+
+
 def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
     """The headline cards; ``no_tinker`` the (condition, text) of each thing Tinker cannot run
     (``limits.reasons``): where one holds, there is no Tinker bill and no break-even."""
     gone = [(when, "{tinker.total}<small>" + text + "</small>") for when, text in no_tinker or []]
     tinker = ("{tinker.total}<small>{model_name:text}{variant:text} at Tinker's prices as of "
               "{price.effective:text}")
-    own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
-           "GPU-hour; ≈ {wall_clock_hours} hours on {mem.min_gpus:count} GPU")
     even = ("{breakeven.gpu_price}<small>per GPU-hour ({tinker.total} ÷ {self.gpu_hours} "
             "GPU-hours) makes both bills equal; Tinker costs {breakeven.ratio} the self-hosted "
             "compute")
+    even_range = (" ({breakeven.ratio_low}–{breakeven.ratio_high} over the published runs' "
+                  "spread: {breakeven.gpu_price_low}–{breakeven.gpu_price_high} per GPU-hour)")
     return [
         {"title": "Tinker bill", "cases": cases(
             *gone,
@@ -51,11 +69,7 @@ def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]
             (ROW, tinker + "</small>"),
             ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
              "price list: {model.listing:text}</small>"))},
-        {"title": "Self-hosted compute", "cases": cases(
-            ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
-             "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
-             "GPU-hour (USD) to price them</small>"),
-            ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
+        self_hosted_card(),
         {"title": "Break-even GPU price", "cases": cases(
             ("tinker.no", "{breakeven.gpu_price}<small>none: Tinker cannot run this job (see "
              "the Tinker bill)</small>"),
@@ -64,7 +78,8 @@ def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]
              "some compute to compare</small>"),
             ("1 - missing(breakeven.runs)", even + "; {breakeven.runs} such runs repay the "
              "{const.setup:usd} of building the stack</small>"),
-            ("", even + "</small>"))},
+            ("missing(breakeven.ratio_low)", even + "</small>"),
+            ("", even + even_range + "</small>"))},
         {"title": "GPU memory", "cases": cases(
             ("missing(mem.peak)", "{mem.peak}<small>unknown: the catalog does not give "
              "enough of {model_name:text}'s architecture for this run (see GPU memory)"
@@ -120,7 +135,7 @@ def line_rows(graph: Graph, group: str) -> list[dict[str, Any]]:
             continue
         k = f"{group}.{line.key}"
         how = line.how
-        for part in ("amount", "rate", "per_token", "mfu"):
+        for part in ("amount", "rate", "per_token", "mfu", "gpu_hours"):
             how = how.replace("{" + part, "{" + k + "." + part)
         cells = [k] if group == "tinker" else [f"{k}.flops", f"{k}.gpu_hours", f"{k}.usd"]
         found.append({"label": line.label, "cells": cells, "cases": cases(("", how)),
@@ -270,12 +285,19 @@ def _convergence() -> dict[str, Any]:
                "curve for it, so these hours are the fitted setting's compute, an order of "
                "magnitude, not a forecast for your run.</p>")
     moe = stretch % ", {model.active_b:number}B active, a mixture of experts"
+    basis = ("<p>Basis: ScaleRL's measured GB200-hours, not this page's time model, which "
+             "puts ScaleRL's own 8B run at {backtest.scalerl} of the hours the paper reports "
+             "(see the back-test): a bottom-up estimate of the same recipe is about that factor "
+             "apart.</p>")
+    fit, moe_run = "(1 - missing(fit.C_mid))", "(model.active_b < model.total_b)"
+    basis_known = "(1 - missing(backtest.scalerl))"
     return {"type": "text", "id": "calc-scalerl", "title": "Compute to converge", "when": None,
             "flags": ["algorithm:{algorithm}:A", "algorithm:{algorithm}:B",
                       "algorithm:{algorithm}:C_mid"],
-            "cases": cases(("(1 - missing(fit.C_mid)) * (model.active_b < model.total_b)",
-                            text + moe),
-                           ("1 - missing(fit.C_mid)", text + stretch % ""),
+            "cases": cases((f"{fit} * {moe_run} * {basis_known}", text + moe + basis),
+                           (f"{fit} * {moe_run}", text + moe),
+                           (f"{fit} * {basis_known}", text + stretch % "" + basis),
+                           (fit, text + stretch % ""),
                            ("", NO_FIT))}
 
 
@@ -305,10 +327,7 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
                               "architecture: the peak is the larger. Weights and KV cache in "
                               "bf16; sharded across GPUs (ZeRO), so the GPU count is the peak "
                               "over one GPU's memory.</p>"))],
-               after=[cases((APPROX, APPROX_NOTE)),
-                      cases(("", '<p class="tn-calc__note">The original site\'s formula '
-                             "({formula_name:vram_formula}: {formula:vram_formula}) gave "
-                             "{vram.total} whatever the run's shape.</p>"))]),
+               after=[cases((APPROX, APPROX_NOTE))]),
         _convergence(),
         {"type": "inputs", "when": None},
     ]

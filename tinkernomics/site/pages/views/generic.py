@@ -3,8 +3,10 @@ on the Data quality page, under "Other catalog entries" (``views.kinds.kind_page
 
 Each entry shows its name, id and its top-level fields: figures, figure lists and claims with
 their provenance (an unverified one gets its element id, so the Data quality page links to it),
-other values as plain text (escaped by the template, never read as markdown or HTML). Nested
-models are left out: a kind that needs them shown declares a page of its own (``site.kinds``).
+other values as plain text (escaped by the template, never read as markdown or HTML). A list of
+nested models (a published run's stages) shows each item's fields the same way, labelled with
+the item's number; other nested models are left out: a kind that needs them shown declares a
+page of its own (``site.kinds``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import datetime as dt
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Kind
@@ -71,12 +75,31 @@ def _field(index: SiteIndex, name: str, value: Any, origin: Origin,
     return None if text is None else GenericField(label, text)
 
 
+def _items(index: SiteIndex, kind: Kind[Any], key: str, name: str, items: list[BaseModel],
+           links: Links) -> list[GenericField]:
+    """The fields of each nested model of a list, labelled '<field> <n>: <subfield>'."""
+    found = []
+    for i, item in enumerate(items):
+        for sub in type(item).model_fields:
+            value = getattr(item, sub)
+            if value is None:
+                continue
+            shown = _field(index, sub, value, Origin(kind.name, key, (name, i, sub)), links)
+            if shown is not None:
+                found.append(GenericField(f"{field_words(name)} {i + 1}: {shown.label}",
+                                          shown.text, shown.shown))
+    return found
+
+
 def _entry(index: SiteIndex, kind: Kind[Any], key: str, links: Links) -> GenericEntryView:
     model = index.catalog.entry(kind.name, key).model
     fields = []
     for name in type(model).model_fields:
         value = getattr(model, name)
         if name == "id" or value is None:
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, BaseModel) for v in value):
+            fields += _items(index, kind, key, name, value, links)
             continue
         found = _field(index, name, value, Origin(kind.name, key, (name,)), links)
         if found is not None:

@@ -1,0 +1,76 @@
+"""The back-test as a benchmark: every catalog run's estimate, actual and ratio, and their
+geometric mean (the issue's target: each run within 2x, the mean within 1.25x).
+
+    .venv/bin/python benchmarks/bench_backtest.py          # the table
+    .venv/bin/python benchmarks/bench_backtest.py --fit    # refit the fitted constants
+
+``--fit`` searches a grid of the time model's fitted constants (``timing.FITTED``) for the
+least sum of squared log ratios over the catalog's runs and prints the best values and their
+table; the values in ``timing.CONSTANTS`` are that fit, copied by hand (a constant never
+changes behind a reader's back).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.derived.calculator import backtest, estimate, timing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def table(catalog: object) -> float:
+    """Print the back-test; return the sum of squared log ratios."""
+    rows = estimate.backtest_rows(catalog)  # type: ignore[arg-type]
+    print(f"{'run':24} {'estimate':>10} {'actual':>10} {'ratio':>7}")
+    loss = 0.0
+    for r in rows:
+        est = "–" if r.estimate_gpu_hours is None else f"{r.estimate_gpu_hours:,.0f}"
+        ratio = "–" if r.ratio is None else f"{r.ratio:.2f}"
+        print(f"{r.run:24} {est:>10} {r.actual_gpu_hours:>10,.0f} {ratio:>7}")
+        loss += math.log(r.ratio) ** 2 if r.ratio else 0.0
+    s = backtest.summary(rows)
+    if s.geometric_mean is not None:
+        print(f"geometric mean {s.geometric_mean:.2f} over {s.count} runs "
+              f"(range {s.low:.2f}-{s.high:.2f})")
+    return loss
+
+
+def _use(values: dict[str, float]) -> None:
+    timing.CONSTANTS = tuple(replace(c, value=values.get(c.key, c.value))
+                             for c in timing.CONSTANTS)
+    estimate._GRAPHS.clear()
+    estimate._ESTIMATES.clear()
+
+
+def fit(catalog: object) -> None:
+    best: tuple[float, dict[str, float]] | None = None
+    keys = list(timing.FITTED)
+    for combo in itertools.product(*(timing.FITTED[k] for k in keys)):
+        values = dict(zip(keys, combo, strict=True))
+        _use(values)
+        rows = estimate.backtest_rows(catalog)  # type: ignore[arg-type]
+        loss = sum(math.log(r.ratio) ** 2 for r in rows if r.ratio)
+        if best is None or loss < best[0]:
+            best = (loss, values)
+    assert best is not None
+    print("best fit:", best[1], f"(sum of squared log ratios {best[0]:.3f})")
+    _use(best[1])
+    table(catalog)
+
+
+def main() -> None:
+    catalog = load_valid_catalog(ROOT / "catalog")
+    if "--fit" in sys.argv:
+        fit(catalog)
+    else:
+        table(catalog)
+
+
+if __name__ == "__main__":
+    main()

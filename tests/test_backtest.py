@@ -1,0 +1,126 @@
+"""The back-test (derived/calculator/backtest.py, `tinkernomics backtest`) and the range it puts
+beside every self-hosted figure, on toy runs (never today's catalog runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from helpers_calc import _fig
+from helpers_runs import run, stage, with_runs
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived.calculator import backtest
+from tinkernomics.derived.calculator.estimate import backtest_rows, estimate
+from tinkernomics.site.calculator import backtest_cli
+
+
+def _assumed(value: float, unit: str) -> dict[str, object]:
+    return {"value": value, "unit": unit, "status": "unverified", "asserted_by": "contributor",
+            "source": "transformer_math", "reported_instead": "not stated"}
+
+
+@pytest.fixture(scope="module")
+def toy(catalog: Catalog) -> Catalog:
+    two = run("two-stages", 100.0, stage(), stage(gpus=_fig(16, "gpus"),
+                                                  max_completion_tokens=_fig(4000, "tokens")))
+    guessed = run("guessed", 50.0, stage(mean_completion_tokens=_assumed(800, "tokens")),
+                  mode="async")
+    return with_runs(catalog, two, guessed)
+
+
+def test_a_run_is_its_stages_estimates_summed_beside_its_actual(toy: Catalog) -> None:
+    row = {r.run: r for r in backtest_rows(toy)}["two-stages"]
+    parts = [estimate(toy, q).values["self.gpu_hours"] for q in row.stages]
+    assert row.estimate_gpu_hours == pytest.approx(sum(parts))
+    assert row.ratio == pytest.approx(sum(parts) / 100.0)
+    assert row.stages[1]["gpus"] == "16" and row.stages[1]["maxout"] == "4000"
+
+
+def test_assumed_settings_are_listed_and_the_mode_is_read(toy: Catalog) -> None:
+    rows = {r.run: r for r in backtest_rows(toy)}
+    assert rows["guessed"].assumed == ("mean_completion_tokens",)
+    assert rows["two-stages"].assumed == ()
+    assert rows["guessed"].stages[0]["async"] == "1"
+
+
+def test_summary_is_the_geometric_mean_and_range(toy: Catalog) -> None:
+    rows = backtest_rows(toy)
+    s = backtest.summary(rows)
+    ratios = [r.ratio for r in rows]
+    assert s.count == 2 and s.low == min(ratios) and s.high == max(ratios)
+    assert s.geometric_mean == pytest.approx(math.sqrt(ratios[0] * ratios[1]))
+
+
+def test_every_estimate_carries_the_published_runs_spread(toy: Catalog) -> None:
+    s = backtest.summary(backtest_rows(toy))
+    e = estimate(toy, {"m": "toy-1b", "p": "toy-prices", "hw": "toy-big-gpu", "gpus": "8"})
+    assert e["backtest.low"] == s.low and e["backtest.high"] == s.high
+    assert e["self.gpu_hours_low"] == pytest.approx(e["self.gpu_hours"] / s.high)
+    assert e["self.gpu_hours_high"] == pytest.approx(e["self.gpu_hours"] / s.low)
+    # the break-even uses the range: Tinker ÷ self-hosted at both ends
+    assert e["breakeven.ratio_low"] == pytest.approx(e["tinker.total"] / e["self.total_high"])
+
+
+def test_no_runs_no_range(catalog: Catalog) -> None:
+    e = estimate(with_runs(catalog), {"m": "toy-8b", "hw": "toy-big-gpu", "gpus": "8"})
+    assert e["backtest.low"] is None and e["self.gpu_hours_low"] is None
+    assert e["self.gpu_hours"] is not None
+
+
+def test_backtest_json(toy: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
+    data = backtest_cli.as_json(backtest_rows(toy))
+    assert [r["run"] for r in data["runs"]] == ["guessed", "two-stages"]
+    assert data["runs"][1]["ratio"] == pytest.approx(
+        data["runs"][1]["estimate_gpu_hours"] / 100.0)
+    json.dumps(data, allow_nan=False)
+    backtest_cli.print_table(backtest_rows(toy))
+    out = capsys.readouterr().out
+    assert "two-stages" in out and "geometric mean" in out
+
+
+SRC = "status: reported, source: tinker_docs, locator: here"
+RUN_YAML = """id: fx-run
+name: Fixture run
+model: {model}
+algorithm: grpo
+hardware: h100
+framework: toy
+mode: sync
+colocated: true
+stages:
+  - steps: {{value: 10, unit: steps, {src}}}
+    prompts: {{value: 8, unit: count, {src}}}
+    group: {{value: 8, unit: count, {src}}}
+    prompt_tokens: {{value: 100, unit: tokens, {src}}}
+    mean_completion_tokens: {{value: 500, unit: tokens, {src}}}
+    max_completion_tokens: {{value: {cap}, unit: tokens, {src}}}
+    gpus: {{value: 8, unit: gpus, {src}}}
+actual_gpu_hours: {{value: 10, unit: gpu_hours, {src}}}
+"""
+
+
+@pytest.mark.parametrize(("model", "cap", "says"), [
+    ("qwen3-8b", 1000, None),
+    ("no-such-model", 1000, "model: unknown model 'no-such-model'"),
+    ("qwen3-8b", 100, "max_completion_tokens: the cap is below the mean completion length"),
+])
+def test_validate_checks_a_runs_links_and_stages(tmp_path: object, model: str, cap: int,
+                                                 says: str | None) -> None:
+    from pathlib import Path
+
+    from helpers_catalog import copy_valid
+
+    from tinkernomics.catalog.loader import load_catalog
+
+    root = copy_valid(Path(str(tmp_path)))
+    (root / "runs").mkdir(exist_ok=True)
+    (root / "runs" / "fx-run.yaml").write_text(RUN_YAML.format(model=model, cap=cap, src=SRC),
+                                               encoding="utf-8")
+    _, problems = load_catalog(root)
+    text = "\n".join(p.format() for p in problems)
+    if says is None:
+        assert problems == [], text
+    else:
+        assert says in text and "runs/fx-run.yaml:" in text

@@ -1,0 +1,91 @@
+"""Published runs (pipeline step 2): RL runs whose authors state both settings and resources.
+
+A ``PublishedRun`` is what the back-test compares the calculator with (``derived/calculator/
+backtest.py``): the run's shape (model, algorithm, prompts per step, G, steps, prompt and
+completion lengths, turns), its stack (framework, synchronous or asynchronous, colocated or
+not), its GPUs, and the resources it used, each a figure with its source and locator. A setting
+the authors state is ``reported``; one the entry had to assume is ``unverified`` with
+``asserted_by`` and ``reported_instead`` (what the sources say instead), so a reader sees which
+settings were stated and which were guessed. A run in stages (a longer context after some
+steps, more GPUs) lists each stage.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field
+
+from tinkernomics.catalog.fields import Id, Prose, ShortText
+from tinkernomics.catalog.models.base import StrictModel
+from tinkernomics.catalog.models.provenance import Figure
+from tinkernomics.catalog.numbers import FigureRange
+
+STEPS = FigureRange(ge=1, le=1e7, hint="optimiser steps of the stage (allowed 1 to 1e7)")
+COUNT = FigureRange(ge=1, le=1e7, hint="a count per step, e.g. 128 prompts (allowed 1 to 1e7)")
+TOKENS = FigureRange(ge=0, le=1e7, hint="tokens per sequence, e.g. 3,000 (allowed 0 to 1e7)")
+GPUS = FigureRange(ge=1, le=1e6, hint="GPUs the stage ran on, e.g. 8 (allowed 1 to 1e6)")
+SECONDS = FigureRange(ge=0, le=1e5, hint="seconds per turn (allowed 0 to 1e5)")
+GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
+
+
+class RunMode(StrEnum):
+    """How rollouts and training share time."""
+
+    sync = "sync"
+    """Each step samples, then trains: the step lasts as long as its longest completion."""
+    async_ = "async"
+    """Sampling runs ahead of training (off-policy by a step or more): the two overlap."""
+
+
+class RunStage(StrictModel):
+    """One stage of a published run: its settings, each stated or assumed."""
+
+    label: ShortText | None = Field(default=None, description="e.g. '8k context'.")
+    steps: Annotated[Figure, STEPS] = Field(description="Optimiser steps, unit `steps`.")
+    prompts: Annotated[Figure, COUNT] = Field(
+        description="Prompts (tasks) per step, unit `count`.")
+    group: Annotated[Figure, COUNT] = Field(
+        description="Completions per prompt (G), unit `count`.")
+    prompt_tokens: Annotated[Figure, TOKENS] = Field(
+        description="Mean prompt length, unit `tokens`.")
+    mean_completion_tokens: Annotated[Figure, TOKENS] = Field(
+        description="Mean length of one completion (of one turn, in an agentic run), unit "
+                    "`tokens`.")
+    max_completion_tokens: Annotated[Figure, TOKENS] = Field(
+        description="The cap on one completion (the sampler's max tokens), unit `tokens`.")
+    turns: Annotated[Figure, COUNT] | None = Field(
+        default=None, description="Agentic runs: mean turns per episode, unit `count`.")
+    observation_tokens: Annotated[Figure, TOKENS] | None = Field(
+        default=None, description="Agentic runs: mean tokens a turn's tool output adds to the "
+                                  "context, unit `tokens`.")
+    env_seconds_per_turn: Annotated[Figure, SECONDS] | None = Field(
+        default=None, description="Agentic runs: environment (tool, test) time per turn, "
+                                  "unit `seconds`.")
+    rollout_gpus: Annotated[Figure, GPUS] | None = Field(
+        default=None, description="GPUs that only sample, when sampling has GPUs of its own "
+                                  "(not colocated), unit `gpus`; part of `gpus`.")
+    gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
+
+
+class PublishedRun(StrictModel):
+    """A published RL run with its settings, stack, GPUs and the resources it used."""
+
+    id: Id = Field(description="Equal to the file name without `.yaml`.",
+                   examples=["oat-zero-7b"])
+    name: ShortText = Field(description="The run as its authors name it.")
+    model: Id = Field(description="The trained model (catalog/models/).")
+    algorithm: Id = Field(description="The RL algorithm (catalog/algorithms/).")
+    hardware: Id = Field(description="The GPU (catalog/hardware/).")
+    framework: ShortText = Field(description="The training stack, e.g. 'verl 0.1 + vLLM'.")
+    mode: RunMode = Field(description="`sync` or `async` (sampling overlaps training).")
+    colocated: bool = Field(description="True if sampling and training share the same GPUs.")
+    lora: bool = Field(default=False, description="True if only a LoRA adapter is trained.")
+    reference: bool = Field(
+        default=False, description="True if a frozen reference model scores every trajectory "
+                                   "(a KL term).")
+    stages: list[RunStage] = Field(min_length=1, description="The run's stages, in order.")
+    actual_gpu_hours: Annotated[Figure, GPU_HOURS] = Field(
+        description="GPU-hours the whole run used (GPUs × wall-clock hours), unit `gpu_hours`.")
+    notes: Prose | None = Field(default=None, description="Anything a reader should know.")

@@ -1,0 +1,36 @@
+"""Cross-entry rules of published runs (pipeline step 2): ``catalog/runs/`` entries name a
+model, an algorithm and a GPU the catalog holds, and each stage's figures agree with each other
+(a cap at least the mean completion length, GPUs left to train on when some only sample), so
+the back-test never meets a run it cannot price."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from tinkernomics.catalog.entries import Catalog, Entry
+from tinkernomics.catalog.models.runs import PublishedRun
+from tinkernomics.catalog.problems import Problem
+
+UnknownId = Callable[[Catalog, Entry, tuple[str | int, ...], str, str, str], Problem]
+
+
+def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
+    """Every problem of every run entry (``rules.rule_runs_consistent`` passes ``unknown``)."""
+    runs: dict[str, PublishedRun] = catalog.of("run")
+    for key, run in runs.items():
+        entry = catalog.entry("run", key)
+        for field, kind in (("model", "model"), ("algorithm", "algorithm"),
+                            ("hardware", "hardware")):
+            wanted = getattr(run, field)
+            if wanted not in catalog.known_ids(kind):
+                yield unknown(catalog, entry, (field,), wanted, kind, kind)
+        for i, stage in enumerate(run.stages):
+            if stage.max_completion_tokens.value < stage.mean_completion_tokens.value:
+                yield catalog.problem("run", key, ("stages", i, "max_completion_tokens"),
+                                      "the cap is below the mean completion length",
+                                      "the cap is the longest a completion may be")
+            if stage.rollout_gpus is not None and stage.rollout_gpus.value >= stage.gpus.value:
+                yield catalog.problem("run", key, ("stages", i, "rollout_gpus"),
+                                      "every GPU samples: none is left to train on",
+                                      "rollout_gpus counts the GPUs that only sample, part "
+                                      "of gpus")

@@ -1,0 +1,167 @@
+"""The back-test (pipeline step 5): every published run's estimate beside what it used.
+
+Each stage of a ``run`` entry (``catalog/runs/``) becomes a calculator link (``query``): its
+model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion
+lengths, turns and environment time, synchronous or not, full fine-tuning or LoRA, with the
+prefix cache on (vLLM's default, which the runs' samplers use). The
+estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
+``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
+spread the calculator states beside every self-hosted figure. The rows come from the catalog
+only: the same code back-tests a run added tomorrow. No constant is chosen per run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.models.runs import PublishedRun, RunMode, RunStage
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.graph import Quantity
+
+
+def _int(value: float) -> str:
+    return str(max(0, round(value)))
+
+
+def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
+    """The calculator link of one stage of a published run."""
+    turns = stage.turns.value if stage.turns else 1.0
+    delta = stage.mean_completion_tokens.value + (
+        stage.observation_tokens.value if stage.observation_tokens else 0.0)
+    found = {
+        "a": run.algorithm, "m": run.model, "hw": run.hardware,
+        "ft": "lora" if run.lora else "full", "ref": "1" if run.reference else "0",
+        "steps": _int(stage.steps.value), "n": _int(stage.prompts.value),
+        "G": _int(stage.group.value), "K": "1", "in": _int(stage.prompt_tokens.value),
+        "out": _int(stage.mean_completion_tokens.value),
+        "maxout": _int(stage.max_completion_tokens.value), "T": _int(turns),
+        "d": _int(delta) if turns > 1 else "0", "gpus": _int(stage.gpus.value),
+        "cache": "1",
+        "async": "1" if run.mode == RunMode.async_ else "0",
+        "env": repr(float(stage.env_seconds_per_turn.value)) if stage.env_seconds_per_turn
+        else "0",
+    }
+    if stage.rollout_gpus is not None and not run.colocated:
+        found["rg"] = _int(stage.rollout_gpus.value)
+    return found
+
+
+def assumed(run: PublishedRun) -> list[str]:
+    """The settings the entry assumed (status ``unverified``), as 'stage: field'."""
+    found = []
+    for index, stage in enumerate(run.stages):
+        where = stage.label or (f"stage {index + 1}" if len(run.stages) > 1 else "")
+        for name in RunStage.model_fields:
+            value = getattr(stage, name)
+            if getattr(value, "status", None) == Status.unverified:
+                found.append(f"{where}: {name}" if where else name)
+    return found
+
+
+@dataclass(frozen=True)
+class Row:
+    """One published run back-tested."""
+
+    run: str
+    name: str
+    hardware: str
+    estimate_gpu_hours: float | None
+    actual_gpu_hours: float
+    assumed: tuple[str, ...]
+    stages: tuple[dict[str, str], ...]
+
+    @property
+    def ratio(self) -> float | None:
+        """Estimate ÷ actual (1.0 is exact); None when the estimate is missing."""
+        if self.estimate_gpu_hours is None:
+            return None
+        return self.estimate_gpu_hours / self.actual_gpu_hours
+
+
+Estimator = Callable[[Catalog, Mapping[str, str]], Any]
+"""``estimate.estimate`` (passed in: the estimate module adds this module's range to its graph,
+so this module cannot import it)."""
+
+
+def row(catalog: Catalog, run: PublishedRun, estimate: Estimator) -> Row:
+    """Back-test one run: its stages' estimates summed, beside its actual GPU-hours."""
+    queries = tuple(query(run, s) for s in run.stages)
+    hours = [estimate(catalog, q).values.get("self.gpu_hours") for q in queries]
+    total = None if any(h is None for h in hours) else sum(h for h in hours if h is not None)
+    return Row(run.id, run.name, run.hardware, total, run.actual_gpu_hours.value,
+               tuple(assumed(run)), queries)
+
+
+def rows(catalog: Catalog, estimate: Estimator) -> list[Row]:
+    """Every catalog run, in id order (``estimate.backtest_rows`` passes the estimator)."""
+    runs: dict[str, PublishedRun] = catalog.of("run")
+    return [row(catalog, runs[rid], estimate) for rid in sorted(runs)]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The spread of the ratios: geometric mean, lowest and highest."""
+
+    count: int
+    geometric_mean: float | None
+    low: float | None
+    high: float | None
+
+
+def summary(found: list[Row]) -> Summary:
+    """Geometric mean and range of the ratios of the rows that have an estimate."""
+    ratios = [r.ratio for r in found if r.ratio is not None and r.ratio > 0]
+    if not ratios:
+        return Summary(0, None, None, None)
+    mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    return Summary(len(ratios), mean, min(ratios), max(ratios))
+
+
+MISSING = "0.0 / 0.0"
+"""An expression whose value is missing (no published run to measure the spread on)."""
+
+
+def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
+    """How far published runs landed from such estimates, as graph quantities: the lowest,
+    mean and highest ratio (``backtest.*``), and the self-hosted GPU-hours, dollars and
+    break-even they leave room for (an actual of estimate ÷ ratio). Added to the graph after
+    the runs are estimated (``estimate.graph_for``): the ranges read the runs' estimates, which
+    do not read the ranges."""
+    found = rows(catalog, estimate)
+    s = summary(found)
+    scalerl = next((r.ratio for r in found if r.run == ids.SCALERL_RUN), None)
+
+    def const(value: float | None) -> str:
+        return MISSING if value is None else repr(float(value))
+
+    q = Quantity
+    return [
+        q("backtest.low", const(s.low), "ratio", "Lowest estimate ÷ actual", shown=False),
+        q("backtest.mean", const(s.geometric_mean), "ratio",
+          "Geometric mean of estimate ÷ actual", shown=False),
+        q("backtest.high", const(s.high), "ratio", "Highest estimate ÷ actual", shown=False),
+        q("backtest.runs", repr(float(s.count)), "count", "Published runs back-tested",
+          shown=False),
+        q("backtest.scalerl", const(scalerl), "ratio",
+          "Time model ÷ ScaleRL's measured GB200-hours, on its own 8B run", shown=False),
+        q("self.gpu_hours_low", "self.gpu_hours / backtest.high", "hours",
+          "GPU-hours, low end (published runs' spread)"),
+        q("self.gpu_hours_high", "self.gpu_hours / backtest.low", "hours",
+          "GPU-hours, high end (published runs' spread)"),
+        q("self.total_low", "self.total / backtest.high", "usd", "Self-hosted, low end"),
+        q("self.total_high", "self.total / backtest.low", "usd", "Self-hosted, high end"),
+        q("breakeven.ratio_low", "tinker.total / self.total_high", "ratio",
+          "Tinker ÷ self-hosted, low end", "(1 - missing(tinker.total)) * (self.total > 0)"),
+        q("breakeven.ratio_high", "tinker.total / self.total_low", "ratio",
+          "Tinker ÷ self-hosted, high end", "(1 - missing(tinker.total)) * (self.total > 0)"),
+        q("breakeven.gpu_price_low", "tinker.total / self.gpu_hours_high", "usd",
+          "Break-even GPU price, low end", "(1 - missing(tinker.total)) * (self.gpu_hours > 0)"),
+        q("breakeven.gpu_price_high", "tinker.total / self.gpu_hours_low", "usd",
+          "Break-even GPU price, high end",
+          "(1 - missing(tinker.total)) * (self.gpu_hours > 0)"),
+    ]

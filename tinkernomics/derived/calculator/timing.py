@@ -1,0 +1,231 @@
+"""The run's wall-clock and GPU-hours from physics (pipeline step 5, the time model).
+
+Quantities of the graph ``model.build`` assembles, written once per GPU: ``quantities("time",
+"hw")`` for the chosen GPU, and ``derived/calculator/waysgraph.py`` writes the same for every
+catalog GPU (``ways.<slot>.time``, over ``gpus.<slot>``). One optimiser step is timed, then
+multiplied by the steps:
+
+- **GPUs.** The reader's ``gpus``, else the fewest that hold the run's peak memory (unknown,
+  and every time with it, for a model without architecture figures: never guessed); sampling
+  uses all of them (colocated) unless ``rg`` gives it GPUs of its own.
+- **Decode** is bound by memory traffic. A sampler replica spans ``tp`` GPUs, the fewest whose
+  memory holds the weights in ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for
+  the KV cache (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence
+  length, at most the sequences it is given. Each decode iteration reads the weights (the
+  experts a batch touches, for MoE) and every live sequence's KV cache at ``BANDWIDTH_EFFICIENCY``
+  of peak bandwidth, or is compute-bound, and lasts at least ``DECODE_FLOOR`` seconds (kernel
+  launches, sampling, scheduling). A synchronous step runs until its longest completion: the
+  iterations are the mean length's waves (one wave when the batch holds every sequence) of
+  every turn, plus the cap's tail once: the longest episode's excess over the mean. An
+  asynchronous run (``async``) overlaps the tail and the training with the next step's
+  sampling.
+- **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
+- **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
+  sequence (6 × layers × heads × head size × tokens, per token, causal); with full
+  recomputation one more forward. Old-policy log-probs (one forward, in the training line) and
+  every frozen scorer (reference, teacher, reward model) and a critic add their passes.
+  Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
+  ``train_half_params``).
+- **Refit**: the new weights reach the sampler at ``REFIT_GB_S``; every step also pays
+  ``STEP_SECONDS`` of fixed work (optimiser, scheduling, checkpointing), and the run
+  ``RUN_OVERHEAD`` more for evaluation and restarts.
+- A measured throughput (``tps``, tokens per second per sampling GPU from a pilot run) replaces
+  the decode physics.
+
+Every constant is physics, a framework default, or fitted on the published runs of
+``catalog/runs/`` (``backtest.py``; ``benchmarks/bench_backtest.py`` prints the fit), and the
+Back-test page lists them with their basis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator.graph import Quantity
+
+USES = {"decode_flops": (f"formula:{ids.FLOPS_ROLLOUT}",),
+        "prefill_s": (f"formula:{ids.FLOPS_ROLLOUT}",)}
+"""Decode and prefill count 2 FLOPs a parameter a token: the catalog's rollout formula."""
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One constant of the time model: its value and where it comes from."""
+
+    key: str
+    value: float
+    label: str
+    basis: str
+
+
+CONSTANTS: tuple[Constant, ...] = (
+    Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
+             "vLLM's default gpu_memory_utilization (0.9)"),
+    Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
+             "assumption: tensor parallelism is raised until the weights fill at most half "
+             "of the memory, as RL stacks size their samplers"),
+    Constant("bandwidth_efficiency", 0.7, "Memory bandwidth reached in decode",
+             "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
+    Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
+             "assumption: large-batch decode reaches half the dense peak"),
+    Constant("decode_floor", 0.04, "Shortest decode iteration, seconds",
+             "fitted on the published runs (catalog/runs/): kernel launches, sampling and "
+             "the scheduler's Python per iteration (RL stacks often run vLLM in eager mode)"),
+    Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
+             "fitted on the published runs; DeepSeek-V3's pre-training reached 35% of the "
+             "H800's BF16 peak"),
+    Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
+             "fitted on the published runs: small models train far below the peak"),
+    Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
+             "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
+    Constant("step_seconds", 20.0, "Fixed seconds per step",
+             "fitted on the published runs: optimiser step, scheduling, reward calls"),
+    Constant("run_overhead", 0.0, "Evaluation, checkpoints and restarts",
+             "fitted on the published runs, which fit best with none beyond the per-step "
+             "seconds (0%); kept so a reader can add it"),
+)
+"""The time model's constants (``const.time.<key>`` in the graph)."""
+
+FITTED: dict[str, tuple[float, ...]] = {
+    "decode_floor": (0.01, 0.02, 0.03, 0.04, 0.05, 0.06),
+    "train_mfu_max": (0.3, 0.4, 0.5),
+    "step_seconds": (5.0, 10.0, 20.0, 40.0),
+    "run_overhead": (0.0, 0.25, 0.5, 1.0),
+}
+"""The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants."""
+
+
+def constant_quantities() -> list[Quantity]:
+    """The constants as graph quantities (shared by every GPU's time model)."""
+    return [Quantity(f"const.time.{c.key}", repr(float(c.value)), "number", c.label,
+                     shown=False) for c in CONSTANTS]
+
+
+def _names(p: str, hw: str) -> dict[str, str]:
+    return {"p": p, "hw": hw, "mem": f"{hw}.memory_gb * 1e9",
+            "cap": "coalesce(run.max_out, run.out)", "c": "const.time"}
+
+
+def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
+    n = _names(p, hw)
+    return [
+        ("gpus", f"coalesce(set.gpus, ceil(mem.peak / ({n['mem']})))"),
+        ("cap", n["cap"]),
+        ("rollout_gpus", f"min(coalesce(set.rollout_gpus, {p}.gpus), {p}.gpus)"),
+        ("train_gpus", f"{p}.gpus - coalesce(set.rollout_gpus, 0.0) if "
+                       f"{p}.gpus - coalesce(set.rollout_gpus, 0.0) >= 1 else {p}.gpus"),
+    ]
+
+
+def _decode(p: str, hw: str) -> list[tuple[str, str]]:
+    n = _names(p, hw)
+    c, cap = n["c"], n["cap"]
+    held = "(run.C0 + run.delta * (run.T - 1) + run.out)"
+    ctx = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out / 2.0)"
+    kv = "coalesce(mem.kv_per_token, 0.0)"
+    # the reader's decode utilisation is the chosen GPU's (another GPU's run clears it)
+    mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
+    return [
+        ("weights", "p.total * 2.0"),
+        ("tp", f"max(1.0, ceil({p}.weights / ({c}.weight_share * {n['mem']})))"),
+        ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
+        ("sequences", "run.prompts * run.G * rollout.oversample"),
+        ("per_replica", f"{p}.sequences / {p}.replicas"),
+        ("kv_room", f"max(0.0, {c}.memory_utilisation * {p}.tp * {n['mem']} - {p}.weights)"),
+        ("batch", f"max(1.0, min({p}.per_replica, {p}.kv_room / ({kv} * {held})))"
+                  f" if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
+                  "const.decode_sequences))"),
+        ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
+                            f"{p}.batch * {ctx} * {kv}"),
+        # a GPU without a bandwidth figure is timed by its floor and compute alone
+        ("iteration_s", f"max({c}.decode_floor, coalesce({p}.iteration_bytes / ({p}.tp * "
+                        f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
+                        f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
+                        f"{c}.decode_mfu))"),
+        ("waves", f"{p}.per_replica * run.out / {p}.batch"),
+        ("iterations", f"run.T * {p}.waves if run.asynchronous else run.T * "
+                       f"max(run.out, {p}.waves) + {cap} - run.out"),
+        ("decode_flops", "run.prompts * run.G * rollout.oversample * run.T * run.out * 2.0 * "
+                         "p.active"),
+        ("decode_s", f"coalesce({p}.decode_flops / ({p}.rollout_gpus * {hw}.tflops * 1e12 * "
+                     f"{mfu_decode} / 100.0), run.prompts * run.G * rollout.oversample * "
+                     f"run.T * run.out / ({p}.rollout_gpus * set.tps), "
+                     f"{p}.iterations * {p}.iteration_s)"),
+    ]
+
+
+def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
+    c = "const.time"
+    seq = "tokens.sequence_per_episode"
+    attention = (f"(6.0 * coalesce(model.layers * coalesce(model.heads * model.head_dim, "
+                 f"model.d_model), 0.0) * {seq})")
+    forward = f"(2.0 * p.active + {attention} / 3.0)"
+    train_tokens = f"run.prompts * run.G * {seq}"
+    recompute = "(4.0 / 3.0 if run.ac == 2 else 1.0)"
+    peak = f"{hw}.tflops * 1e12 * {p}.mfu_train"
+    return [
+        ("prefill_s", "run.prompts * run.G * rollout.oversample * (tokens.prefill_per_episode - "
+                      f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
+                      f"{hw}.tflops * 1e12 * mfu.prefill)"),
+        ("env_s", "run.T * run.env_s"),
+        ("mfu_train", f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * p.total / "
+                      f"(p.total + {c}.train_half_params))"),
+        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
+                    f"{recompute} + {forward}) / ({p}.train_gpus * {peak})"),
+        ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token + {attention}) * "
+                     f"{recompute} / ({p}.train_gpus * {peak}) if role.critic else 0.0"),
+        ("reference_s", f"{train_tokens} * {forward} / ({p}.train_gpus * {peak}) "
+                        "if role.reference else 0.0"),
+        ("teacher_s", f"{train_tokens} * 2.0 * p.teacher_active / ({p}.train_gpus * {peak}) "
+                      "if role.teacher else 0.0"),
+        ("reward_model_s", f"{train_tokens} * {forward} / ({p}.train_gpus * {peak}) "
+                           "if role.reward_model else 0.0"),
+        ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {c}.step_seconds"),
+    ]
+
+
+def _totals(p: str) -> list[tuple[str, str]]:
+    rollout = f"({p}.decode_s + {p}.prefill_s + {p}.env_s)"
+    learn = (f"({p}.train_s + {p}.critic_s + {p}.reference_s + {p}.teacher_s + "
+             f"{p}.reward_model_s)")
+    return [
+        ("rollout_s", rollout),
+        ("learn_s", learn),
+        ("step_s", f"(max({rollout}, {learn}) if run.asynchronous else {rollout} + {learn}) + "
+                   f"{p}.refit_s"),
+        ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
+        ("hours", f"run.steps * {p}.step_s * (1.0 + const.time.run_overhead) / 3600.0"),
+        ("gpu_hours", f"{p}.hours * {p}.gpus"),
+    ]
+
+
+PHASE_SECONDS = {
+    "prefill": "prefill_s", "decode": "decode_s", "environment": "env_s", "train": "train_s",
+    "critic": "critic_s", "reference": "reference_s", "teacher": "teacher_s",
+    "reward_model": "reward_model_s", "overhead": "refit_s",
+}
+"""Each compute line (``model.compute_lines``) and the seconds of a step it takes."""
+
+
+def share(p: str, seconds: str) -> str:
+    """GPU-hours of one phase: the run's GPU-hours × the phase's share of the busy time (an
+    asynchronous step overlaps phases, so shares split the overlapped step)."""
+    return f"{p}.gpu_hours * {p}.{seconds} / {p}.busy_s"
+
+
+def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quantity]:
+    """The time model over the GPU inputs ``hw`` (``hw.tflops``...), keys ``<p>.<name>``."""
+    labels = {"gpus": "GPUs", "hours": "Wall-clock hours", "gpu_hours": "GPU-hours (time model)",
+              "step_s": "Seconds per step", "batch": "Sequences decoded at once per sampler",
+              "tp": "GPUs per sampler (tensor parallel)", "mfu_train": "Training utilisation"}
+    found = []
+    for name, expression in (_gpus(p, hw) + _decode(p, hw) + _other_phases(p, hw)
+                             + _totals(p)):
+        fmt = "hours" if name in ("hours", "gpu_hours") else "number"
+        fmt = "percent" if name == "mfu_train" else fmt
+        found.append(Quantity(f"{p}.{name}", expression, fmt, labels.get(name, name),
+                              uses=USES.get(name, ()), shown=shown and name in labels))
+    if p == "time":
+        found.append(Quantity("wall_clock_hours", "time.hours", "hours", "Wall-clock hours"))
+    return found

@@ -1,0 +1,32 @@
+"""Public twin of a published run's nested stage (pipeline step 7, the API).
+
+A ``run`` entry (``catalog/runs/``) is published by the generic collection
+(``generic.public_model``); its ``stages`` hold this model, each setting a public ``Figure``
+(reported when the authors state it, unverified when the entry assumed it).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tinkernomics.site.api.provenance import ApiModel, Figure
+
+
+class RunStage(ApiModel):
+    """One stage of a published run: its settings, each stated or assumed."""
+
+    label: str | None = Field(description="e.g. '8k context'; null if the run has one stage.")
+    steps: Figure = Field(description="Optimiser steps.")
+    prompts: Figure = Field(description="Prompts (tasks) per step.")
+    group: Figure = Field(description="Completions per prompt (G).")
+    prompt_tokens: Figure = Field(description="Mean prompt length.")
+    mean_completion_tokens: Figure = Field(description="Mean length of one completion (one turn).")
+    max_completion_tokens: Figure = Field(description="The cap on one completion.")
+    turns: Figure | None = Field(description="Agentic runs: mean turns per episode.")
+    observation_tokens: Figure | None = Field(
+        description="Agentic runs: tokens a turn's tool output adds to the context.")
+    env_seconds_per_turn: Figure | None = Field(
+        description="Agentic runs: environment time per turn, in seconds.")
+    rollout_gpus: Figure | None = Field(
+        description="GPUs that sample when sampling has GPUs of its own; null if colocated.")
+    gpus: Figure = Field(description="GPUs of the stage.")

@@ -1,0 +1,81 @@
+"""The Back-test page (pipeline step 6): every published run's estimate beside what it used.
+
+``backtest_page()`` (a macro of the calculator feature, called by ``docs/backtest.md``) renders
+``derived/calculator/backtest.rows`` as a table: the run and its source, its GPU, the
+calculator's estimate with a link to each stage's settings in the calculator, the GPU-hours the
+run used, the ratio, and which settings the entry assumed; then the spread the calculator
+states beside every self-hosted figure, the time model's constants with their basis, and which
+basis the convergence cost uses. View values are plain strings; the template escapes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.models.runs import PublishedRun
+from tinkernomics.derived.calculator import backtest, ids, timing
+from tinkernomics.derived.calculator.estimate import backtest_rows
+from tinkernomics.site.calculator.formatting import fmt_number
+from tinkernomics.site.pages.views import Links
+from tinkernomics.site.pages.views.kinds import entry_anchor, entry_page
+
+PAGE = "backtest/"
+CALCULATOR = "calculator/"
+
+
+def _ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def _hours(value: float | None) -> str:
+    return "–" if value is None else fmt_number(round(value))
+
+
+def _settings(run: PublishedRun) -> str:
+    first = run.stages[0]
+    mode = "async" if run.mode.value == "async" else "sync"
+    stages = f"{len(run.stages)} stages, " if len(run.stages) > 1 else ""
+    mean, cap = first.mean_completion_tokens.value, first.max_completion_tokens.value
+    return (f"{run.model}, {run.algorithm}; {stages}{fmt_number(first.prompts.value)} prompts "
+            f"× G {fmt_number(first.group.value)}, mean {fmt_number(mean)} / cap "
+            f"{fmt_number(cap)} tokens; {run.framework}, {mode}, "
+            f"{'colocated' if run.colocated else 'separate samplers'}")
+
+
+def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
+    run: PublishedRun = catalog.of("run")[r.run]
+    hw = catalog.hardware[r.hardware]
+    actual = run.actual_gpu_hours
+    ref = catalog.references.get(actual.source)
+    return {
+        "name": run.name, "id": r.run,
+        "entry": links.to(entry_page("run", r.run), entry_anchor("run", r.run)),
+        "hardware": hw.name, "settings": _settings(run),
+        "estimate": _hours(r.estimate_gpu_hours), "actual": _hours(r.actual_gpu_hours),
+        "actual_status": actual.status.value, "ratio": _ratio(r.ratio),
+        "source": ref.title if ref else actual.source,
+        "source_url": str(ref.url) if ref and ref.url else "",
+        "locator": actual.locator or "",
+        "assumed": ", ".join(r.assumed) or "nothing",
+        "stages": [{"label": s.label or f"stage {i + 1}",
+                    "href": links.to(CALCULATOR) + "?" + urlencode(q, safe=":")}
+                   for i, (s, q) in enumerate(zip(run.stages, r.stages, strict=True))],
+    }
+
+
+def view(catalog: Catalog) -> dict[str, Any]:
+    links = Links(PAGE)
+    found = backtest_rows(catalog)
+    s = backtest.summary(found)
+    scalerl = next((r for r in found if r.run == ids.SCALERL_RUN), None)
+    return {
+        "rows": [row_view(catalog, r, links) for r in found],
+        "count": s.count, "mean": _ratio(s.geometric_mean), "low": _ratio(s.low),
+        "high": _ratio(s.high),
+        "constants": [{"key": c.key, "label": c.label, "value": f"{c.value:g}",
+                       "basis": c.basis} for c in timing.CONSTANTS],
+        "scalerl": _ratio(scalerl.ratio) if scalerl else "",
+        "calculator": links.to(CALCULATOR),
+    }
