@@ -172,7 +172,7 @@ ARCH_FIGURES = ("params_b", "active_b", "layers", "heads", "kv_heads", "head_dim
 WAYS_KEY = "w"
 """The list key of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
 fills in its options from the catalog)."""
-VRAM_GB = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
+VRAM_GB: dict[str, Any] = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)
 SPEC: dict[str, dict[str, Any]] = {

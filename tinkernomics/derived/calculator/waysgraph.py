@@ -186,7 +186,7 @@ def way_quantities(way: WayToRun, newest: dt.date, today: dt.date) -> list[Quant
 
 def token_rate(way: WayToRun) -> tuple[str, str]:
     """(rate, when): the per-token price of the run's model size, the first that covers it."""
-    rate, sizes = "", []
+    rate, sizes = "", list[float]()
     for tp in reversed(way.token_prices):
         price = number(tp.train.value)
         if tp.up_to_params_b is None:

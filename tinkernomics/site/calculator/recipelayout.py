@@ -50,7 +50,8 @@ def _arg(name: str, value: recipe.Value) -> str:
 
 def command(rec: recipe.Recipe) -> list[list[Any]]:
     """``RecipeExport.command``: ``python -m <module> key=value ...`` (and the loss config)."""
-    static = [("loss_fn", rec.loss), *((s.name, s.value.value) for s in rec.settings)]
+    static: list[tuple[str, recipe.Value]] = [
+        ("loss_fn", rec.loss), *((s.name, s.value.value) for s in rec.settings)]
     found = parts(
         ("", f"python -m {literal(rec.module)}"),
         ("model.cookbook", " {model.cookbook_cli:text}"),
@@ -67,10 +68,11 @@ def command(rec: recipe.Recipe) -> list[list[Any]]:
 
 def python(rec: recipe.Recipe) -> list[list[Any]]:
     """``RecipeExport.python``: the same settings as a config object."""
-    static = [("loss_fn", rec.loss), *((s.name, s.value.value) for s in rec.settings)]
+    static: list[tuple[str, Any]] = [
+        ("loss_fn", rec.loss), *((s.name, s.value.value) for s in rec.settings)]
     config = {s.name: s.value.value for s in rec.loss_config}
     if config:
-        static.append(("loss_fn_config", config))  # type: ignore[arg-type]
+        static.append(("loss_fn_config", config))
     cls, module = literal(rec.config_class), literal(rec.module)
     return parts(
         ("", f"import asyncio\n\nfrom {module} import {cls}, cli_main\n\nconfig = {cls}(\n"),
