@@ -161,8 +161,8 @@ def run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = 
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout,
                               check=False, preexec_fn=_limit_memory)
     except subprocess.TimeoutExpired as err:
-        out = (err.stdout or b"") + (err.stderr or b"")
-        return None, out.decode("utf-8", "replace"), time.monotonic() - start
+        raw = bytes(err.stdout or b"") + bytes(err.stderr or b"")
+        return None, raw.decode("utf-8", "replace"), time.monotonic() - start
     out = (done.stdout + done.stderr).decode("utf-8", "replace")
     code = None if done.returncode < 0 else done.returncode
     return code, out, time.monotonic() - start

@@ -129,7 +129,7 @@ def serve_cases(base: Path, work: Path) -> dict[str, tuple[str, str]]:
     log = (work / "serve.log").read_text(encoding="utf-8", errors="replace")
     out: dict[str, tuple[str, str]] = {}
     for name in SERVE_KEYS:
-        number = int(re.search(r"\{\{ (\d+) \*", YAML_CASES[name][2]).group(1))
+        number = int(re.findall(r"\{\{ (\d+) \*", YAML_CASES[name][2])[0])
         if page is not None and evaluated(number) in page:
             out[name] = (EXECUTED, "the served page shows the template evaluated")
         elif page is None and TEMPLATE_ERROR.search(log) and str(number) in log:
