@@ -36,13 +36,17 @@ def _page(*body: str) -> str:
 def _scope_script() -> str:
     """Material's scope script as a page two folders down has it (a template with a value)."""
     spec = importlib.util.find_spec("material")
-    base = Path(spec.submodule_search_locations[0]) / knownscripts.THEME_SCRIPTS / "base.html"
+    assert spec is not None and spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    base = folder / knownscripts.THEME_SCRIPTS / "base.html"
     body = knownscripts.inline_scripts(base.read_text(encoding="utf-8"))[0]
     return re.sub(r"\{\{.*?\}\}", "../..", body)
 
 
 def _script_src(page: str) -> list[str]:
-    return next(d for d in META.search(page).group(1).split(";") if "script-src" in d).split()
+    found = META.search(page)
+    assert found is not None, "no policy"
+    return next(d for d in found.group(1).split(";") if "script-src" in d).split()
 
 
 def _hashes(page: str) -> set[str]:
