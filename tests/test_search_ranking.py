@@ -52,7 +52,7 @@ def test_every_word_is_required(search: SearchTab) -> None:
 
 QUESTIONS = [
     ("cheapest", "ways/"),                   # issue 44: the cheapest way to run a job
-    ("A100", "ways/"),                       # a GPU the lists price (the catalog has no specs)
+    ("A100", "hardware/"),                   # a GPU: its specs (and dated prices) on Hardware
     ("tokens per second", "glossary/"),      # throughput: how the site derives time instead
 ]
 """(query, the page that answers) for the questions of issue 44 (found nothing before)."""
