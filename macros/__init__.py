@@ -70,6 +70,13 @@ def define_env(env) -> None:
 
 
 def on_pre_page_macros(env) -> None:
+    if env.variables.get(_PROBLEMS_KEY) is not None:
+        env.markdown = ""  # the page's macros are not defined: nothing for Jinja to render
+
+
+def on_post_page_macros(env) -> None:
+    """The error page goes in after mkdocs-macros rendered the page: the messages quote catalog
+    text (keys and values), which must never be read as Jinja source."""
     problems = env.variables.get(_PROBLEMS_KEY)
     if problems is not None:
         env.markdown = error_page_markdown(problems)

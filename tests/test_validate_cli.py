@@ -137,10 +137,12 @@ def test_github_annotations(tmp_path: Path) -> None:
 
 
 def test_github_annotation_escapes_newlines_and_percent() -> None:
+    """A message is one line: a line feed in it is written as an escape (issue 40), in the
+    annotation too, which escapes % as GitHub's toolkit does."""
     problem = Problem("a.yaml", 3, 4, "x", "50% off\nsecond line", "hint")
     assert problem.github() == ("::error file=a.yaml,line=3,col=4::"
-                                "x: 50%25 off%0Asecond line (hint: hint)")
-    assert problem.format() == "a.yaml:3:4: x: 50% off\nsecond line (hint: hint)"
+                                "x: 50%25 off\\nsecond line (hint: hint)")
+    assert problem.format() == "a.yaml:3:4: x: 50% off\\nsecond line (hint: hint)"
 
 
 @pytest.mark.parametrize("mutate", [False, True], ids=["valid", "invalid"])

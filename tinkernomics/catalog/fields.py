@@ -40,7 +40,7 @@ def _safe_markup(text: str) -> str:
     """Prose reaches the page as written: rendered as the site renders it (Markdown, math), the
     allow-list sanitiser would remove nothing (no raw HTML, links http(s) or on this site,
     images from this site only). One verdict, the sanitiser's (``tinkernomics.markup``)."""
-    if _MARKUP_CHARS.isdisjoint(text):
+    if _MARKUP_CHARS.isdisjoint(text) and markup_prose.over_budget(text) is None:
         return text
     found = markup_prose.problems(text)
     if found:

@@ -3,15 +3,51 @@
 Every check in the loader, the models and the cross-entry rules yields ``Problem`` values; the
 CLI sorts them and prints each as ``path:line:col: field.path: message`` (plus a GitHub
 annotation when run in Actions). Nothing stops at the first problem.
+
+Messages quote catalog text (keys, values, file names), which is hostile: every part of a printed
+problem goes through ``printable``, which writes control characters (ESC, NUL, CR, LF...), bidi
+controls and other invisible format characters, and line and paragraph separators as visible
+escapes (``\\x1b``, ``\\n``, ``\\u202e``). A key cannot move the cursor, clear the terminal, print a
+fake "catalog OK" or start a GitHub workflow command on a line of its own; an annotation's
+``file=`` property escapes ``,`` and ``:`` too, so the path cannot add properties.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 FILE_FIELD = "(file)"
 """Field name used for problems that concern a whole file (bad YAML, encoding, size)."""
+
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories written as escapes: controls, format (bidi, zero-width), surrogates,
+private use, unassigned, line and paragraph separators."""
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    if unicodedata.category(char) not in _HIDDEN:
+        return char
+    code = ord(char)
+    return _SHORT.get(char) or (f"\\x{code:02x}" if code < 0x100 else
+                                f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+def printable(text: str) -> str:
+    """``text`` safe on a terminal and in a CI log: one line, nothing hidden, nothing that
+    drives the terminal (see the module docstring)."""
+    return _NOT_PLAIN.sub(lambda found: _escape(found.group()), text)
+
+
+def _property(text: str) -> str:
+    """A workflow command's property value (GitHub's toolkit escapes these five)."""
+    return (text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            .replace(":", "%3A").replace(",", "%2C"))
 
 
 @dataclass(frozen=True, order=True)
@@ -26,17 +62,18 @@ class Problem:
     hint: str | None = None
 
     def format(self) -> str:
-        """Compiler-style single line."""
+        """Compiler-style single line, escaped (``printable``)."""
         text = f"{self.path}:{self.line}:{self.col}: {self.field}: {self.message}"
-        return f"{text} (hint: {self.hint})" if self.hint else text
+        return printable(f"{text} (hint: {self.hint})" if self.hint else text)
 
     def github(self) -> str:
         """GitHub Actions workflow command that annotates the line in a pull request."""
         message = f"{self.field}: {self.message}"
         if self.hint:
             message += f" (hint: {self.hint})"
-        message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.path},line={self.line},col={self.col}::{message}"
+        message = printable(message).replace("%", "%25")
+        return (f"::error file={_property(printable(self.path))},line={self.line},"
+                f"col={self.col}::{message}")
 
 
 def format_loc(loc: Iterable[str | int]) -> str:

@@ -6,7 +6,9 @@ scalars by the YAML 1.2 core schema (``1e-5`` is a float, ``no``/``on`` stay str
 (c) refuse what a catalog never needs: duplicate keys, anchors/aliases, merge keys, custom tags,
 non-finite or oversized numbers (``yamlscalars``), nesting deeper than ``MAX_DEPTH``, control
 characters, non-UTF-8 bytes, empty or oversized files, each at its line:col; syntax errors are
-``yamlsyntax``'s (which reads on after a tab). Every problem is returned; nothing is raised.
+``yamlsyntax``'s (which reads on after a tab); line breaks a diff may not show and the budget of
+values are ``yamlguard``'s. No alias is ever expanded. Every problem is returned; nothing is
+raised.
 
 Speed (benchmarks/bench_validate.py): a clean file takes a fast path that builds plain data and
 nothing else. Positions are looked up in the node tree only when a problem needs one; the tree is
@@ -18,7 +20,6 @@ is rebuilt by the careful builder, which tracks where it is.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,14 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tinkernomics.catalog.problems import FILE_FIELD, Problem, format_loc
+from tinkernomics.catalog.yamlguard import (
+    CONTROL_HINT,
+    MAX_NODES,
+    escaped_control,
+    maybe_special,
+    odd_breaks,
+    too_many,
+)
 from tinkernomics.catalog.yamlscalars import Refused, resolve_plain
 from tinkernomics.catalog.yamlsyntax import (
     Untabbed,
@@ -87,11 +96,6 @@ _STANDARD_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", 
 MAX_DEPTH = 32
 """Deepest nesting accepted (catalog entries nest four levels at most). Deeper values are
 refused where they start, before the JSON step (pydantic stops at about 200 levels)."""
-_MAYBE_SPECIAL = re.compile(r"(?:^|[-?:\[{,])[ \t]*[&*!]\S", re.MULTILINE)
-"""Where an anchor, alias or tag could start: a node starts at a line start or after an
-indicator. Markdown `**bold**` inside prose does not match (it used to trigger a second parse of
-every file); a block-scalar line that starts with `*emphasis*` does, which only costs time."""
-
 Loc = tuple[str | int, ...]
 
 
@@ -167,29 +171,45 @@ class _Careful(Exception):
     """The fast path met something to report; the careful builder takes over."""
 
 
-def _fast(node: Node, depth: int = 0) -> Any:
-    """Plain data of a clean tree (no anchors, aliases or tags: the caller checked the text)."""
-    cls = type(node)
-    if cls is ScalarNode:
-        if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
-            return node.value
-        value = resolve_plain(node.value)
-        if (type(value) is float and not math.isfinite(value)) or type(value) is Refused:
+class _Fast:
+    """Plain data of a clean tree. Anything to report sends the file to the careful builder: an
+    explicit tag, a node met twice (an alias: composition shares the anchored node, and building
+    it again is how an alias bomb grows), a merge key, a duplicate key, a refused number, deep
+    nesting. Tags and aliases are checked here although a clean text scan found none: the scan
+    decides what is worth a second parse, never what is safe."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.count = 0
+
+    def build(self, node: Node, depth: int = 0) -> Any:
+        cls = type(node)
+        self.count += 1
+        if node.tag != _DEFAULT_TAGS[cls] or self.count > MAX_NODES:
             raise _Careful
-        return value
-    if depth > MAX_DEPTH:
-        raise _Careful
-    if cls is MappingNode:
-        out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if type(key_node) is not ScalarNode or _is_merge(key_node):
+        if cls is ScalarNode:
+            if node.style:  # quoted or block: a string (libyaml says '' for plain, Python None)
+                if node.style == '"' and escaped_control(node.value):
+                    raise _Careful
+                return node.value
+            value = resolve_plain(node.value)
+            if (type(value) is float and not math.isfinite(value)) or type(value) is Refused:
                 raise _Careful
-            key = key_node.value
-            if key in out:
-                raise _Careful
-            out[key] = _fast(value_node, depth + 1)
-        return out
-    return [_fast(item, depth + 1) for item in node.value]
+            return value
+        if depth > MAX_DEPTH or id(node) in self.seen:
+            raise _Careful
+        self.seen.add(id(node))
+        if cls is MappingNode:
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not ScalarNode or _is_merge(key_node):
+                    raise _Careful
+                key = key_node.value
+                if key in out:
+                    raise _Careful
+                out[key] = self.build(value_node, depth + 1)
+            return out
+        return [self.build(item, depth + 1) for item in node.value]
 
 
 @dataclass
@@ -237,6 +257,11 @@ class _Builder:
                         "repeat the value instead of using &anchor / *alias")
             return None
         self._seen.add(id(node))
+        if len(self._seen) > MAX_NODES:  # reported once, then nothing more is built
+            if len(self._seen) == MAX_NODES + 1:
+                self.problems.append(too_many(self.doc.path, _position(node), format_loc(loc),
+                                              MAX_NODES))
+            return None
         self.located.setdefault(_position(node), loc)
         if node.tag not in _STANDARD_TAGS:
             self.refuse(_position(node), loc, f"custom YAML tag {node.tag!r} is not allowed",
@@ -251,6 +276,9 @@ class _Builder:
         if isinstance(node, SequenceNode):
             return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
+        if node.style == '"' and (why := escaped_control(node.value)):
+            self.refuse(_position(node), loc, why, CONTROL_HINT)
+            return None
         if node.style:
             return node.value
         value = resolve_plain(node.value)
@@ -317,7 +345,7 @@ def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Pr
     try:
         if special is not None:
             raise _Careful
-        return _fast(node)
+        return _Fast().build(node)
     except _Careful:
         doc._root = node  # problems ahead: keep the tree for their positions
         builder = _Builder(doc, special or _Special())
@@ -329,7 +357,7 @@ def _build(doc: YamlDoc, node: Node, special: _Special | None, problems: list[Pr
 
 def _compose(text: str) -> tuple[Node | None, _Special | None]:
     node = yaml.compose(text, Loader=_Loader)
-    return node, (_scan_events(text) if _MAYBE_SPECIAL.search(text) else None)
+    return node, (_scan_events(text) if maybe_special(text) else None)
 
 
 def _parse(text: str, path: str) -> tuple[Node | None, _Special | None, str, Untabbed | None,
@@ -352,7 +380,9 @@ def read_yaml(raw: bytes, path: str) -> tuple[YamlDoc | None, list[Problem]]:
     text, problems = _decode(raw, path)
     if text is None:
         return None, problems
+    breaks = odd_breaks(text, path)
     node, special, text, fixed, problems = _parse(text, path)
+    problems = [*breaks, *problems]
     if node is None:
         return None, problems or _empty(path)
     doc = YamlDoc(path, text=text, shifts=fixed.shifts if fixed else {})

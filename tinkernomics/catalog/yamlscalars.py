@@ -3,8 +3,10 @@
 YAML 1.2 core-schema resolution (``1e-5`` is a float, ``no``/``on`` stay strings), with the
 numbers a catalog never needs refused before Python converts them: a literal with more than
 ``MAX_DIGITS`` digits (``int()`` of 5,000 digits raises, and a 400-digit integer is no catalog
-figure), and a float literal that overflows to infinity (``1e400``). Those come back as a
-``Refused`` value, which the reader reports at the scalar's line:col.
+figure), a float literal that overflows to infinity (``1e400``), and integers written in another
+base or with a leading zero (``0x7e8``, ``0o17``, ``012``: YAML 1.1 tools read ``012`` as ten, and
+``year: 0x7e8`` hides 2024 from a reviewer). Those come back as a ``Refused`` value, which the
+reader reports at the scalar's line:col. (``1_000`` is text in YAML 1.2: the models refuse it.)
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 _TYPED_FIRST = frozenset("0123456789+-.~nNtTfF")
 """First characters of every plain scalar that is not a string (null, bool, number, inf, nan)."""
+_DECIMAL = ("write the number in decimal, without leading zeros (YAML tools disagree on 012, "
+            "and 0x or 0o numbers hide their value from a reader)")
 _SHORTER = "write it with fewer digits; large numbers in scientific notation, e.g. 1.5e12"
 
 
@@ -48,6 +52,7 @@ def _integer(text: str, digits: str, base: int) -> int | Refused:
     if len(digits) > MAX_DIGITS:
         return _too_many_digits(len(digits), "large")
     return int(digits, base) * (-1 if text.startswith("-") else 1)
+
 
 
 def _float(text: str) -> float | Refused:
@@ -72,11 +77,12 @@ def resolve_plain(text: str) -> Any:
     if text in _BOOL:
         return _BOOL[text]
     if _INT.match(text):
-        return _integer(text, text.lstrip("+-"), 10)
-    if _INT_OCT.match(text):
-        return _integer(text, text[2:], 8)
-    if _INT_HEX.match(text):
-        return _integer(text, text[2:], 16)
+        digits = text.lstrip("+-")
+        if len(digits) > 1 and digits.startswith("0"):
+            return Refused(f"integer {text} has a leading zero", _DECIMAL)
+        return _integer(text, digits, 10)
+    if _INT_OCT.match(text) or _INT_HEX.match(text):
+        return Refused(f"integer {text} is not written in decimal", _DECIMAL)
     if _FLOAT.match(text):
         return _float(text)
     if _INF.match(text):

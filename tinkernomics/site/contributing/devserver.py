@@ -4,8 +4,8 @@ of range (1-65535) or taken.
 
 While ``mkdocs serve`` runs, an invalid catalog must not fail the rebuild (MkDocs then keeps
 every request waiting until a build succeeds): the adapter replaces each page's content with
-``error_page_markdown`` instead, and the site is back on the next valid save. ``mkdocs build``
-still fails. Nothing here imports mkdocs.
+``error_page_markdown`` instead (after templating: the messages are never Jinja source), and
+the site is back on the next valid save. ``mkdocs build`` still fails. Nothing here imports mkdocs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import socket
 import sys
 
 from tinkernomics.catalog.problems import Problem
+from tinkernomics.site.pages.rawhtml import raw_block
 
 ERROR_PAGE_CLASS = "tn-catalog-error"
 """Class of the error listing (tests look for it)."""
@@ -28,20 +29,19 @@ PORT_RANGE = (1, 65535)
 def error_page_markdown(problems: list[Problem]) -> str:
     """Page content listing every problem, as `tinkernomics validate` prints them.
 
-    Raw HTML inside ``{% raw %}``: the messages quote YAML and must reach the page verbatim,
-    never be read as Jinja or markdown.
+    Escaped HTML, never template text: the macros adapter puts it in the page after
+    mkdocs-macros has rendered it (``on_post_page_macros``), because the messages quote the
+    catalog, keys included, and a key that closed a ``{% raw %}`` once ran code on the
+    reviewer's machine. The block is marked to pass through Markdown unparsed (``rawhtml``).
     """
     items = "\n".join(f"<li><code>{html.escape(p.format())}</code></li>" for p in problems)
-    return (
-        "{% raw %}\n"
+    return raw_block(
         f'<div class="admonition failure {ERROR_PAGE_CLASS}">\n'
         f'<p class="admonition-title">The catalog has {len(problems)} problem(s); '
         "the site is shown again when they are fixed</p>\n"
         "<p>Fix the files below and save: this page reloads by itself. The same list is "
         "printed by <code>make validate</code>.</p>\n"
-        f"<ul>\n{items}\n</ul>\n</div>\n"
-        "{% endraw %}\n"
-    )
+        f"<ul>\n{items}\n</ul>\n</div>") + "\n"
 
 
 def terminal_report(problems: list[Problem]) -> str:

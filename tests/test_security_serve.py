@@ -1,0 +1,93 @@
+"""Catalog text is never Jinja source, under a real `mkdocs serve` (issue 40).
+
+A contributor's pull request is previewed with the README's `make serve`. Template syntax in
+catalog values reaches the pages as text; in keys (an unknown field) and in values the
+validator refuses, it reaches the error page that replaces every page while the catalog is
+invalid, again as text. Before, the error page was Jinja source guarded by `{% raw %}` only, and a
+key that closed it ran a shell command on the reviewer's machine.
+
+The server runs in a temporary copy of the project on a port the system picks, and is always
+stopped; every wait is bounded and ends on a condition.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_serve_recovery import (
+    CHANGE_S,
+    FIRST_BUILD_S,
+    SERVED_ALGORITHMS,
+    Server,
+    copy_project,
+    free_port,
+    is_error,
+    keep_algorithms,
+)
+
+RAN = "uid="
+"""What the shell payload prints (``id``)."""
+JINJA_RAN = "TN_JINJA_RAN"
+"""What the Jinja payloads render to: absent from their source text."""
+SHELL = "{{ cycler.__init__.__globals__.os.popen(dict(id=1)|first).read() }}"
+"""Runs ``id``; no quotes, which the error page's escaping would have turned into entities."""
+ESCAPING_KEY = "{% endraw %}" + SHELL + "{{ dict(TN_JINJA=1)|first }}_RAN{% raw %}"
+PLAIN = "{{ 'TN' ~ '_JINJA_RAN' }}"
+BLOCK = "{% for x in [1] %}{{ dict(TN_JINJA=1)|first }}_RAN{% endfor %}"
+
+
+def _yaml_single(text: str) -> str:
+    """``text`` as a YAML single-quoted scalar."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    project = keep_algorithms(copy_project(tmp_path / "project"), SERVED_ALGORITHMS)
+    running = Server(project, free_port(), tmp_path / "serve.log")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _no_output(text: str, server: Server) -> None:
+    assert RAN not in text and JINJA_RAN not in text, text[-3000:]
+    log = server.log.read_text(encoding="utf-8")
+    assert RAN not in log and JINJA_RAN not in log, log[-3000:]
+
+
+@pytest.mark.build
+def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> None:
+    grpo = server.project / "catalog" / "algorithms" / "grpo.yaml"
+    good = grpo.read_text(encoding="utf-8")
+    assert "\nattribution: Shao et al., DeepSeekMath\n" in good
+    # Valid values holding template syntax: every page shows them as written.
+    valued = good.replace("\nattribution: Shao et al., DeepSeekMath\n",
+                          f"\nattribution: {_yaml_single('Shao ' + PLAIN + ' ' + BLOCK)}\n")
+    valued = valued.replace("\nname: GRPO\n", f"\nname: {_yaml_single('GRPO ' + PLAIN)}\n")
+    grpo.write_text(valued, encoding="utf-8")
+    page = server.wait("algorithms/grpo/", lambda t: "Group Relative" in t and not is_error(t)
+                       and "Shao" in t, FIRST_BUILD_S)
+    _no_output(page, server)
+    assert PLAIN in html.unescape(page) and BLOCK in html.unescape(page), page[-3000:]
+    assert f"<title>GRPO {PLAIN}" in html.unescape(page)  # the page's title too
+
+    # Keys and refused values holding template syntax: the error page quotes them as written.
+    hostile = (f"{_yaml_single(ESCAPING_KEY)}: 1\n{_yaml_single(PLAIN)}: 2\n"
+               f"{_yaml_single(BLOCK)}: 3\n")
+    grpo.write_text(valued.replace("\nyear: 2024\n", f"\nyear: {_yaml_single(PLAIN)}\n")
+                    + hostile, encoding="utf-8")
+    text = server.wait("algorithms/grpo/", lambda t: is_error(t) and "unknown field" in t,
+                       CHANGE_S)
+    _no_output(text, server)
+    home = server.wait("", is_error, CHANGE_S)
+    _no_output(home, server)
+    for shown in (text, home):
+        for payload in (ESCAPING_KEY, PLAIN, BLOCK):
+            assert payload in html.unescape(shown), shown[-3000:]
+        assert ": year: " in shown
+    assert server.proc.poll() is None
