@@ -220,10 +220,21 @@
   /* The browser could not scroll to a #row-... target while the table was held back (its rows
      were not laid out): scroll to it now that they are. */
   function revealTarget(table) {
-    var id = location.hash.slice(1);
-    var target = id && document.getElementById(decodeURIComponent(id));
+    var id = hashId(location.hash);
+    var target = id && document.getElementById(id);
     if (target && table.contains(target)) {
       requestAnimationFrame(function () { target.scrollIntoView(); });
+    }
+  }
+
+  /* The id a #fragment names, percent-decoded; a malformed escape (#%, #%E0%A4) is not an
+     error: it names the id written as it is, as the browser's own scroll to it does. */
+  function hashId(hash) {
+    var id = hash.slice(1);
+    try {
+      return decodeURIComponent(id);
+    } catch (err) {
+      return id;
     }
   }
 

@@ -37,12 +37,14 @@
     root.querySelectorAll("select[name=a]").forEach(function (s, i) { s.value = ids[i] || ""; });
   }
 
-  /* The cells of one column, by row key (thead: "head"). */
+  /* The cells of one column, by row key (thead: "head"). Columns and cells are kept in Maps,
+     never as properties of a plain object: an algorithm id such as "constructor", "__proto__"
+     or "toString" is a property every object already holds. */
   function cellsOf(table, id) {
-    var cells = {};
+    var cells = new Map();
     table.querySelectorAll("[data-tn-algo=\"" + CSS.escape(id) + "\"]").forEach(function (cell) {
       var row = cell.closest("tr");
-      cells[row.getAttribute("data-tn-row") || "head"] = cell;
+      cells.set(row.getAttribute("data-tn-row") || "head", cell);
     });
     return cells;
   }
@@ -63,7 +65,7 @@
     table.querySelectorAll("tr").forEach(function (tr) {
       var key = tr.getAttribute("data-tn-row") || "head";
       ids.forEach(function (id) {
-        var cell = columns[id][key];
+        var cell = columns.get(id).get(key);
         if (cell) tr.appendChild(document.importNode(cell, true));
       });
     });
@@ -84,13 +86,13 @@
       return Promise.resolve();
     }
     var columns = root.tnColumns;
-    var missing = ids.filter(function (id) { return !columns[id]; });
+    var missing = ids.filter(function (id) { return !columns.has(id); });
     return Promise.all(missing.map(function (id) {
-      return fetchColumn(root, id).then(function (cells) { columns[id] = cells; });
+      return fetchColumn(root, id).then(function (cells) { columns.set(id, cells); });
     })).then(function () {
       place(table, ids, columns);
       say(root, "Comparing " + ids.map(function (id) {
-        return columns[id].head.textContent.trim();
+        return columns.get(id).get("head").textContent.trim();
       }).join(", ") + ".");
       root.setAttribute("data-tn-shown", ids.join(" "));
     }).catch(function (err) {
@@ -111,12 +113,12 @@
     if (!root) return;
     root.setAttribute("data-tn-ready", "1");
     var table = root.querySelector("table");
-    root.tnColumns = {};
+    root.tnColumns = new Map();
     Array.prototype.forEach.call(table.querySelectorAll("thead [data-tn-algo]"), function (th) {
       var id = th.getAttribute("data-tn-algo");
-      root.tnColumns[id] = {};
-      var cells = cellsOf(table, id);
-      Object.keys(cells).forEach(function (key) { root.tnColumns[id][key] = cells[key].cloneNode(true); });
+      var copies = new Map();
+      cellsOf(table, id).forEach(function (cell, key) { copies.set(key, cell.cloneNode(true)); });
+      root.tnColumns.set(id, copies);
     });
     var form = root.querySelector("form");
     function chosen(event) {

@@ -1,12 +1,25 @@
-"""A Content-Security-Policy for every built page (a pass over the finished HTML).
+"""A Content-Security-Policy for every built HTML file (the last pass over the finished site).
 
 Catalog text is sanitised where it becomes HTML (``tinkernomics.markup``); the policy is the
-second wall, so that a missed case still cannot run script. Each page gets a ``<meta
-http-equiv="Content-Security-Policy">`` first in its ``<head>``, after the charset
-declaration (a meta policy applies only to what follows it). Scripts run only from the site
-itself, plus the page's own inline scripts, each allowed by its SHA-256 hash (the theme's few
-inline scripts, the embed pages' sizing and theme scripts). Inline data blocks
-(``type="application/json"``) are not scripts and need no hash. Nothing is loaded from another host.
+second wall, so that a missed case still cannot run script. It does not bless what it finds:
+of a page's inline scripts only those the templates write (``knownscripts``: the theme's few,
+the embed pages' theme script) get a SHA-256 hash; anything else inline, a ``<script>`` in
+any namespace or an inline handler, matches no hash and does not run. Scripts run only from
+the site itself besides; nothing is loaded from another host; no page frames anything
+(``frame-src 'none'``), and a frame's ``srcdoc`` document inherits the page's policy anyway.
+Inline data blocks (``type="application/json"``) are not scripts and need no hash.
+
+Each page gets a ``<meta http-equiv="Content-Security-Policy">`` first in its ``<head>``, after
+the charset declaration (a meta policy applies only to what follows it). A file without
+``<head>`` (the compare view's column files, which ``compare.js`` fetches) gets a policy that
+allows nothing to run, first in the file, where the parser puts it in the implied ``<head>``.
+
+A policy cannot stop a ``<meta http-equiv="refresh">`` redirect, nor an injected policy or
+other ``http-equiv`` directive; the templates write none but the policy itself. So before the
+policy is added, every other ``http-equiv`` in a file, as a tokenizer could read an attribute
+name (any case, anywhere: no regular expression can follow the HTML parser into foreign
+content and back), is renamed ``data-tn-http-equiv``; ``srcdoc`` likewise. The pass returns
+what it found: pages with inline scripts no template writes, and with renamed attributes.
 
 Under ``mkdocs serve`` the live-reload script MkDocs injects into every response changes per
 request and cannot be hashed: the serve build (``SERVE_ENV`` set) allows inline scripts instead,
@@ -21,17 +34,19 @@ import html
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from tinkernomics.site.postbuild.knownscripts import KnownScripts, inline_scripts, known_scripts
 
 SERVE_ENV = "TINKERNOMICS_SERVE"
 """Set (to 1) by the MkDocs hooks when the command is ``mkdocs serve``."""
 
-_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
-_SRC = re.compile(r"\ssrc\s*=", re.I)
-_TYPE = re.compile(r"""\stype\s*=\s*["']?([^"'\s>]+)""", re.I)
-_JS_TYPES = frozenset({"", "text/javascript", "application/javascript", "module"})
 _HEAD = re.compile(r"<head\b[^>]*>\s*(?:<meta charset=[^>]*>)?", re.I)
+_START = re.compile(r"\A\s*(?:<!doctype[^>]*>\s*)?(?:<html\b[^>]*>)?", re.I)
 _OLD_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
+_NEUTRALISED = re.compile(r"(?<![\w-])(http-equiv|srcdoc)(?=[\s/>=]|$)", re.I)
+"""An attribute name no template writes but the policy's own ``http-equiv``: wherever it is."""
 
 BASE_POLICY: tuple[tuple[str, str], ...] = (
     ("default-src", "'self'"),
@@ -40,22 +55,19 @@ BASE_POLICY: tuple[tuple[str, str], ...] = (
     ("img-src", "'self' data:"),  # the theme's icons are data: URLs in its stylesheet
     ("font-src", "'self' data:"),
     ("connect-src", "'self'"),
+    ("frame-src", "'none'"),  # no page frames anything (embeds are framed by other sites)
     ("object-src", "'none'"),
     ("base-uri", "'self'"),
     ("form-action", "'self'"),
 )
 """The policy's directives, before the page's script hashes are added."""
 
+FRAGMENT_POLICY = ("default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                   "base-uri 'none'; form-action 'none'")
+"""The policy of a file without ``<head>`` (a fragment a script fetches): nothing runs."""
 
-def inline_scripts(page: str) -> list[str]:
-    """The text of every inline script the browser would run (no ``src``, a JavaScript type)."""
-    found = []
-    for match in _SCRIPT.finditer(page):
-        attrs, body = match.group(1), match.group(2)
-        kind = m.group(1).lower() if (m := _TYPE.search(attrs)) else ""
-        if not _SRC.search(attrs) and kind in _JS_TYPES:
-            found.append(body)
-    return found
+__all__ = ["FRAGMENT_POLICY", "SERVE_ENV", "PolicyReport", "add_policies", "inline_scripts",
+           "neutralise", "policy", "script_hash", "with_policy"]
 
 
 def script_hash(body: str) -> str:
@@ -65,7 +77,7 @@ def script_hash(body: str) -> str:
 
 
 def policy(scripts: Iterable[str], *, serving: bool = False) -> str:
-    """The policy for a page with these inline scripts."""
+    """The policy for a page whose allowed inline scripts are ``scripts``."""
     inline = "'unsafe-inline'" if serving else " ".join(sorted({script_hash(s) for s in scripts}))
     parts = []
     for name, value in BASE_POLICY:
@@ -75,27 +87,75 @@ def policy(scripts: Iterable[str], *, serving: bool = False) -> str:
     return "; ".join(parts)
 
 
-def with_policy(page: str, *, serving: bool = False) -> str:
-    """``page`` with its policy first in ``<head>``, after the charset declaration if there is
-    one, before any script (a previous policy replaced);
-    a page without ``<head>`` (a redirect, a fragment) is returned as it is."""
-    page = _OLD_META.sub("", page)
+def _meta(content: str) -> str:
+    return ('<meta http-equiv="Content-Security-Policy" content="'
+            f'{html.escape(content, quote=False)}">')
+
+
+def neutralise(page: str) -> tuple[str, int]:
+    """``page`` with every ``http-equiv`` and ``srcdoc`` renamed (our old policy taken out
+    first), and how many were."""
+    return _NEUTRALISED.subn(r"data-tn-\1", _OLD_META.sub("", page))
+
+
+@dataclass
+class PageResult:
+    """One file with its policy, and what the pass found in it."""
+
+    text: str
+    blocked: int = 0
+    renamed: int = 0
+
+
+def with_policy(page: str, known: KnownScripts | None = None, *,
+                serving: bool = False) -> PageResult:
+    """``page`` with its policy first in ``<head>`` (after the charset declaration if there is
+    one; a previous policy replaced), or first in a file without ``<head>``; only the inline
+    scripts ``known`` allows (default: the package's and themes' templates) get hashes."""
+    known = known or known_scripts()
+    page, renamed = neutralise(page)
+    scripts = inline_scripts(page)
+    allowed = [s for s in scripts if known.allows(s)]
     head = _HEAD.search(page)
     if head is None:
-        return page
-    meta = ('<meta http-equiv="Content-Security-Policy" content="'
-            f'{html.escape(policy(inline_scripts(page), serving=serving), quote=False)}">')
-    return f"{page[:head.end()]}{meta}{page[head.end():]}"
+        at = _START.match(page)
+        cut = at.end() if at else 0
+        return PageResult(f"{page[:cut]}{_meta(FRAGMENT_POLICY)}{page[cut:]}",
+                          len(scripts), renamed)
+    meta = _meta(policy(allowed, serving=serving))
+    return PageResult(f"{page[:head.end()]}{meta}{page[head.end():]}",
+                      len(scripts) - len(allowed), renamed)
 
 
-def add_policies(site_dir: Path) -> int:
-    """Give every HTML page under ``site_dir`` its policy; return how many pages changed."""
+@dataclass
+class PolicyReport:
+    """What the pass did: files rewritten, and the files with something it disarmed."""
+
+    changed: int = 0
+    blocked: dict[str, int] = field(default_factory=dict)
+    renamed: dict[str, int] = field(default_factory=dict)
+
+    def warnings(self) -> list[str]:
+        """One line per file holding inline scripts no template writes or renamed attributes."""
+        return ([f"{rel}: {n} inline script(s) no template writes (blocked by its policy)"
+                 for rel, n in self.blocked.items()]
+                + [f"{rel}: {n} http-equiv/srcdoc attribute(s) renamed (disarmed)"
+                   for rel, n in self.renamed.items()])
+
+
+def add_policies(site_dir: Path, known: KnownScripts | None = None) -> PolicyReport:
+    """Give every HTML file under ``site_dir`` its policy; report what was disarmed."""
     serving = bool(os.environ.get(SERVE_ENV))
-    changed = 0
+    report = PolicyReport()
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_text(encoding="utf-8")
-        updated = with_policy(page, serving=serving)
-        if updated != page:
-            path.write_text(updated, encoding="utf-8")
-            changed += 1
-    return changed
+        result = with_policy(page, known, serving=serving)
+        rel = path.relative_to(site_dir).as_posix()
+        if result.blocked:
+            report.blocked[rel] = result.blocked
+        if result.renamed:
+            report.renamed[rel] = result.renamed
+        if result.text != page:
+            path.write_text(result.text, encoding="utf-8")
+            report.changed += 1
+    return report

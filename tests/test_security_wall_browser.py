@@ -1,0 +1,115 @@
+"""The policy is a second wall in Chromium (issue 40): markup a sanitiser missed, put into a
+built page BEFORE the policy pass, does not run, load from another host or redirect.
+
+Each page is a page of the session's built site with its policy taken out, the payloads of
+``helpers_hostile.INJECTED`` added to its article, and the pass run again, as the build runs it;
+it is then answered at the site's own URL (``helpers_security.routed_site``). A control page
+with the old pass's policy (every inline script it finds hashed) shows the same payloads do run
+where the policy blesses what it finds, so a quiet result is the policy's doing. The compare
+view's column files (no ``<head>``) are opened directly the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_browser import NO_SEARCH_INDEX
+from helpers_hostile import INJECTED, REDIRECT, inject
+from helpers_security import Watch, routed_site, visit
+
+from tinkernomics.site.postbuild import csp
+from tinkernomics.site.postbuild.knownscripts import known_scripts
+
+pytestmark = [pytest.mark.build, pytest.mark.browser]
+
+PAGE = "formulas/index.html"
+"""A built page with the theme's scripts and no calculator (a quick, complete load)."""
+REFRESHES = sorted(n for n in INJECTED if "refresh" in n)
+REFRESH_GRACE_MS = 250
+"""How long a page is given after its load to follow a refresh of delay 0 (it follows one
+at once: the control's refresh is followed within this time)."""
+
+
+@pytest.fixture(scope="module")
+def tab(built_site: BuiltSite, browser: Any) -> Iterator[tuple[Any, Watch]]:
+    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
+        context.add_init_script(NO_SEARCH_INDEX)
+        yield context.new_page(), watch
+
+
+def _open(tab: tuple[Any, Watch], rel: str, html: str) -> dict[str, Any]:
+    """``html`` answered at ``rel`` under the site URL, visited; what it did, with whether it
+    left for the refresh target (the page's address after a grace time)."""
+    page, watch = tab
+    url = SUB_PATH_URL + rel
+    page.context.route(url, lambda route: route.fulfill(status=200, body=html,
+                                                        content_type="text/html"))
+    try:
+        result = visit(page, url, watch)
+        page.wait_for_timeout(REFRESH_GRACE_MS)
+        result["left"] = page.url != url
+        result["asked"] = [u for u in watch.missing if REDIRECT in u]
+    finally:
+        page.context.unroute(url)
+        watch.missing.clear()
+    return result
+
+
+def _built(built_site: BuiltSite, rel: str) -> str:
+    return (built_site.root / rel).read_text(encoding="utf-8")
+
+
+def _old_pass(page: str) -> str:
+    """The page as the old pass wrote it: every inline script found in it hashed."""
+    old = csp.policy(csp.inline_scripts(page))
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{old}">'
+    return page.replace("<head>", "<head>" + meta, 1)
+
+
+SCRIPTS = "".join(v for k, v in INJECTED.items() if "refresh" not in k)
+
+
+def test_control_the_old_pass_lets_injected_script_run(built_site: BuiltSite, tab) -> None:
+    result = _open(tab, "probe-old/", _old_pass(inject(_built(built_site, PAGE), SCRIPTS)))
+    assert result["pwned"] >= 4  # <script>, svg and math <script>, srcdoc all ran
+    page, _ = tab
+    url = SUB_PATH_URL + "probe-old-refresh/"
+    html = _old_pass(inject(_built(built_site, PAGE), INJECTED["meta-refresh"]))
+    page.context.route(url, lambda route: route.fulfill(status=200, body=html,
+                                                        content_type="text/html"))
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_url("**/" + REDIRECT, timeout=REFRESH_GRACE_MS)
+    finally:
+        page.context.unroute(url)
+
+
+def test_no_injected_script_runs_or_loads_from_another_host(built_site: BuiltSite, tab) -> None:
+    hostile = csp.with_policy(inject(_built(built_site, PAGE), SCRIPTS),
+                              known_scripts(REPO_ROOT)).text
+    result = _open(tab, "probe/", hostile)
+    assert result["pwned"] == 0
+    assert result["dialogs"] == [] and result["foreign"] == []
+    assert any("script-src" in v for v in result["violations"]), result["violations"]
+
+
+@pytest.mark.parametrize("name", REFRESHES)
+def test_no_refresh_redirects(built_site: BuiltSite, tab, name: str) -> None:
+    hostile = csp.with_policy(inject(_built(built_site, PAGE), INJECTED[name]),
+                              known_scripts(REPO_ROOT)).text
+    result = _open(tab, f"probe-{name}/", hostile)
+    assert not result["left"] and result["asked"] == [] and result["foreign"] == []
+    assert result["pwned"] == 0
+
+
+def test_a_column_file_runs_nothing_when_opened(built_site: BuiltSite, tab) -> None:
+    column = next((built_site.root / "compare" / "columns").glob("*.html"))
+    rel = column.relative_to(built_site.root).as_posix()
+    hostile = csp.with_policy(inject(_built(built_site, rel), SCRIPTS),
+                              known_scripts(REPO_ROOT)).text
+    result = _open(tab, rel.replace(".html", "-probe.html"), hostile)
+    assert result["pwned"] == 0 and result["foreign"] == []
+    assert result["csp"] == csp.FRAGMENT_POLICY
