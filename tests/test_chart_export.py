@@ -40,7 +40,9 @@ def test_csv_export_parses_and_matches_the_formula(catalog_dir: Path, tmp_path: 
     middle = rows[len(rows) // 2]
     assert float(middle["reward_percent"]) == pytest.approx(
         100 * reward(fit, float(middle["gb200_hours"])), rel=1e-5)
-    assert middle["licence"] == "CC BY 4.0" and middle["sources"] == "scalerl_khatri"
+    khatri = load_valid_catalog(catalog_dir).references["scalerl_khatri"]
+    assert middle["licence"] == "CC BY 4.0" and middle["sources"] == khatri.title
+    assert middle["data_date"]  # the export is dated as the site's files are
 
 
 def test_json_export_to_stdout_has_source_and_licence(catalog_dir: Path) -> None:

@@ -294,7 +294,8 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
     last = by_algo["cispo"]
     assert float(last["reward_percent"]) == pytest.approx(
         100 * reward(fit, float(last["gb200_hours"])), rel=1e-5)  # percent, as the chart shows
-    assert last["parameter_status"] == "reported" and last["sources"] == "scalerl_khatri"
+    khatri = catalog.references["scalerl_khatri"]
+    assert last["parameter_status"] == "reported" and last["sources"] == khatri.title
     assert by_algo["dapo"]["parameter_status"] == "derived"  # read off a plot
 
 

@@ -82,7 +82,7 @@ def test_static_svg_legend_carries_the_label(chart: charts.Chart, layout: str) -
 
 
 def test_alt_text_and_table_name_the_curve(chart: charts.Chart) -> None:
-    assert "CISPO — ScaleRL recipe" in share.finding(chart)
+    assert "CISPO (ScaleRL recipe)" in share.finding(chart)  # prose: no "recipe's"
     rows = [chartfeature._param_row(s, chart.factor) for s in chart.series]
     assert {r.name for r in rows} >= {"CISPO — ScaleRL recipe", f"DAPO — {HOSTILE}"}
 

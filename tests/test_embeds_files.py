@@ -73,16 +73,37 @@ def folder(grpo: charts.Chart, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 @pytest.mark.parametrize("chart_id", ["scalerl-grpo", charts.COMPARISON_ID])
-def test_wordpress_keeps_a_full_width_frame_tall_enough_at_every_width(
+def test_wordpress_keeps_a_full_width_frame_of_the_one_height(
         catalog: Catalog, chart_id: str) -> None:
+    """Issue 46: one height everywhere (the oEmbed JSON, the iframe attribute, the plain CSS
+    value before the formula, the strict snippet), the embed page's at a 720 px column; a
+    frame shorter than a narrow column needs degrades instead (browser tests)."""
     chart = charts.build_chart(catalog, chart_id)
-    oembed_html = embed.oembed(chart, BASE, (1200, 900))["html"]
-    kept = dict(_ATTR.findall(wordpress_sanitised(oembed_html, "abc")))
+    data = embed.oembed(chart, BASE, (1200, 900))
+    kept = dict(_ATTR.findall(wordpress_sanitised(data["html"], "abc")))
     assert kept["width"] == "100%" and kept["frameborder"] == "0" and kept["scrolling"] == "no"
-    height = int(kept["height"])
-    for width in range(300, embed.EMBED_MAX_WIDTH_PX + 1, 10):  # never shrinks the chart
-        assert height >= embed.embed_height(chart, width), width
+    height = round(embed.embed_height(chart, embed.FALLBACK_WIDTH_PX))
+    assert int(kept["height"]) == data["height"] == embed.one_height(chart) in (height, height + 1)
+    assert data["width"] == embed.FALLBACK_WIDTH_PX
+    assert embed.height_css(chart).startswith(f"height:{data['height']}px;")
+    assert f'height="{data["height"]}"' in embed.strict_snippet(chart, BASE)
     assert kept["title"].startswith(chart.title)
+
+
+@pytest.mark.parametrize("width", embed.OEMBED_WIDTHS)
+def test_an_oembed_file_per_common_width_gives_its_height(grpo: charts.Chart,
+                                                          folder: Path, width: int) -> None:
+    data = json.loads((folder / f"oembed-{width}.json").read_text(encoding="utf-8"))
+    assert data["width"] == width and data["height"] == embed.one_height(grpo, width)
+    assert f'height="{data["height"]}"' in data["html"]
+
+
+def test_the_strict_snippet_has_no_inline_style_and_the_policy_line_names_the_site(
+        grpo: charts.Chart) -> None:
+    strict = embed.strict_snippet(grpo, BASE)
+    assert "style" not in strict and "<script" in strict and "resize.js" in strict
+    assert embed.csp_line(BASE) == ("script-src https://example.org; "
+                                    "frame-src https://example.org")
 
 
 def test_snippet_allows_the_clipboard_and_escapes_the_title(grpo: charts.Chart) -> None:
@@ -153,7 +174,7 @@ def test_image_snippets_carry_alt_text_that_states_the_finding(grpo: charts.Char
     html = share.html_snippet(grpo, BASE, (1200, 894), "auto")
     assert 'alt="' in html and "chart-narrow.png" in html and "chart-dark.png" in html
     assert 'width="1200" height="894"' in html
-    assert html.startswith(f'<a href="{BASE}algorithms/grpo/">')
+    assert html.startswith(f'<figure><a href="{BASE}algorithms/grpo/#chart-scalerl-grpo">')
     light = share.html_snippet(grpo, BASE, (1200, 894), "light")
     assert "dark" not in light.split("<img", 1)[0] and "chart.png" in light
     markdown = share.markdown_snippet(grpo, BASE)

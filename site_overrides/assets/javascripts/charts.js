@@ -21,8 +21,9 @@
  * - "Add a curve" (comparison chart) fetches the chosen curve's traces, written at build
  *   under embed/scalerl-comparison/series/, and adds them: no curve is computed here.
  * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js,
- *   and WordPress's wp-embed.js when the frame's URL carries its secret), and in a sandboxed
- *   frame (WordPress) makes the credit links work without top navigation.
+ *   and WordPress's wp-embed.js when the frame's URL carries its secret), drops what does not
+ *   fit a short frame (fit), and in a frame on another origin or sandboxed makes every link
+ *   and download open in a new tab (else the top window, else the frame itself).
  * - Copy buttons fall back to showing the text selected where the clipboard is refused.
  */
 (function () {
@@ -253,17 +254,19 @@
   function setSnippetTheme(details) {
     var theme = details.querySelector(".tn-chart__theme").value;
     var clear = details.querySelector(".tn-chart__bg");
-    var query = "?theme=" + theme + (clear && clear.checked ? "&amp;bg=transparent" : "") +
-      (theme === "auto" ? "" : "#theme=" + theme);
+    var query = function (amp) {
+      return "?theme=" + theme + (clear && clear.checked ? amp + "bg=transparent" : "") +
+        (theme === "auto" ? "" : "#theme=" + theme);
+    };
     var areas = details.querySelectorAll(".tn-chart__snippet");
     for (var i = 0; i < areas.length; i++) {
       var themes = areas[i].getAttribute("data-tn-themes");
       if (themes) {
         areas[i].value = JSON.parse(themes)[theme];
         absolutize(areas[i]);
-      } else {
-        areas[i].value = areas[i].value.replace(
-          /\?theme=\w+(&amp;bg=transparent)?(#theme=\w+)?/, query);
+      } else {  /* in HTML the & is written &amp;; the plain address has it as it is */
+        areas[i].value = areas[i].value.replace(/\?theme=\w+(&(amp;)?bg=transparent)?(#theme=\w+)?/,
+          query(areas[i].hasAttribute("data-tn-plain") ? "&" : "&amp;"));
       }
     }
   }
@@ -297,7 +300,19 @@
     var full = function (url) { return new URL(url, location.href).href; };
     area.value = area.value.replace(/(src|srcset|href)="(?!https?:)([^"]+)"/g,
       function (_, name, url) { return name + '="' + full(url) + '"'; })
-      .replace(/\]\((?!https?:)([^)\s]+)\)/g, function (_, url) { return "](" + full(url) + ")"; });
+      .replace(/\]\((?!https?:)([^)\s]+)\)/g, function (_, url) { return "](" + full(url) + ")"; })
+      .replace(/(^|[\s{<(])((?:\.\.?\/)+[^\s)}>]*)/g, function (_, before, url) {
+        return before + full(url);  /* plain text: the address, caption, citation */
+      });
+  }
+
+  /* The policy line names this site's origin; without a site URL, the page's own. */
+  function fillOrigin(box) {
+    var codes = box.querySelectorAll("[data-tn-origin]");
+    for (var i = 0; i < codes.length; i++) {
+      codes[i].textContent = codes[i].textContent.replace(/<this site's origin>/g,
+        location.origin);
+    }
   }
 
   function wire(box) {
@@ -326,6 +341,7 @@
     }
     var areas = box.querySelectorAll(".tn-chart__snippet");
     for (var a = 0; a < areas.length; a++) absolutize(areas[a]);
+    fillOrigin(box);
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */
     var frame = box.querySelector(".tn-chart__frame");
@@ -374,20 +390,71 @@
     }
   }
 
-  /* The embed page fills its frame (charts.css): its natural height is where the credit line
-     ends with the chart box at its own aspect ratio instead of the size it was given. */
+  /* The embed page fills its frame (charts.css): its natural height is the figure's content
+     (scrollHeight, clipped or not) with the chart box at its own aspect ratio instead of the
+     size it was given, then the credit line. */
   function naturalHeight() {
     var main = document.querySelector(".tn-embed__main");
-    var frame = document.querySelector(".tn-embed .tn-chart__frame");
-    var last = main && main.lastElementChild;
-    if (!main || !frame || !last) return document.body.getBoundingClientRect().height;
+    var figure = main && main.querySelector(".tn-chart");
+    var frame = figure && figure.querySelector(".tn-chart__frame");
+    var credit = main && main.lastElementChild;
+    if (!figure || !frame || !credit) return document.body.getBoundingClientRect().height;
     var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
     var box = frame.getBoundingClientRect();
     var own = ratio.length === 2 && ratio[0] > 0 ? box.width * ratio[1] / ratio[0] : box.height;
-    var padding = parseFloat(getComputedStyle(main).paddingBottom) || 0;
-    var lastBottom = last.getBoundingClientRect().bottom +
-      (parseFloat(getComputedStyle(last).marginBottom) || 0);
-    return lastBottom + padding + own - box.height + window.scrollY;
+    var style = getComputedStyle(credit);
+    var after = credit.getBoundingClientRect().height + (parseFloat(style.marginTop) || 0) +
+      (parseFloat(style.marginBottom) || 0) +
+      (parseFloat(getComputedStyle(main).paddingBottom) || 0);
+    return figure.getBoundingClientRect().top + window.scrollY + figure.scrollHeight -
+      box.height + own + after;
+  }
+
+  /* An embed shorter than it needs drops, in order, the Share row (level 1), the legend for a
+     one-line key (2: the static chart's view box is cropped above its legend, the interactive
+     chart hides its own) and the caption's description (3), stopping at the first level at
+     which what is left fits (charts.css, classes tn-fit-1..3). Returns the height the page
+     needs with nothing dropped, which the host is told. */
+  var fitLevel = 0;
+
+  function cropLegend(crop) {
+    var svgs = document.querySelectorAll(".tn-embed .tn-chart__fallback svg");
+    var frame = document.querySelector(".tn-embed .tn-chart__frame");
+    for (var i = 0; i < svgs.length; i++) {
+      var svg = svgs[i];
+      if (!svg.tnViewBox) svg.tnViewBox = svg.getAttribute("viewBox");
+      var box = svg.tnViewBox.split(/\s+/).map(parseFloat);
+      var lines = svg.querySelectorAll(".tn-svg__legend line");
+      var top = lines.length ? parseFloat(lines[0].getAttribute("y1")) - 16 : box[3];
+      var height = crop ? Math.min(box[3], top) : box[3];
+      svg.setAttribute("viewBox", box[0] + " " + box[1] + " " + box[2] + " " + height);
+      var layout = svg.classList.contains("tn-svg--narrow") ? "narrow" : "wide";
+      if (frame) frame.style.setProperty("--tn-ar-" + layout, box[2] + " / " + height);
+    }
+    live.forEach(function (chart) {
+      var shown = !crop && chart.spec.layout.showlegend !== false;
+      if (chart.gd.isConnected && chart.legend !== shown) {
+        chart.legend = shown;
+        window.Plotly.relayout(chart.gd, { showlegend: shown });
+      }
+    });
+  }
+
+  function setFitLevel(level) {
+    var root = document.documentElement;
+    for (var n = 1; n <= 3; n++) root.classList.toggle("tn-fit-" + n, level >= n);
+    if ((level >= 2) !== (fitLevel >= 2)) cropLegend(level >= 2);
+    fitLevel = level;
+  }
+
+  function fit() {
+    var root = document.documentElement;
+    if (!root.classList.contains("tn-fill")) return naturalHeight();
+    root.classList.add("tn-fitted");
+    setFitLevel(0);
+    var full = naturalHeight();
+    while (fitLevel < 3 && naturalHeight() > window.innerHeight + 0.5) setFitLevel(fitLevel + 1);
+    return full;
   }
 
   /* WordPress's oEmbed sanitiser adds #?secret=... to the frame's URL and sandboxes it; its
@@ -401,17 +468,19 @@
 
   /* Embed pages tell the host page their height (embed/resize.js, or WordPress's script). */
   function reportHeight() {
-    if (window.parent === window) return;
+    var framed = window.parent !== window;
     var last = -1;
     var post = function (again) {
-      var height = Math.ceil(naturalHeight());
-      if (height === last && again !== true) return;
+      var height = Math.ceil(fit());
+      if (!framed || (height === last && again !== true)) return;
       last = height;
       toParent({ type: "tinkernomics:height", height: height });
       if (wpSecret) toParent({ message: "height", value: height, secret: wpSecret });
     };
     new ResizeObserver(post).observe(document.body);
+    window.addEventListener("resize", post);
     document.addEventListener("tn-chart:ready", post);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(post);
     window.addEventListener("message", function (event) {
       var data = event.data;
       if (event.source !== window.parent || !data) return;
@@ -423,35 +492,65 @@
     post();
   }
 
-  /* Leave the frame for a link (credit, page, sources). A sandbox without top navigation
-     (WordPress: allow-scripts only) blocks target=_top: ask WordPress's host script, then
-     try the top window, a new tab, and last this frame itself. */
-  function openFromSandbox(url) {
-    var leave = function () {
-      try {
-        window.top.location.href = url;
-        return;
-      } catch (error) { /* sandboxed: no top navigation */ }
-      if (!window.open(url, "_blank")) location.href = url;
-    };
+  /* In a frame on another origin (a blog, Notion, Medium/Embedly) or sandboxed (an opaque
+     origin; WordPress), links leave the frame for a new tab: target=_top throws in a sandbox
+     without top navigation, and a sandbox without allow-downloads drops the download of
+     the Share row's files, which open in the new tab instead. */
+  function crossOrigin() {
+    if (window.parent === window) return false;
+    try {
+      return !window.parent.location.href;
+    } catch (error) {
+      return true;
+    }
+  }
+
+  /* A new tab (allow-popups), else the top window, else this frame itself. */
+  function leaveFrame(url, tabFirst) {
+    var opened = null;
+    if (tabFirst) {
+      try { opened = window.open(url, "_blank"); } catch (error) { opened = null; }
+    }
+    if (opened) {
+      try { opened.opener = null; } catch (error) { /* another origin already */ }
+      return;
+    }
+    try {
+      window.top.location.href = url;
+      return;
+    } catch (error) { /* sandboxed: no top navigation */ }
+    location.href = url;
+  }
+
+  /* WordPress's sandbox (allow-scripts only) has no popups: its host script follows the
+     link it is told of, else the top window or this frame. */
+  function openFromFrame(url) {
     if (wpSecret) {
       toParent({ message: "link", value: url, secret: wpSecret });
-      setTimeout(leave, 400);  /* still here: the host did not follow it */
+      setTimeout(function () { leaveFrame(url, false); }, 400);  /* the host did not */
     } else {
-      leave();
+      leaveFrame(url, true);
     }
   }
 
   function guardLinks() {
-    var sandboxed = window.origin === "null" || wpSecret;
-    if (window.parent === window || !sandboxed) return;
+    if (window.parent === window || !(crossOrigin() || wpSecret || window.origin === "null")) {
+      return;
+    }
+    var links = document.querySelectorAll(".tn-embed a[href]");
+    for (var i = 0; i < links.length; i++) {
+      links[i].removeAttribute("download");
+      links[i].setAttribute("target", "_blank");
+      links[i].setAttribute("rel", "noopener");
+    }
+    document.documentElement.classList.add("tn-framed");
     document.addEventListener("click", function (event) {
-      var link = event.target.closest && event.target.closest("a[target=_top]");
+      var link = event.target.closest && event.target.closest("a[target=_blank]");
       if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) {
         return;
       }
       event.preventDefault();
-      openFromSandbox(link.href);
+      openFromFrame(link.href);
     });
   }
 

@@ -9,7 +9,6 @@ So two builds of one commit give byte-identical trees.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import hashlib
 import io
@@ -27,6 +26,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import catalog_files
+from tinkernomics.site import safecsv
 from tinkernomics.site.api.build import ApiData, build_api
 from tinkernomics.site.api.models import (
     API_VERSION,
@@ -101,17 +101,21 @@ def readable_json_bytes(data: Any) -> bytes:
                        allow_nan=False) + "\n").encode("utf-8")
 
 
-def csv_cell(value: Any) -> str:
-    """How a JSON value is written in a CSV cell (lists joined with ';', null empty)."""
+def csv_cell(value: Any) -> str | int | float:
+    """How a JSON value is written in a CSV cell (lists joined with ';', null empty); text a
+    spreadsheet would run as a formula is neutralised (``safecsv``), numbers stay numbers."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, list):
-        return ";".join(csv_cell(v) for v in value)
-    return str(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, list):  # neutralised when it starts with text, not with a number
+        joined = ";".join(str(csv_cell(v)) for v in value)
+        return safecsv.neutralise(joined) if value and isinstance(value[0], str) else joined
+    return safecsv.neutralise(str(value))
 
 
 Column = tuple[str, Callable[[dict[str, Any]], Any]]
@@ -130,13 +134,11 @@ def _get(*keys: str) -> Callable[[dict[str, Any]], Any]:
 
 
 def csv_bytes(columns: list[Column], rows: list[dict[str, Any]]) -> bytes:
-    """A CSV file (header row, '\\n' line ends) of ``rows`` read through ``columns``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([name for name, _ in columns])
-    for row in rows:
-        writer.writerow([csv_cell(get(row)) for _, get in columns])
-    return out.getvalue().encode("utf-8")
+    """A CSV file (header row, '\\n' line ends) of ``rows`` read through ``columns``, by the
+    site's one CSV writer (``safecsv``)."""
+    return safecsv.csv_text([name for name, _ in columns],
+                            ([csv_cell(get(row)) for _, get in columns] for row in rows)
+                            ).encode("utf-8")
 
 
 def _figure_columns(prefix: str, *keys: str, value_name: str | None = None) -> list[Column]:

@@ -3,19 +3,20 @@
 
 The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(url)`` and
 spreadsheets open them as they are; values are in the units the chart shows (rewards in
-percent). ``data.csv`` is long: one row per curve point with status, sources and licence on
-every row. ``data-wide.csv`` has one row per compute value and one column per curve (every
-curve of a chart shares its compute grid). What a reader needs to reuse the numbers elsewhere
-(title, formula, parameters, units of every column, sources with their URLs, the page, the
-date and the licence) is in ``data.json``, which also lists the curve points; there the
-parameters A and R0 and the rewards are fractions (0-1), as the formula takes them, and a fit
-without R0 says so (``assumed``, value 0) instead of ``null``.
+percent). ``data.csv`` is long: one row per curve point with status, the date the data last
+changed, the sources' titles and URLs, the licence and the chart's page on every row.
+``data-wide.csv`` has one row per compute value and one column per curve (every curve of a
+chart shares its compute grid), then the same provenance columns (every source of the chart).
+Both are written by ``site.safecsv``, which neutralises text a spreadsheet would run.
+What a reader needs to reuse the numbers elsewhere (title, formula, parameters, units of
+every column, sources with their URLs, the page, the date and the licence) is in
+``data.json``, which also lists the curve points; there the parameters A and R0 and the
+rewards are fractions (0-1), as the formula takes them, and a fit without R0 says so
+(``assumed``, value 0) instead of ``null``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from tinkernomics.catalog import models as m
@@ -28,11 +29,17 @@ from tinkernomics.site.charts.spec import (
     attribution,
     num,
 )
+from tinkernomics.site.safecsv import csv_text
 
+PROVENANCE_COLUMNS = ("data_date", "sources", "source_urls", "licence", "licence_url", "page")
+"""On every row of both CSVs: the date the data last changed (ISO), the sources' titles (``; ``
+between them) and URLs (a space between them), the data licence and the chart's page."""
 CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "curve", "gb200_hours",
-               "h100_equivalent_hours", "reward_percent", "parameter_status", "sources", "licence")
+               "h100_equivalent_hours", "reward_percent", "parameter_status",
+               *PROVENANCE_COLUMNS)
 WIDE_FIRST = ("gb200_hours", "h100_equivalent_hours")
-"""The wide CSV's first columns; then one ``<algorithm id>_reward_percent`` per curve."""
+"""The wide CSV's first columns; then one ``<algorithm id>_reward_percent`` per curve, then
+``PROVENANCE_COLUMNS``."""
 UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
          "reward": "pass rate as a fraction (0-1)"}
 CSV_UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours",
@@ -47,17 +54,25 @@ def page_url(chart: Chart, site_url: str = "") -> str:
     return f"{base}{chart.page}"
 
 
-def data_rows(chart: Chart) -> list[dict[str, Any]]:
+def provenance(chart: Chart, source_ids: tuple[str, ...], site_url: str = "") -> list[str]:
+    """``PROVENANCE_COLUMNS`` for rows resting on ``source_ids`` (titles and URLs, not ids)."""
+    refs = [r for r in chart.sources if r.id in source_ids]
+    return [chart.date, "; ".join(r.title for r in refs),
+            " ".join(r.url for r in refs if r.url), LICENCE, LICENCE_URL,
+            page_url(chart, site_url)]
+
+
+def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
     """One row per curve point (long format), with provenance on every row."""
     rows = []
     for s in chart.series:
+        about = dict(zip(PROVENANCE_COLUMNS, provenance(chart, s.sources, site_url),
+                         strict=True))
         for (c, r), h in zip(s.points, s.h100_hours, strict=True):
             rows.append({
                 "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
                 "curve": s.curve, "gb200_hours": num(c), "h100_equivalent_hours": num(h),
-                "reward_percent": percent(r),
-                "parameter_status": s.status.value, "sources": " ".join(s.sources),
-                "licence": LICENCE,
+                "reward_percent": percent(r), "parameter_status": s.status.value, **about,
             })
     return rows
 
@@ -72,25 +87,21 @@ def wide_column(s: Series) -> str:
 
 
 def to_csv(chart: Chart, site_url: str = "") -> str:
-    """``data.csv``: the header, then one row per curve point (long form). ``site_url`` is
-    unused (the page is in ``data.json``); kept so every data writer takes the same inputs."""
-    del site_url
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(data_rows(chart))
-    return buffer.getvalue()
+    """``data.csv``: the header, then one row per curve point (long form); ``site_url`` makes
+    the ``page`` column absolute."""
+    rows = data_rows(chart, site_url)
+    return csv_text(CSV_COLUMNS, ([row[k] for k in CSV_COLUMNS] for row in rows))
 
 
-def to_wide_csv(chart: Chart) -> str:
-    """``data-wide.csv``: one row per compute value, one reward column (percent) per curve."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*WIDE_FIRST, *(wide_column(s) for s in chart.series)])
+def to_wide_csv(chart: Chart, site_url: str = "") -> str:
+    """``data-wide.csv``: one row per compute value, one reward column (percent) per curve,
+    then the chart's provenance (every source it rests on)."""
+    about = provenance(chart, tuple(r.id for r in chart.sources), site_url)
     first = chart.series[0]
-    for i, ((c, _), h) in enumerate(zip(first.points, first.h100_hours, strict=True)):
-        writer.writerow([num(c), num(h), *(percent(s.points[i][1]) for s in chart.series)])
-    return buffer.getvalue()
+    rows = ([num(c), num(h), *(percent(s.points[i][1]) for s in chart.series), *about]
+            for i, ((c, _), h) in enumerate(zip(first.points, first.h100_hours, strict=True)))
+    return csv_text([*WIDE_FIRST, *(wide_column(s) for s in chart.series),
+                     *PROVENANCE_COLUMNS], rows)
 
 
 def _provenance(figure: m.Figure) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from html import escape
 from typing import Any
+from urllib.parse import urlsplit
 
 from tinkernomics.site.charts.spec import LICENCE, LICENCE_URL, PUBLISHER, Chart
 from tinkernomics.site.charts.spec import THEMES as CHART_THEMES
@@ -62,8 +63,8 @@ class EmbedMetrics:
 METRICS = EmbedMetrics()
 TOOLS_CHARS = 62
 """Characters of the tools row ("Share: Link (copy) · PNG · SVG · CSV · JSON Interactive ...")."""
-CREDIT_CHARS = 61
-"""Characters of the credit line ("From tinker-nomics · data CC BY 4.0 · parameters and ...")."""
+CREDIT_CHARS = 78
+"""Characters of the credit line ("From tinker-nomics · open the data · data CC BY 4.0 · ...")."""
 
 
 def embed_height(chart: Chart, width: float) -> float:
@@ -101,14 +102,14 @@ def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
     return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
 
 
-def attribute_height(chart: Chart) -> int:
-    """The iframe's ``height`` attribute (px): the tallest the embed page gets at any width from
-    the narrowest node to the widest layout, so that a host that drops every style (WordPress
-    keeps ``width`` and ``height`` only; a ``style-src 'self'`` policy) never shrinks the chart.
-    Where it is taller than needed, the page's script reports the exact height (resize.js,
-    WordPress's own embed script)."""
-    widths = (*NARROW_NODES, *WIDE_NODES, FALLBACK_WIDTH_PX)
-    return math.ceil(max(embed_height(chart, w) for w in widths))
+def one_height(chart: Chart, width: int = FALLBACK_WIDTH_PX) -> int:
+    """THE height of the chart's frame (px) wherever a number is given: the iframe's ``height``
+    attribute, the plain ``height`` before the formula, the oEmbed response. It is the embed
+    page's natural height at ``width`` (a typical blog column, ``FALLBACK_WIDTH_PX``), from the
+    chart's own layout; a frame that is shorter (a narrow one without script, a fixed box)
+    drops the Share row, the legend and the caption in turn (charts.js), and a host script
+    (resize.js, WordPress's) sets the exact height."""
+    return math.ceil(embed_height(chart, width))
 
 
 def height_css(chart: Chart) -> str:
@@ -116,7 +117,7 @@ def height_css(chart: Chart) -> str:
     width (``100cqw``) that takes the narrow layout's line at or below ``NARROW_MAX_PX`` and the
     wide layout's above it (the huge ``clamp`` term rules the wide line out below the switch)."""
     step = f"clamp(0px, ({NARROW_MAX_PX + 0.5}px - 100cqw) * 1000, 100000px)"
-    return (f"height:{embed_height(chart, FALLBACK_WIDTH_PX):.0f}px;"
+    return (f"height:{one_height(chart)}px;"
             f"height:min({_secants(chart, NARROW_NODES)}, "
             f"{_secants(chart, WIDE_NODES)} + {step})")
 
@@ -128,32 +129,72 @@ def embed_src(chart: Chart, base: str, theme: str = "auto") -> str:
     return f"{base}{EMBED_DIR}/{chart.id}/?theme={theme}{pinned}"
 
 
-def embed_iframe(chart: Chart, base: str, theme: str = "auto") -> str:
+def _frame_attributes(chart: Chart, base: str, theme: str, height: int) -> str:
+    title = escape(f"{chart.title} (tinker-nomics)")
+    return (f'src="{escape(embed_src(chart, base, theme))}" width="100%" height="{height}" '
+            f'title="{title}" frameborder="0" scrolling="no" loading="lazy" '
+            f'allow="clipboard-write"')
+
+
+def embed_iframe(chart: Chart, base: str, theme: str = "auto", height: int | None = None) -> str:
     """The iframe in its size-container wrapper (no script needed). ``width``, ``height``,
     ``frameborder`` and ``scrolling`` are attributes as well as style, so a host that strips
     styles (WordPress's oEmbed sanitiser, a ``style-src 'self'`` policy) still gets a frame as
-    wide as the column and tall enough for the whole chart; ``allow="clipboard-write"`` lets
-    the embed page's copy button write to the clipboard from another origin."""
-    title = escape(f"{chart.title} (tinker-nomics)")
+    wide as the column and ``one_height`` tall; ``allow="clipboard-write"`` lets the embed
+    page's copy button write to the clipboard from another origin."""
+    attributes = _frame_attributes(chart, base, theme, height or one_height(chart))
     return (
         f'<div style="container-type:inline-size;max-width:{EMBED_MAX_WIDTH_PX}px">'
-        f'<iframe src="{escape(embed_src(chart, base, theme))}" width="100%" '
-        f'height="{attribute_height(chart)}" title="{title}" frameborder="0" scrolling="no" '
-        f'loading="lazy" allow="clipboard-write" '
+        f'<iframe {attributes} '
         f'style="display:block;width:100%;{height_css(chart)};border:0"></iframe></div>'
     )
 
 
-def embed_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
+def resize_script(base: str) -> str:
+    return f'<script src="{base}{EMBED_DIR}/resize.js" async></script>'
+
+
+def embed_snippet(chart: Chart, base: str, theme: str = "auto", height: int | None = None) -> str:
     """The code a blogger pastes: the iframe, then the optional script for exact heights."""
-    return (f"{embed_iframe(chart, base, theme)}\n"
-            f'<script src="{base}{EMBED_DIR}/resize.js" async></script>')
+    return f"{embed_iframe(chart, base, theme, height)}\n{resize_script(base)}"
 
 
-def oembed(chart: Chart, base: str, thumbnail: tuple[int, int]) -> dict[str, Any]:
-    """The chart's oEmbed response (https://oembed.com, type ``rich``), keys in a fixed order;
-    ``thumbnail`` is the (width, height) of its ``chart.png``."""
-    width = EMBED_MAX_WIDTH_PX
+def strict_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
+    """For a host with a strict Content-Security-Policy: no inline style (a ``style-src 'self'``
+    policy drops it), the height an attribute, the script from the site (``csp_line``)."""
+    return (f"<iframe {_frame_attributes(chart, base, theme, one_height(chart))}></iframe>\n"
+            f"{resize_script(base)}")
+
+
+def site_origin(base: str) -> str:
+    """``https://host`` of the site URL ("" without one: charts.js fills it in the page)."""
+    parts = urlsplit(base)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def csp_line(base: str) -> str:
+    """What a host with a strict policy adds to it so the embed and resize.js load."""
+    origin = site_origin(base) or SITE_ORIGIN_PLACEHOLDER
+    return f"script-src {origin}; frame-src {origin}"
+
+
+SITE_ORIGIN_PLACEHOLDER = "<this site's origin>"
+OEMBED_WIDTHS = (360, 480, 640, EMBED_MAX_WIDTH_PX)
+"""Besides ``oembed.json`` (``FALLBACK_WIDTH_PX`` wide), an ``oembed-<width>.json`` per width:
+a static site cannot read ``maxwidth``, so a consumer (or a page's discovery link) picks the
+file of the widest width that fits its ``maxwidth``; each gives the height for its width."""
+
+
+def oembed_name(width: int = FALLBACK_WIDTH_PX) -> str:
+    return "oembed.json" if width == FALLBACK_WIDTH_PX else f"oembed-{width}.json"
+
+
+def oembed(chart: Chart, base: str, thumbnail: tuple[int, int],
+           width: int = FALLBACK_WIDTH_PX) -> dict[str, Any]:
+    """The chart's oEmbed response (https://oembed.com, type ``rich``) for a frame ``width``
+    px wide, keys in a fixed order; ``thumbnail`` is the (width, height) of its ``chart.png``.
+    ``height`` is the embed page's natural height at that width, the iframe's attribute too."""
+    height = one_height(chart, width)
     return {
         "version": "1.0",
         "type": "rich",
@@ -162,9 +203,9 @@ def oembed(chart: Chart, base: str, thumbnail: tuple[int, int]) -> dict[str, Any
         "provider_url": base,
         "author_name": PUBLISHER,
         "author_url": f"{base}{chart.page}",
-        "html": embed_snippet(chart, base),
+        "html": embed_snippet(chart, base, height=height),
         "width": width,
-        "height": round(embed_height(chart, width)),
+        "height": height,
         "thumbnail_url": f"{base}{EMBED_DIR}/{chart.id}/chart.png",
         "thumbnail_width": thumbnail[0],
         "thumbnail_height": thumbnail[1],

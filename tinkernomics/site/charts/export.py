@@ -12,6 +12,7 @@ Pipeline step 6 run from the command line: the catalog is validated, the chart b
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -77,6 +78,7 @@ def cmd_chart(args: argparse.Namespace) -> int:
         return 1
     try:
         chart = charts.build_chart(catalog, args.chart_id)
+        chart = dataclasses.replace(chart, date=charts.data_date(catalog, chart))
     except charts.UnknownChartError as err:
         print(f"tinkernomics chart: {err}", file=sys.stderr)
         return 2

@@ -33,7 +33,7 @@ from markupsafe import Markup
 from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import embed, files, images, plotlyspec, share
+from tinkernomics.site.charts import embed, embedbox, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.identity import SITE_CARD
@@ -48,6 +48,9 @@ CHART_CSS = "assets/stylesheets/charts.css"
 SPEC_FILE = files.SPEC_FILE
 DATA_FILES = files.DATA_FILES
 EMPTY_SITEMAP = files.EMPTY_SITEMAP
+EMBED_OEMBED_REL = "alternate"
+"""The embed page's oEmbed discovery link says exactly ``rel="alternate"``, which parsers that
+match the attribute exactly find (it has no Material script to fetch a sitemap for it)."""
 SERIES_DIR = "series"
 """Under the comparison's embed folder: one JSON of Plotly traces per curve not drawn by default."""
 SITE_TAGLINE = "The economics of RL post-training for LLMs"
@@ -181,15 +184,15 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "oembed_url": f"{base}{EMBED_DIR}/{chart.id}/oembed.json" if base else "",
         "show_embed": mode == PAGE,
         "show_params": params and mode != EMBED,
-        "snippet": embed_snippet(chart, site_url, root),
-        "images": (share.image_snippets(chart, site_url, base or root) if mode == PAGE
-                   else {}),
+        "box": embedbox.box_texts(chart, site_url, base or root) if mode == PAGE else {},
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
         "dated": [v.png(chart.date) for v in share.VARIANTS] if chart.date else [],
         "date": chart.date,
-        "summary": share.alt_text(chart),
+        "summary": share.long_description(chart),
+        "alt": share.alt_text(chart),
         "heading": mode == EMBED,
+        "key": [(s.name, s.color) for s in chart.series] if mode == EMBED else [],
         "others": chart.others if mode == PAGE else (),
         "rows": [_param_row(s, chart.factor) for s in chart.series],
         "factor_text": chart.factor_text,
@@ -230,7 +233,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
         "plotly_src": assets.plotly_src,
         "fill": mode == EMBED,
-        "oembed_rel": previews.OEMBED_REL,
+        "oembed_rel": EMBED_OEMBED_REL,
         "preview_tags": Markup(_embed_preview_tags(chart, ctx) if ctx["canonical"] else ""),
     }
     return _env().get_template("embed.html").render(c=ctx, page=page)
@@ -240,7 +243,7 @@ def _embed_preview_tags(chart: charts.Chart, ctx: dict[str, Any]) -> str:
     """The embed page's og/twitter tags (the pages' pass runs before embeds are written)."""
     card = f"{ctx['canonical']}card.png"
     return previews.embed_page_tags(chart.title, chart.description,
-                                    ctx["canonical"], card, ctx["summary"])
+                                    ctx["canonical"], card, ctx["alt"])
 
 
 def _script_safe(js: str) -> str:

@@ -4,7 +4,8 @@
 (``data.csv``, ``data-wide.csv``, ``data.json``), the images in every variant
 (``share.VARIANTS``: ``chart.png``, ``chart-dark.png``, ``chart-narrow.png``,
 ``chart-narrow-dark.png``, each also under its dated name, and the same as SVG), the preview
-card (``card.png``), the oEmbed response, the Plotly spec and an empty ``sitemap.xml``. The
+card (``card.png``), the oEmbed responses (``oembed.json`` and one per width of
+``embed.OEMBED_WIDTHS``), the Plotly spec and an empty ``sitemap.xml``. The
 dated PNGs are hard links to the same cached images: no extra drawing.
 """
 
@@ -30,7 +31,8 @@ the site and fetches ``sitemap.xml`` beside its URL. The oEmbed links say ``rel=
 oembed"``, which its ``[rel=alternate]`` selector does not match; the empty sitemap stays for
 pages published before (no 404)."""
 TEXT_FILES = ("data.csv", chartdata.CSV_FILES["wide"], "data.json",
-              *(v.svg for v in share.VARIANTS), "oembed.json", SPEC_FILE, "sitemap.xml")
+              *(v.svg for v in share.VARIANTS), "oembed.json",
+              *(embed.oembed_name(w) for w in embed.OEMBED_WIDTHS), SPEC_FILE, "sitemap.xml")
 IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
 DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
 """Every file of a chart's folder besides ``index.html`` and the dated images."""
@@ -81,12 +83,13 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
     texts = {
         "index.html": embed_page,
         "data.csv": chartdata.to_csv(chart, site_url),
-        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart),
+        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart, site_url),
         "data.json": json_text(chartdata.to_json(chart, site_url)),
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
         SPEC_FILE: spec_file_text(chart),
-        "oembed.json": json_text(embed.oembed(chart, site_base(site_url), png_size)),
+        **{embed.oembed_name(w): json_text(embed.oembed(chart, site_base(site_url), png_size, w))
+           for w in (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)},
         "sitemap.xml": EMPTY_SITEMAP,
     }
     for name, text in texts.items():

@@ -12,13 +12,14 @@ change when the data do links that one. The same variants exist as SVG files.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
-from tinkernomics.site.charts import raster
-from tinkernomics.site.charts.spec import PUBLISHER, Chart, Series
+from tinkernomics.site.charts import cite, raster
+from tinkernomics.site.charts.spec import LICENCE_URL, Chart, Series
 from tinkernomics.site.charts.svg import standalone_svg
 
 
@@ -66,39 +67,89 @@ def _hours(value: float) -> str:
     return f"{derive.format_number(value)} GB200-hours"
 
 
+ALT_MAX_CHARS = 420
+"""The longest alt text the image snippets carry (X/Twitter's image description limit)."""
+
+
+def _named(s: Series) -> str:
+    """A curve in running prose: "CISPO (ScaleRL recipe)", never a possessive of its label."""
+    return f"{s.name} ({s.curve})" if s.curve else s.name
+
+
 def _one_finding(s: Series) -> str:
     p = s.params
-    flag = " (unverified parameters)" if s.unverified else ""
-    return (f"{s.title}'s fitted pass rate{flag} rises from {_percent(p.R0)} towards an "
-            f"asymptote of {_percent(p.A)}, reaching half of that gain at "
-            f"{_hours(p.C_mid)}.")
+    flag = " Its parameters are unverified." if s.unverified else ""
+    return (f"The fitted pass rate of {_named(s)} rises from {_percent(p.R0)} towards a "
+            f"ceiling of {_percent(p.A)} and gets half of that gain by "
+            f"{_hours(p.C_mid)}.{flag}")
 
 
-def _comparison_finding(series: tuple[Series, ...]) -> str:
+def _comparison_lead(series: tuple[Series, ...]) -> str:
     top = max(series, key=lambda s: (s.params.A, s.title))
     fast = min(series, key=lambda s: (s.params.C_mid, s.title))
-    each = "; ".join(f"{s.title} {_percent(s.params.A)} (half-way at {_hours(s.params.C_mid)})"
-                     for s in sorted(series, key=lambda s: (-s.params.A, s.title)))
+    lead = (f"Of {len(series)} fitted curves, {_named(top)} has the highest ceiling "
+            f"({_percent(top.params.A)})")
+    if fast is top:
+        return f"{lead} and also gets half of its gain with the least compute " \
+               f"({_hours(fast.params.C_mid)})."
+    return (f"{lead}; {_named(fast)} gets half of its gain with the least compute "
+            f"({_hours(fast.params.C_mid)}).")
+
+
+def _ceilings(series: tuple[Series, ...], short: bool = False) -> list[str]:
+    """Each curve's ceiling, highest first (``short``: by the algorithm's name alone)."""
+    return [f"{s.name if short else _named(s)} {_percent(s.params.A)}"
+            for s in sorted(series, key=lambda s: (-s.params.A, s.title))]
+
+
+def _unverified_note(series: tuple[Series, ...]) -> str:
     unverified = sum(1 for s in series if s.unverified)
-    note = (f" {unverified} of the {len(series)} fits have unverified parameters."
+    return (f" {unverified} of the {len(series)} fits have unverified parameters."
             if unverified else "")
-    who = "" if fast is top else f"{fast.title} "
-    return (f"Of {len(series)} algorithms, {top.title} has the highest asymptote "
-            f"({_percent(top.params.A)}) and {who}reaches half of its gain with the "
-            f"least compute ({_hours(fast.params.C_mid)}). Asymptotes: {each}.{note}")
 
 
 def finding(chart: Chart) -> str:
-    """What the chart shows, in a sentence or three, from its own numbers."""
-    if len(chart.series) > 1:
-        return _comparison_finding(chart.series)
-    return _one_finding(chart.series[0])
+    """What the chart shows, from its own numbers, with every curve's ceiling (the page's long
+    description)."""
+    if len(chart.series) == 1:
+        return _one_finding(chart.series[0])
+    each = "; ".join(
+        f"{c} (half-way at {_hours(s.params.C_mid)})" for c, s in zip(
+            _ceilings(chart.series),
+            sorted(chart.series, key=lambda s: (-s.params.A, s.title)), strict=True))
+    return (f"{_comparison_lead(chart.series)} Ceilings: {each}."
+            f"{_unverified_note(chart.series)}")
+
+
+def _kind(chart: Chart) -> str:
+    return (f"Line chart: {chart.title}, pass rate against training compute in GB200-hours "
+            f"(log scale).")
+
+
+def long_description(chart: Chart) -> str:
+    """What the chart is and every number it shows: read on the page (screen readers)."""
+    return f"{_kind(chart)} {finding(chart)}"
+
+
+def _fit(text: str, limit: int = ALT_MAX_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def alt_text(chart: Chart) -> str:
-    """The images' alt text: what kind of chart, then its finding."""
-    return (f"Line chart: {chart.title}, pass rate against training compute in GB200-hours "
-            f"(log scale). {finding(chart)}")
+    """The images' alt text, at most ``ALT_MAX_CHARS``: what kind of chart, then its finding;
+    for a comparison as many ceilings as fit, then how many more."""
+    head = _kind(chart)
+    if len(chart.series) == 1:
+        return _fit(f"{head} {_one_finding(chart.series[0])}")
+    text = f"{head} {_comparison_lead(chart.series)}"
+    ceilings = _ceilings(chart.series, short=True)
+    for shown in range(len(ceilings), 0, -1):
+        rest = len(ceilings) - shown
+        more = f", and {rest} more" if rest else ""
+        full = f"{text} Ceilings: {', '.join(ceilings[:shown])}{more}."
+        if len(full) <= ALT_MAX_CHARS:
+            return full
+    return _fit(text)
 
 
 # --------------------------------------------------------------------------- snippets
@@ -128,20 +179,37 @@ def html_snippet(chart: Chart, base: str, size: tuple[int, int], theme: str = "a
     img = (f'<img src="{escape(image_url(chart, base, wide))}" width="{size[0]}" '
            f'height="{size[1]}" alt="{escape(alt_text(chart))}" loading="lazy" '
            'style="max-width:100%;height:auto">')
-    page = escape(f"{base}{chart.page}")
-    return f'<a href="{page}"><picture>{sources}{img}</picture></a>'
+    page = escape(cite.page_url(chart, base))
+    return (f'<figure><a href="{page}"><picture>{sources}{img}</picture></a>'
+            f"<figcaption>{_html_caption(chart, base)}</figcaption></figure>")
+
+
+def _html_caption(chart: Chart, base: str) -> str:
+    """The caption (``cite.caption_parts``) with the page and the licence as links."""
+    title, source, licence, page = cite.caption_parts(chart, base)
+    return (f"{escape(title)} {escape(source)} "
+            f'<a href="{escape(LICENCE_URL)}">{escape(licence)}</a> '
+            f'<a href="{escape(page)}">{escape(page)}</a>')
+
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
 
 
 def _markdown_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """Catalog text in Markdown: every character Markdown reads as markup (or raw HTML: ``<``)
+    backslash-escaped."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), text)
 
 
 def markdown_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
-    """``[![alt](chart.png)](page)``: Markdown has one image, light unless ``theme`` is dark."""
+    """``[![alt](chart.png)](page)`` and the caption in italics: Markdown has one image,
+    light unless ``theme`` is dark."""
     stem = "chart-dark" if theme == "dark" else "chart"
     url = image_url(chart, base, BY_STEM[stem])
-    return (f"[![{_markdown_text(alt_text(chart))}]({url})]({base}{chart.page})\n"
-            f"*{_markdown_text(chart.title)}, from {PUBLISHER}.*")
+    title, source, licence, page = cite.caption_parts(chart, base)
+    caption = _markdown_text(f"{title} {source} {licence}")
+    return (f"[![{_markdown_text(alt_text(chart))}]({url})]({page})\n"
+            f"*{caption}* <{page}>")
 
 
 @lru_cache(maxsize=4096)

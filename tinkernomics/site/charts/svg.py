@@ -227,13 +227,15 @@ def _labels(f: _Frame) -> list[str]:
 
 
 def _legend(f: _Frame) -> list[str]:
-    out = []
+    """The legend rows under the plot, one group (an embed too short for it hides the group
+    and crops the view box above it: charts.js)."""
+    out = ['<g class="tn-svg__legend">']
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
         out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{x}" x2="{x + 24}" '
                    f'y1="{y - 4}" y2="{y - 4}"/>')
         out.append(_text(x + 30, y, s.label, "start"))
-    return out
+    return [*out, "</g>"]
 
 
 def svg_height(chart: Chart, layout: str = "wide") -> float:
