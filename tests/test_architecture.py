@@ -95,7 +95,8 @@ def test_no_import_cycles() -> None:
 
 LAYERS = ("tinkernomics.catalog", "tinkernomics.derived", "tinkernomics.site")
 LEAVES = {"tinkernomics.derived.expr", "tinkernomics.markup", "tinkernomics.markup.mathml",
-          "tinkernomics.markup.prose", "tinkernomics.markup.sanitise"}
+          "tinkernomics.markup.prose", "tinkernomics.markup.sanitise",
+          "tinkernomics.markup.invisible"}
 """Modules that import nothing from the package but each other, so any layer may use them."""
 
 

@@ -60,6 +60,19 @@ def _no_output(text: str, server: Server) -> None:
     assert RAN not in log and JINJA_RAN not in log, log[-3000:]
 
 
+def _hostile_values(catalog: Path) -> None:
+    """Template syntax in a way's name (the Ways page) and a reference's title (References,
+    Data quality)."""
+    edits = (("ways/aws-2026.yaml", "\nname: AWS on-demand\n", "name: {}"),
+             ("references/grpo_deepseekmath.yaml", "\ntitle: ", "title: {}"))
+    for rel, old, new in edits:
+        path = catalog / rel
+        text = path.read_text(encoding="utf-8")
+        line = next(x for x in text.splitlines() if x.startswith(old.strip("\n")))
+        hostile = new.format(_yaml_single(f"{PLAIN} {BLOCK} {line.split(': ', 1)[1]}"))
+        path.write_text(text.replace(line, hostile, 1), encoding="utf-8")
+
+
 @pytest.mark.build
 def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> None:
     grpo = server.project / "catalog" / "algorithms" / "grpo.yaml"
@@ -69,12 +82,18 @@ def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> N
     valued = good.replace("\nattribution: Shao et al., DeepSeekMath\n",
                           f"\nattribution: {_yaml_single('Shao ' + PLAIN + ' ' + BLOCK)}\n")
     valued = valued.replace("\nname: GRPO\n", f"\nname: {_yaml_single('GRPO ' + PLAIN)}\n")
+    _hostile_values(server.project / "catalog")
     grpo.write_text(valued, encoding="utf-8")
     page = server.wait("algorithms/grpo/", lambda t: "Group Relative" in t and not is_error(t)
                        and "Shao" in t, FIRST_BUILD_S)
     _no_output(page, server)
     assert PLAIN in html.unescape(page) and BLOCK in html.unescape(page), page[-3000:]
     assert f"<title>GRPO {PLAIN}" in html.unescape(page)  # the page's title too
+    # The pages whose templates pass finished HTML blocks through `filter raw`.
+    for path in ("ways/", "references/", "data-quality/"):
+        shown = server.wait(path, lambda t: "<html" in t and not is_error(t), CHANGE_S)
+        _no_output(shown, server)
+        assert f"{PLAIN} {BLOCK}" in html.unescape(shown), (path, shown[-2000:])
 
     # Keys and refused values holding template syntax: the error page quotes them as written.
     hostile = (f"{_yaml_single(ESCAPING_KEY)}: 1\n{_yaml_single(PLAIN)}: 2\n"

@@ -78,7 +78,7 @@ CASES = [
     Hostile("int-5000-digits", GRPO, "value: 4000", "value: " + "9" * 5000,
             "42:12: scalerl.C_mid.value", "number too large: 5000 digits", "fewer digits"),
     Hostile("hex-too-long", GRPO, "value: 4000", "value: 0x" + "f" * 40,
-            "42:12: scalerl.C_mid.value", "number too large: 40 digits", "fewer digits"),
+            "42:12: scalerl.C_mid.value", "is not written in decimal", "in decimal"),
     Hostile("float-too-long", GRPO, "value: 1.8", "value: 1." + "8" * 40,
             "35:12: scalerl.B.value", "number too long: 41 digits", "fewer digits"),
     Hostile("dot-inf", GRPO, "value: 4000", "value: .inf",

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from tinkernomics.catalog.csvwarnings import print_warnings
 from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS, load_catalog
 from tinkernomics.catalog.lookup import find
@@ -50,6 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                      needs=site_needs() if is_site else (),
                                      names=site_names() if is_site else None)
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    print_warnings(catalog, in_actions)  # spreadsheet formulas (issue 40): never a failure
     for problem in problems:
         print(problem.format())
         if in_actions:

@@ -8,7 +8,6 @@ reaches the generated JSON Schema.
 from __future__ import annotations
 
 import re
-import unicodedata
 from enum import StrEnum
 from typing import Annotated
 
@@ -16,6 +15,7 @@ from pydantic import AfterValidator, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from tinkernomics.markup import prose as markup_prose
+from tinkernomics.markup.invisible import hidden_message
 
 LEADING_WORD_PATTERN = r"^\w"
 """Text that starts with a letter or digit: never read as a spreadsheet formula in a CSV."""
@@ -30,7 +30,6 @@ Id = Annotated[
 
 TEXT_ERROR = "catalog_text"
 """Error type of text the sanitiser would change; its ``ctx`` carries the ``hint``."""
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _MARKUP_CHARS = frozenset("<>&[]\\#\n")
 """Without any of these, Markdown writes nothing the sanitiser removes (no raw HTML, entity,
 link, image, math or heading can start): a fast path that skips rendering, not a filter."""
@@ -60,17 +59,12 @@ def _safe_latex(latex: str) -> str:
 
 def _no_invisible(text: str) -> str:
     """Text shows what it says: no bidi controls (U+202A-U+202E, U+2066-U+2069), zero-width or
-    other invisible format characters (Unicode category Cf), which can make text read
-    differently from what a reviewer saw in the YAML."""
-    for found in _NON_ASCII.finditer(text):  # no ASCII character is in category Cf
-        offset, char = found.start(), found.group()
-        if unicodedata.category(char) == "Cf":
-            name = unicodedata.name(char, "format character")
-            raise ValueError(
-                f"invisible character U+{ord(char):04X} ({name}) at character {offset + 1}: "
-                "bidi controls and zero-width characters can make text read differently from "
-                "what is shown; delete it"
-            )
+    other invisible format characters, control characters or line separators
+    (``markup.invisible``), which can make text read differently from what a reviewer saw in the
+    YAML. (Written as an entity or ``\\unicode``, the renderers' verdict reports them.)"""
+    message = hidden_message(text)
+    if message is not None:
+        raise ValueError(message)
     return text
 
 

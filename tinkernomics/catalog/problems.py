@@ -60,10 +60,13 @@ class Problem:
     field: str
     message: str
     hint: str | None = None
+    severity: str = "error"
+    """``error`` (validation fails) or ``warning`` (printed; nothing fails)."""
 
     def format(self) -> str:
-        """Compiler-style single line, escaped (``printable``)."""
-        text = f"{self.path}:{self.line}:{self.col}: {self.field}: {self.message}"
+        """Compiler-style single line, escaped (``printable``); a warning says so."""
+        label = "warning: " if self.severity == "warning" else ""
+        text = f"{self.path}:{self.line}:{self.col}: {self.field}: {label}{self.message}"
         return printable(f"{text} (hint: {self.hint})" if self.hint else text)
 
     def github(self) -> str:
@@ -72,7 +75,7 @@ class Problem:
         if self.hint:
             message += f" (hint: {self.hint})"
         message = printable(message).replace("%", "%25")
-        return (f"::error file={_property(printable(self.path))},line={self.line},"
+        return (f"::{self.severity} file={_property(printable(self.path))},line={self.line},"
                 f"col={self.col}::{message}")
 
 

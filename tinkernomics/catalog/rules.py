@@ -33,6 +33,7 @@ from tinkernomics.catalog.provenancerules import (
     rule_scalerl_sane,
     rule_unverified_says_what_sources_report,
 )
+from tinkernomics.catalog.saferules import SAFE_RULES
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
 from tinkernomics.catalog.walk import citations
 from tinkernomics.catalog.walk import nested_models as _nested
@@ -261,6 +262,7 @@ RULES: tuple[Rule, ...] = (
     rule_price_list_dates,
     rule_price_jumps,
     rule_values_in_order,
+    *SAFE_RULES,  # everything that validates builds (saferules)
 )
 
 

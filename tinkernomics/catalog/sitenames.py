@@ -16,7 +16,7 @@ the CLI's ``validate`` (for a catalog beside ``mkdocs.yml``) and the site build 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,10 @@ class SiteNames:
 
     reserved: tuple[Reserved, ...] = ()
     own_pages: frozenset[str] = frozenset()
+    stub: Callable[[str], str] | None = None
+    """The whole text of algorithm ``id``'s page stub. A stub is Jinja source that mkdocs-macros
+    renders: one that says more than its macro call would run whatever it says under
+    ``make serve``, so anything else is refused (and an invalid catalog renders no page)."""
 
 
 def _uses(reserved: Iterable[Reserved]) -> dict[tuple[str, str], list[str]]:
@@ -70,11 +74,26 @@ def rule_reserved_ids(catalog: Catalog, reserved: Iterable[Reserved]) -> Iterato
                 break
 
 
-def _page_problem(page: Path, shown: str, catalog: Catalog, root: str) -> Problem | None:
+def _stub_problem(page: Path, shown: str, stub: Callable[[str], str] | None) -> Problem | None:
+    expected = stub(page.stem) if stub else None
+    try:
+        text = page.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    if expected is None or (text is not None and text.strip() == expected.strip()):
+        return None
+    return Problem(shown, 1, 1, FILE_FIELD,
+                   f"page {page.name} is not its algorithm's page stub: it is template source "
+                   "the site runs", f"its whole text is {expected.strip()} (the page is made "
+                   "from the catalog entry: write there)")
+
+
+def _page_problem(page: Path, shown: str, catalog: Catalog, root: str,
+                  stub: Callable[[str], str] | None = None) -> Problem | None:
     stem, ids = page.stem, catalog.known_ids("algorithm")
     folder = f'{root}/{KINDS_BY_NAME["algorithm"].folder}'
     if stem in ids:
-        return None
+        return _stub_problem(page, shown, stub)
     if stem.lower() in ids:
         twin = page.with_name(f"{stem.lower()}.md")
         hint = (f"delete this file: {twin.name} is the page of {stem.lower()!r}" if twin.is_file()
@@ -99,6 +118,6 @@ def pages_without_entries(catalog: Catalog, docs_dir: Path, names: SiteNames, sh
         if page.suffix != ".md" or not page.is_file() or page.stem in names.own_pages:
             continue
         problem = _page_problem(page, f"{shown_docs}/{PAGES_FOLDER}/{page.name}", catalog,
-                                shown_root)
+                                shown_root, names.stub)
         if problem is not None:
             yield problem

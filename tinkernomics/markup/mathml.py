@@ -10,6 +10,10 @@ into MathML here, with ``latex2mathml``, so the browser shows real math and neve
   inline, ``\\[...\\]`` blocks -- and replaces it with MathML, so no client-side renderer is
   needed. Catalog text is rendered through ``markup.prose``, which sanitises the MathML too.
 
+``to_mathml`` also refuses what would render but break the page or hide text: a space, rule or
+size larger than ``MAX_EM`` (``\\hspace{100000em}`` made a page 1.8 million px wide), and an
+invisible character written as ``\\unicode{x202E}`` or an entity (``markup.invisible``).
+
 Lesson: browsers implement MathML Core, which ignores ``mathvariant`` except ``normal``; script,
 bold, double-struck and fraktur letters are therefore mapped to their Unicode math letters.
 """
@@ -27,6 +31,8 @@ from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from tinkernomics.markup.invisible import hidden_message
+
 ARITHMATEX_CLASS = "arithmatex"
 MATH_CLASS = "tn-math"
 
@@ -38,6 +44,14 @@ _VARIANT_NAMES = {
     "fraktur": ("MATHEMATICAL FRAKTUR", "BLACK-LETTER"),
 }
 _TEXT = re.compile(r">([^<]*)<")
+MAX_EM = 20.0
+"""Largest space, rule, stretch or size LaTeX may ask for, in em (``\\quad`` is 1, ``\\Bigg``
+2.47)."""
+_DIMENSION = re.compile(r'\b(width|height|depth|lspace|rspace|voffset|minsize|maxsize|mathsize)'
+                        r'="\s*([-+]?[0-9]*\.?[0-9]+)\s*([a-z%]*)\s*"')
+_EM_PER_UNIT = {"em": 1.0, "ex": 0.5, "mu": 1 / 18, "px": 1 / 16, "pt": 0.1, "pc": 1.2,
+                "in": 6.0, "cm": 2.4, "mm": 0.24, "%": 0.01}
+"""Units latex2mathml writes, in em (16 px to the em); any other counts one em per unit."""
 _WRAPS = (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"), ("$", "$"))
 
 
@@ -66,10 +80,23 @@ def to_mathml(latex: str, *, display: bool = False) -> str:
         mathml = convert(latex.strip(), display="block" if display else "inline")
     except Exception as err:  # latex2mathml raises several exception types
         raise MathError(f"cannot render LaTeX {latex!r}: {err}") from err
-    leftovers = [t for t in _TEXT.findall(mathml) if "\\" in html.unescape(t)]
+    texts = [html.unescape(t) for t in _TEXT.findall(mathml)]
+    leftovers = [t for t in texts if "\\" in t]
     if leftovers:
         raise MathError(f"unknown LaTeX command {leftovers[0]!r} in {latex!r}")
+    _check_sizes(mathml, latex)
+    hidden = hidden_message("".join(texts), "\\unicode or an entity in LaTeX")
+    if hidden is not None:
+        raise MathError(hidden)
     return _fix_variants(mathml)
+
+
+def _check_sizes(mathml: str, latex: str) -> None:
+    """Raise MathError for a dimension over ``MAX_EM``."""
+    for name, number, unit in _DIMENSION.findall(mathml):
+        if abs(float(number)) * _EM_PER_UNIT.get(unit, 1.0) > MAX_EM:
+            raise MathError(f"{name} {number}{unit} is too large in {latex!r}: spaces, rules and "
+                            f"sizes are at most {MAX_EM:g}em")
 
 
 def _unwrap(text: str) -> str:

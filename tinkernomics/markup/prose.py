@@ -2,8 +2,9 @@
 
 ``to_html`` renders Markdown with inline and block math (``\\(...\\)``, ``\\[...\\]``, as MathML)
 and sanitises the result (``sanitise.clean``); ``math`` does the same for a ``latex`` field.
-``problems`` is the validator's view of the same pipeline: what the sanitiser would remove, or
-why the math cannot be rendered, as messages. Results are cached per text: the same note is
+``problems`` is the validator's view of the same pipeline: what the sanitiser would remove, an
+invisible character an entity writes (``markup.invisible``), or why the math cannot be rendered,
+as messages. Results are cached per text: the same note is
 shown on many pages.
 
 Budget: Python-Markdown looks for the end of a link from every ``[`` it meets, and rebuilds the
@@ -23,6 +24,7 @@ from functools import lru_cache
 from markdown import Markdown
 
 from tinkernomics.markup import sanitise
+from tinkernomics.markup.invisible import hidden_message
 from tinkernomics.markup.mathml import MathError, MathExtension, to_mathml
 
 CACHE_SIZE = 65_536
@@ -102,14 +104,16 @@ def problems(text: str) -> list[str]:
     if (why := over_budget(text)) is not None:
         return [why]
     try:
-        html = _render(text)
+        rendered = _render(text)
     except MathError as err:
         return [str(err)]
-    return list(sanitise.removed(html))
+    hidden = hidden_message(html.unescape(rendered), "an HTML entity")
+    return [*sanitise.removed(rendered), *([hidden] if hidden else [])]
 
 
 def latex_problems(latex: str) -> list[str]:
-    """The same verdict for a ``latex`` field (rendered as display math)."""
+    """The same verdict for a ``latex`` field or a symbol (rendered as display math: inline, the
+    same LaTeX gives the same verdict)."""
     try:
         mathml = to_mathml(latex, display=True)
     except MathError as err:

@@ -3,7 +3,9 @@
 ``clean(html)`` keeps only the tags and attributes that catalog Markdown and its MathML produce,
 links whose scheme is http(s) or that are relative to this site, and images from this site.
 Entities are decoded by the HTML parser before any URL is checked, so ``&#106;avascript:`` is
-``javascript:``. ``removed(html)`` is the verdict: what ``clean`` would take out, each as a
+``javascript:``; a URL holding whitespace or a control character is removed (browsers drop tabs
+and line feeds from a URL, so ``/&#9;/evil.example/p.png`` would load from another host).
+``removed(html)`` is the verdict: what ``clean`` would take out, each as a
 short description, empty when the HTML is already safe; the validator reports those.
 """
 
@@ -48,6 +50,8 @@ CLASSES: dict[str, set[str]] = {"span": {"tn-math"}, "div": {"tn-math"}}
 URL_SCHEMES = frozenset({"http", "https"})
 
 _FOREIGN = ("//", "\\", "/\\")
+_BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+"""Whitespace (any) and control characters: never in a URL the site keeps."""
 
 
 def _is_relative(url: str) -> bool:
@@ -57,7 +61,10 @@ def _is_relative(url: str) -> bool:
 
 
 def _attribute_filter(tag: str, name: str, value: str) -> str | None:
-    """Links go to http(s) or this site; images come from this site only."""
+    """Links go to http(s) or this site; images come from this site only; no URL holds
+    whitespace or a control character."""
+    if name in ("href", "src") and _BLANK.search(value):
+        return None
     if name == "src" and tag == "img":
         return value if value.strip() and _is_relative(value) else None
     if name == "href" and value.strip().startswith(_FOREIGN):
@@ -65,14 +72,21 @@ def _attribute_filter(tag: str, name: str, value: str) -> str | None:
     return value
 
 
+_BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                                 "\u2066\u2067\u2068\u2069"))
+"""Bidi controls, which make text read in another order: the validator refuses them, as written
+or as an entity; ``clean`` drops any that reach it (nh3 writes entities as characters)."""
+
+
 @lru_cache(maxsize=65_536)
 def clean(html: str) -> str:
-    """``html`` with everything outside the allow-list removed (script and style content too)."""
+    """``html`` with everything outside the allow-list removed (script and style content too)
+    and no bidi control."""
     return nh3.clean(
         html, tags=set(MARKDOWN_TAGS | MATHML_TAGS), attributes=ATTRIBUTES,
         allowed_classes=CLASSES, url_schemes=set(URL_SCHEMES), link_rel=None,
         attribute_filter=_attribute_filter, strip_comments=True,
-    )
+    ).translate(_BIDI)
 
 
 class _Markup(HTMLParser):
@@ -118,6 +132,8 @@ def _describe(item: tuple[str, ...]) -> str:
             return "headings are not allowed in catalog text: a line starting with #"
         return f"raw HTML is not allowed: the <{name}> tag"
     tag, name, value = item
+    if name in ("href", "src") and _BLANK.search(value):
+        return f"spaces and control characters are not allowed in a link or image URL: {value!r}"
     if (tag, name) == ("img", "src"):
         return f"images must come from this site: {value!r}"
     if name in ("href", "src"):

@@ -78,6 +78,13 @@ NAMESPACES: tuple[Namespace, ...] = (
 """Every namespace shared with entry ids (the test checks the built site against each)."""
 
 
+def algorithm_page_stub(algo_id: str) -> str:
+    """The whole text of an algorithm's page stub, as ``pages.feature.algorithm_stub`` writes it
+    (``tests/test_validate_names.py`` checks they agree; importing it here would be a cycle: the
+    pages import ``build``, which imports this module)."""
+    return f'{{{{ algorithm_page("{algo_id}") }}}}\n'
+
+
 def site_reserved() -> list[Reserved]:
     """(kind, name, what uses it) for every name a feature writes beside the entries' own."""
     return [(ns.kind, name, used_for) for ns in NAMESPACES for name, used_for in ns.fixed.items()]
@@ -86,4 +93,4 @@ def site_reserved() -> list[Reserved]:
 def site_names() -> SiteNames:
     """What the loader needs to know of the site's names (``load_catalog(names=...)``)."""
     return SiteNames(reserved=tuple(site_reserved()),
-                     own_pages=frozenset(ALGORITHM_PAGES.fixed))
+                     own_pages=frozenset(ALGORITHM_PAGES.fixed), stub=algorithm_page_stub)

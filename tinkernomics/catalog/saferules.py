@@ -1,0 +1,126 @@
+"""Everything that validates builds (pipeline step 3, cross-entry rules; issue 40).
+
+The site renders catalog strings the models keep as plain ``str`` and uses ids as paths and as
+keys of the browser's JavaScript objects; a catalog that validated could still crash ``mkdocs
+build`` or break a page. These rules ask what the build asks, through the same code:
+
+- ``rule_symbols_render``: a formula variable's ``symbol`` is LaTeX the site renders
+  (``markup.prose.latex_problems``, the renderer's own verdict: ``\\evilcmd{R}`` crashed the
+  build; ``\\hspace{100000em}`` and ``\\unicode{x202E}`` are refused there too).
+- ``rule_ids_safe``: no id is a name every JavaScript object already holds (``constructor``,
+  ``__proto__``...: the compare view looked ids up in plain objects) or ends like a file the site
+  writes (``index.html``: an algorithm page ``algorithms/index.html/`` beside the index's file).
+- ``rule_dates_in_range``: every date between ``EARLIEST`` and ``LATEST_YEARS`` years from today
+  (``0001-01-01`` and ``9999-12-31`` were accepted; years are the models' ``1950..2100``; the
+  future of publication and check dates is ``dates``' rule).
+- ``rule_no_hidden_text``: every string, typed or plain (``signature``, ``expression``), holds no
+  invisible character (``markup.invisible``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from tinkernomics.catalog.dates import today
+from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.problems import Problem
+from tinkernomics.catalog.walk import nested_models
+from tinkernomics.markup.invisible import hidden_char, hidden_message
+from tinkernomics.markup.prose import latex_problems
+
+JS_OBJECT_NAMES = frozenset({
+    "constructor", "__proto__", "prototype", "tostring", "tolocalestring", "valueof",
+    "hasownproperty", "isprototypeof", "propertyisenumerable", "__definegetter__",
+    "__definesetter__", "__lookupgetter__", "__lookupsetter__",
+})
+"""Names every JavaScript object (or function) already holds, compared in lower case."""
+FILE_SUFFIXES = (".html", ".htm", ".json", ".csv", ".xml", ".txt", ".md", ".png", ".svg",
+                 ".js", ".css", ".map", ".gz", ".yaml", ".yml", ".php")
+"""Endings of files a web server or the site writes: an id ending so names a file, not a page."""
+EARLIEST = dt.date(1950, 1, 1)
+"""No catalog date lies before this (the models' first year: the oldest works RL cites are
+from the 1950s)."""
+LATEST_YEARS = 10
+"""No catalog date lies more than this many years after today (a free tier's last day may be
+announced ahead; ``dates`` refuses a future publication or check date)."""
+
+
+def rule_symbols_render(catalog: Catalog) -> Iterator[Problem]:
+    """A variable's symbol renders as the formulas page renders it (inline MathML)."""
+    for key, formula in catalog.formulas.items():
+        for i, variable in enumerate(field_or_none(formula, "variables") or []):
+            symbol = field_or_none(variable, "symbol")
+            if not isinstance(symbol, str) or hidden_char(symbol):  # rule_no_hidden_text's
+                continue
+            for message in latex_problems(symbol):
+                yield catalog.problem("formula", key, ("variables", i, "symbol"), message,
+                                      "write a LaTeX symbol, e.g. P_{active}")
+
+
+def _id_problem(name: str) -> str | None:
+    if name.lower() in JS_OBJECT_NAMES:
+        return (f"id {name!r} is a name every JavaScript object already holds: the site's "
+                "scripts look ids up by name")
+    if name.lower().endswith(FILE_SUFFIXES):
+        return f"id {name!r} ends like a file name ({name.rsplit('.', 1)[1]}): ids name pages"
+    return None
+
+
+def rule_ids_safe(catalog: Catalog) -> Iterator[Problem]:
+    """Ids (file names and ``id`` fields) and formula variable names are safe as page names and
+    as keys of the browser's objects."""
+    for entry in catalog.iter_entries():
+        typed = field_or_none(entry.model, "id")
+        for name, loc in ((entry.key, ("id",)), (typed, ("id",))):
+            why = _id_problem(name) if isinstance(name, str) else None
+            if why:
+                yield catalog.problem(entry.kind.name, entry.key, loc, why, "choose another id")
+                break
+    for key, formula in catalog.formulas.items():
+        for i, variable in enumerate(field_or_none(formula, "variables") or []):
+            name = field_or_none(variable, "name")
+            if isinstance(name, str) and name.lower() in JS_OBJECT_NAMES:
+                yield catalog.problem("formula", key, ("variables", i, "name"),
+                                      f"variable name {name!r} is a name every JavaScript "
+                                      "object already holds", "choose another name")
+
+
+def _fields(obj: BaseModel) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """(loc inside ``obj``, value) of each field that is not a nested model; list items one
+    by one."""
+    for name in type(obj).model_fields:
+        value = getattr(obj, name)
+        for index, item in (enumerate(value) if isinstance(value, list) else [(None, value)]):
+            if not isinstance(item, BaseModel):
+                yield ((name,) if index is None else (name, index)), item
+
+
+def rule_dates_in_range(catalog: Catalog) -> Iterator[Problem]:
+    """Every date and year lies in a span a catalog fact can have."""
+    latest = today().replace(year=today().year + LATEST_YEARS)
+    for entry, loc, obj, _, _ in nested_models(catalog):
+        for sub, value in _fields(obj):
+            where = (*loc, *sub)
+            if isinstance(value, dt.date) and not EARLIEST <= value <= latest:
+                yield catalog.problem(
+                    entry.kind.name, entry.key, where,
+                    f"date {value.isoformat()} is out of range ({EARLIEST.isoformat()} to "
+                    f"{latest.isoformat()})", "write the date as YYYY-MM-DD")
+
+
+def rule_no_hidden_text(catalog: Catalog) -> Iterator[Problem]:
+    """No string anywhere holds an invisible character."""
+    for entry, loc, obj, _, _ in nested_models(catalog):
+        for sub, value in _fields(obj):
+            message = hidden_message(value) if isinstance(value, str) else None
+            if message is not None:
+                yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message)
+
+
+SAFE_RULES = (rule_symbols_render, rule_ids_safe, rule_dates_in_range, rule_no_hidden_text)
+"""Registered in ``rules.RULES``."""
