@@ -13,6 +13,7 @@ import pytest
 from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, cost_lines, with_toys
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.models.hardware import default_rental
 from tinkernomics.derived.calculator import assumptions, figures, inputs
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 
@@ -284,7 +285,8 @@ def test_defaults_come_from_the_catalog(catalog: Catalog) -> None:
     assert e["run.K"] == ppo.typical_k.values[len(ppo.typical_k.values) // 2]
     latest = max(catalog.price_lists.values(), key=lambda p: p.effective).id
     assert e.choice.price_list == latest
-    assert e["gpu_price"] == catalog.hardware["h100"].rental_prices[0].price.value
+    default = default_rental(catalog.hardware["h100"])  # the stated rule: the median listed
+    assert default is not None and e["gpu_price"] == default.price.value
 
 
 def used(catalog: Catalog, query: dict[str, str]) -> list[figures.InputFigure]:

@@ -11,7 +11,7 @@ from helpers_contrib import run_cli_in_process
 from tinkernomics.catalog.loader import load_catalog
 
 
-def test_new_price_list_copies_the_newest_rows_and_validates(tmp_path: Path) -> None:
+def test_new_price_list_copies_the_newest_rows_to_edit(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
     run = run_cli_in_process("new", "price_list", "2026-11-20", cwd=tmp_path)
     assert run.returncode == 0, run
@@ -19,7 +19,9 @@ def test_new_price_list_copies_the_newest_rows_and_validates(tmp_path: Path) -> 
     text = path.read_text(encoding="utf-8")
     assert 'id: "2026-11-20"' in text and "effective: 2026-11-20" in text
     assert "copied from the newest list, 2026-07-17" in text
-    assert run_validate(tmp_path, "catalog").code == 0
+    unedited = run_validate(tmp_path, "catalog")  # an unchanged copy changes nothing: refused
+    assert unedited.code == 1 and [p.where.rsplit(": ", 1)[1] for p in unedited.problems] == \
+        ["rows"] and "every price equals 2026-07-17's" in unedited.out
     catalog, _ = load_catalog(root)
     old, new = catalog.price_lists["2026-07-17"], catalog.price_lists["2026-11-20"]
     assert [r.model for r in new.rows] == [r.model for r in old.rows]

@@ -1,6 +1,7 @@
 """Duplicate references (pipeline step 3, a cross-entry rule): one work, one reference file.
 
-Two references are the same work when they share an arXiv id, a DOI, a URL or a title, each
+Two references are the same work when they share an arXiv id (wherever written: an arXiv or
+mirror address, an arXiv DOI, the venue; ``mirrors.arxiv_id``), a DOI, a URL or a title, each
 normalised (``normal_keys``). The file to keep is the one more entries cite (a new duplicate is
 usually cited by nothing yet, or by the entry added with it); between equals, the earlier id. The
 others are reported, naming it. Two algorithms with the same name (case and spacing aside) or
@@ -19,12 +20,13 @@ from urllib.parse import urlsplit
 
 from tinkernomics.catalog.confusables import lookalikes, skeleton
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.mirrors import ARXIV, arxiv_id
 from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
 from tinkernomics.catalog.walk import citing_entries
 
-ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf|html)/|arxiv[:\s]+)(\d{4}\.\d{4,5})(?:v\d+)?",
-                      re.IGNORECASE)
+ARXIV_ID = ARXIV
+"""An arXiv id in an arxiv.org address, an arXiv DOI or 'arXiv <id>' (``tinkernomics find``)."""
 DOI = re.compile(r"\b(10\.\d{4,9}/[^\s?#]+)", re.IGNORECASE)
 TRACKING_PARAMS = re.compile(r"^(utm_[a-z]+|ref|source)=", re.IGNORECASE)
 
@@ -57,9 +59,8 @@ def normal_name(name: str) -> str:
 def normal_keys(url: str | None, venue: str | None, title: str) -> dict[str, str]:
     """The identifying keys of a reference: arXiv id, DOI, URL and title, normalised."""
     keys = {"title": normal_title(title)}
-    where = " ".join(s for s in (url, venue) if s)
-    if arxiv := ARXIV_ID.search(where):
-        keys["arxiv"] = arxiv.group(1)
+    if arxiv := arxiv_id(url, venue):  # an arXiv address, a mirror's, an arXiv DOI, a venue
+        keys["arxiv"] = arxiv
     if url and (doi := DOI.search(url)):
         keys["doi"] = doi.group(1).lower().rstrip(".")
     if url:

@@ -31,7 +31,8 @@ PRICE_ROW_NEED = "price_row"
 """The need kind: a row the newest (or a named) price list must have."""
 
 
-def _dated(catalog: Catalog) -> list[tuple[dt.date, str, Any]]:
+def dated_lists(catalog: Catalog) -> list[tuple[dt.date, str, Any]]:
+    """(effective, id, list) of every list with a valid date, oldest first."""
     found = []
     for key, plist in catalog.price_lists.items():
         effective = field_or_none(plist, "effective")
@@ -44,7 +45,7 @@ def rule_price_list_dates(catalog: Catalog) -> Iterator[Problem]:
     """A price list's date is its id, is not in the future, and is no other list's date."""
     latest = today() + SLACK
     seen: dict[dt.date, str] = {}
-    for effective, key, _ in _dated(catalog):
+    for effective, key, _ in dated_lists(catalog):
         day = effective.isoformat()
         if key != day:
             yield catalog.problem("price_list", key, ("effective",),
@@ -69,7 +70,7 @@ def _row_key(row: Any) -> tuple[str, str]:
 
 def rule_price_jumps(catalog: Catalog) -> Iterator[Problem]:
     """A price more than JUMP_FACTOR times away from the previous list's is explained or fixed."""
-    dated = _dated(catalog)
+    dated = dated_lists(catalog)
     for (_, old_key, old), (_, key, new) in pairwise(dated):
         before = {_row_key(r): r for r in (field_or_none(old, "rows") or [])}
         for index, row in enumerate(field_or_none(new, "rows") or []):
@@ -100,7 +101,7 @@ def _jumps(catalog: Catalog, key: str, old_key: str, index: int, row: Any,
 def price_rows_missing(catalog: Catalog, needs: Iterable[tuple[str, str, str]]
                        ) -> Iterator[Problem]:
     """The newest list (or the list a need pins) has a row for each model the site names."""
-    dated = _dated(catalog)
+    dated = dated_lists(catalog)
     if not dated:
         return
     newest = dated[-1][1]

@@ -19,7 +19,18 @@ from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_re
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
+from tinkernomics.catalog.mirrors import rule_no_arxiv_mirror
 from tinkernomics.catalog.partial import HoleTouched
+from tinkernomics.catalog.physics_hardware import (
+    rule_gpu_specs_in_range,
+    rule_sparse_is_twice_dense,
+)
+from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rule_param_count
+from tinkernomics.catalog.pricelist_rules import (
+    rule_price_list_changes_something,
+    rule_price_list_not_backdated,
+    rule_price_list_source_dated,
+)
 from tinkernomics.catalog.pricelists import (
     price_rows_missing,
     rule_price_jumps,
@@ -245,6 +256,7 @@ RULES: tuple[Rule, ...] = (
     rule_id_matches_file,
     rule_sources_exist,
     rule_references_unique,
+    rule_no_arxiv_mirror,
     rule_algorithm_names_unique,
     rule_dates_plausible,
     rule_links_exist,
@@ -261,7 +273,14 @@ RULES: tuple[Rule, ...] = (
     rule_platform_shape,
     rule_price_list_dates,
     rule_price_jumps,
+    rule_price_list_changes_something,
+    rule_price_list_not_backdated,
+    rule_price_list_source_dated,
     rule_values_in_order,
+    rule_param_count,
+    rule_model_shape_consistent,
+    rule_gpu_specs_in_range,
+    rule_sparse_is_twice_dense,
     *SAFE_RULES,  # everything that validates builds (saferules)
 )
 

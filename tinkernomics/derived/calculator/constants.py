@@ -13,6 +13,7 @@ import ast
 from collections.abc import Mapping
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.models.hardware import default_rental
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.graph import Quantity
@@ -44,12 +45,11 @@ def example(catalog: Catalog, formula_id: str, name: str) -> float:
     return next(v.example for v in catalog.formulas[formula_id].variables if v.name == name)
 
 
-def default_gpu_price(catalog: Catalog, hw_id: str) -> float:
-    """The first rental price of the hardware entry (the catalog's stated default)."""
-    hw = catalog.hardware[hw_id]
-    if not hw.rental_prices:
-        raise ValueError(f"hardware {hw.id} has no rental price")
-    return hw.rental_prices[0].price.value
+def default_gpu_price(catalog: Catalog, hw_id: str) -> float | None:
+    """The hardware's default price per GPU-hour (``DEFAULT_PRICE_RULE``: the median listed
+    rental price), or None without rental prices (the estimate then asks for one)."""
+    row = default_rental(catalog.hardware[hw_id])
+    return row.price.value if row is not None else None
 
 
 def vram_examples(catalog: Catalog) -> dict[str, float]:
@@ -68,6 +68,9 @@ def constants(catalog: Catalog) -> list[Quantity]:
     gb200 = catalog.hardware[factor.from_id]
     h800 = catalog.hardware[ids.H800_PEAK_HARDWARE]
     setup = catalog.platform.setup_cost.total.value if catalog.platform else 0.0
+    gb200_price = default_gpu_price(catalog, gb200.id)
+    if gb200_price is None:
+        raise ValueError(f"hardware {gb200.id} has no rental price: ScaleRL's cost needs one")
 
     def c(key: str, value: float, fmt: str, label: str, *uses: str) -> Quantity:
         return Quantity(key, number(value), fmt, label, uses=uses, shown=False)
@@ -92,7 +95,7 @@ def constants(catalog: Catalog) -> list[Quantity]:
           f"{gb200.name} dense BF16", f"hardware:{gb200.id}:tflops"),
         c("const.h100_tflops", catalog.hardware[factor.to_id].bf16_dense_tflops.value,
           "number", f"{factor.to_name} dense BF16", f"hardware:{factor.to_id}:tflops"),
-        c("const.gb200_price", default_gpu_price(catalog, gb200.id), "usd",
+        c("const.gb200_price", gb200_price, "usd",
           f"{gb200.name} price per GPU-hour", f"hardware:{gb200.id}:price"),
         c("const.setup", setup, "usd", "Cost of building the stack", "setup:total"),
     ]

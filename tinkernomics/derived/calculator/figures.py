@@ -17,6 +17,7 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.models.hardware import default_rental, default_rental_label
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import assumptions, ids, inputs, tree
 from tinkernomics.derived.calculator.estimate import Estimate
@@ -169,10 +170,9 @@ def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]
     yield _figure(f"hardware:{hw.id}:memory", f"{hw.name}: memory", hw.memory_gb)
     if hw.bandwidth_tb_s is not None:
         yield _figure(f"hardware:{hw.id}:bandwidth", f"{hw.name}: bandwidth", hw.bandwidth_tb_s)
-    if hw.rental_prices:
-        rent = hw.rental_prices[0]
+    if (rent := default_rental(hw)) is not None:
         yield _figure(f"hardware:{hw.id}:price",
-                      f"{hw.name}: rental ({rent.provider}, {rent.date})", rent.price)
+                      f"{hw.name}: rental ({default_rental_label(hw)})", rent.price)
     if hw.bandwidth_tb_s is not None:
         yield InputFigure(f"assumption:mfu_decode:{hw.id}", "Decode utilisation (MFU)",
                           "depends on the model", Status.unverified, hw.bandwidth_tb_s.source,

@@ -170,6 +170,8 @@ class Hardware(ApiModel):
     id: str = Field(description="Hardware id.")
     name: str = Field(description="Display name.")
     bf16_dense_tflops: Figure = Field(description="Peak dense BF16, TFLOP/s.")
+    bf16_sparse_tflops: Figure | None = Field(
+        description="Peak BF16 with 2:4 sparsity, TFLOP/s (twice the dense figure).")
     memory_gb: Figure = Field(description="Memory per GPU, GB.")
     bandwidth_tb_s: Figure | None = Field(description="Memory bandwidth, TB/s.")
     power_w: Figure | None = Field(description="Board power, W.")

@@ -82,6 +82,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     for q in graph.quantities:
         if q.shown and est.values[q.key] is not None:
             print(f"{q.key:32} {fmt_value(q.format, est.values[q.key]):>18}  {q.label}")
+    if est.values.get("gpu_price") is None:  # a GPU without rental prices (they are optional)
+        print(f"{'gpu_price':32} {'no price':>18}  The catalog lists no rental price for this "
+              "GPU: give one with --set gp=<USD per GPU-hour> to price the self-hosted run")
     return 0
 
 

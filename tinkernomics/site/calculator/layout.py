@@ -48,6 +48,9 @@ def cards() -> list[dict[str, Any]]:
             ("", "{tinker.total}<small>{model_name:text} has no row in the {price_list:text} "
              "price list</small>"))},
         {"title": "Self-hosted compute", "cases": cases(
+            ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
+             "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
+             "GPU-hour (USD) to price them</small>"),
             ("mem.min_gpus == 1", own + "</small>"), ("", own + "s</small>"))},
         {"title": "Break-even GPU price", "cases": cases(
             (f"1 - ({ROW})", "{breakeven.gpu_price}<small>needs a Tinker price</small>"),

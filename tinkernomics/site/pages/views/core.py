@@ -51,6 +51,12 @@ def algorithm_path(algo_id: str) -> str:
     return f"{ALGORITHMS}{algo_id}/"
 
 
+def tinker_model_ids(catalog: Catalog) -> set[str]:
+    """Models some Tinker price list carries: what Tinker offers (or offered), and all the
+    Tinker page and Home count as its models."""
+    return {row.model for plist in catalog.price_lists.values() for row in plist.rows}
+
+
 @dataclass(frozen=True)
 class Links:
     """Relative links from the page at ``here`` (a site-relative directory path)."""

@@ -9,6 +9,11 @@ from markupsafe import Markup
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.fields import UNIT_LABELS, Unit
+from tinkernomics.catalog.models.hardware import (
+    DEFAULT_PRICE_RULE,
+    default_rental,
+    default_rental_label,
+)
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.algorithms import FactorView, factor_view
 from tinkernomics.site.pages.views.core import Links, Origin, Shown, SiteIndex, math, prose
@@ -100,6 +105,9 @@ class HardwareView:
     spec_notes: list[tuple[str, str, Markup]]
     prices: list[PriceView]
     notes: Markup | None
+    default_price: str = ""
+    """Which rental price the calculator takes by default, and by what rule (the same for
+    every GPU); says so when the GPU has none."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +119,17 @@ class ConversionView:
     alternatives: list[Shown]
 
 
-HARDWARE_SPECS = (("bf16_dense_tflops", "Peak dense BF16"), ("memory_gb", "Memory"),
+HARDWARE_SPECS = (("bf16_dense_tflops", "Peak dense BF16"),
+                  ("bf16_sparse_tflops", "Peak BF16 with 2:4 sparsity"), ("memory_gb", "Memory"),
                   ("bandwidth_tb_s", "Memory bandwidth"), ("power_w", "Board power"))
+
+
+def _default_price(hw: m.Hardware) -> str:
+    row = default_rental(hw)
+    if row is None:
+        return "No rental price listed: the calculator asks for a price per GPU-hour."
+    return (f"The calculator's default: {derive.format_figure(row.price)} "
+            f"({default_rental_label(hw)}): {DEFAULT_PRICE_RULE}, the same rule for every GPU.")
 
 
 def hardware_views(index: SiteIndex, links: Links) -> list[HardwareView]:
@@ -128,7 +145,8 @@ def hardware_views(index: SiteIndex, links: Links) -> list[HardwareView]:
                   for i, p in enumerate(hw.rental_prices)]
         notes = [(label, str(s.text), s.note) for label, s in specs if s and s.note]
         views.append(HardwareView(hw.id, entry_anchor("hardware", hw.id) or hw.id, hw.name,
-                                  specs, notes, prices, prose(hw.notes) if hw.notes else None))
+                                  specs, notes, prices, prose(hw.notes) if hw.notes else None,
+                                  _default_price(hw)))
     return views
 
 

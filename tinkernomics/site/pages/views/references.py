@@ -33,6 +33,7 @@ from tinkernomics.site.pages.views.core import (
     prose_inline,
     quality_anchor,
     slug,
+    tinker_model_ids,
     value_anchor,
 )
 from tinkernomics.site.pages.views.kinds import entry_label, entry_page, kind_title
@@ -319,7 +320,8 @@ def home_cards(index: SiteIndex) -> list[HomeCard]:
                  f"{len(c.hardware)} GPUs with sourced specs and rental prices, and the "
                  "GB200-to-H100 factor behind every H100-equivalent hour."),
         HomeCard("Tinker", links.to(TINKER),
-                 tinker_text + f" for {len(c.models)} models, and what per-token billing hides "
+                 tinker_text + f" for {len(tinker_model_ids(c))} models, and what per-token "
+                 "billing hides "
                  "or reveals."),
         HomeCard("References", links.to(REFERENCES),
                  f"{len(c.references)} sources, each linked back to every figure that cites it."),

@@ -1,8 +1,13 @@
-"""Tinker views: primitives, token types, dated price lists, models, losses, setup cost."""
+"""Tinker views: primitives, token types, dated price lists, models, losses, setup cost.
+
+The models table lists what a Tinker price list carries (``tinker_model_ids``); the catalog's
+other models (priced self-hosted only) follow in a table of their own, never counted as offered.
+Each list with an older one beside it shows, row by row, the change since that list (old -> new
+and percent), so a price-change pull request is checked at a glance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from markupsafe import Markup
@@ -23,6 +28,7 @@ from tinkernomics.site.pages.views.core import (
     money,
     prose,
     prose_inline,
+    tinker_model_ids,
     yes_no,
 )
 from tinkernomics.site.pages.views.kinds import WAYS, entry_anchor
@@ -53,6 +59,9 @@ class PriceRowView:
     shown: Shown | None
     locator: Markup | None = None
     """Where in its source the row is, when the row says so itself."""
+    change: tuple[str, ...] = ()
+    """Change since the previous list, one line a price: ('sample $0.60 → $0.54 (−10%)',),
+    ('unchanged',) or ('new row',); empty for the oldest list."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,8 @@ class PriceListView:
     """Where in the source the prices are (shown beside the source link)."""
     superseded_by: str = ""
     """The effective date of the newer list that replaced this one ('' for the newest)."""
+    previous: str = ""
+    """The effective date of the list the change column compares with ('' for the oldest)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +152,8 @@ class TinkerView:
     gpu_hours_claims: list[Shown]
     general_purpose_note: Markup
     references: list[Cite]
+    other_models: list[ModelView] = field(default_factory=list)
+    """Catalog models no Tinker price list carries (not offered, not counted)."""
 
 
 def _primitive(index: SiteIndex, p: m.Primitive, links: Links) -> PrimitiveView:
@@ -149,8 +162,30 @@ def _primitive(index: SiteIndex, p: m.Primitive, links: Links) -> PrimitiveView:
                          index.cite(p.source, links))
 
 
-def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> PriceListView:
+def _percent(old: float, new: float) -> str:
+    """'+10%', '−10%' ('−0.4%' under one percent); a price that was 0 is 'from 0'."""
+    if old == 0:
+        return "from 0"
+    change = (new - old) / old * 100
+    text = f"{change:+.0f}%" if abs(change) >= 1 else f"{change:+.1f}%"
+    return text.replace("-", "−")
+
+
+def price_change(row: m.PriceRow, before: m.PriceRow | None) -> tuple[str, ...]:
+    """('prefill $0.13 → $0.195 (+50%)', 'train $0.40 → $0.44 (+10%)'), ('unchanged',) or
+    ('new row',)."""
+    if before is None:
+        return ("new row",)
+    parts = tuple(f"{name} {money(old)} → {money(new)} ({_percent(old, new)})"
+                  for name in ("prefill", "sample", "train")
+                  if (old := getattr(before, name)) != (new := getattr(row, name)))
+    return parts or ("unchanged",)
+
+
+def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links,
+                    previous: m.PriceList | None = None) -> PriceListView:
     models = index.catalog.models
+    before = {(r.model, r.variant or ""): r for r in previous.rows} if previous else {}
 
     def at(*loc: str | int) -> Origin:
         return Origin("price_list", plist.id, loc)
@@ -172,7 +207,9 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
                                                                                    row.model)),
             variant=row.variant or "", prefill=money(row.prefill), sample=money(row.sample),
             train=money(row.train), hover=hover, note=row.note or "", shown=shown,
-            locator=_locator(row.locator)))
+            locator=_locator(row.locator),
+            change=price_change(row, before.get((row.model, row.variant or "")))
+            if previous else ()))
     return PriceListView(
         id=plist.id, anchor=entry_anchor("price_list", plist.id) or plist.id, title=plist.title,
         effective=plist.effective.isoformat(), provenance=provenance,
@@ -184,6 +221,7 @@ def price_list_view(index: SiteIndex, plist: m.PriceList, links: Links) -> Price
                          if plist.cached_prefill_discount else None),
         rows=rows, notes=prose(plist.notes) if plist.notes else None,
         locator=_locator(plist.locator),
+        previous=previous.effective.isoformat() if previous else "",
     )
 
 
@@ -197,9 +235,13 @@ def ordered_models(index: SiteIndex) -> list[m.LanguageModel]:
                   key=lambda x: (x.family.casefold(), derive.active_params_billion(x), x.id))
 
 
-def model_views(index: SiteIndex, links: Links) -> list[ModelView]:
+def model_views(index: SiteIndex, links: Links, *, offered: bool = True) -> list[ModelView]:
+    """The models a Tinker list carries (``offered``), or the catalog's other models."""
+    carried = tinker_model_ids(index.catalog)
     views = []
     for lm in ordered_models(index):
+        if (lm.id in carried) != offered:
+            continue
         def at(*loc: str, key: str = lm.id) -> Origin:
             return Origin("model", key, loc)
 
@@ -266,7 +308,8 @@ def tinker_view(index: SiteIndex) -> TinkerView:
         return Origin("platform", "tinker", loc)
 
     lists = sorted(index.catalog.price_lists.values(), key=lambda p: p.effective, reverse=True)
-    views = [price_list_view(index, p, links) for p in lists]
+    views = [price_list_view(index, p, links, lists[i + 1] if i + 1 < len(lists) else None)
+             for i, p in enumerate(lists)]
     views = [replace(v, superseded_by=views[i - 1].effective) if i else v
              for i, v in enumerate(views)]
     losses = sorted(index.losses.values(), key=lambda x: (not x.builtin, x.order, x.id))
@@ -294,6 +337,7 @@ def tinker_view(index: SiteIndex) -> TinkerView:
                           for i, c in enumerate(platform.gpu_hours_claims)],
         general_purpose_note=prose(platform.general_purpose_note),
         references=index.cites(platform.references, links),
+        other_models=model_views(index, links, offered=False),
     )
 
 
