@@ -10,8 +10,9 @@ without a chart.
 Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
 image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
 baseline). Roboto comes from the ``font-roboto`` wheel and nothing else, so a build draws the
-same pixels on every machine. Pillow then stores each image with a 64-colour palette, compressed
-with its ``optimize`` option. Images are cached by content (``ImageCache``): a rebuild renders
+same pixels on every machine. Pillow then stores each image with a palette of its 16 most
+frequent colours (``pngpalette``), compressed with its ``optimize`` option. Images are cached
+by content (``ImageCache``): a rebuild renders
 only charts that changed, and a cold build renders them in worker threads
 (``ImageCache.start_prefill``), under MkDocs started before the pages so they render while
 MkDocs renders its pages. Each build deletes the images unused for 30 days
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import logging
 import os
 import shutil
@@ -38,8 +38,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tinkernomics.site.charts import raster
+from tinkernomics.site.charts import pngpalette, raster
 from tinkernomics.site.charts.cardsvg import card_svg, site_card_svg  # noqa: F401 (re-exported)
+from tinkernomics.site.charts.pngpalette import EDGE_ENTRIES, PALETTE_COLOURS
 from tinkernomics.site.charts.share import VARIANTS
 from tinkernomics.site.charts.spec import Chart
 from tinkernomics.site.charts.svg import standalone_svg
@@ -57,25 +58,14 @@ def render_png(svg_text: str, width: int) -> bytes:
     return palette_png(raster.rasterise(svg_text, width))
 
 
-PALETTE_COLOURS = 64
-"""Flat chart colours plus their anti-aliased edges fit in 64 entries; no dithering, so flat
-areas stay flat. A third of an RGB file at no visible cost; 32 entries are too few (the
-comparison chart loses its grid lines)."""
 PNG_OPTIMIZE = True
-"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes, for most of
-an image's time, paid once (images are cached)."""
+"""Pillow's ``optimize`` (zlib level 9): the same pixels in about 9% fewer bytes, paid once
+(images are cached)."""
 
 
 def palette_png(image: Image.Image) -> bytes:
-    """An RGB image as an 8-bit palette PNG (Pillow's fast octree quantiser, deterministic)."""
-    from PIL import Image
-
-    rgb = image if image.mode == "RGB" else image.convert("RGB")
-    quantised = rgb.quantize(
-        colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    quantised.save(out, "PNG", optimize=PNG_OPTIMIZE)
-    return out.getvalue()
+    """An RGB image as a palette PNG (``pngpalette.palette_png``, Pillow's ``optimize``)."""
+    return pngpalette.palette_png(image, optimize=PNG_OPTIMIZE)
 
 
 @cache
@@ -83,8 +73,8 @@ def renderer_version() -> str:
     """Part of the cache key: a new ThorVG, font or Pillow package, another SVG rewrite
     (``raster.REWRITE_VERSION``), or other palette or PNG settings re-render every image."""
     versions = [metadata.version(dist) for dist in ("thorvg-python", "font-roboto", "pillow")]
-    return "|".join([*versions, f"rewrite{raster.REWRITE_VERSION}", f"palette{PALETTE_COLOURS}",
-                     f"optimize{int(PNG_OPTIMIZE)}"])
+    return "|".join([*versions, f"rewrite{raster.REWRITE_VERSION}",
+                     f"frequent{PALETTE_COLOURS}+{EDGE_ENTRIES}", f"optimize{int(PNG_OPTIMIZE)}"])
 
 
 PRUNE_AFTER_DAYS = 30.0
