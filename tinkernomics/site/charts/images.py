@@ -140,7 +140,8 @@ class ImageCache:
         path = self._path(svg_text, width)
         data = render_png(svg_text, width) if path is None else self._ready(path, svg_text, width)
         dest.unlink(missing_ok=True)  # never write through an earlier build's link
-        if data is not None or path is None:
+        if data is not None or path is None:  # no cache, or the cache could not store it
+            data = data if data is not None else render_png(svg_text, width)
             dest.write_bytes(data)
             return png_size(data)
         try:

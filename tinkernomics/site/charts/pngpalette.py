@@ -12,6 +12,7 @@ matters at 1,000 charts of five images each.
 from __future__ import annotations
 
 import io
+from typing import cast
 
 from PIL import Image
 
@@ -49,9 +50,11 @@ def common_colours(rgb: Image.Image) -> list[tuple[int, int, int]]:
     """The image's most frequent colours, one a cache cell (``CELL_SHIFT``), as many as
     ``palette_size`` asks."""
     pixels = rgb.width * rgb.height
-    counts = sorted(rgb.getcolors(pixels) or [], key=lambda c: (-c[0], c[1]))
+    # An RGB image's colours are (count, (r, g, b)); Pillow's stubs say object.
+    found = cast(list[tuple[int, tuple[int, int, int]]], rgb.getcolors(pixels) or [])
+    counts = sorted(found, key=lambda c: (-c[0], c[1]))
     want, cells = palette_size(counts, pixels), set()
-    chosen = []
+    chosen: list[tuple[int, int, int]] = []
     for _, colour in counts:
         cell = tuple(v >> CELL_SHIFT for v in colour)
         if cell not in cells:

@@ -122,7 +122,7 @@ def _place_text(element: ET.Element, props: dict[str, str]) -> None:
 
 
 def _resolve(element: ET.Element, inherited: dict[str, str]) -> None:
-    props = inherited | {k: element.get(k) for k in _INHERITED if element.get(k) is not None}
+    props = inherited | {k: v for k in _INHERITED if (v := element.get(k)) is not None}
     if element.tag == "text":
         _place_text(element, props)
     for child in element:
@@ -203,7 +203,10 @@ def rasterise(svg_text: str, width: int) -> Image.Image:
         canvas = tvg.SwCanvas(engine)
         try:
             canvas.set_target(width, height)
-            ctypes.memset(canvas.buffer_arr, 0xFF, width * height * 4)  # white, opaque
+            buffer = canvas.buffer_arr
+            if buffer is None:
+                raise ValueError("ThorVG gave the canvas no buffer")
+            ctypes.memset(buffer, 0xFF, width * height * 4)  # white, opaque
             picture = tvg.Picture(engine)
             if picture.load_data(text.encode() + b"\0", "svg", None, True) != tvg.Result.SUCCESS:
                 raise ValueError("ThorVG could not read the SVG")
@@ -212,7 +215,7 @@ def rasterise(svg_text: str, width: int) -> Image.Image:
             canvas.update()
             canvas.draw(False)  # keep the white background
             canvas.sync()
-            pixels = memoryview(canvas.buffer_arr).cast("B")
+            pixels = memoryview(buffer).cast("B")
             return Image.frombytes("RGB", (width, height), pixels, "raw", "RGBX")
         finally:
             canvas.destroy()
