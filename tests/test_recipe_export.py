@@ -1,6 +1,7 @@
 """The run as a tinker-cookbook recipe (issue 33): every argument the export names exists in the
-recipe's config class at the pinned commit, read from the files copied from the repository
-(tests/fixtures/tinker_cookbook/<commit>/), and the export follows the calculator's inputs.
+recipe's config class at the pinned commit, read from the quote-checked copies of the
+repository's files (catalog/sources/github/<repository>/<commit>/), and the export follows the
+calculator's inputs.
 
 The real catalog's cookbook pin is what is checked (no price is read)."""
 
@@ -17,7 +18,9 @@ from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.estimate import estimate
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tinker_cookbook"
+SOURCES = REPO / "catalog" / "sources" / "github"
+"""The quote-checked copies of cited files (catalog/sources/README.md): the pinned cookbook's
+recipe files are among them, read here, never imported."""
 ALGORITHMS = ("grpo", "dapo", "opd")
 
 
@@ -40,17 +43,14 @@ def pinned_file(catalog: Catalog, algorithm: str) -> tuple[Path, str]:
     pin = recipe.pin(catalog)
     rec = recipe.recipe_for(catalog, algorithm)
     assert pin is not None and rec is not None
-    return FIXTURES / pin.commit / rec.path, rec.config_class
+    return SOURCES / pin.repository / pin.commit / rec.path, rec.config_class
 
 
-def test_the_pinned_commit_has_its_fixture(catalog: Catalog) -> None:
+def test_the_pinned_commit_has_its_recipe_files(catalog: Catalog) -> None:
     pin = recipe.pin(catalog)
     assert pin is not None
-    readme = (FIXTURES / pin.commit / "README.md").read_text(encoding="utf-8")
-    assert pin.commit in readme
     for rec in pin.recipes:
-        assert (FIXTURES / pin.commit / rec.path).is_file(), rec.path
-        assert rec.path in readme
+        assert (SOURCES / pin.repository / pin.commit / rec.path).is_file(), rec.path
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
