@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, fill
+from tinkernomics.site.postbuild import csp
 from tinkernomics.site.postbuild.csp import add_policies
 from tinkernomics.site.postbuild.finish import finish_pages
 from tinkernomics.site.postbuild.knownscripts import known_scripts
@@ -81,3 +82,11 @@ def test_an_unchanged_file_is_not_rewritten(tmp_path: Path) -> None:
     before = _tree(site)
     report = finish_pages(site, BASE, DATES, known_scripts())
     assert report.changed == 0 and _tree(site) == before
+
+
+@pytest.mark.parametrize("name", ["http-equiv", "HTTP-Equiv", "srcdoc", "SrcDoc",
+                                  "\u017frcdoc", "http-equ\u0130v", "http-equ\u0131v"])
+def test_the_fast_path_renames_every_name_the_pattern_matches(name: str) -> None:
+    page = f'<iframe {name}="x"></iframe><p>http-equivalent, srcdocs</p>'
+    assert csp.neutralise(page) == (page.replace(name, f"data-tn-{name}", 1), 1)
+    assert csp.neutralise("<p>nothing here</p>") == ("<p>nothing here</p>", 0)
