@@ -1,8 +1,9 @@
 """Freshness feature (pipeline step 6, after the pages): the build date on every page.
 
 ``site_overrides/main.html`` ends every page's content with an empty ``PLACEHOLDER``; the
-outputs step fills it with the build date and the date the catalog last changed, so MkDocs and
-Zensical builds show the same line. Both dates are reproducible, never the wall clock:
+post-build pass (``postbuild.finish``, which reads and writes each page once) fills it with
+the build date and the date the catalog last changed, so MkDocs and Zensical builds show the
+same line. Both dates are reproducible, never the wall clock:
 ``SOURCE_DATE_EPOCH`` when set; else the newest commit of the project (the build) and of its
 catalog folder (the data), from git; outside git, the newest catalog file
 (``api.files.data_last_changed``).
@@ -73,23 +74,24 @@ def _build_day(root: Path, epoch: str) -> dt.date:  # epoch: part of the cache k
     return build_dates(root, catalog_dir(root)).built
 
 
+def fill_page(page: str, dates: BuildDates) -> str:
+    """``page`` with its placeholder filled (unchanged if it has none)."""
+    return page.replace(PLACEHOLDER, dates.html()) if PLACEHOLDER in page else page
+
+
 def fill(site_dir: Path, dates: BuildDates) -> int:
-    """Fill the placeholder of every page under ``site_dir``; return how many pages changed."""
-    line = dates.html()
+    """Fill the placeholder of every page under ``site_dir``; return how many pages changed.
+    The build does this in its one pass over the finished site (``postbuild.finish``)."""
     changed = 0
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_text(encoding="utf-8")
-        if PLACEHOLDER in page:
-            path.write_text(page.replace(PLACEHOLDER, line), encoding="utf-8")
+        filled = fill_page(page, dates)
+        if filled != page:
+            path.write_text(filled, encoding="utf-8")
             changed += 1
     return changed
 
 
-def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """The build date on every page."""
-    fill(site_dir, build_dates(ctx.root, catalog_dir(ctx.root)))
-
-
 def macros(ctx: SiteContext) -> dict[str, Macro]:
-    """No macros: the date is written after the pages."""
+    """No macros: the date is written after the pages, in ``postbuild``'s pass (``fill_page``)."""
     return {}

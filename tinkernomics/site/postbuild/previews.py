@@ -133,26 +133,36 @@ def embed_page_tags(title: str, description: str, url: str, image: str, summary:
                    image_alt=card_alt(title, summary)).tags("")
 
 
-def _rel_url(site_dir: Path, path: Path) -> str:
+def page_url(site_dir: Path, path: Path) -> str:
     rel = path.relative_to(site_dir).as_posix()
     return rel[: -len("index.html")] if rel.endswith("index.html") else rel
 
 
+def tag_page(page: str, rel_url: str, base: str) -> str:
+    """``page`` with its preview tags and without the theme's indentation; unchanged when it
+    carries its own tags (the embed pages) or has no ``<head>`` (redirects, fragments).
+    ``base``: the site URL ending in ``/`` (or empty)."""
+    if _MARKER in page or "</head>" not in page:
+        return page
+    tags = preview(page, rel_url, base).tags(base)
+    return strip_theme_indentation(page.replace("</head>", f"{tags}\n</head>", 1))
+
+
+def site_base(site_url: str) -> str:
+    """The site URL ending in ``/`` (empty stays empty)."""
+    return site_url if site_url.endswith("/") or not site_url else site_url + "/"
+
+
 def add_previews(site_dir: Path, site_url: str) -> int:
     """Add preview tags to every content page under ``site_dir`` and strip the theme's
-    indentation; return how many changed.
-
-    Pages that already carry them (the embed pages write their own) and pages without a
-    ``<head>`` (redirects, fragments) are left as they are.
-    """
-    base = site_url if site_url.endswith("/") or not site_url else site_url + "/"
+    indentation (``tag_page``); return how many changed. The build does this in its one pass
+    over the finished site (``postbuild.finish``); this walk serves tests and tools."""
+    base = site_base(site_url)
     changed = 0
     for path in sorted(site_dir.rglob("*.html")):
         page = path.read_text(encoding="utf-8")
-        if _MARKER in page or "</head>" not in page:
-            continue
-        tags = preview(page, _rel_url(site_dir, path), base).tags(base)
-        tagged = page.replace("</head>", f"{tags}\n</head>", 1)
-        path.write_text(strip_theme_indentation(tagged), encoding="utf-8")
-        changed += 1
+        tagged = tag_page(page, page_url(site_dir, path), base)
+        if tagged != page:
+            path.write_text(tagged, encoding="utf-8")
+            changed += 1
     return changed

@@ -1,0 +1,92 @@
+"""The one post-build pass (tinkernomics.site.postbuild.finish), on a toy site folder."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, fill
+from tinkernomics.site.postbuild import csp
+from tinkernomics.site.postbuild.csp import add_policies
+from tinkernomics.site.postbuild.finish import finish_pages
+from tinkernomics.site.postbuild.knownscripts import known_scripts
+from tinkernomics.site.postbuild.previews import add_previews
+
+BASE = "https://example.org/sub/"
+DATES = BuildDates(dt.date(2026, 1, 2), dt.date(2025, 12, 31))
+PAGE = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>GRPO</title>
+    <link rel="canonical" href="https://example.org/sub/algorithms/grpo/">
+</head><body>
+    <nav>
+        <p>menu</p>
+    </nav><article><h1>GRPO</h1><p>Group relative.</p>
+<div data-tn-chart="scalerl-grpo"></div>{PLACEHOLDER}</article></body></html>"""
+FILES = {"algorithms/grpo/index.html": PAGE, "frag.html": "<p>column</p>",
+         "embed/x/index.html": PAGE.replace("<title>", '<meta property="og:title" content="x">'
+                                                       "<title>")}
+
+
+def _site(root: Path) -> Path:
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(root.rglob("*.html"))}
+
+
+def test_one_pass_writes_what_the_three_walks_wrote(tmp_path: Path) -> None:
+    one, three = _site(tmp_path / "one"), _site(tmp_path / "three")
+    known = known_scripts()
+    finish_pages(one, BASE, DATES, known)
+    fill(three, DATES)
+    add_previews(three, BASE)
+    add_policies(three, known)
+    assert _tree(one) == _tree(three)
+    page = _tree(one)["algorithms/grpo/index.html"]
+    assert "2026-01-02" in page and 'property="og:title"' in page
+    assert "Content-Security-Policy" in page and "\n    <nav>" not in page
+
+
+def test_each_file_is_read_and_written_once(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    site = _site(tmp_path / "site")
+    calls: list[tuple[str, str]] = []
+    read, write = Path.read_text, Path.write_text
+
+    def counted_read(self: Path, *args: object, **kwargs: object) -> str:
+        calls.append(("read", self.name))
+        return read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_write(self: Path, *args: object, **kwargs: object) -> int:
+        calls.append(("write", self.name))
+        return write(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    known = known_scripts()  # reads the templates: not part of the pass
+    monkeypatch.setattr(Path, "read_text", counted_read)
+    monkeypatch.setattr(Path, "write_text", counted_write)
+    finish_pages(site, BASE, DATES, known)
+    assert sorted(calls) == sorted([(kind, Path(rel).name) for rel in FILES
+                                    for kind in ("read", "write")])
+
+
+def test_an_unchanged_file_is_not_rewritten(tmp_path: Path) -> None:
+    site = _site(tmp_path / "site")
+    finish_pages(site, BASE, DATES, known_scripts())
+    before = _tree(site)
+    report = finish_pages(site, BASE, DATES, known_scripts())
+    assert report.changed == 0 and _tree(site) == before
+
+
+@pytest.mark.parametrize("name", ["http-equiv", "HTTP-Equiv", "srcdoc", "SrcDoc",
+                                  "\u017frcdoc", "http-equ\u0130v", "http-equ\u0131v"])
+def test_the_fast_path_renames_every_name_the_pattern_matches(name: str) -> None:
+    page = f'<iframe {name}="x"></iframe><p>http-equivalent, srcdocs</p>'
+    assert csp.neutralise(page) == (page.replace(name, f"data-tn-{name}", 1), 1)
+    assert csp.neutralise("<p>nothing here</p>") == ("<p>nothing here</p>", 0)
