@@ -153,7 +153,7 @@
 
   /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
   function inputs(d, algoId, algo, q) {
-    var S = d.spec, env = {}, model = chosen(q, "m", d.models, d.defaults.model);
+    var S = d.spec, K = d.keys, env = {}, model = chosen(q, K.model, d.models, d.defaults.model);
     d.inputs.filter(isNumber).forEach(function (inp) {
       var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
       env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
@@ -161,13 +161,14 @@
     /* offline.overrides: an offline method's sequences per example stand for G. */
     if (algo.examples) env["run.G"] = algo.examples;
     var c = {
-      model: model, algorithm: algoId, variant: has(q, "v") ? q.v : "", lora: q.ft !== "full",
-      price_list: chosen(q, "p", d.price_lists, d.defaults.price_list),
-      hardware: chosen(q, "hw", d.hardware, d.defaults.hardware),
-      lora_flops: S.lora_flops.indexOf(q.lf) >= 0 ? q.lf : S.lora_flops[0],
-      teacher: chosen(q, "tm", d.models, algo.teacher || model), cache: flag(q, "cache") === true
+      model: model, algorithm: algoId, variant: has(q, K.variant) ? q[K.variant] : "",
+      lora: q[K.lora] !== S.tuning[1],
+      price_list: chosen(q, K.price_list, d.price_lists, d.defaults.price_list),
+      hardware: chosen(q, K.hardware, d.hardware, d.defaults.hardware),
+      lora_flops: S.lora_flops.indexOf(q[K.lora_flops]) >= 0 ? q[K.lora_flops] : S.lora_flops[0],
+      teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true
     };
-    var scoreRef = flag(q, "ref") === null ? algo.roles.indexOf("reference") >= 0 : flag(q, "ref");
+    var scoreRef = flag(q, K.score_reference) === null ? algo.roles.indexOf("reference") >= 0 : flag(q, K.score_reference);
     var held = scoreRef && algo.roles.indexOf("reference") < 0 ? algo.roles.concat(["reference"]) : algo.roles;
     var roles = held.filter(function (r) { return scoreRef || r !== "reference"; });
     var teacher = roles.indexOf("teacher") >= 0 ? c.teacher : "";
@@ -410,14 +411,15 @@
     this.results = root.querySelector(".tn-calc__results");
     /* The page ships the fields disabled (a static page cannot compute): live from here on. */
     Array.prototype.forEach.call(this.form.querySelectorAll("fieldset[disabled]"), function (f) { f.disabled = false; });
-    var keys = this.keys = {};
-    this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; });
+    /* this.keys: each key's declaration; d.keys: the key of each Choice field (inputs.KEYS). */
+    var keys = this.keys = {}, by = this.d.keys = {};
+    this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; if (inp.sets) by[inp.sets] = inp.key; });
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
     /* inputs.choose: a link that names no algorithm starts from the default run (the first
        preset); each setting it gives replaces the run's. */
-    if (!has(state, "a")) state = this.state = Object.assign({}, this.d.defaults.query, state);
+    if (!has(state, this.d.keys.algorithm)) state = this.state = Object.assign({}, this.d.defaults.query, state);
   }
 
   Page.prototype.fetch = function (name) {
@@ -430,11 +432,11 @@
   Page.prototype.load = function () {
     var self = this;
     var index = this.index ? Promise.resolve(this.index) : this.fetch("index").then(function (rows) {
-      self.form.elements.namedItem("a").innerHTML = rows.map(function (r) { return option(r[0], r[1]); }).join("");
+      self.form.elements.namedItem(self.d.keys.algorithm).innerHTML = rows.map(function (r) { return option(r[0], r[1]); }).join("");
       return (self.index = Object.fromEntries(rows));
     });
     return index.then(function (ix) {
-      var id = chosen(self.state, "a", ix, self.d.defaults.algorithm);
+      var id = chosen(self.state, self.d.keys.algorithm, ix, self.d.defaults.algorithm);
       return has(self.algos, id) ? id : self.fetch(id).then(function (data) { self.algos[id] = data; return id; });
     });
   };
@@ -502,7 +504,7 @@
   };
   Page.prototype.syncForm = function (est, source) {
     var v = est.values, n = est.names, st = this.state, self = this, d = this.d;
-    var variants = this.form.elements.namedItem("v");
+    var K = d.keys, variants = this.form.elements.namedItem(K.variant), values = {};
     if (variants !== source) {
       var rows = d.price_lists[n.price_list].rows.filter(function (x) { return x.model === n.model; });
       variants.innerHTML = (rows.length ? rows : [{ variant: "" }]).map(function (x) {
@@ -510,11 +512,11 @@
       }).join("");
       variants.value = n.variant;
     }
-    var values = {
-      a: n.algorithm, m: n.model, tm: n.teacher || n.model, p: n.price_list, hw: n.hw,
-      ft: v["run.lora"] ? "lora" : "full", lf: est.choice.lora_flops,
-      cache: v["run.cache"] === 1, ref: v["role.reference"] === 1
-    };
+    /* What the choice and flag fields show, by the Choice field each key sets (inputs.KEYS). */
+    [[K.algorithm, n.algorithm], [K.model, n.model], [K.teacher, n.teacher || n.model],
+      [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[v["run.lora"] ? 0 : 1]],
+      [K.lora_flops, est.choice.lora_flops], [K.cache, v["run.cache"] === 1],
+      [K.score_reference, v["role.reference"] === 1]].forEach(function (kv) { values[kv[0]] = kv[1]; });
     /* A number field shows what the link set when it is invalid or a decimal, else the value
        used (its input, or the quantity it overrides: inputs.Input.shows, per, fmt). */
     d.inputs.filter(isNumber).forEach(function (inp) {
