@@ -144,11 +144,10 @@
     return seen;
   }
 
-  /* inputs.price_row: the model's row for the variant, else its plain row, else its first. */
+  /* A model's row in a price list for a variant, as resolved in Python (pagedata row_of). */
   function priceRow(plist, model, variant) {
-    var rows = plist.rows.filter(function (r) { return r.model === model; });
-    function find(v) { return rows.filter(function (r) { return r.variant === v; })[0]; }
-    return find(variant) || find("") || rows[0] || null;
+    var of = has(plist.row_of, model) ? plist.row_of[model] : null;
+    return of ? plist.rows[has(of, variant) ? of[variant] : of[""]] : null;
   }
 
   /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
@@ -168,10 +167,9 @@
       lora_flops: S.lora_flops.indexOf(q[K.lora_flops]) >= 0 ? q[K.lora_flops] : S.lora_flops[0],
       teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true
     };
-    var scoreRef = flag(q, K.score_reference) === null ? algo.roles.indexOf("reference") >= 0 : flag(q, K.score_reference);
-    var held = scoreRef && algo.roles.indexOf("reference") < 0 ? algo.roles.concat(["reference"]) : algo.roles;
-    var roles = held.filter(function (r) { return scoreRef || r !== "reference"; });
-    var teacher = roles.indexOf("teacher") >= 0 ? c.teacher : "";
+    /* The roles kept for the link's reference flag, as resolved in Python (estimate.held). */
+    var held = algo.held[has(algo.held, q[K.score_reference]) ? q[K.score_reference] : ""];
+    var roles = held.roles, teacher = held.teacher ? c.teacher : "";
     var m = d.models[model], hw = d.hardware[c.hardware];
     var plist = d.price_lists[c.price_list], row = priceRow(plist, model, c.variant);
     var trow = teacher ? priceRow(plist, teacher, "") : null;
@@ -180,8 +178,7 @@
       model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, fit_on: algo.fit_on || "",
       row: row ? row.key : "",
       variant: row ? row.variant : "", teacher_row: trow ? trow.key : "",
-      not_covered: roles.filter(function (r) { return r === "critic" || r === "reward_model"; })
-        .map(function (r) { return r.replace("_", " "); }).join(" and "),
+      not_covered: held.not_covered,
       train_formula: c.lora ? S.train[c.lora_flops] : S.full,
       vram_formula: S.vram_formulas[c.lora ? 0 : 1]
     };

@@ -67,15 +67,38 @@ class Resolved:
     """Ids and names the page and the figure keys read: model, teacher, row keys, formulas."""
 
 
+@dataclass(frozen=True)
+class Held:
+    """The roles a run keeps for one setting of "score against the reference" (the link's
+    flag), whether one of them is a teacher, and the roles Tinker does not run, as text."""
+
+    roles: tuple[str, ...]
+    teacher: bool
+    not_covered: str
+
+
+def held(algo: m.Algorithm, score_reference: bool | None) -> Held:
+    """The algorithm's roles in memory; a link's reference flag adds or drops the reference."""
+    in_memory = semantics.default_roles(algo)
+    if score_reference and "reference" not in in_memory:
+        in_memory = [*in_memory, "reference"]
+    score_ref = "reference" in in_memory if score_reference is None else score_reference
+    roles = tuple(r for r in in_memory if score_ref or r != "reference")
+    return Held(roles, "teacher" in roles, " and ".join(
+        x.replace("_", " ") for x in roles if x in ("critic", "reward_model")))
+
+
+HELD_BY_FLAG: dict[str, bool | None] = {"": None, "1": True, "0": False}
+"""The reference flag's link values (absent, on, off) -> ``held``'s argument; the page ships
+``held`` for each, so calculator.js holds no role rule."""
+
+
 def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
     plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
-    in_memory = semantics.default_roles(algo)
-    if c.score_reference and "reference" not in in_memory:
-        in_memory = [*in_memory, "reference"]
-    score_ref = "reference" in in_memory if c.score_reference is None else c.score_reference
-    roles = tuple(r for r in in_memory if score_ref or r != "reference")
-    teacher = c.teacher if "teacher" in roles else ""
+    kept = held(algo, c.score_reference)
+    roles = kept.roles
+    teacher = c.teacher if kept.teacher else ""
     row = inputs.price_row(plist, c.model, c.variant)
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
     train = ids.LORA_FLOP_FORMULAS[c.lora_flops] if c.lora else ids.FLOPS_FULL
@@ -88,8 +111,7 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
         "row": inputs.row_key(plist, row) if row else "",
         "variant": (row.variant or "") if row else "",
         "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
-        "not_covered": " and ".join(x.replace("_", " ") for x in roles
-                                    if x in ("critic", "reward_model")),
+        "not_covered": kept.not_covered,
         "train_formula": train, "vram_formula": ids.VRAM_LORA if c.lora else ids.VRAM_FULL,
     }
     return Resolved(c, roles, names)

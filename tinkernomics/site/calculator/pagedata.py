@@ -66,6 +66,8 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
+        "held": {flag: asdict(estimate.held(algo, value))
+                 for flag, value in estimate.HELD_BY_FLAG.items()},
         "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
         "examples": offline.sequences_per_example(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
@@ -93,6 +95,16 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
         return [{"model": r.model, "variant": r.variant or "", "key": inputs.row_key(p, r),
                  "inputs": estimate.row_inputs(r)} for r in p.rows]
 
+    def row_of(p: m.PriceList) -> dict[str, dict[str, int]]:
+        """Per model the list prices: the index of its row for each variant and for none
+        (``inputs.price_row``, resolved here; any other variant reads the row for none)."""
+        found: dict[str, dict[str, int]] = {}
+        for r in p.rows:
+            for variant in ("", r.variant or ""):
+                row = inputs.price_row(p, r.model, variant)
+                found.setdefault(r.model, {})[variant] = p.rows.index(row) if row else -1
+        return found
+
     return {
         "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
                        "flags": waysgraph.model_flags(catalog, k),
@@ -104,6 +116,7 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
                             "effective": float(p.effective.toordinal()),
                             "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p),
+                            "row_of": row_of(p),
                             "texts": asof.price_texts(p)}
                         for k, p in catalog.price_lists.items()},
         "formulas": {fid: {"name": catalog.formulas[fid].name,
