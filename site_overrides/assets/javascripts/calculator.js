@@ -157,8 +157,6 @@
       var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
       env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
     });
-    /* offline.overrides: an offline method's sequences per example stand for G. */
-    if (algo.examples) env["run.G"] = algo.examples;
     var c = {
       model: model, algorithm: algoId, variant: has(q, K.variant) ? q[K.variant] : "",
       lora: q[K.lora] !== S.tuning[1],
@@ -182,22 +180,17 @@
       train_formula: c.lora ? S.train[c.lora_flops] : S.full,
       vram_formula: S.vram_formulas[c.lora ? 0 : 1]
     };
-    S.roles.forEach(function (r) {
-      env["role." + r] = roles.indexOf(r) >= 0 ? 1 : 0;
-      env["algo.role." + r] = algo.roles.indexOf(r) >= 0 ? 1 : 0;
-    });
-    Object.assign(env, {
-      "run.online": algo.online ? 1 : 0, "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
+    /* The inputs the algorithm, its kept roles and the price list set, as shipped
+       (estimate.algorithm_env, role_env, price_list_env). */
+    Object.assign(env, algo.env, held.env, plist.env, {
+      "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
       "run.lf_site": c.lora_flops === "site" ? 1 : 0,
-      "price.teacher_prefill": trow ? trow.inputs.prefill : null,
-      "price.cache": plist.cache, "price.storage": plist.storage, "algo.G": algo.G, "algo.K": algo.K,
-      "algo.oversample": algo.oversample
+      "price.teacher_prefill": trow ? trow.inputs.prefill : null
     });
     prefixed(env, "model", m.inputs);
     prefixed(env, "teacher", teacher ? d.models[teacher].inputs : nulls(m.inputs));
     prefixed(env, "price", row ? row.inputs : S.no_row);
     prefixed(env, "hw", hw.inputs);
-    prefixed(env, "fit", algo.fit);
     /* waysgraph.environment: the chosen model's flags, every GPU's inputs, the list's date. */
     Object.assign(env, m.flags, { "price.effective": plist.effective });
     Object.keys(d.hardware).forEach(function (k) {

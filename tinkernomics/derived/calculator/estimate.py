@@ -176,31 +176,48 @@ def prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{prefix}.{k}": v for k, v in values.items()}
 
 
+def algorithm_env(algo: m.Algorithm) -> dict[str, float | None]:
+    """The graph inputs an algorithm alone sets (shipped as its file's ``env``): an offline
+    method's data shape (issue 44), rollouts, oversampling, roles, ScaleRL fit, typical G, K."""
+    in_memory = set(semantics.default_roles(algo))
+    return {
+        **offline.overrides(algo),
+        "run.online": _flag(semantics.rollouts(algo)),
+        "algo.oversample": semantics.oversampling(algo),
+        **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},
+        **prefixed("fit", fit_inputs(algo)), **prefixed("algo", inputs.typical(algo)),
+    }
+
+
+def role_env(roles: tuple[str, ...]) -> dict[str, float]:
+    """The roles a run keeps as graph inputs (``role.<role>``: 1 or 0; shipped in ``held``)."""
+    return {f"role.{role}": _flag(role in roles) for role in inputs.ROLES}
+
+
+def price_list_env(plist: m.PriceList) -> dict[str, float | None]:
+    """A price list's own graph inputs (shipped as its table's ``env``)."""
+    return {"price.cache": _fig(plist.cached_prefill_discount),
+            "price.storage": _fig(plist.storage_usd_per_gb_month)}
+
+
 def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
-    """The graph's input values for a resolved choice (``inputs`` in calculator.js)."""
+    """The graph's input values for a resolved choice (``inputs`` in calculator.js, which
+    reads ``algorithm_env``, ``role_env`` and ``price_list_env`` as shipped data)."""
     c = r.choice
     algo, plist = catalog.algorithms[c.algorithm], catalog.price_lists[c.price_list]
     teacher = r.names["teacher"]
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
     model = model_inputs(catalog, c.model)
-    typical = inputs.typical(algo)
-    in_memory = set(semantics.default_roles(algo))
     return {
-        **c.numbers, **offline.overrides(algo),  # issue 44: an offline method's data shape
-        "run.online": _flag(semantics.rollouts(algo)), "run.cache": _flag(c.cache),
-        "algo.oversample": semantics.oversampling(algo),
+        **c.numbers, **algorithm_env(algo), **role_env(r.roles), **price_list_env(plist),
+        "run.cache": _flag(c.cache),
         "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
-        **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},
-        **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},
         **prefixed("model", model),
         **prefixed("teacher", model_inputs(catalog, teacher) if teacher
                    else dict.fromkeys(model)),
         **prefixed("price", row_inputs(inputs.price_row(plist, c.model, c.variant))),
         "price.teacher_prefill": row_inputs(teacher_row)["prefill"],
-        "price.cache": _fig(plist.cached_prefill_discount),
-        "price.storage": _fig(plist.storage_usd_per_gb_month),
         **prefixed("hw", hardware_inputs(catalog, c.hardware)),
-        **prefixed("fit", fit_inputs(algo)), **prefixed("algo", typical),
     }
 
 

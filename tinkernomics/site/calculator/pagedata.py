@@ -24,7 +24,6 @@ from tinkernomics.derived.calculator import (
     figures,
     ids,
     inputs,
-    offline,
     semantics,
     tree,
     waysgraph,
@@ -66,13 +65,13 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
-        "held": {flag: asdict(estimate.held(algo, value))
-                 for flag, value in estimate.HELD_BY_FLAG.items()},
-        "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
-        "examples": offline.sequences_per_example(algo),
+        "held": {flag: {**asdict(h), "env": estimate.role_env(h.roles)}
+                 for flag, h in ((f, estimate.held(algo, v))
+                                 for f, v in estimate.HELD_BY_FLAG.items())},
+        "env": estimate.algorithm_env(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "G": typical["G"], "K": typical["K"],
-        "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
+        "fit_on": estimate.fit_setting(algo),
         "figures": figs, "references": refs,
         "blocks": {recipelayout.SLOT: recipelayout.recipe_blocks(catalog, algo.id, links)},
     }
@@ -116,6 +115,7 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
                             "effective": float(p.effective.toordinal()),
                             "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p),
+                            "env": estimate.price_list_env(p),
                             "row_of": row_of(p),
                             "texts": asof.price_texts(p)}
                         for k, p in catalog.price_lists.items()},
@@ -162,7 +162,7 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
         "inputs": input_data(catalog),
         "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
-                 "lora_flops": list(inputs.LORA_FLOPS), "roles": list(inputs.ROLES),
+                 "lora_flops": list(inputs.LORA_FLOPS),
                  "tuning": list(inputs.TUNING),
                  "no_row": estimate.row_inputs(None),
                  "train": ids.LORA_FLOP_FORMULAS, "full": ids.FLOPS_FULL,
