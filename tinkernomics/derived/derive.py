@@ -21,6 +21,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.catalog.yamlread import Loc
+from tinkernomics.derived import numberformat
 from tinkernomics.derived.calculator import tree
 
 DEFAULT_CONVERSION = "gb200_to_h100"
@@ -50,20 +51,11 @@ class DerivedError(ValueError):
 
 
 def format_number(value: float, *, digits: int = 3) -> str:
-    """Readable number: thousands separators, up to ``digits`` significant decimals."""
-    if value == 0:
-        return "0"
+    """Readable number: thousands separators, up to ``digits`` significant decimals
+    (``numberformat.PAGE``)."""
     if not math.isfinite(value):  # never from a valid catalog; text, not a crash in floor()
         return "∞" if value > 0 else "-∞" if value < 0 else "n/a"
-    if abs(value) >= 1e15 or abs(value) < 1e-4:
-        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-        mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa}e{int(exponent)}"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    text = f"{value:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return numberformat.write(value, numberformat.with_digits(numberformat.PAGE, digits))
 
 
 MONEY_SUFFIX: dict[Unit, str] = {

@@ -15,9 +15,16 @@
   if (window.tnCalculator) { window.tnCalculator.boot(); return; }
 
   /* ------------------------------------------------------------------ formatting (formatting.py)
-   * toFixed/toExponential round the exact binary value half up, as Decimal's ROUND_HALF_UP. */
+   * toFixed/toExponential round the exact binary value half up, as Decimal's ROUND_HALF_UP.
+   * The number style (thresholds, digits) is numberformat.CALCULATOR, shipped by the page as
+   * number_format and set by Page before anything is written. */
 
-  var BIG = 1e15;
+  var STYLE = null, BIG = Infinity;
+  function setStyle(style) {
+    if (style.rounding !== "half_up") fail("number_format: only half_up rounding is written here");
+    STYLE = style;
+    BIG = style.exp_from;
+  }
   function exponential(value, digits) { return value.toExponential(digits).replace("e+", "e"); }
 
   /* Thousands separators in the integer part of a plain decimal string. */
@@ -28,11 +35,16 @@
 
   function trim(text) { return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, ""); }
 
+  /* numberformat.write: the style's significant digits, at most its decimals, else an exponent. */
   function fmtNumber(value) {
+    var s = STYLE, size = Math.abs(value), text, decimals;
     if (value === 0) return "0";
-    var size = Math.abs(value);
-    if (size >= BIG || size < 1e-3) return exponential(value, 2);
-    var decimals = size >= 100 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3;
+    if (size >= s.exp_from || size < s.exp_below) {
+      text = exponential(value, s.exp_digits).split("e");
+      return (s.exp_trim ? trim(text[0]) : text[0]) + "e" + text[1];
+    }
+    decimals = Math.max(0, s.significant - 1 - Math.floor(Math.log10(size)));
+    if (s.max_decimals !== null) decimals = Math.min(decimals, s.max_decimals);
     return group(trim(value.toFixed(decimals)));
   }
 
@@ -397,6 +409,7 @@
   function Page(root) {
     this.root = root;
     this.d = JSON.parse(root.querySelector(".tn-calc__data").content.textContent);
+    setStyle(this.d.number_format);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
     /* The page ships the fields disabled (a static page cannot compute): live from here on. */

@@ -18,7 +18,7 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import listing
+from tinkernomics.derived import listing, numberformat
 from tinkernomics.derived.calculator import (
     estimate,
     figures,
@@ -161,6 +161,7 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
         "graph": to_json(graph), "blocks": result_blocks(catalog, graph, day, links),
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
         "inputs": input_data(catalog),
+        "number_format": numberformat.CALCULATOR.data(),
         "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
                  "lora_flops": list(inputs.LORA_FLOPS),
                  "tuning": list(inputs.TUNING),
