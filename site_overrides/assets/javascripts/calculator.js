@@ -162,14 +162,10 @@
     return of ? plist.rows[has(of, variant) ? of[variant] : of[""]] : null;
   }
 
-  /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
-  function inputs(d, algoId, algo, q) {
-    var S = d.spec, K = d.keys, env = {}, model = chosen(q, K.model, d.models, d.defaults.model);
-    d.inputs.filter(isNumber).forEach(function (inp) {
-      var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
-      env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
-    });
-    var c = {
+  /* inputs.choose: the link's choices and flags, each read by the key that declares it. */
+  function choose(d, algoId, algo, q) {
+    var S = d.spec, K = d.keys, model = chosen(q, K.model, d.models, d.defaults.model);
+    return {
       model: model, algorithm: algoId, variant: has(q, K.variant) ? q[K.variant] : "",
       lora: q[K.lora] !== S.tuning[1],
       price_list: chosen(q, K.price_list, d.price_lists, d.defaults.price_list),
@@ -177,34 +173,59 @@
       lora_flops: S.lora_flops.indexOf(q[K.lora_flops]) >= 0 ? q[K.lora_flops] : S.lora_flops[0],
       teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true
     };
-    /* The roles kept for the link's reference flag, as resolved in Python (estimate.held). */
-    var held = algo.held[has(algo.held, q[K.score_reference]) ? q[K.score_reference] : ""];
-    var roles = held.roles, teacher = held.teacher ? c.teacher : "";
-    var m = d.models[model], hw = d.hardware[c.hardware];
-    var plist = d.price_lists[c.price_list], row = priceRow(plist, model, c.variant);
-    var trow = teacher ? priceRow(plist, teacher, "") : null;
-    var names = {
-      model: model, teacher: teacher, algorithm: algoId, hw: c.hardware, price_list: c.price_list,
-      model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, fit_on: algo.fit_on || "",
-      row: row ? row.key : "",
-      variant: row ? row.variant : "", teacher_row: trow ? trow.key : "",
-      not_covered: held.not_covered,
+  }
+
+  /* inputs.choose: every number key's input, its default when absent or invalid. */
+  function numbers(d, algo, q) {
+    var env = {};
+    d.inputs.filter(isNumber).forEach(function (inp) {
+      var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
+      env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
+    });
+    return env;
+  }
+
+  /* estimate.resolve: what the choice names (the roles kept, for the link's reference flag,
+     as resolved in Python: estimate.held). */
+  function resolve(d, algo, c, q) {
+    var held = algo.held[has(algo.held, q[d.keys.score_reference]) ? q[d.keys.score_reference] : ""];
+    var teacher = held.teacher ? c.teacher : "", plist = d.price_lists[c.price_list];
+    return { c: c, algo: algo, held: held, teacher: teacher, m: d.models[c.model], hw: d.hardware[c.hardware],
+      plist: plist, row: priceRow(plist, c.model, c.variant), trow: teacher ? priceRow(plist, teacher, "") : null };
+  }
+
+  function resolvedNames(d, r) {
+    var S = d.spec, c = r.c, row = r.row, names = {
+      model: c.model, teacher: r.teacher, algorithm: c.algorithm, hw: c.hardware, price_list: c.price_list,
+      model_name: r.m.name, hw_name: r.hw.name, algorithm_name: r.algo.name, fit_on: r.algo.fit_on || "",
+      row: row ? row.key : "", variant: row ? row.variant : "", teacher_row: r.trow ? r.trow.key : "",
+      not_covered: r.held.not_covered,
       train_formula: c.lora ? S.train[c.lora_flops] : S.full,
       vram_formula: S.vram_formulas[c.lora ? 0 : 1]
     };
-    /* The inputs the algorithm, its kept roles and the price list set, as shipped
-       (estimate.algorithm_env, role_env, price_list_env). */
-    Object.assign(env, algo.env, held.env, plist.env, {
+    /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
+    Object.keys(r.m.texts).forEach(function (k) { names["model." + k] = r.m.texts[k]; });
+    if (r.teacher) Object.keys(d.models[r.teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[r.teacher].texts[k]; });
+    /* The price list's texts (its date, calculator/asof.py): {price.<key>:text}. */
+    Object.keys(r.plist.texts).forEach(function (k) { names["price." + k] = r.plist.texts[k]; });
+    return names;
+  }
+
+  /* estimate.environment: the inputs the algorithm, its kept roles and the price list set, as
+     shipped (estimate.algorithm_env, role_env, price_list_env), and the tables' inputs. */
+  function environment(d, r, q, env) {
+    var c = r.c;
+    Object.assign(env, r.algo.env, r.held.env, r.plist.env, {
       "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
       "run.lf_site": c.lora_flops === "site" ? 1 : 0,
-      "price.teacher_prefill": trow ? trow.inputs.prefill : null
+      "price.teacher_prefill": r.trow ? r.trow.inputs.prefill : null
     });
-    prefixed(env, "model", m.inputs);
-    prefixed(env, "teacher", teacher ? d.models[teacher].inputs : nulls(m.inputs));
-    prefixed(env, "price", row ? row.inputs : S.no_row);
-    prefixed(env, "hw", hw.inputs);
+    prefixed(env, "model", r.m.inputs);
+    prefixed(env, "teacher", r.teacher ? d.models[r.teacher].inputs : nulls(r.m.inputs));
+    prefixed(env, "price", r.row ? r.row.inputs : d.spec.no_row);
+    prefixed(env, "hw", r.hw.inputs);
     /* waysgraph.environment: the chosen model's flags, every GPU's inputs, the list's date. */
-    Object.assign(env, m.flags, { "price.effective": plist.effective });
+    Object.assign(env, r.m.flags, { "price.effective": r.plist.effective });
     Object.keys(d.hardware).forEach(function (k) {
       var g = "gpus." + d.hardware[k].slot;
       prefixed(env, g, d.hardware[k].inputs);
@@ -216,12 +237,14 @@
       env[inp.name + ".any"] = ids.length ? 1 : 0;
       inp.options.forEach(function (o) { env[inp.name + "." + o[1]] = ids.indexOf(o[0]) >= 0 ? 1 : 0; });
     });
-    /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
-    Object.keys(m.texts).forEach(function (k) { names["model." + k] = m.texts[k]; });
-    if (teacher) Object.keys(d.models[teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[teacher].texts[k]; });
-    /* The price list's texts (its date, calculator/asof.py): {price.<key>:text}. */
-    Object.keys(plist.texts).forEach(function (k) { names["price." + k] = plist.texts[k]; });
-    return { choice: c, names: names, env: env, roles: roles };
+    return env;
+  }
+
+  /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
+  function inputs(d, algoId, algo, q) {
+    var r = resolve(d, algo, choose(d, algoId, algo, q), q);
+    return { choice: r.c, names: resolvedNames(d, r), env: environment(d, r, q, numbers(d, algo, q)),
+      roles: r.held.roles };
   }
 
   function fillNames(template, names) { return template.replace(/\{(\w+)\}/g, function (_, k) { return names[k]; }); }
