@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.constants import inline
 from tinkernomics.derived.calculator.graph import Quantity
@@ -140,9 +141,10 @@ def _when(name: str, lora: dict[str, str], full: dict[str, str]) -> str:
 
 
 def convergence() -> list[Quantity]:
-    """C = C_mid / (1/f − 1)^(1/B) in GB200-hours (derive.compute_to_reach), its reward
-    R(C) = R0 + (A − R0) / (1 + (C_mid / C)^B), H100-equivalent hours and dollars."""
+    """The compute to the target in GB200-hours and its reward (``derive.SCALERL_COMPUTE`` and
+    ``SCALERL_REWARD``, the one ScaleRL formula), H100-equivalent hours and dollars."""
     fit = "1 - missing(fit.C_mid)"
+    fit_names = {"C_mid": "fit.C_mid", "B": "fit.B"}
 
     def q(key: str, expression: str, fmt: str, label: str, shown: bool = True) -> Quantity:
         return Quantity(key, expression, fmt, label, fit, (), shown)
@@ -151,14 +153,14 @@ def convergence() -> list[Quantity]:
         q("scalerl.fraction", "run.target_percent / 100.0", "percent", "Target", False),
         q("scalerl.A", "fit.A / 100.0", "percent", "Asymptote A", False),
         q("scalerl.R0", "coalesce(fit.R0 / 100.0, 0.0)", "percent", "Start R0", False),
-        q("scalerl.gb200_hours",
-          "fit.C_mid / (1.0 / scalerl.fraction - 1.0) ** (1.0 / fit.B)", "hours",
+        q("scalerl.gb200_hours", derive.scalerl_expression(
+            derive.SCALERL_COMPUTE, f="scalerl.fraction", **fit_names), "hours",
           "GB200-hours to the target"),
         q("scalerl.h100_hours", "scalerl.gb200_hours * conv.factor", "hours",
           "H100-equivalent hours"),
-        q("scalerl.reward", "scalerl.R0 if scalerl.gb200_hours <= 0 else scalerl.R0 + "
-          "(scalerl.A - scalerl.R0) / (1.0 + (fit.C_mid / scalerl.gb200_hours) ** fit.B)",
-          "percent", "Pass rate at the target"),
+        q("scalerl.reward", derive.scalerl_expression(
+            derive.SCALERL_REWARD, C="scalerl.gb200_hours", A="scalerl.A", R0="scalerl.R0",
+            **fit_names), "percent", "Pass rate at the target"),
         q("scalerl.chosen_hours", "scalerl.gb200_hours * const.gb200_tflops / hw.tflops",
           "hours", "Hours on the chosen GPU"),
         q("scalerl.usd", "scalerl.chosen_hours * gpu_price", "usd", "Cost on the chosen GPU"),
