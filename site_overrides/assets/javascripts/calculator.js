@@ -216,10 +216,10 @@
   function environment(d, r, q, env) {
     var c = r.c;
     Object.assign(env, r.algo.env, r.held.env, r.plist.env, {
-      "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
-      "run.lf_site": c.lora_flops === "site" ? 1 : 0,
       "price.teacher_prefill": r.trow ? r.trow.inputs.prefill : null
     });
+    /* A choice's flag input (inputs.Input.flag): 1 where its field has the declared value. */
+    d.inputs.forEach(function (inp) { if (inp.flag[0]) env[inp.flag[0]] = c[inp.sets] === inp.flag[1] ? 1 : 0; });
     prefixed(env, "model", r.m.inputs);
     prefixed(env, "teacher", r.teacher ? d.models[r.teacher].inputs : nulls(r.m.inputs));
     prefixed(env, "price", r.row ? r.row.inputs : d.spec.no_row);
@@ -244,7 +244,7 @@
   function inputs(d, algoId, algo, q) {
     var r = resolve(d, algo, choose(d, algoId, algo, q), q);
     return { choice: r.c, names: resolvedNames(d, r), env: environment(d, r, q, numbers(d, algo, q)),
-      roles: r.held.roles };
+      roles: r.held.roles, held: r.held };
   }
 
   function fillNames(template, names) { return template.replace(/\{(\w+)\}/g, function (_, k) { return names[k]; }); }
@@ -540,9 +540,9 @@
     }
     /* What the choice and flag fields show, by the Choice field each key sets (inputs.KEYS). */
     [[K.algorithm, n.algorithm], [K.model, n.model], [K.teacher, n.teacher || n.model],
-      [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[v["run.lora"] ? 0 : 1]],
-      [K.lora_flops, est.choice.lora_flops], [K.cache, v["run.cache"] === 1],
-      [K.score_reference, v["role.reference"] === 1]].forEach(function (kv) { values[kv[0]] = kv[1]; });
+      [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[est.choice.lora ? 0 : 1]],
+      [K.lora_flops, est.choice.lora_flops], [K.cache, est.choice.cache],
+      [K.score_reference, est.held.reference]].forEach(function (kv) { values[kv[0]] = kv[1]; });
     /* A number field shows what the link set when it is invalid or a decimal, else the value
        used (its input, or the quantity it overrides: inputs.Input.shows, per, fmt). */
     d.inputs.filter(isNumber).forEach(function (inp) {

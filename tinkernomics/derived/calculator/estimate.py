@@ -74,6 +74,8 @@ class Held:
 
     roles: tuple[str, ...]
     teacher: bool
+    reference: bool
+    """The reference model is scored (what the form's box shows)."""
     not_covered: str
 
 
@@ -84,7 +86,7 @@ def held(algo: m.Algorithm, score_reference: bool | None) -> Held:
         in_memory = [*in_memory, "reference"]
     score_ref = "reference" in in_memory if score_reference is None else score_reference
     roles = tuple(r for r in in_memory if score_ref or r != "reference")
-    return Held(roles, "teacher" in roles, " and ".join(
+    return Held(roles, "teacher" in roles, "reference" in roles, " and ".join(
         x.replace("_", " ") for x in roles if x in ("critic", "reward_model")))
 
 
@@ -210,8 +212,7 @@ def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
     model = model_inputs(catalog, c.model)
     return {
         **c.numbers, **algorithm_env(algo), **role_env(r.roles), **price_list_env(plist),
-        "run.cache": _flag(c.cache),
-        "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
+        **{i.flag[0]: _flag(getattr(c, i.sets) == i.flag[1]) for i in inputs.INPUTS if i.flag[0]},
         **prefixed("model", model),
         **prefixed("teacher", model_inputs(catalog, teacher) if teacher
                    else dict.fromkeys(model)),

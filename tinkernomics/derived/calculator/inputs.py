@@ -95,6 +95,9 @@ class Input:
     sets: str = ""
     """The ``Choice`` field a choice or flag key sets (``model``...): Python and calculator.js
     find a key by it (``KEYS``), never by its spelling."""
+    flag: tuple[str, Any] = ("", None)
+    """A graph input that is 1 where the ``sets`` field of the choice equals the value, else 0
+    (``("run.lora", True)``); ``estimate.environment`` and calculator.js set it alike."""
     shows: str = ""
     """The quantity the form field shows when the link does not set it (else the input)."""
     per: float = 1.0
@@ -124,8 +127,8 @@ INPUTS: tuple[Input, ...] = (
     Input("tm", "choice", when="role.teacher", sets="teacher"),
     Input("p", "choice", dependents=("v",), pin="price_list", sets="price_list"),
     Input("v", "choice", sets="variant"),
-    Input("ft", "choice", sets="lora"),
-    Input("lf", "choice", when="run.lora", sets="lora_flops"),
+    Input("ft", "choice", sets="lora", flag=("run.lora", True)),
+    Input("lf", "choice", when="run.lora", sets="lora_flops", flag=("run.lf_site", "site")),
     _number("r", "set.rank", "int", 1, 1e5, None, shows="lora.rank",
             when="run.lora * run.lf_site"),
     _number("D", "set.d_model", "int", 1, 1e6, None, shows="lora.d_model",
@@ -139,7 +142,7 @@ INPUTS: tuple[Input, ...] = (
     _number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
     _number("T", "run.T", "int", 1, 1e4, 1.0),
     _number("d", "run.delta", "int", 0, 1e8, 0.0),
-    Input("cache", "flag", sets="cache"),
+    Input("cache", "flag", sets="cache", flag=("run.cache", True)),
     Input("ref", "flag", sets="score_reference"),
     Input("hw", "choice", dependents=("gp", "md"), pin="hardware", sets="hardware"),
     _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
