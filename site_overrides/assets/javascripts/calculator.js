@@ -5,10 +5,15 @@
  * results as templates, every query key with its kind, range, default, dependents, kept keys
  * and link order (inputs.INPUTS), and tables of models, price lists and GPUs as named objects whose "inputs"
  * are graph inputs; algorithms are fetched from the site when chosen (algorithms/<id>.json). No
- * cost arithmetic lives here: the query becomes the graph's inputs (inputs.py, estimate.py), a
- * generic evaluator walks the trees as tree.py does (a result that is not a finite number is
- * missing, shown "–"), and the templates are filled in. A quantity, cost line or query key added
- * in Python needs no change here. boot() is idempotent (Material's instant navigation). */
+ * cost arithmetic and no rule lives here: every key is found by the Choice field it sets
+ * (inputs.KEYS), the roles kept per reference flag, the price row of each model and variant and
+ * the inputs an algorithm, its roles and a price list set come resolved from Python
+ * (estimate.held, algorithm_env, role_env, price_list_env; pagedata row_of), and the number style
+ * is numberformat.CALCULATOR. What the script still names: the Choice fields, the tables' input
+ * prefixes (model., teacher., price., hw., gpus.) and the names its templates fill. A generic
+ * evaluator walks the trees as tree.py does (a result that is not a finite number is missing,
+ * shown "–"), and the templates are filled in. A quantity, cost line or query key added in
+ * Python needs no change here. boot() is idempotent (Material's instant navigation). */
 (function () {
   "use strict";
 
