@@ -204,10 +204,10 @@
       model: c.model, teacher: r.teacher, algorithm: c.algorithm, hw: c.hardware, price_list: c.price_list,
       model_name: r.m.name, hw_name: r.hw.name, algorithm_name: r.algo.name, fit_on: r.algo.fit_on || "",
       row: row ? row.key : "", variant: row ? row.variant : "", teacher_row: r.trow ? r.trow.key : "",
-      not_covered: r.held.not_covered,
-      train_formula: c.lora ? S.train[c.lora_flops] : S.full,
-      vram_formula: S.vram_formulas[c.lora ? 0 : 1]
+      not_covered: r.held.not_covered
     };
+    /* The formulas that price training and VRAM for this choice (estimate.formula_names). */
+    Object.assign(names, S.formula_names[String(c.lora)][c.lora_flops]);
     /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
     Object.keys(r.m.texts).forEach(function (k) { names["model." + k] = r.m.texts[k]; });
     if (r.teacher) Object.keys(d.models[r.teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[r.teacher].texts[k]; });

@@ -95,6 +95,19 @@ HELD_BY_FLAG: dict[str, bool | None] = {"": None, "1": True, "0": False}
 ``held`` for each, so calculator.js holds no role rule."""
 
 
+def formula_names(lora: bool, lora_flops: str) -> dict[str, str]:
+    """The formulas a run's training FLOPs and VRAM are priced by (``train_formula``,
+    ``vram_formula``); the page ships them for every choice (``FORMULA_NAMES``)."""
+    return {"train_formula": ids.LORA_FLOP_FORMULAS[lora_flops] if lora else ids.FLOPS_FULL,
+            "vram_formula": ids.VRAM_LORA if lora else ids.VRAM_FULL}
+
+
+FORMULA_NAMES = {str(lora).lower(): {lf: formula_names(lora, lf) for lf in inputs.LORA_FLOPS}
+                 for lora in (True, False)}
+"""``formula_names`` by LoRA (``"true"``/``"false"``, as JavaScript writes a boolean) and
+LoRA FLOP accounting."""
+
+
 def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
     plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
@@ -103,7 +116,6 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     teacher = c.teacher if kept.teacher else ""
     row = inputs.price_row(plist, c.model, c.variant)
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
-    train = ids.LORA_FLOP_FORMULAS[c.lora_flops] if c.lora else ids.FLOPS_FULL
     names = {
         "model": c.model, "teacher": teacher, "algorithm": c.algorithm, "hw": c.hardware,
         "price_list": c.price_list, "hw_name": hw.name,
@@ -114,7 +126,7 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
         "variant": (row.variant or "") if row else "",
         "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
         "not_covered": kept.not_covered,
-        "train_formula": train, "vram_formula": ids.VRAM_LORA if c.lora else ids.VRAM_FULL,
+        **formula_names(c.lora, c.lora_flops),
     }
     return Resolved(c, roles, names)
 
