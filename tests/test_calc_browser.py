@@ -323,8 +323,8 @@ EGRESS_LINE = (
     "tokens.sequence * 4.0 / 1e9", "0.09", "1.0",
 )
 """A cost line that is not in the model: 4 bytes per trajectory token at $0.09 per GB."""
-PER_EPISODE = Quantity("self.usd_per_episode", "self.total / tokens.episodes", "usd",
-                       "Self-hosted cost per episode")
+PER_EPISODE = Quantity("self.usd_per_episode", "self.total / tokens.episodes", format="usd",
+                       label="Self-hosted cost per episode")
 
 
 @pytest.fixture(scope="module")

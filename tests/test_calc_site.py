@@ -110,7 +110,8 @@ def test_page_does_not_grow_with_algorithms(catalog: Catalog) -> None:
 
 def test_lora_accounting_choices_are_catalog_formulas(catalog: Catalog) -> None:
     data = page(catalog)
-    assert data["spec"]["train"] == ids.LORA_FLOP_FORMULAS
+    assert {lf: n["train_formula"] for lf, n in data["spec"]["formula_names"]["true"].items()} \
+        == ids.LORA_FLOP_FORMULAS
     assert data["spec"]["lora_flops"][0] == "sourced"
     for formula_id in ids.LORA_FLOP_FORMULAS.values():
         assert formula_id in data["formulas"]  # shipped with its expression for the browser

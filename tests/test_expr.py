@@ -108,3 +108,17 @@ def test_random_arithmetic_agrees_with_python(expression: str) -> None:
     except ZeroDivisionError:
         return
     assert value_of(expression, env) == pytest.approx(expected)
+
+
+def test_one_parser_two_grammars() -> None:
+    """One parser (issue 41): the calculator's trees and the catalog's formulas both come from
+    ``expr.to_tree``; the catalog grammar refuses what only the calculator may use."""
+    from tinkernomics.derived.calculator import tree
+
+    assert tree.to_tree("a.b * 2") is expr.to_tree("a.b * 2", expr.CALCULATOR)
+    assert expr.parse("a * 2") == expr.to_tree("a * 2", expr.CALCULATOR) == \
+        ["*", ["v", "a"], ["n", 2.0]]
+    for extended in ("a.b * 2", "max(a, b)", "a > b", "a if b else c"):
+        tree.to_tree(extended)
+        with pytest.raises(ExpressionError, match="is not allowed"):
+            expr.parse(extended)

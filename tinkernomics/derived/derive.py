@@ -13,6 +13,7 @@ the catalog is at hand), never a bare ``ZeroDivisionError`` or ``OverflowError``
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.catalog.yamlread import Loc
+from tinkernomics.derived import numberformat
 from tinkernomics.derived.calculator import tree
 
 DEFAULT_CONVERSION = "gb200_to_h100"
@@ -50,20 +52,11 @@ class DerivedError(ValueError):
 
 
 def format_number(value: float, *, digits: int = 3) -> str:
-    """Readable number: thousands separators, up to ``digits`` significant decimals."""
-    if value == 0:
-        return "0"
+    """Readable number: thousands separators, up to ``digits`` significant decimals
+    (``numberformat.PAGE``)."""
     if not math.isfinite(value):  # never from a valid catalog; text, not a crash in floor()
         return "∞" if value > 0 else "-∞" if value < 0 else "n/a"
-    if abs(value) >= 1e15 or abs(value) < 1e-4:
-        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-        mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa}e{int(exponent)}"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    text = f"{value:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return numberformat.write(value, numberformat.with_digits(numberformat.PAGE, digits))
 
 
 MONEY_SUFFIX: dict[Unit, str] = {
@@ -190,26 +183,37 @@ def sigmoid_params(fit: m.ScaleRLFit) -> SigmoidParams:
     return SigmoidParams(fit.A.value / PERCENT, fit.B.value, fit.C_mid.value, r0)
 
 
+SCALERL_REWARD = "R0 if C <= 0 else R0 + (A - R0) / (1.0 + (C_mid / C) ** B)"
+"""The ScaleRL sigmoid R(C), written once: ``scalerl_reward`` evaluates it and the calculator's
+graph reads it with its own names (``scalerl_expression``)."""
+SCALERL_COMPUTE = "C_mid / (1.0 / f - 1.0) ** (1.0 / B)"
+"""Its inverse: the compute C at which R reaches R0 + f * (A - R0)."""
+
+
+def scalerl_expression(formula: str, **names: str) -> str:
+    """``formula`` with its variables renamed (``C="scalerl.gb200_hours"``)."""
+    return re.sub(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.])",
+                  lambda found: names.get(found.group(1), found.group(1)), formula)
+
+
+def _sigmoid_env(p: SigmoidParams, **more: float) -> dict[str, float]:
+    return {"A": p.A, "B": p.B, "C_mid": p.C_mid, "R0": p.R0, **more}
+
+
 def scalerl_reward(p: SigmoidParams, compute: float) -> float:
-    """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B); R(0) = R0."""
-    if compute <= 0:
-        return p.R0
-    try:
-        term = (p.C_mid / compute) ** p.B
-    except OverflowError:  # far below C_mid the curve sits at R0 (validated ranges avoid it)
-        return p.R0
-    return p.R0 + (p.A - p.R0) / (1.0 + term)
+    """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B); R(0) = R0 (``SCALERL_REWARD``)."""
+    value = tree.evaluate(tree.to_tree(SCALERL_REWARD), _sigmoid_env(p, C=compute))
+    # far below C_mid (C_mid / C)^B overflows and the curve sits at R0 (validated ranges avoid it)
+    return p.R0 if value is None else value
 
 
 def compute_to_reach(p: SigmoidParams, fraction_of_gain: float) -> float:
-    """Compute C at which R(C) = R0 + fraction * (A - R0), for 0 < fraction < 1."""
+    """Compute C at which R(C) = R0 + fraction * (A - R0), for 0 < fraction < 1
+    (``SCALERL_COMPUTE``)."""
     if not 0.0 < fraction_of_gain < 1.0:
         raise ValueError("fraction_of_gain must be strictly between 0 and 1")
-    try:
-        compute = p.C_mid / (1.0 / fraction_of_gain - 1.0) ** (1.0 / p.B)
-    except (OverflowError, ZeroDivisionError):  # a tiny B: (1/f - 1)^(1/B) leaves the range
-        compute = math.inf
-    if not math.isfinite(compute):
+    compute = tree.evaluate(tree.to_tree(SCALERL_COMPUTE), _sigmoid_env(p, f=fraction_of_gain))
+    if compute is None:  # a tiny B: (1/f - 1)^(1/B) leaves a float's range
         raise DerivedError(f"the compute to reach {fraction_of_gain:.0%} of the gain is beyond "
                            "a float's range", ("scalerl", "B", "value"))
     return compute

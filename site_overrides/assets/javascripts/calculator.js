@@ -5,19 +5,31 @@
  * results as templates, every query key with its kind, range, default, dependents, kept keys
  * and link order (inputs.INPUTS), and tables of models, price lists and GPUs as named objects whose "inputs"
  * are graph inputs; algorithms are fetched from the site when chosen (algorithms/<id>.json). No
- * cost arithmetic lives here: the query becomes the graph's inputs (inputs.py, estimate.py), a
- * generic evaluator walks the trees as tree.py does (a result that is not a finite number is
- * missing, shown "–"), and the templates are filled in. A quantity, cost line or query key added
- * in Python needs no change here. boot() is idempotent (Material's instant navigation). */
+ * cost arithmetic and no rule lives here: every key is found by the Choice field it sets
+ * (inputs.KEYS), the roles kept per reference flag, the price row of each model and variant and
+ * the inputs an algorithm, its roles and a price list set come resolved from Python
+ * (estimate.held, algorithm_env, role_env, price_list_env; pagedata row_of), and the number style
+ * is numberformat.CALCULATOR. What the script still names: the Choice fields, the tables' input
+ * prefixes (model., teacher., price., hw., gpus.) and the names its templates fill. A generic
+ * evaluator walks the trees as tree.py does (a result that is not a finite number is missing,
+ * shown "–"), and the templates are filled in. A quantity, cost line or query key added in
+ * Python needs no change here. boot() is idempotent (Material's instant navigation). */
 (function () {
   "use strict";
 
   if (window.tnCalculator) { window.tnCalculator.boot(); return; }
 
   /* ------------------------------------------------------------------ formatting (formatting.py)
-   * toFixed/toExponential round the exact binary value half up, as Decimal's ROUND_HALF_UP. */
+   * toFixed/toExponential round the exact binary value half up, as Decimal's ROUND_HALF_UP.
+   * The number style (thresholds, digits) is numberformat.CALCULATOR, shipped by the page as
+   * number_format and set by Page before anything is written. */
 
-  var BIG = 1e15;
+  var STYLE = null, BIG = Infinity;
+  function setStyle(style) {
+    if (style.rounding !== "half_up") fail("number_format: only half_up rounding is written here");
+    STYLE = style;
+    BIG = style.exp_from;
+  }
   function exponential(value, digits) { return value.toExponential(digits).replace("e+", "e"); }
 
   /* Thousands separators in the integer part of a plain decimal string. */
@@ -28,11 +40,16 @@
 
   function trim(text) { return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, ""); }
 
+  /* numberformat.write: the style's significant digits, at most its decimals, else an exponent. */
   function fmtNumber(value) {
+    var s = STYLE, size = Math.abs(value), text, decimals;
     if (value === 0) return "0";
-    var size = Math.abs(value);
-    if (size >= BIG || size < 1e-3) return exponential(value, 2);
-    var decimals = size >= 100 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3;
+    if (size >= s.exp_from || size < s.exp_below) {
+      text = exponential(value, s.exp_digits).split("e");
+      return (s.exp_trim ? trim(text[0]) : text[0]) + "e" + text[1];
+    }
+    decimals = Math.max(0, s.significant - 1 - Math.floor(Math.log10(size)));
+    if (s.max_decimals !== null) decimals = Math.min(decimals, s.max_decimals);
     return group(trim(value.toFixed(decimals)));
   }
 
@@ -144,64 +161,76 @@
     return seen;
   }
 
-  /* inputs.price_row: the model's row for the variant, else its plain row, else its first. */
+  /* A model's row in a price list for a variant, as resolved in Python (pagedata row_of). */
   function priceRow(plist, model, variant) {
-    var rows = plist.rows.filter(function (r) { return r.model === model; });
-    function find(v) { return rows.filter(function (r) { return r.variant === v; })[0]; }
-    return find(variant) || find("") || rows[0] || null;
+    var of = has(plist.row_of, model) ? plist.row_of[model] : null;
+    return of ? plist.rows[has(of, variant) ? of[variant] : of[""]] : null;
   }
 
-  /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
-  function inputs(d, algoId, algo, q) {
-    var S = d.spec, env = {}, model = chosen(q, "m", d.models, d.defaults.model);
+  /* inputs.choose: the link's choices and flags, each read by the key that declares it. */
+  function choose(d, algoId, algo, q) {
+    var S = d.spec, K = d.keys, model = chosen(q, K.model, d.models, d.defaults.model);
+    return {
+      model: model, algorithm: algoId, variant: has(q, K.variant) ? q[K.variant] : "",
+      lora: q[K.lora] !== S.tuning[1],
+      price_list: chosen(q, K.price_list, d.price_lists, d.defaults.price_list),
+      hardware: chosen(q, K.hardware, d.hardware, d.defaults.hardware),
+      lora_flops: S.lora_flops.indexOf(q[K.lora_flops]) >= 0 ? q[K.lora_flops] : S.lora_flops[0],
+      teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true
+    };
+  }
+
+  /* inputs.choose: every number key's input, its default when absent or invalid. */
+  function numbers(d, algo, q) {
+    var env = {};
     d.inputs.filter(isNumber).forEach(function (inp) {
       var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
       env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
     });
-    /* offline.overrides: an offline method's sequences per example stand for G. */
-    if (algo.examples) env["run.G"] = algo.examples;
-    var c = {
-      model: model, algorithm: algoId, variant: has(q, "v") ? q.v : "", lora: q.ft !== "full",
-      price_list: chosen(q, "p", d.price_lists, d.defaults.price_list),
-      hardware: chosen(q, "hw", d.hardware, d.defaults.hardware),
-      lora_flops: S.lora_flops.indexOf(q.lf) >= 0 ? q.lf : S.lora_flops[0],
-      teacher: chosen(q, "tm", d.models, algo.teacher || model), cache: flag(q, "cache") === true
+    return env;
+  }
+
+  /* estimate.resolve: what the choice names (the roles kept, for the link's reference flag,
+     as resolved in Python: estimate.held). */
+  function resolve(d, algo, c, q) {
+    var held = algo.held[has(algo.held, q[d.keys.score_reference]) ? q[d.keys.score_reference] : ""];
+    var teacher = held.teacher ? c.teacher : "", plist = d.price_lists[c.price_list];
+    return { c: c, algo: algo, held: held, teacher: teacher, m: d.models[c.model], hw: d.hardware[c.hardware],
+      plist: plist, row: priceRow(plist, c.model, c.variant), trow: teacher ? priceRow(plist, teacher, "") : null };
+  }
+
+  function resolvedNames(d, r) {
+    var S = d.spec, c = r.c, row = r.row, names = {
+      model: c.model, teacher: r.teacher, algorithm: c.algorithm, hw: c.hardware, price_list: c.price_list,
+      model_name: r.m.name, hw_name: r.hw.name, algorithm_name: r.algo.name, fit_on: r.algo.fit_on || "",
+      row: row ? row.key : "", variant: row ? row.variant : "", teacher_row: r.trow ? r.trow.key : "",
+      not_covered: r.held.not_covered
     };
-    var scoreRef = flag(q, "ref") === null ? algo.roles.indexOf("reference") >= 0 : flag(q, "ref");
-    var held = scoreRef && algo.roles.indexOf("reference") < 0 ? algo.roles.concat(["reference"]) : algo.roles;
-    var roles = held.filter(function (r) { return scoreRef || r !== "reference"; });
-    var teacher = roles.indexOf("teacher") >= 0 ? c.teacher : "";
-    var m = d.models[model], hw = d.hardware[c.hardware];
-    var plist = d.price_lists[c.price_list], row = priceRow(plist, model, c.variant);
-    var trow = teacher ? priceRow(plist, teacher, "") : null;
-    var names = {
-      model: model, teacher: teacher, algorithm: algoId, hw: c.hardware, price_list: c.price_list,
-      model_name: m.name, hw_name: hw.name, algorithm_name: algo.name, fit_on: algo.fit_on || "",
-      row: row ? row.key : "",
-      variant: row ? row.variant : "", teacher_row: trow ? trow.key : "",
-      not_covered: roles.filter(function (r) { return r === "critic" || r === "reward_model"; })
-        .map(function (r) { return r.replace("_", " "); }).join(" and "),
-      train_formula: c.lora ? S.train[c.lora_flops] : S.full,
-      vram_formula: S.vram_formulas[c.lora ? 0 : 1]
-    };
-    S.roles.forEach(function (r) {
-      env["role." + r] = roles.indexOf(r) >= 0 ? 1 : 0;
-      env["algo.role." + r] = algo.roles.indexOf(r) >= 0 ? 1 : 0;
+    /* The formulas that price training and VRAM for this choice (estimate.formula_names). */
+    Object.assign(names, S.formula_names[String(c.lora)][c.lora_flops]);
+    /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
+    Object.keys(r.m.texts).forEach(function (k) { names["model." + k] = r.m.texts[k]; });
+    if (r.teacher) Object.keys(d.models[r.teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[r.teacher].texts[k]; });
+    /* The price list's texts (its date, calculator/asof.py): {price.<key>:text}. */
+    Object.keys(r.plist.texts).forEach(function (k) { names["price." + k] = r.plist.texts[k]; });
+    return names;
+  }
+
+  /* estimate.environment: the inputs the algorithm, its kept roles and the price list set, as
+     shipped (estimate.algorithm_env, role_env, price_list_env), and the tables' inputs. */
+  function environment(d, r, q, env) {
+    var c = r.c;
+    Object.assign(env, r.algo.env, r.held.env, r.plist.env, {
+      "price.teacher_prefill": r.trow ? r.trow.inputs.prefill : null
     });
-    Object.assign(env, {
-      "run.online": algo.online ? 1 : 0, "run.cache": c.cache ? 1 : 0, "run.lora": c.lora ? 1 : 0,
-      "run.lf_site": c.lora_flops === "site" ? 1 : 0,
-      "price.teacher_prefill": trow ? trow.inputs.prefill : null,
-      "price.cache": plist.cache, "price.storage": plist.storage, "algo.G": algo.G, "algo.K": algo.K,
-      "algo.oversample": algo.oversample
-    });
-    prefixed(env, "model", m.inputs);
-    prefixed(env, "teacher", teacher ? d.models[teacher].inputs : nulls(m.inputs));
-    prefixed(env, "price", row ? row.inputs : S.no_row);
-    prefixed(env, "hw", hw.inputs);
-    prefixed(env, "fit", algo.fit);
+    /* A choice's flag input (inputs.Input.flag): 1 where its field has the declared value. */
+    d.inputs.forEach(function (inp) { if (inp.flag[0]) env[inp.flag[0]] = c[inp.sets] === inp.flag[1] ? 1 : 0; });
+    prefixed(env, "model", r.m.inputs);
+    prefixed(env, "teacher", r.teacher ? d.models[r.teacher].inputs : nulls(r.m.inputs));
+    prefixed(env, "price", r.row ? r.row.inputs : d.spec.no_row);
+    prefixed(env, "hw", r.hw.inputs);
     /* waysgraph.environment: the chosen model's flags, every GPU's inputs, the list's date. */
-    Object.assign(env, m.flags, { "price.effective": plist.effective });
+    Object.assign(env, r.m.flags, { "price.effective": r.plist.effective });
     Object.keys(d.hardware).forEach(function (k) {
       var g = "gpus." + d.hardware[k].slot;
       prefixed(env, g, d.hardware[k].inputs);
@@ -213,12 +242,14 @@
       env[inp.name + ".any"] = ids.length ? 1 : 0;
       inp.options.forEach(function (o) { env[inp.name + "." + o[1]] = ids.indexOf(o[0]) >= 0 ? 1 : 0; });
     });
-    /* Named texts of the model and teacher (the recipe's cookbook names): {model.<key>:text}. */
-    Object.keys(m.texts).forEach(function (k) { names["model." + k] = m.texts[k]; });
-    if (teacher) Object.keys(d.models[teacher].texts).forEach(function (k) { names["teacher." + k] = d.models[teacher].texts[k]; });
-    /* The price list's texts (its date, calculator/asof.py): {price.<key>:text}. */
-    Object.keys(plist.texts).forEach(function (k) { names["price." + k] = plist.texts[k]; });
-    return { choice: c, names: names, env: env, roles: roles };
+    return env;
+  }
+
+  /* inputs.choose, estimate.resolve and estimate.environment: names and input values. */
+  function inputs(d, algoId, algo, q) {
+    var r = resolve(d, algo, choose(d, algoId, algo, q), q);
+    return { choice: r.c, names: resolvedNames(d, r), env: environment(d, r, q, numbers(d, algo, q)),
+      roles: r.held.roles, held: r.held };
   }
 
   function fillNames(template, names) { return template.replace(/\{(\w+)\}/g, function (_, k) { return names[k]; }); }
@@ -406,18 +437,20 @@
   function Page(root) {
     this.root = root;
     this.d = JSON.parse(root.querySelector(".tn-calc__data").content.textContent);
+    setStyle(this.d.number_format);
     this.form = root.querySelector(".tn-calc__form");
     this.results = root.querySelector(".tn-calc__results");
     /* The page ships the fields disabled (a static page cannot compute): live from here on. */
     Array.prototype.forEach.call(this.form.querySelectorAll("fieldset[disabled]"), function (f) { f.disabled = false; });
-    var keys = this.keys = {};
-    this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; });
+    /* this.keys: each key's declaration; d.keys: the key of each Choice field (inputs.KEYS). */
+    var keys = this.keys = {}, by = this.d.keys = {};
+    this.d.inputs.forEach(function (inp) { keys[inp.key] = inp; if (inp.sets) by[inp.sets] = inp.key; });
     var state = this.state = {};
     this.algos = {};
     new URLSearchParams(window.location.search).forEach(function (v, k) { if (!has(state, k)) state[k] = v; });
     /* inputs.choose: a link that names no algorithm starts from the default run (the first
        preset); each setting it gives replaces the run's. */
-    if (!has(state, "a")) state = this.state = Object.assign({}, this.d.defaults.query, state);
+    if (!has(state, this.d.keys.algorithm)) state = this.state = Object.assign({}, this.d.defaults.query, state);
   }
 
   Page.prototype.fetch = function (name) {
@@ -430,11 +463,11 @@
   Page.prototype.load = function () {
     var self = this;
     var index = this.index ? Promise.resolve(this.index) : this.fetch("index").then(function (rows) {
-      self.form.elements.namedItem("a").innerHTML = rows.map(function (r) { return option(r[0], r[1]); }).join("");
+      self.form.elements.namedItem(self.d.keys.algorithm).innerHTML = rows.map(function (r) { return option(r[0], r[1]); }).join("");
       return (self.index = Object.fromEntries(rows));
     });
     return index.then(function (ix) {
-      var id = chosen(self.state, "a", ix, self.d.defaults.algorithm);
+      var id = chosen(self.state, self.d.keys.algorithm, ix, self.d.defaults.algorithm);
       return has(self.algos, id) ? id : self.fetch(id).then(function (data) { self.algos[id] = data; return id; });
     });
   };
@@ -502,7 +535,7 @@
   };
   Page.prototype.syncForm = function (est, source) {
     var v = est.values, n = est.names, st = this.state, self = this, d = this.d;
-    var variants = this.form.elements.namedItem("v");
+    var K = d.keys, variants = this.form.elements.namedItem(K.variant), values = {};
     if (variants !== source) {
       var rows = d.price_lists[n.price_list].rows.filter(function (x) { return x.model === n.model; });
       variants.innerHTML = (rows.length ? rows : [{ variant: "" }]).map(function (x) {
@@ -510,11 +543,11 @@
       }).join("");
       variants.value = n.variant;
     }
-    var values = {
-      a: n.algorithm, m: n.model, tm: n.teacher || n.model, p: n.price_list, hw: n.hw,
-      ft: v["run.lora"] ? "lora" : "full", lf: est.choice.lora_flops,
-      cache: v["run.cache"] === 1, ref: v["role.reference"] === 1
-    };
+    /* What the choice and flag fields show, by the Choice field each key sets (inputs.KEYS). */
+    [[K.algorithm, n.algorithm], [K.model, n.model], [K.teacher, n.teacher || n.model],
+      [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[est.choice.lora ? 0 : 1]],
+      [K.lora_flops, est.choice.lora_flops], [K.cache, est.choice.cache],
+      [K.score_reference, est.held.reference]].forEach(function (kv) { values[kv[0]] = kv[1]; });
     /* A number field shows what the link set when it is invalid or a decimal, else the value
        used (its input, or the quantity it overrides: inputs.Input.shows, per, fmt). */
     d.inputs.filter(isNumber).forEach(function (inp) {

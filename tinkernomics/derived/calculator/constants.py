@@ -73,7 +73,7 @@ def constants(catalog: Catalog) -> list[Quantity]:
         raise ValueError(f"hardware {gb200.id} has no rental price: ScaleRL's cost needs one")
 
     def c(key: str, value: float, fmt: str, label: str, *uses: str) -> Quantity:
-        return Quantity(key, number(value), fmt, label, uses=uses, shown=False)
+        return Quantity(key, number(value), format=fmt, label=label, uses=uses, shown=False)
 
     lora = f"formula:{ids.FLOPS_LORA}"
     found = [
@@ -102,6 +102,6 @@ def constants(catalog: Catalog) -> list[Quantity]:
     for name, value in vram_examples(catalog).items():
         found.append(c(f"const.vram.{name}", value, "gb", f"{name} (the formula's example)",
                        f"formula:{ids.VRAM_LORA}"))
-    found.append(Quantity("conv.factor", "const.gb200_tflops / const.h100_tflops", "number",
-                          "GB200 to H100-equivalent (peak dense BF16 ratio)", shown=False))
+    found.append(Quantity("conv.factor", "const.gb200_tflops / const.h100_tflops", format="number",
+                          label="GB200 to H100-equivalent (peak dense BF16 ratio)", shown=False))
     return found

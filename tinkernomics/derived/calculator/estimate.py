@@ -67,18 +67,55 @@ class Resolved:
     """Ids and names the page and the figure keys read: model, teacher, row keys, formulas."""
 
 
+@dataclass(frozen=True)
+class Held:
+    """The roles a run keeps for one setting of "score against the reference" (the link's
+    flag), whether one of them is a teacher, and the roles Tinker does not run, as text."""
+
+    roles: tuple[str, ...]
+    teacher: bool
+    reference: bool
+    """The reference model is scored (what the form's box shows)."""
+    not_covered: str
+
+
+def held(algo: m.Algorithm, score_reference: bool | None) -> Held:
+    """The algorithm's roles in memory; a link's reference flag adds or drops the reference."""
+    in_memory = semantics.default_roles(algo)
+    if score_reference and "reference" not in in_memory:
+        in_memory = [*in_memory, "reference"]
+    score_ref = "reference" in in_memory if score_reference is None else score_reference
+    roles = tuple(r for r in in_memory if score_ref or r != "reference")
+    return Held(roles, "teacher" in roles, "reference" in roles, " and ".join(
+        x.replace("_", " ") for x in roles if x in ("critic", "reward_model")))
+
+
+HELD_BY_FLAG: dict[str, bool | None] = {"": None, "1": True, "0": False}
+"""The reference flag's link values (absent, on, off) -> ``held``'s argument; the page ships
+``held`` for each, so calculator.js holds no role rule."""
+
+
+def formula_names(lora: bool, lora_flops: str) -> dict[str, str]:
+    """The formulas a run's training FLOPs and VRAM are priced by (``train_formula``,
+    ``vram_formula``); the page ships them for every choice (``FORMULA_NAMES``)."""
+    return {"train_formula": ids.LORA_FLOP_FORMULAS[lora_flops] if lora else ids.FLOPS_FULL,
+            "vram_formula": ids.VRAM_LORA if lora else ids.VRAM_FULL}
+
+
+FORMULA_NAMES = {str(lora).lower(): {lf: formula_names(lora, lf) for lf in inputs.LORA_FLOPS}
+                 for lora in (True, False)}
+"""``formula_names`` by LoRA (``"true"``/``"false"``, as JavaScript writes a boolean) and
+LoRA FLOP accounting."""
+
+
 def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
     plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
-    in_memory = semantics.default_roles(algo)
-    if c.score_reference and "reference" not in in_memory:
-        in_memory = [*in_memory, "reference"]
-    score_ref = "reference" in in_memory if c.score_reference is None else c.score_reference
-    roles = tuple(r for r in in_memory if score_ref or r != "reference")
-    teacher = c.teacher if "teacher" in roles else ""
+    kept = held(algo, c.score_reference)
+    roles = kept.roles
+    teacher = c.teacher if kept.teacher else ""
     row = inputs.price_row(plist, c.model, c.variant)
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
-    train = ids.LORA_FLOP_FORMULAS[c.lora_flops] if c.lora else ids.FLOPS_FULL
     names = {
         "model": c.model, "teacher": teacher, "algorithm": c.algorithm, "hw": c.hardware,
         "price_list": c.price_list, "hw_name": hw.name,
@@ -88,9 +125,8 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
         "row": inputs.row_key(plist, row) if row else "",
         "variant": (row.variant or "") if row else "",
         "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
-        "not_covered": " and ".join(x.replace("_", " ") for x in roles
-                                    if x in ("critic", "reward_model")),
-        "train_formula": train, "vram_formula": ids.VRAM_LORA if c.lora else ids.VRAM_FULL,
+        "not_covered": kept.not_covered,
+        **formula_names(c.lora, c.lora_flops),
     }
     return Resolved(c, roles, names)
 
@@ -154,31 +190,47 @@ def prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{prefix}.{k}": v for k, v in values.items()}
 
 
+def algorithm_env(algo: m.Algorithm) -> dict[str, float | None]:
+    """The graph inputs an algorithm alone sets (shipped as its file's ``env``): an offline
+    method's data shape (issue 44), rollouts, oversampling, roles, ScaleRL fit, typical G, K."""
+    in_memory = set(semantics.default_roles(algo))
+    return {
+        **offline.overrides(algo),
+        "run.online": _flag(semantics.rollouts(algo)),
+        "algo.oversample": semantics.oversampling(algo),
+        **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},
+        **prefixed("fit", fit_inputs(algo)), **prefixed("algo", inputs.typical(algo)),
+    }
+
+
+def role_env(roles: tuple[str, ...]) -> dict[str, float]:
+    """The roles a run keeps as graph inputs (``role.<role>``: 1 or 0; shipped in ``held``)."""
+    return {f"role.{role}": _flag(role in roles) for role in inputs.ROLES}
+
+
+def price_list_env(plist: m.PriceList) -> dict[str, float | None]:
+    """A price list's own graph inputs (shipped as its table's ``env``)."""
+    return {"price.cache": _fig(plist.cached_prefill_discount),
+            "price.storage": _fig(plist.storage_usd_per_gb_month)}
+
+
 def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
-    """The graph's input values for a resolved choice (``inputs`` in calculator.js)."""
+    """The graph's input values for a resolved choice (``inputs`` in calculator.js, which
+    reads ``algorithm_env``, ``role_env`` and ``price_list_env`` as shipped data)."""
     c = r.choice
     algo, plist = catalog.algorithms[c.algorithm], catalog.price_lists[c.price_list]
     teacher = r.names["teacher"]
     teacher_row = inputs.price_row(plist, teacher, "") if teacher else None
     model = model_inputs(catalog, c.model)
-    typical = inputs.typical(algo)
-    in_memory = set(semantics.default_roles(algo))
     return {
-        **c.numbers, **offline.overrides(algo),  # issue 44: an offline method's data shape
-        "run.online": _flag(semantics.rollouts(algo)), "run.cache": _flag(c.cache),
-        "algo.oversample": semantics.oversampling(algo),
-        "run.lora": _flag(c.lora), "run.lf_site": _flag(c.lora_flops == "site"),
-        **{f"role.{role}": _flag(role in r.roles) for role in inputs.ROLES},
-        **{f"algo.role.{role}": _flag(role in in_memory) for role in inputs.ROLES},
+        **c.numbers, **algorithm_env(algo), **role_env(r.roles), **price_list_env(plist),
+        **{i.flag[0]: _flag(getattr(c, i.sets) == i.flag[1]) for i in inputs.INPUTS if i.flag[0]},
         **prefixed("model", model),
         **prefixed("teacher", model_inputs(catalog, teacher) if teacher
                    else dict.fromkeys(model)),
         **prefixed("price", row_inputs(inputs.price_row(plist, c.model, c.variant))),
         "price.teacher_prefill": row_inputs(teacher_row)["prefill"],
-        "price.cache": _fig(plist.cached_prefill_discount),
-        "price.storage": _fig(plist.storage_usd_per_gb_month),
         **prefixed("hw", hardware_inputs(catalog, c.hardware)),
-        **prefixed("fit", fit_inputs(algo)), **prefixed("algo", typical),
     }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 from tinkernomics.derived.calculator import tree as t
@@ -30,6 +30,9 @@ class Quantity:
 
     key: str
     expression: str
+    _: KW_ONLY
+    """Everything after the key and the expression is given by name (issue 41: one builder,
+    no argument order to remember)."""
     format: str
     label: str = ""
     when: str = ""

@@ -92,6 +92,12 @@ class Input:
     the page names it (what applies is each key's ``when``, never a list in calculator.js)."""
     pin: str = ""
     """``Choice`` field written into every link, even when it is the default."""
+    sets: str = ""
+    """The ``Choice`` field a choice or flag key sets (``model``...): Python and calculator.js
+    find a key by it (``KEYS``), never by its spelling."""
+    flag: tuple[str, Any] = ("", None)
+    """A graph input that is 1 where the ``sets`` field of the choice equals the value, else 0
+    (``("run.lora", True)``); ``estimate.environment`` and calculator.js set it alike."""
     shows: str = ""
     """The quantity the form field shows when the link does not set it (else the input)."""
     per: float = 1.0
@@ -116,13 +122,13 @@ VRAM_AFTER = "md"
 """A link writes the VRAM overrides (``vram_inputs``) after this key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
-    Input("a", "choice", keeps=("G", "K", "ref", "tm", "rc"), pin="algorithm"),
-    Input("m", "choice", dependents=("D", "v"), pin="model"),
-    Input("tm", "choice", when="role.teacher"),
-    Input("p", "choice", dependents=("v",), pin="price_list"),
-    Input("v", "choice"),
-    Input("ft", "choice"),
-    Input("lf", "choice", when="run.lora"),
+    Input("a", "choice", keeps=("G", "K", "ref", "tm", "rc"), pin="algorithm", sets="algorithm"),
+    Input("m", "choice", dependents=("D", "v"), pin="model", sets="model"),
+    Input("tm", "choice", when="role.teacher", sets="teacher"),
+    Input("p", "choice", dependents=("v",), pin="price_list", sets="price_list"),
+    Input("v", "choice", sets="variant"),
+    Input("ft", "choice", sets="lora", flag=("run.lora", True)),
+    Input("lf", "choice", when="run.lora", sets="lora_flops", flag=("run.lf_site", "site")),
     _number("r", "set.rank", "int", 1, 1e5, None, shows="lora.rank",
             when="run.lora * run.lf_site"),
     _number("D", "set.d_model", "int", 1, 1e6, None, shows="lora.d_model",
@@ -136,9 +142,9 @@ INPUTS: tuple[Input, ...] = (
     _number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
     _number("T", "run.T", "int", 1, 1e4, 1.0),
     _number("d", "run.delta", "int", 0, 1e8, 0.0),
-    Input("cache", "flag"),
-    Input("ref", "flag"),
-    Input("hw", "choice", dependents=("gp", "md"), pin="hardware"),
+    Input("cache", "flag", sets="cache", flag=("run.cache", True)),
+    Input("ref", "flag", sets="score_reference"),
+    Input("hw", "choice", dependents=("gp", "md"), pin="hardware", sets="hardware"),
     _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
     _number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
     _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
@@ -174,12 +180,18 @@ WAYS_KEY = "w"
 fills in its options from the catalog)."""
 VRAM_GB: dict[str, Any] = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
+KEYS: dict[str, str] = {i.sets: i.key for i in INPUTS if i.sets}
+"""The query key of each ``Choice`` field a choice or flag key sets (``model`` -> ``m``)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)
 SPEC: dict[str, dict[str, Any]] = {
     i.key: {"name": i.name, "kind": i.kind, "lo": i.lo, "hi": i.hi, "default": i.default}
     for i in NUMBERS}
 """The numbers by query key (input name, kind, range, default), derived from ``INPUTS``."""
 
+TUNING = ("lora", "full")
+"""The fine-tuning choices (``KEYS["lora"]``): LoRA, the default, and full fine-tuning (any
+value but the second is LoRA)."""
+FULL = TUNING[1]
 LORA_FLOPS = ("sourced", "site")
 """The "LoRA FLOP accounting" choices (query key ``lf``); the first is the default."""
 ROLES = tuple(role.value for role in m.ModelRole)
@@ -324,10 +336,11 @@ def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
 def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
     """Read a link's query by the rules above (``inputs`` and ``Page`` in calculator.js); a
     query that names no algorithm starts from ``DEFAULT_QUERY``."""
-    if "a" not in query:
+    k = KEYS
+    if k["algorithm"] not in query:
         query = {**DEFAULT_QUERY, **query}
-    model = _choice(query, "m", catalog.models, default_model(catalog))
-    algo_id = _choice(query, "a", catalog.algorithms, DEFAULT_ALGORITHM)
+    model = _choice(query, k["model"], catalog.models, default_model(catalog))
+    algo_id = _choice(query, k["algorithm"], catalog.algorithms, DEFAULT_ALGORITHM)
     algo_typical = typical(catalog.algorithms[algo_id])
     numbers: dict[str, float | None] = {}
     pinned: tuple[str, ...] = ()
@@ -340,12 +353,14 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
             numbers[i.name] = default if value is None else value
     return Choice(
         model=model, algorithm=algo_id,
-        price_list=_choice(query, "p", catalog.price_lists, latest_price_list(catalog)),
-        hardware=_choice(query, "hw", catalog.hardware, DEFAULT_HARDWARE),
-        teacher=_choice(query, "tm", catalog.models, _teacher(catalog, algo_id, model)),
-        variant=query.get("v", ""),
-        lora=query.get("ft") != "full",
-        lora_flops=_choice(query, "lf", LORA_FLOPS, LORA_FLOPS[0]),
-        score_reference=_flag(query, "ref"), cache=_flag(query, "cache") is True,
+        price_list=_choice(query, k["price_list"], catalog.price_lists,
+                           latest_price_list(catalog)),
+        hardware=_choice(query, k["hardware"], catalog.hardware, DEFAULT_HARDWARE),
+        teacher=_choice(query, k["teacher"], catalog.models, _teacher(catalog, algo_id, model)),
+        variant=query.get(k["variant"], ""),
+        lora=query.get(k["lora"]) != FULL,
+        lora_flops=_choice(query, k["lora_flops"], LORA_FLOPS, LORA_FLOPS[0]),
+        score_reference=_flag(query, k["score_reference"]),
+        cache=_flag(query, k["cache"]) is True,
         numbers=numbers, ways=pinned,
     )

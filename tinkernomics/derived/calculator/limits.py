@@ -39,7 +39,8 @@ def needed(gaps: list[Gap]) -> str:
 
 def quantities(catalog: Catalog) -> list[Quantity]:
     """``tinker.no``: 1 where Tinker cannot run the job (read before the Tinker bill)."""
-    return [Quantity("tinker.no", needed(tinker_gaps(catalog)), "number", "Tinker cannot run it",
+    return [Quantity("tinker.no", needed(tinker_gaps(catalog)), format="number",
+    label="Tinker cannot run it",
                      shown=False)]
 
 

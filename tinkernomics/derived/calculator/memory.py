@@ -58,9 +58,9 @@ HIDDEN = "model.d_model"
 SBH = f"({SEQ} * run.mb * {HIDDEN})"
 
 
-def _q(key: str, expression: str, label: str, when: str = "", fmt: str = "gb",
+def _q(key: str, expression: str, *, label: str, when: str = "", fmt: str = "gb",
        uses: tuple[str, ...] = (), shown: bool = True) -> Quantity:
-    return Quantity(key, expression, fmt, label, when, uses, shown)
+    return Quantity(key, expression, format=fmt, label=label, when=when, uses=uses, shown=shown)
 
 
 def _lora() -> list[Quantity]:
@@ -76,9 +76,9 @@ def _lora() -> list[Quantity]:
            f"{d} + model.mlp)")
     return [
         _q("mem.lora_params", f"lora.rank * model.layers * ({attention} + "
-           f"(0.0 if run.lora_attention else {mlp}))", "LoRA adapter parameters",
-           "run.lora", "count"),
-        _q("mem.trainable", "mem.lora_params if run.lora else p.total", "Trained parameters",
+           f"(0.0 if run.lora_attention else {mlp}))", label="LoRA adapter parameters",
+           when="run.lora", fmt="count"),
+        _q("mem.trainable", "mem.lora_params if run.lora else p.total", label="Trained parameters",
            fmt="count"),
     ]
 
@@ -86,16 +86,17 @@ def _lora() -> list[Quantity]:
 def _roles() -> list[Quantity]:
     b = WEIGHT_BYTES
     return [
-        _q("mem.policy", f"p.total * {b}", "Policy weights (bf16)", uses=(ZERO,)),
+        _q("mem.policy", f"p.total * {b}", label="Policy weights (bf16)", uses=(ZERO,)),
         _q("mem.reference", f"p.total * {b} * max(1 - run.lora, run.ref_copy)",
-           "Reference weights", "role.reference", uses=(ZERO,)),
-        _q("mem.teacher", f"p.teacher_total * {b}", "Teacher weights", "role.teacher",
+           label="Reference weights", when="role.reference", uses=(ZERO,)),
+        _q("mem.teacher", f"p.teacher_total * {b}", label="Teacher weights", when="role.teacher",
            uses=(ZERO,)),
-        _q("mem.reward_model", f"p.total * {b}", "Reward model weights", "role.reward_model",
+        _q("mem.reward_model", f"p.total * {b}", label="Reward model weights",
+           when="role.reward_model",
            uses=(ZERO,)),
         _q("mem.frozen", "0.0 + (mem.reference if role.reference else 0.0) + (mem.teacher if "
            "role.teacher else 0.0) + (mem.reward_model if role.reward_model else 0.0)",
-           "Frozen models", shown=False),
+           label="Frozen models", shown=False),
     ]
 
 
@@ -106,19 +107,21 @@ def _training() -> list[Quantity]:
     # softmax, dropout) is not stored by flash attention, which every RL stack uses
     none = f"({SBH} * 34.0)"
     return [
-        _q("mem.adapter", f"mem.lora_params * {b}", "Adapter weights", "run.lora", uses=(ZERO,)),
-        _q("mem.gradients", f"mem.trainable * {b}", "Gradients", uses=(ZERO,)),
-        _q("mem.optimiser", f"mem.trainable * {opt}", "Optimiser state (Adam, fp32 master)",
+        _q("mem.adapter", f"mem.lora_params * {b}", label="Adapter weights", when="run.lora",
+           uses=(ZERO,)),
+        _q("mem.gradients", f"mem.trainable * {b}", label="Gradients", uses=(ZERO,)),
+        _q("mem.optimiser", f"mem.trainable * {opt}", label="Optimiser state (Adam, fp32 master)",
            uses=(ZERO,)),
         _q("mem.critic", f"(p.total * {b} + mem.lora_params * ({b} + {b} + {opt})) if run.lora "
-           f"else p.total * ({b} + {b} + {opt})", "Critic (weights and training state)",
-           "role.critic", uses=(ZERO,)),
+           f"else p.total * ({b} + {b} + {opt})", label="Critic (weights and training state)",
+           when="role.critic", uses=(ZERO,)),
         _q("mem.activations_per_layer", f"{full} if run.ac == 2 else ({none} if run.ac == 0 "
-           f"else 34.0 * {SBH})", "Activations per layer", fmt="gb", uses=(ACT,), shown=False),
+           f"else 34.0 * {SBH})", label="Activations per layer", fmt="gb", uses=(ACT,),
+           shown=False),
         _q("mem.activations", "model.layers * mem.activations_per_layer",
-           "Activations (one micro-batch)", uses=(ACT,)),
+           label="Activations (one micro-batch)", uses=(ACT,)),
         _q("mem.logits", f"model.vocab * run.mb * min({SEQ}, {LOGIT_CHUNK}) * {LOGIT_BYTES}",
-           "Logits (fp32, one chunk of the loss)", uses=(ACT,)),
+           label="Logits (fp32, one chunk of the loss)", uses=(ACT,)),
     ]
 
 
@@ -130,18 +133,18 @@ def _kv() -> list[Quantity]:
     window = (f"0.0 if missing(model.sliding) else model.sliding * {per_layer} * "
               f"min(model.window, {SEQ})")
     return [
-        _q("mem.kv_per_token", per_token, "KV cache per token", fmt="count", uses=(KV,)),
-        _q("mem.kv_window_per_sequence", window, "Sliding-window KV cache per sequence",
+        _q("mem.kv_per_token", per_token, label="KV cache per token", fmt="count", uses=(KV,)),
+        _q("mem.kv_window_per_sequence", window, label="Sliding-window KV cache per sequence",
            fmt="count", uses=(KV,)),
         _q("mem.uncounted_layers", "coalesce(model.state_layers, 0.0)",
-           "Layers whose fixed per-sequence state is not counted", fmt="count"),
+           label="Layers whose fixed per-sequence state is not counted", fmt="count"),
         _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
-           "const.decode_sequences * mem.pool_gpus)", "Sequences decoded at once",
-           "run.online", "count", ("assumption:decode_sequences",)),
-        _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", "Tokens held in the KV cache",
-           "run.online", "count"),
+           "const.decode_sequences * mem.pool_gpus)", label="Sequences decoded at once",
+           when="run.online", fmt="count", uses=("assumption:decode_sequences",)),
+        _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", label="Tokens held in the KV cache",
+           when="run.online", fmt="count"),
         _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens + mem.kv_window_per_sequence * "
-           "mem.decode_sequences", "KV cache", "run.online", uses=(KV,)),
+           "mem.decode_sequences", label="KV cache", when="run.online", uses=(KV,)),
     ]
 
 
@@ -152,14 +155,14 @@ def quantities() -> list[Quantity]:
     return [
         *_lora(), *_roles(), *_training(),
         _q("mem.training", f"mem.policy + {adapter} + mem.frozen + mem.gradients + "
-           f"mem.optimiser + {critic} + mem.activations + mem.logits", "Training phase"),
+           f"mem.optimiser + {critic} + mem.activations + mem.logits", label="Training phase"),
         _q("mem.pool_gpus", "coalesce(set.gpus, 1.0)",
-           "GPUs that decode (each holds its own KV pool)", fmt="count", shown=False),
+           label="GPUs that decode (each holds its own KV pool)", fmt="count", shown=False),
         *_kv(),
         _q("mem.rollout", f"mem.policy + {adapter} + mem.frozen + mem.kv_cache",
-           "Rollout phase", "run.online"),
+           label="Rollout phase", when="run.online"),
         _q("mem.peak", "max(mem.rollout if run.online else 0.0, mem.training)",
-           "GPU memory at the peak"),
-        _q("mem.min_gpus", "ceil(mem.peak / (hw.memory_gb * 1e9))", "GPUs that hold it",
+           label="GPU memory at the peak"),
+        _q("mem.min_gpus", "ceil(mem.peak / (hw.memory_gb * 1e9))", label="GPUs that hold it",
            fmt="count"),
     ]

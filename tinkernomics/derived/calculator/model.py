@@ -46,7 +46,7 @@ def architecture() -> list[Quantity]:
         own = f"set.arch.{names[name]}"
         expression = (f"coalesce({own}, set.arch.params_b, model.{name})" if name == "active_b"
                       else f"coalesce({own}, model.{name})")
-        found.append(Quantity(f"arch.{name}", expression, "number", name, shown=False))
+        found.append(Quantity(f"arch.{name}", expression, format="number", label=name, shown=False))
     return found
 
 BASE_INPUTS = (
@@ -69,33 +69,33 @@ def token_quantities() -> list[Quantity]:
     C0 + Δ·t; fireworks_cost_comparison). A prefix cache serves every turn's context but the
     new part: (T−1)·C0 + Δ·(T−1)(T−2)/2. A finished trajectory is C0 + Δ·(T−1) + the last reply.
     """
-    def q(key: str, expression: str, label: str, fmt: str = "count", **kw: object) -> Quantity:
-        return Quantity(key, expression, fmt, label, **kw)  # type: ignore[arg-type]
+    def q(key: str, expression: str, *, label: str, fmt: str = "count", **kw: object) -> Quantity:
+        return Quantity(key, expression, format=fmt, label=label, **kw)  # type: ignore[arg-type]
 
     return [
-        q("tokens.episodes", "run.steps * run.prompts * run.G", "Episodes"),
+        q("tokens.episodes", "run.steps * run.prompts * run.G", label="Episodes"),
         q("rollout.oversample", "coalesce(set.oversample, algo.oversample)",
-          "Rollouts sampled per rollout trained on", "number"),
-        q("tokens.rollouts", "tokens.episodes * rollout.oversample", "Rollouts sampled",
+          label="Rollouts sampled per rollout trained on", fmt="number"),
+        q("tokens.rollouts", "tokens.episodes * rollout.oversample", label="Rollouts sampled",
           shown=False),
         q("tokens.prefill_per_episode",
           "run.T * run.C0 + run.delta * run.T * (run.T - 1) / 2 if run.online else 0.0",
-          "Prefill per episode", shown=False),
+          label="Prefill per episode", shown=False),
         q("tokens.cached_per_episode",
           "((run.T - 1) * run.C0 + run.delta * (run.T - 1) * (run.T - 2) / 2 if run.cache "
-          "else 0.0) if run.online else 0.0", "Cached prefill per episode", shown=False),
+          "else 0.0) if run.online else 0.0", label="Cached prefill per episode", shown=False),
         q("tokens.sample_per_episode", "run.T * run.out if run.online else 0.0",
-          "Sampled per episode", shown=False),
+          label="Sampled per episode", shown=False),
         q("tokens.sequence_per_episode", "run.C0 + run.delta * (run.T - 1) + run.out",
-          "Trajectory length", shown=False),
-        q("tokens.prefill", "tokens.rollouts * tokens.prefill_per_episode", "Prefill"),
+          label="Trajectory length", shown=False),
+        q("tokens.prefill", "tokens.rollouts * tokens.prefill_per_episode", label="Prefill"),
         q("tokens.prefill_cached", "tokens.rollouts * tokens.cached_per_episode",
-          "of which cached"),
+          label="of which cached"),
         q("tokens.prefill_uncached", "tokens.rollouts * tokens.prefill_per_episode - "
-          "tokens.rollouts * tokens.cached_per_episode", "Uncached prefill"),
-        q("tokens.sample", "tokens.rollouts * tokens.sample_per_episode", "Sampled"),
-        q("tokens.sequence", "tokens.episodes * tokens.sequence_per_episode", "Trajectories"),
-        q("tokens.train", "tokens.episodes * tokens.sequence_per_episode * run.K", "Trained"),
+          "tokens.rollouts * tokens.cached_per_episode", label="Uncached prefill"),
+        q("tokens.sample", "tokens.rollouts * tokens.sample_per_episode", label="Sampled"),
+        q("tokens.sequence", "tokens.episodes * tokens.sequence_per_episode", label="Trajectories"),
+        q("tokens.train", "tokens.episodes * tokens.sequence_per_episode * run.K", label="Trained"),
     ]
 
 
@@ -134,14 +134,18 @@ def tinker_lines() -> list[tuple[Line, str, str, str]]:
 
 
 def tinker_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]:
-    found = [Quantity("storage.checkpoint_gb", f"const.vram.{ids.VAR_LORA_STATE} / 1e9", "number",
-                      "One checkpoint (adapter and optimiser state), GB", shown=False)]
+    found = [Quantity("storage.checkpoint_gb", f"const.vram.{ids.VAR_LORA_STATE} / 1e9",
+    format="number",
+                      label="One checkpoint (adapter and optimiser state), GB", shown=False)]
     for line, amount, rate, per in lines:
         k = f"tinker.{line.key}"
         found += [
-            Quantity(f"{k}.amount", amount, "count", line.label, line.when, shown=False),
-            Quantity(f"{k}.rate", rate, "number", line.label, line.when, shown=False),
-            Quantity(k, f"{k}.amount * {k}.rate / {per}", "usd", line.label, line.when,
+            Quantity(f"{k}.amount", amount, format="count", label=line.label, when=line.when,
+                     shown=False),
+            Quantity(f"{k}.rate", rate, format="number", label=line.label, when=line.when,
+                     shown=False),
+            Quantity(k, f"{k}.amount * {k}.rate / {per}", format="usd", label=line.label,
+                     when=line.when,
                      uses=line.uses),
         ]
     return found
@@ -206,14 +210,19 @@ def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity
     for line, tokens, per_token, seconds in lines:
         k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
         found += [
-            Quantity(f"{k}.amount", tokens, "count", line.label, w, shown=False),
-            Quantity(f"{k}.per_token", per_token, "flops", line.label, w, line.uses, False),
-            Quantity(f"{k}.flops", f"{k}.amount * {k}.per_token", "flops", line.label, w),
-            Quantity(f"{k}.gpu_hours", timing.share("time", seconds), "hours", line.label, w),
+            Quantity(f"{k}.amount", tokens, format="count", label=line.label, when=w, shown=False),
+            Quantity(f"{k}.per_token", per_token, format="flops", label=line.label, when=w,
+                     uses=line.uses, shown=False),
+            Quantity(f"{k}.flops", f"{k}.amount * {k}.per_token", format="flops", label=line.label,
+                     when=w),
+            Quantity(f"{k}.gpu_hours", timing.share("time", seconds), format="hours",
+                     label=line.label, when=w),
             Quantity(f"{k}.mfu", f"{k}.flops / ({k}.gpu_hours * 3600.0 * hw.tflops * 1e12) "
-                                 f"if {k}.gpu_hours > 0 else 0.0", "percent", line.label, w,
+                                 f"if {k}.gpu_hours > 0 else 0.0", format="percent",
+                                 label=line.label, when=w,
                      shown=False),
-            Quantity(f"{k}.usd", f"{k}.gpu_hours * gpu_price", "usd", line.label, w),
+            Quantity(f"{k}.usd", f"{k}.gpu_hours * gpu_price", format="usd", label=line.label,
+                     when=w),
         ]
     return found
 
@@ -238,17 +247,18 @@ def totals(graph: Graph) -> list[Quantity]:
 
     found = [
         # issue 44: no Tinker bill for a run Tinker cannot do (limits.py, its catalog gaps)
-        Quantity("tinker.total", bill("", tinker), "usd", "Tinker bill",
-                 f"({ROW}) * (1 - tinker.no)"),
-        Quantity("self.flops", bill(".flops", own), "flops", "FLOPs"),
-        Quantity("self.gpu_hours", "time.gpu_hours", "hours", "GPU-hours"),
-        Quantity("self.total", bill(".usd", own), "usd", "Self-hosted compute"),
+        Quantity("tinker.total", bill("", tinker), format="usd", label="Tinker bill",
+                 when=f"({ROW}) * (1 - tinker.no)"),
+        Quantity("self.flops", bill(".flops", own), format="flops", label="FLOPs"),
+        Quantity("self.gpu_hours", "time.gpu_hours", format="hours", label="GPU-hours"),
+        Quantity("self.total", bill(".usd", own), format="usd", label="Self-hosted compute"),
     ]
     for phase in resources.PHASES:
         found.append(Quantity(f"tinker.phase.{phase}", bill(
-            "", [x for x in tinker if x.phase == phase]), "usd", phase, ROW, shown=False))
+            "", [x for x in tinker if x.phase == phase]), format="usd", label=phase, when=ROW,
+            shown=False))
         found.append(Quantity(f"self.phase.{phase}", bill(
-            ".usd", [x for x in own if x.phase == phase]), "usd", phase, shown=False))
+            ".usd", [x for x in own if x.phase == phase]), format="usd", label=phase, shown=False))
     return found
 
 

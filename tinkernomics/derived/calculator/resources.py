@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import ids
 from tinkernomics.derived.calculator.constants import inline
 from tinkernomics.derived.calculator.graph import Quantity
@@ -25,21 +26,25 @@ def parameters(catalog: Catalog) -> list[Quantity]:
     site = inline(catalog, ids.FLOPS_LORA, P_active="p.active", R="lora.rank", D="lora.d_model")
     q = Quantity
     return [
-        q("p.total", "model.total_b * 1e9", "count", "Parameters", shown=False),
-        q("p.active", "model.active_b * 1e9", "count", "Active parameters", shown=False),
-        q("p.teacher_total", "teacher.total_b * 1e9", "count", "Teacher parameters",
+        q("p.total", "model.total_b * 1e9", format="count", label="Parameters", shown=False),
+        q("p.active", "model.active_b * 1e9", format="count", label="Active parameters",
           shown=False),
-        q("p.teacher_active", "teacher.active_b * 1e9", "count", "Teacher active parameters",
+        q("p.teacher_total", "teacher.total_b * 1e9", format="count", label="Teacher parameters",
           shown=False),
-        q("lora.rank", "coalesce(set.rank, const.lora_rank)", "count", "LoRA rank R",
+        q("p.teacher_active", "teacher.active_b * 1e9", format="count",
+          label="Teacher active parameters",
           shown=False),
-        q("lora.d_model", "coalesce(set.d_model, model.d_model, const.d_model)", "count",
-          "Hidden size D", shown=False),
+        q("lora.rank", "coalesce(set.rank, const.lora_rank)", format="count", label="LoRA rank R",
+          shown=False),
+        q("lora.d_model", "coalesce(set.d_model, model.d_model, const.d_model)", format="count",
+          label="Hidden size D", shown=False),
         q("train.flops_per_token", f"({site} if run.lf_site else {sourced}) if run.lora "
-          f"else {full}", "flops", "Training FLOPs per token", uses=("formula:{train_formula}",),
+          f"else {full}", format="flops", label="Training FLOPs per token",
+          uses=("formula:{train_formula}",),
           shown=False),
         *utilisation(catalog),
-        q("gpu_price", "coalesce(set.gpu_price, hw.price)", "usd", "Price per GPU-hour"),
+        q("gpu_price", "coalesce(set.gpu_price, hw.price)", format="usd",
+          label="Price per GPU-hour"),
     ]
 
 
@@ -60,16 +65,18 @@ def utilisation(catalog: Catalog) -> list[Quantity]:
     q = Quantity
     return [
         q("assumption.mfu_train", f"{dsv3} * const.dsv3_tokens / (const.dsv3_gpu_hours * "
-          "3600.0 * (const.h800_tflops * 1e12))", "percent", "Training utilisation (MFU)",
+          "3600.0 * (const.h800_tflops * 1e12))", format="percent",
+          label="Training utilisation (MFU)",
           uses=("assumption:mfu_train",), shown=False),
-        q("assumption.mfu_decode", roofline_hw, "percent", "Decode utilisation (MFU)",
+        q("assumption.mfu_decode", roofline_hw, format="percent", label="Decode utilisation (MFU)",
           uses=("assumption:decode_sequences", "assumption:mfu_decode:{hw}"), shown=False),
-        q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", "percent",
-          "Training MFU"),
-        q("mfu.prefill", "coalesce(set.mfu_prefill / 100.0, assumption.mfu_train)", "percent",
-          "Prefill and scoring MFU"),
+        q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", format="percent",
+          label="Training MFU"),
+        q("mfu.prefill", "coalesce(set.mfu_prefill / 100.0, assumption.mfu_train)",
+          format="percent",
+          label="Prefill and scoring MFU"),
         q("mfu.decode", "coalesce(set.mfu_decode / 100.0, assumption.mfu_decode, "
-          "assumption.mfu_train)", "percent", "Decode MFU"),
+          "assumption.mfu_train)", format="percent", label="Decode MFU"),
     ]
 
 
@@ -111,25 +118,26 @@ def memory(catalog: Catalog) -> list[Quantity]:
         both = name in lora and name in full
         expression = (f"{lora[name]} if run.lora else {full[name]}" if both
                       else (lora if name in lora else full)[name])
-        found.append(Quantity(f"vram.value.{name}", expression, "number", name,
-                              _when(name, lora, full), shown=False))
+        found.append(Quantity(f"vram.value.{name}", expression, format="number", label=name,
+                              when=_when(name, lora, full), shown=False))
     terms_lora, terms_full = _terms(catalog, ids.VRAM_LORA), _terms(catalog, ids.VRAM_FULL)
     for name in dict.fromkeys([*lora, *full]):
         if name in lora and name in full:
             expression = f"({terms_lora[name]}) if run.lora else ({terms_full[name]})"
         else:
             expression = terms_lora[name] if name in lora else terms_full[name]
-        found.append(Quantity(f"vram.{name}", expression, "gb", name, _when(name, lora, full),
-                              (VRAM_USES,), shown=False))
+        found.append(Quantity(f"vram.{name}", expression, format="gb", label=name,
+        when=_when(name, lora, full),
+                              uses=(VRAM_USES,), shown=False))
     value = {n: f"vram.value.{n}" for n in lora}
     total = (f"{inline(catalog, ids.VRAM_LORA, **value)} if run.lora else "
              f"{inline(catalog, ids.VRAM_FULL, **{n: f'vram.value.{n}' for n in full})}")
     return [
         *found,
-        Quantity("vram.total", total, "gb", "GPU memory (original site's formula)",
+        Quantity("vram.total", total, format="gb", label="GPU memory (original site's formula)",
                  uses=(VRAM_USES,), shown=False),
-        Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", "count",
-                 "GPUs that hold it (original site's formula)", shown=False),
+        Quantity("vram.min_gpus", "ceil(vram.total / (hw.memory_gb * 1e9))", format="count",
+                 label="GPUs that hold it (original site's formula)", shown=False),
     ]
 
 
@@ -140,30 +148,34 @@ def _when(name: str, lora: dict[str, str], full: dict[str, str]) -> str:
 
 
 def convergence() -> list[Quantity]:
-    """C = C_mid / (1/f − 1)^(1/B) in GB200-hours (derive.compute_to_reach), its reward
-    R(C) = R0 + (A − R0) / (1 + (C_mid / C)^B), H100-equivalent hours and dollars."""
+    """The compute to the target in GB200-hours and its reward (``derive.SCALERL_COMPUTE`` and
+    ``SCALERL_REWARD``, the one ScaleRL formula), H100-equivalent hours and dollars."""
     fit = "1 - missing(fit.C_mid)"
+    fit_names = {"C_mid": "fit.C_mid", "B": "fit.B"}
 
-    def q(key: str, expression: str, fmt: str, label: str, shown: bool = True) -> Quantity:
-        return Quantity(key, expression, fmt, label, fit, (), shown)
+    def q(key: str, expression: str, *, fmt: str, label: str, shown: bool = True) -> Quantity:
+        return Quantity(key, expression, format=fmt, label=label, when=fit, uses=(), shown=shown)
 
     return [
-        q("scalerl.fraction", "run.target_percent / 100.0", "percent", "Target", False),
-        q("scalerl.A", "fit.A / 100.0", "percent", "Asymptote A", False),
-        q("scalerl.R0", "coalesce(fit.R0 / 100.0, 0.0)", "percent", "Start R0", False),
-        q("scalerl.gb200_hours",
-          "fit.C_mid / (1.0 / scalerl.fraction - 1.0) ** (1.0 / fit.B)", "hours",
-          "GB200-hours to the target"),
-        q("scalerl.h100_hours", "scalerl.gb200_hours * conv.factor", "hours",
-          "H100-equivalent hours"),
-        q("scalerl.reward", "scalerl.R0 if scalerl.gb200_hours <= 0 else scalerl.R0 + "
-          "(scalerl.A - scalerl.R0) / (1.0 + (fit.C_mid / scalerl.gb200_hours) ** fit.B)",
-          "percent", "Pass rate at the target"),
+        q("scalerl.fraction", "run.target_percent / 100.0", fmt="percent", label="Target",
+          shown=False),
+        q("scalerl.A", "fit.A / 100.0", fmt="percent", label="Asymptote A", shown=False),
+        q("scalerl.R0", "coalesce(fit.R0 / 100.0, 0.0)", fmt="percent", label="Start R0",
+          shown=False),
+        q("scalerl.gb200_hours", derive.scalerl_expression(
+            derive.SCALERL_COMPUTE, f="scalerl.fraction", **fit_names), fmt="hours",
+          label="GB200-hours to the target"),
+        q("scalerl.h100_hours", "scalerl.gb200_hours * conv.factor", fmt="hours",
+          label="H100-equivalent hours"),
+        q("scalerl.reward", derive.scalerl_expression(
+            derive.SCALERL_REWARD, C="scalerl.gb200_hours", A="scalerl.A", R0="scalerl.R0",
+            **fit_names), fmt="percent", label="Pass rate at the target"),
         q("scalerl.chosen_hours", "scalerl.gb200_hours * const.gb200_tflops / hw.tflops",
-          "hours", "Hours on the chosen GPU"),
-        q("scalerl.usd", "scalerl.chosen_hours * gpu_price", "usd", "Cost on the chosen GPU"),
-        q("scalerl.gb200_usd", "scalerl.gb200_hours * const.gb200_price", "usd",
-          "Cost on GB200"),
+          fmt="hours", label="Hours on the chosen GPU"),
+        q("scalerl.usd", "scalerl.chosen_hours * gpu_price", fmt="usd",
+          label="Cost on the chosen GPU"),
+        q("scalerl.gb200_usd", "scalerl.gb200_hours * const.gb200_price", fmt="usd",
+          label="Cost on GB200"),
     ]
 
 
@@ -171,11 +183,13 @@ def break_even() -> list[Quantity]:
     """The GPU price at which both bills are equal, their ratio, runs that repay the setup."""
     both = "(1 - missing(tinker.total)) * (self.gpu_hours > 0)"
     return [
-        Quantity("breakeven.gpu_price", "tinker.total / self.gpu_hours", "usd",
-                 "Break-even GPU price", both),
-        Quantity("breakeven.ratio", "tinker.total / self.total", "ratio", "Tinker ÷ self-hosted",
-                 f"{both} * (self.total > 0)"),
-        Quantity("breakeven.runs", "const.setup / (tinker.total - self.total)", "number",
-                 "Runs that repay the setup", f"{both} * (tinker.total - self.total > 0)",
-                 ("setup:total",)),
+        Quantity("breakeven.gpu_price", "tinker.total / self.gpu_hours", format="usd",
+                 label="Break-even GPU price", when=both),
+        Quantity("breakeven.ratio", "tinker.total / self.total", format="ratio",
+                 label="Tinker ÷ self-hosted",
+                 when=f"{both} * (self.total > 0)"),
+        Quantity("breakeven.runs", "const.setup / (tinker.total - self.total)", format="number",
+                 label="Runs that repay the setup",
+                 when=f"{both} * (tinker.total - self.total > 0)",
+                 uses=("setup:total",)),
     ]

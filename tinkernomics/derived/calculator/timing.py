@@ -98,7 +98,7 @@ FITTED: dict[str, tuple[float, ...]] = {
 
 def constant_quantities() -> list[Quantity]:
     """The constants as graph quantities (shared by every GPU's time model)."""
-    return [Quantity(f"const.time.{c.key}", repr(float(c.value)), "number", c.label,
+    return [Quantity(f"const.time.{c.key}", repr(float(c.value)), format="number", label=c.label,
                      shown=False) for c in CONSTANTS]
 
 
@@ -224,8 +224,9 @@ def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quan
                              + _totals(p)):
         fmt = "hours" if name in ("hours", "gpu_hours") else "number"
         fmt = "percent" if name == "mfu_train" else fmt
-        found.append(Quantity(f"{p}.{name}", expression, fmt, labels.get(name, name),
+        found.append(Quantity(f"{p}.{name}", expression, format=fmt, label=labels.get(name, name),
                               uses=USES.get(name, ()), shown=shown and name in labels))
     if p == "time":
-        found.append(Quantity("wall_clock_hours", "time.hours", "hours", "Wall-clock hours"))
+        found.append(Quantity("wall_clock_hours", "time.hours", format="hours",
+        label="Wall-clock hours"))
     return found

@@ -22,89 +22,21 @@ expression.
 
 from __future__ import annotations
 
-import ast
 import math
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-from tinkernomics.derived.expr import ExpressionError, number
+from tinkernomics.derived import expr
+from tinkernomics.derived.expr import ExpressionError, Tree
+from tinkernomics.derived.expr import tree_names as names
 
-Tree = list[Any]
-"""``["n", 2.0]`` number, ``["v", "a.b"]`` name, ``[op, left, right]`` with op one of
-``+ - * / ** > >= < <= ==``, ``["neg", x]``, ``["if", cond, then, else]``, ``["f", name, args]``."""
-
-FUNCTIONS = ("min", "max", "ceil", "coalesce", "missing")
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
-_COMPARE = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "=="}
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return _dotted(node.value) + "." + node.attr
-    raise ExpressionError(f"{type(node).__name__} is not allowed in a name")
-
-
-def _call(node: ast.Call) -> Tree:
-    name = node.func.id if isinstance(node.func, ast.Name) else ""
-    if name not in FUNCTIONS or node.keywords or not node.args:
-        raise ExpressionError(f"call of {ast.unparse(node.func)} is not allowed; use "
-                              + ", ".join(FUNCTIONS))
-    return ["f", name, [_tree(a) for a in node.args]]
-
-
-def _tree(node: ast.expr) -> Tree:
-    if isinstance(node, ast.Constant):
-        return ["n", number(node.value)]
-    if isinstance(node, ast.Name | ast.Attribute):
-        return ["v", _dotted(node)]
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        return [_BINOPS[type(node.op)], _tree(node.left), _tree(node.right)]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        inner = _tree(node.operand)
-        return ["neg", inner] if isinstance(node.op, ast.USub) else inner
-    if (isinstance(node, ast.Compare) and len(node.ops) == 1
-            and type(node.ops[0]) in _COMPARE):
-        return [_COMPARE[type(node.ops[0])], _tree(node.left), _tree(node.comparators[0])]
-    if isinstance(node, ast.IfExp):
-        return ["if", _tree(node.test), _tree(node.body), _tree(node.orelse)]
-    if isinstance(node, ast.Call):
-        return _call(node)
-    raise ExpressionError(f"{type(node).__name__} is not allowed in a calculator expression")
-
-
-@lru_cache(maxsize=2048)
-def _parsed(expression: str) -> Tree:
-    try:
-        body = ast.parse(expression.strip(), mode="eval").body
-    except SyntaxError as err:
-        raise ExpressionError(f"not a valid expression: {err.msg}") from err
-    return _tree(body)
+__all__ = ["ExpressionError", "Tree", "evaluate", "names", "to_tree", "value_of"]
 
 
 def to_tree(expression: str) -> Tree:
-    """The expression's JSON tree; raise ExpressionError with the reason."""
-    return _parsed(expression)
-
-
-def names(tree: Tree) -> list[str]:
-    """Names the tree reads, in first-use order."""
-    found: dict[str, None] = {}
-
-    def walk(node: Tree) -> None:
-        if node[0] == "v":
-            found.setdefault(node[1], None)
-        elif node[0] == "f":
-            for arg in node[2]:
-                walk(arg)
-        elif node[0] != "n":
-            for child in node[1:]:
-                walk(child)
-
-    walk(tree)
-    return list(found)
+    """The expression's JSON tree (``expr.to_tree``, the one parser, in the calculator's
+    grammar); raise ExpressionError with the reason."""
+    return expr.to_tree(expression, expr.CALCULATOR)
 
 
 # --------------------------------------------------------------------------- evaluation

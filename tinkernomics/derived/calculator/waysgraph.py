@@ -132,8 +132,8 @@ def input_names(catalog: Catalog) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- quantities
 
 
-def q(key: str, expression: str, fmt: str = "number", when: str = "") -> Quantity:
-    return Quantity(key, expression, fmt, key, when, shown=False)
+def q(key: str, expression: str, *, fmt: str = "number", when: str = "") -> Quantity:
+    return Quantity(key, expression, format=fmt, label=key, when=when, shown=False)
 
 
 def gpu_hours(catalog: Catalog) -> list[Quantity]:
@@ -143,9 +143,9 @@ def gpu_hours(catalog: Catalog) -> list[Quantity]:
     for hw_id in catalog.hardware:
         g, gpu = f"ways.{gpu_slot(hw_id)}", f"gpus.{gpu_slot(hw_id)}"
         found += timing.quantities(f"{g}.time", gpu, shown=False)
-        found.append(q(f"{g}.sum", f"{g}.time.gpu_hours", "hours"))
-        found.append(q(f"{g}.hours", f"self.gpu_hours if {gpu}.chosen else {g}.sum", "hours"))
-    found.append(q("ways.training_hours", "self.gpu_hours / mem.min_gpus", "hours"))
+        found.append(q(f"{g}.sum", f"{g}.time.gpu_hours", fmt="hours"))
+        found.append(q(f"{g}.hours", f"self.gpu_hours if {gpu}.chosen else {g}.sum", fmt="hours"))
+    found.append(q("ways.training_hours", "self.gpu_hours / mem.min_gpus", fmt="hours"))
     return found
 
 
@@ -222,7 +222,7 @@ def row_quantities(row: WayRow) -> list[Quantity]:
     w = f"ways.{way_slot(row.way.id)}" if row.way is not None else ""
     listed = f"ways.listed.{way_slot(row.way.id)}" if row.way is not None else "1.0"
     if row.kind == "free":  # sorted after every paid row (ways.order)
-        return [q(f"{r}.shown", f"{listed} * {w}.free"), q(f"{r}.total", "0.0", "usd"),
+        return [q(f"{r}.shown", f"{listed} * {w}.free"), q(f"{r}.total", "0.0", fmt="usd"),
                 q(f"{r}.order", FREE_ORDER)]
     if row.kind == "way":
         return [q(f"{r}.shown", f"{listed} * {w}.no")]
@@ -233,9 +233,9 @@ def row_quantities(row: WayRow) -> list[Quantity]:
     found = [q(f"{r}.shown", shown)]
     amount, rate, per, when = priced(row)
     if amount:
-        found += [q(f"{r}.rate", rate, "number", when),
-                  q(f"{r}.amount", amount, "number", applies),
-                  q(f"{r}.total", f"{r}.amount * {r}.rate / {per}", "usd", applies)]
+        found += [q(f"{r}.rate", rate, fmt="number", when=when),
+                  q(f"{r}.amount", amount, fmt="number", when=applies),
+                  q(f"{r}.total", f"{r}.amount * {r}.rate / {per}", fmt="usd", when=applies)]
     return found
 
 
@@ -247,17 +247,17 @@ def break_even(found: list[WayRow]) -> list[Quantity]:
         return f"coalesce({r}.total if {r}.shown * ({r}.total > 0) else {NONE}, {NONE})"
 
     totals = [row for row in found if row.kind not in ("way", "none")]
-    out = [q("ways.lowest", f"min({', '.join(term(r) for r in totals)})", "usd"),
-           q("ways.cheapest", "ways.lowest", "usd", f"ways.lowest < {NONE}")]
+    out = [q("ways.lowest", f"min({', '.join(term(r) for r in totals)})", fmt="usd"),
+           q("ways.cheapest", "ways.lowest", fmt="usd", when=f"ways.lowest < {NONE}")]
     for row in totals:
         r = row.name
-        out.append(q(f"{r}.vs_cheapest", f"{r}.total / ways.cheapest", "ratio"))
+        out.append(q(f"{r}.vs_cheapest", f"{r}.total / ways.cheapest", fmt="ratio"))
         if row.kind == "tinker":
             continue
-        out.append(q(f"{r}.vs_tinker", f"{r}.total / tinker.total", "ratio"))
+        out.append(q(f"{r}.vs_tinker", f"{r}.total / tinker.total", fmt="ratio"))
         if row.kind != "free":
-            out.append(q(f"{r}.tie_tinker", f"tinker.total / {r}.amount", "number",
-                         f"1 - missing({r}.total)"))
+            out.append(q(f"{r}.tie_tinker", f"tinker.total / {r}.amount", fmt="number",
+                         when=f"1 - missing({r}.total)"))
     return out
 
 
@@ -268,7 +268,7 @@ def quantities(catalog: Catalog, today: dt.date) -> list[Quantity]:
     newest_list = ways.newest_price_list(catalog)
     found = [
         q("ways.stale_before", _ordinal(ways.months_before(today, ways.STALE_MONTHS))),
-        q("ways.tinker.total", "tinker.total", "usd"),
+        q("ways.tinker.total", "tinker.total", fmt="usd"),
         q("ways.tinker.shown", "1.0"),
         q("ways.tinker.no", "tinker.no"),
         q("ways.tinker.newer", f"price.effective < {_ordinal(newest_list)}"),

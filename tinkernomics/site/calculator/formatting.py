@@ -1,73 +1,28 @@
 """Number formatting of the calculator (pipeline step 6: calculator feature).
 
 ``fmt_value(kind, value)`` shows a quantity in its graph format (``graph.FORMATS``).
-calculator.js formats character for character the same way (tests/test_calc_browser.py checks
-it): both round half up on the exact binary value (Python ``Decimal``, JavaScript
-``toFixed``/``toExponential``). A missing value shows as an en dash.
+calculator.js formats character for character the same way, reading the style
+``numberformat.CALCULATOR`` from the page (tests/test_numberformat_browser.py checks it): both
+round half up on the exact binary value (Python ``Decimal``, JavaScript ``toFixed`` and
+``toExponential``). A missing value shows as an en dash.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from tinkernomics.derived import numberformat
+from tinkernomics.derived.numberformat import exponential as _exponential
+from tinkernomics.derived.numberformat import fixed as _fixed
+from tinkernomics.derived.numberformat import group as _group
 
 BYTES_PER_GB = 1e9
 PERCENT = 100.0
-_BIG = 1e15
-
-
-def _fixed(value: float, decimals: int) -> str:
-    """``value.toFixed(decimals)``: exact binary value, ties away from zero."""
-    if value == 0:
-        value = 0.0  # JavaScript prints -0 as "0"
-    with localcontext() as ctx:
-        ctx.prec = 2000
-        quantum = Decimal(1).scaleb(-decimals)
-        return f"{Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP):f}"
-
-
-def _exponential(value: float, digits: int) -> str:
-    """``value.toExponential(digits)`` without the '+': e.g. ``8.39e17``."""
-    with localcontext() as ctx:
-        ctx.prec = 2000
-        d = Decimal(value)
-        sign, d = ("-" if d < 0 else ""), abs(d)
-        if d == 0:
-            return f"{sign}{_fixed(0.0, digits)}e0"
-        quantum = Decimal(1).scaleb(-digits)
-        exponent = d.adjusted()
-        mantissa = d.scaleb(-exponent).quantize(quantum, rounding=ROUND_HALF_UP)
-        if mantissa >= 10:
-            exponent += 1
-            mantissa = d.scaleb(-exponent).quantize(quantum, rounding=ROUND_HALF_UP)
-        return f"{sign}{mantissa:f}e{exponent}"
-
-
-def _group(text: str) -> str:
-    """Thousands separators in the integer part of a plain decimal string."""
-    sign = "-" if text.startswith("-") else ""
-    body = text[len(sign):]
-    whole, dot, frac = body.partition(".")
-    groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    groups.insert(0, whole)
-    return sign + ",".join(groups) + dot + frac
-
-
-def _trim(text: str) -> str:
-    return text.rstrip("0").rstrip(".") if "." in text else text
+_BIG = numberformat.CALCULATOR.exp_from
 
 
 def fmt_number(value: float) -> str:
-    """About three significant digits, thousands separators, exponent outside [1e-3, 1e15)."""
-    if value == 0:
-        return "0"
-    size = abs(value)
-    if size >= _BIG or size < 1e-3:
-        return _exponential(value, 2)
-    decimals = 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 1 else 3
-    return _group(_trim(_fixed(value, decimals)))
+    """About three significant digits, thousands separators, exponent outside [1e-3, 1e15)
+    (``numberformat.CALCULATOR``, which calculator.js reads from the page)."""
+    return numberformat.write(value, numberformat.CALCULATOR)
 
 
 def fmt_count(value: float) -> str:

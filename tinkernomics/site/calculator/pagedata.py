@@ -18,13 +18,12 @@ from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import listing
+from tinkernomics.derived import listing, numberformat
 from tinkernomics.derived.calculator import (
     estimate,
     figures,
     ids,
     inputs,
-    offline,
     semantics,
     tree,
     waysgraph,
@@ -66,11 +65,13 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
-        "online": semantics.rollouts(algo), "oversample": semantics.oversampling(algo),
-        "examples": offline.sequences_per_example(algo),
+        "held": {flag: {**asdict(h), "env": estimate.role_env(h.roles)}
+                 for flag, h in ((f, estimate.held(algo, v))
+                                 for f, v in estimate.HELD_BY_FLAG.items())},
+        "env": estimate.algorithm_env(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "G": typical["G"], "K": typical["K"],
-        "fit": estimate.fit_inputs(algo), "fit_on": estimate.fit_setting(algo),
+        "fit_on": estimate.fit_setting(algo),
         "figures": figs, "references": refs,
         "blocks": {recipelayout.SLOT: recipelayout.recipe_blocks(catalog, algo.id, links)},
     }
@@ -93,6 +94,16 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
         return [{"model": r.model, "variant": r.variant or "", "key": inputs.row_key(p, r),
                  "inputs": estimate.row_inputs(r)} for r in p.rows]
 
+    def row_of(p: m.PriceList) -> dict[str, dict[str, int]]:
+        """Per model the list prices: the index of its row for each variant and for none
+        (``inputs.price_row``, resolved here; any other variant reads the row for none)."""
+        found: dict[str, dict[str, int]] = {}
+        for r in p.rows:
+            for variant in ("", r.variant or ""):
+                row = inputs.price_row(p, r.model, variant)
+                found.setdefault(r.model, {})[variant] = p.rows.index(row) if row else -1
+        return found
+
     return {
         "models": {k: {"name": x.name, "inputs": estimate.model_inputs(catalog, k),
                        "flags": waysgraph.model_flags(catalog, k),
@@ -104,6 +115,8 @@ def _tables(catalog: Catalog) -> dict[str, Any]:
         "price_lists": {k: {"cache": fig(p.cached_prefill_discount),
                             "effective": float(p.effective.toordinal()),
                             "storage": fig(p.storage_usd_per_gb_month), "rows": rows(p),
+                            "env": estimate.price_list_env(p),
+                            "row_of": row_of(p),
                             "texts": asof.price_texts(p)}
                         for k, p in catalog.price_lists.items()},
         "formulas": {fid: {"name": catalog.formulas[fid].name,
@@ -148,11 +161,12 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
         "graph": to_json(graph), "blocks": result_blocks(catalog, graph, day, links),
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
         "inputs": input_data(catalog),
+        "number_format": numberformat.CALCULATOR.data(),
         "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
-                 "lora_flops": list(inputs.LORA_FLOPS), "roles": list(inputs.ROLES),
+                 "lora_flops": list(inputs.LORA_FLOPS),
+                 "tuning": list(inputs.TUNING),
                  "no_row": estimate.row_inputs(None),
-                 "train": ids.LORA_FLOP_FORMULAS, "full": ids.FLOPS_FULL,
-                 "vram_formulas": [ids.VRAM_LORA, ids.VRAM_FULL]},
+                 "formula_names": estimate.FORMULA_NAMES},
         "defaults": {"model": inputs.default_model(catalog),
                      "algorithm": inputs.DEFAULT_ALGORITHM,
                      "hardware": inputs.DEFAULT_HARDWARE,

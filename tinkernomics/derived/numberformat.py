@@ -1,0 +1,114 @@
+"""How numbers are written (used by every step that writes a number: derive, the calculator).
+
+One specification, as data: a ``Style`` says how many significant digits a number keeps, the
+most decimals it shows, where it switches to an exponent, how many mantissa digits the exponent
+form keeps and how ties round (on the exact binary value, as ``Decimal`` does). ``write`` is the
+one engine; ``derive.format_number`` uses ``PAGE`` (or a ``digits`` variant of it) and the
+calculator's ``formatting.fmt_number`` uses ``CALCULATOR``, which the calculator page ships
+(``pagedata``: ``number_format``) for calculator.js to read: the thresholds are typed here only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, localcontext
+from typing import Any
+
+ROUNDINGS = {"half_up": ROUND_HALF_UP, "half_even": ROUND_HALF_EVEN}
+"""Tie rules on the exact binary value: ``half_up`` is JavaScript's ``toFixed``, ``half_even``
+Python's ``format``."""
+
+
+@dataclass(frozen=True)
+class Style:
+    significant: int
+    """Significant digits kept in the plain form."""
+    max_decimals: int | None
+    """At most this many decimals (None: as many as the significant digits need)."""
+    exp_below: float
+    exp_from: float
+    """Exponent form for sizes below ``exp_below`` or from ``exp_from`` up."""
+    exp_digits: int
+    """Mantissa decimals of the exponent form (``8.39e17``)."""
+    exp_trim: bool
+    """Trailing zeros of the mantissa dropped (``1.2e-5``, not ``1.20e-5``)."""
+    rounding: str
+    """A ``ROUNDINGS`` key."""
+
+    def data(self) -> dict[str, Any]:
+        """The style as JSON (the calculator page ships it)."""
+        return asdict(self)
+
+
+CALCULATOR = Style(significant=3, max_decimals=3, exp_below=1e-3, exp_from=1e15, exp_digits=2,
+                   exp_trim=False, rounding="half_up")
+"""The calculator's numbers (Python and calculator.js write them character for character)."""
+PAGE = Style(significant=3, max_decimals=None, exp_below=1e-4, exp_from=1e15, exp_digits=2,
+             exp_trim=True, rounding="half_even")
+"""Numbers in the pages' prose and tables (``derive.format_number``)."""
+
+
+def with_digits(style: Style, digits: int) -> Style:
+    """The style keeping ``digits`` significant digits (``exp_digits`` one fewer)."""
+    return replace(style, significant=digits, exp_digits=digits - 1)
+
+
+def fixed(value: float, decimals: int, rounding: str = "half_up") -> str:
+    """``value`` with ``decimals`` decimals, rounded on its exact binary value (``toFixed``)."""
+    if value == 0:
+        value = 0.0  # JavaScript prints -0 as "0"
+    with localcontext() as ctx:
+        ctx.prec = 2000
+        quantum = Decimal(1).scaleb(-decimals)
+        return f"{Decimal(value).quantize(quantum, rounding=ROUNDINGS[rounding]):f}"
+
+
+def exponential(value: float, digits: int, rounding: str = "half_up") -> str:
+    """``value.toExponential(digits)`` without the '+': e.g. ``8.39e17``."""
+    with localcontext() as ctx:
+        ctx.prec = 2000
+        d = Decimal(value)
+        sign, d = ("-" if d < 0 else ""), abs(d)
+        if d == 0:
+            return f"{sign}{fixed(0.0, digits)}e0"
+        quantum, mode = Decimal(1).scaleb(-digits), ROUNDINGS[rounding]
+        exponent = d.adjusted()
+        mantissa = d.scaleb(-exponent).quantize(quantum, rounding=mode)
+        if mantissa >= 10:
+            exponent += 1
+            mantissa = d.scaleb(-exponent).quantize(quantum, rounding=mode)
+        return f"{sign}{mantissa:f}e{exponent}"
+
+
+def group(text: str) -> str:
+    """Thousands separators in the integer part of a plain decimal string."""
+    sign = "-" if text.startswith("-") else ""
+    whole, dot, frac = text[len(sign):].partition(".")
+    groups: list[str] = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    return sign + ",".join(groups) + dot + frac
+
+
+def trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def write(value: float, style: Style) -> str:
+    """``value`` in ``style``: thousands separators, trailing zeros dropped; zero is ``0``."""
+    if value == 0:
+        return "0"
+    size = abs(value)
+    if size >= style.exp_from or size < style.exp_below:
+        text = exponential(value, style.exp_digits, style.rounding)
+        if not style.exp_trim:
+            return text
+        mantissa, _, exponent = text.partition("e")
+        return f"{trim(mantissa)}e{exponent}"
+    decimals = max(0, style.significant - 1 - math.floor(math.log10(size)))
+    if style.max_decimals is not None:
+        decimals = min(decimals, style.max_decimals)
+    return group(trim(fixed(value, decimals, style.rounding)))
