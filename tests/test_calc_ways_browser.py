@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 import pytest
 from helpers_browser import served_folder
 from test_calc_browser import SharedTab
-from test_recipe_export import FIXTURES, config_fields
+from test_recipe_export import SOURCES, config_fields
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import recipe, ways
@@ -165,7 +165,7 @@ def test_the_recipe_is_pythons_and_names_only_cookbook_arguments(
     assert changed == after.command() != command and "group_size=12" in changed
     pin, rec = recipe.pin(catalog), recipe.recipe_for(catalog, algorithm)
     assert pin is not None and rec is not None and pin.commit in page_text_of(site, algorithm)
-    fields = config_fields(FIXTURES / pin.commit / rec.path, rec.config_class)
+    fields = config_fields(SOURCES / pin.repository / pin.commit / rec.path, rec.config_class)
     names = {arg.split("=", 1)[0] for arg in command.splitlines()[0].split()[3:]}
     assert names and names <= fields, names - fields
 
