@@ -16,7 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser java axe validate schema new find build build-zensical serve test test-fast test-scale lint bench vendor-plotly clean
+.PHONY: help setup browser java axe validate schema new find build build-zensical serve test test-sweep test-fast test-scale lint bench vendor-plotly clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -97,8 +97,13 @@ serve: setup ## serve the site with live reload on port 8000 (make serve PORT=80
 # Files are handed out in the order tests/conftest.py sorts them (no-site first, then the longest
 # by the last runs' times): without --no-loadscope-reorder xdist orders them by test count.
 XDIST := -n auto --dist loadfile --no-loadscope-reorder
-test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker)
-	$(BIN)/pytest -q -m "not scale" $(XDIST)
+test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker) but the heavy groups below
+	$(BIN)/pytest -q -m "not scale and not sweep" $(XDIST)
+
+# The whole-site sweeps (axe-core on every page, the keyboard walk) take about a minute of the
+# suite's two workers: .ci/run runs them after make test, which stays under 3 minutes.
+test-sweep: setup browser java axe ## whole-site sweeps: axe-core and the keyboard on every page (a minute)
+	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser
 	$(BIN)/pytest -q -m "not build and not browser" $(XDIST)

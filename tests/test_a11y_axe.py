@@ -26,7 +26,7 @@ from helpers_a11y import (
 )
 from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 
-pytestmark = [pytest.mark.build, pytest.mark.browser]
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.sweep]
 
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 """The axe rules a palette can change (it changes colours only): the second scheme runs these,

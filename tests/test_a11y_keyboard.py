@@ -14,7 +14,7 @@ from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import PAGE_TYPES, open_served, reset_storage, served_site
 from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 
-pytestmark = [pytest.mark.build, pytest.mark.browser]
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.sweep]
 
 MAX_TABS = 1200  # the Tinker page has some 750 tab stops (a badge and a citation per figure)
 FOCUSABLE_JS = """() => {
