@@ -100,9 +100,9 @@ XDIST := -n auto --dist loadfile --no-loadscope-reorder
 test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker) but the heavy groups below
 	$(BIN)/pytest -q -m "not scale and not sweep" $(XDIST)
 
-# The whole-site sweeps (axe-core on every page, the keyboard walk) take about a minute of the
-# suite's two workers: .ci/run runs them after make test, which stays under 3 minutes.
-test-sweep: setup browser java axe ## whole-site sweeps: axe-core and the keyboard on every page (a minute)
+# The whole-site sweeps (axe-core, the keyboard walk, the layout at each viewport) take over a
+# minute of the suite's two workers: .ci/run runs them after make test (under 3 minutes).
+test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard and the layout on every page (a minute)
 	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser

@@ -19,7 +19,8 @@ from helpers_site import PAGES
 
 from tinkernomics.catalog.loader import load_valid_catalog
 
-pytestmark = [pytest.mark.build, pytest.mark.browser]
+# Every page at each viewport and scheme: a whole-site sweep (make test-sweep).
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.sweep]
 
 SUB_PATH = urlsplit(SUB_PATH_URL).path
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
