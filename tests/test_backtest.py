@@ -124,3 +124,14 @@ def test_validate_checks_a_runs_links_and_stages(tmp_path: object, model: str, c
         assert problems == [], text
     else:
         assert says in text and "runs/fx-run.yaml:" in text
+
+
+def test_the_page_names_a_runs_model_and_algorithm_not_their_ids(toy: Catalog) -> None:
+    from tinkernomics.site.calculator import backtestpage
+    from tinkernomics.site.pages.views import Links
+
+    row = {r.run: r for r in backtest_rows(toy)}["two-stages"]
+    entry = toy.of("run")["two-stages"]
+    view = backtestpage.row_view(toy, row, Links("backtest/"))
+    model, algorithm = toy.models[entry.model], toy.algorithms[entry.algorithm]
+    assert view["settings"].startswith(f"{model.name}, {algorithm.name};")

@@ -33,12 +33,14 @@ def _hours(value: float | None) -> str:
     return "–" if value is None else fmt_number(round(value))
 
 
-def _settings(run: PublishedRun) -> str:
+def _settings(catalog: Catalog, run: PublishedRun) -> str:
+    """The run's shape in reader terms (the model's and the algorithm's names, not their ids)."""
     first = run.stages[0]
     mode = "async" if run.mode.value == "async" else "sync"
     stages = f"{len(run.stages)} stages, " if len(run.stages) > 1 else ""
     mean, cap = first.mean_completion_tokens.value, first.max_completion_tokens.value
-    return (f"{run.model}, {run.algorithm}; {stages}{fmt_number(first.prompts.value)} prompts "
+    model, algorithm = catalog.models[run.model].name, catalog.algorithms[run.algorithm].name
+    return (f"{model}, {algorithm}; {stages}{fmt_number(first.prompts.value)} prompts "
             f"× G {fmt_number(first.group.value)}, mean {fmt_number(mean)} / cap "
             f"{fmt_number(cap)} tokens; {run.framework}, {mode}, "
             f"{'colocated' if run.colocated else 'separate samplers'}")
@@ -52,7 +54,7 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
     return {
         "name": run.name, "id": r.run,
         "entry": links.to(entry_page("run", r.run), entry_anchor("run", r.run)),
-        "hardware": hw.name, "settings": _settings(run),
+        "hardware": hw.name, "settings": _settings(catalog, run),
         "estimate": _hours(r.estimate_gpu_hours), "actual": _hours(r.actual_gpu_hours),
         "actual_status": actual.status.value, "ratio": _ratio(r.ratio),
         "source": ref.title if ref else actual.source,
