@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
-from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived.calculator import backtest
 from tinkernomics.derived.calculator.estimate import backtest_rows
+from tinkernomics.site.calculator.estimate_cli import valid_catalog
 
 
 def as_json(rows: list[backtest.Row]) -> dict[str, Any]:
@@ -44,10 +42,8 @@ def print_table(rows: list[backtest.Row]) -> None:
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:
-    catalog, problems = load_catalog(Path(args.catalog))
-    if problems:
-        for problem in problems:
-            print(problem.format(), file=sys.stderr)
+    catalog = valid_catalog(args.catalog)
+    if catalog is None:
         return 1
     rows = backtest_rows(catalog)
     if args.json:

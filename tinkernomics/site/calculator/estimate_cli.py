@@ -94,11 +94,18 @@ def as_json(est: Estimate, graph: Graph) -> dict[str, Any]:
             "quantities": found}
 
 
+def valid_catalog(folder: str) -> Catalog | None:
+    """The catalog in ``folder``; None, after printing every problem on stderr, if it has any
+    (the command then exits 1). ``estimate`` and ``backtest`` read an invalid catalog alike."""
+    catalog, problems = load_catalog(Path(folder))
+    for problem in problems:
+        print(problem.format(), file=sys.stderr)
+    return None if problems else catalog
+
+
 def cmd_estimate(args: argparse.Namespace) -> int:
-    catalog, problems = load_catalog(Path(args.catalog))
-    if problems:
-        for problem in problems:
-            print(problem.format(), file=sys.stderr)
+    catalog = valid_catalog(args.catalog)
+    if catalog is None:
         return 1
     try:
         query = check_query(catalog, query_of(args), OPTION_OF)
