@@ -13,19 +13,15 @@ stopped; every wait is bounded and ends on a condition.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_serve_recovery import (
+from test_serve_recovery import (  # the live server and its fixture, shared
     CHANGE_S,
     FIRST_BUILD_S,
-    SERVED_ALGORITHMS,
     Server,
-    copy_project,
-    free_port,
     is_error,
-    keep_algorithms,
+    server,  # noqa: F401 - the fixture the tests below take
 )
 
 RAN = "uid="
@@ -44,19 +40,9 @@ def _yaml_single(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    project = keep_algorithms(copy_project(tmp_path / "project"), SERVED_ALGORITHMS)
-    running = Server(project, free_port(), tmp_path / "serve.log")
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-def _no_output(text: str, server: Server) -> None:
+def _no_output(text: str, served: Server) -> None:
     assert RAN not in text and JINJA_RAN not in text, text[-3000:]
-    log = server.log.read_text(encoding="utf-8")
+    log = served.log.read_text(encoding="utf-8")
     assert RAN not in log and JINJA_RAN not in log, log[-3000:]
 
 
@@ -74,7 +60,7 @@ def _hostile_values(catalog: Path) -> None:
 
 
 @pytest.mark.build
-def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> None:
+def test_template_syntax_in_catalog_text_is_shown_literally(server: Server) -> None:  # noqa: F811
     grpo = server.project / "catalog" / "algorithms" / "grpo.yaml"
     good = grpo.read_text(encoding="utf-8")
     assert "\nattribution: Shao et al., DeepSeekMath\n" in good
