@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from helpers_calc import _fig
@@ -135,3 +136,22 @@ def test_the_page_names_a_runs_model_and_algorithm_not_their_ids(toy: Catalog) -
     view = backtestpage.row_view(toy, row, Links("backtest/"))
     model, algorithm = toy.models[entry.model], toy.algorithms[entry.algorithm]
     assert view["settings"].startswith(f"{model.name}, {algorithm.name};")
+
+
+def test_the_backtest_file_beside_the_page_holds_the_pages_rows(toy: Catalog,
+                                                               tmp_path: Path) -> None:
+    from tinkernomics.site.api import backtest as backtest_api
+
+    path = backtest_api.write(toy, tmp_path)
+    assert path == tmp_path / "backtest" / "backtest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = {r.run: r for r in backtest_rows(toy)}
+    runs = {r["id"]: r for r in data["runs"]}
+    assert set(runs) == set(rows)
+    two = runs["two-stages"]
+    assert two["ratio"] == pytest.approx(rows["two-stages"].ratio)
+    assert two["actual_gpu_hours"] == 100.0 and len(two["stages"]) == 2
+    assert "maxout=4000" in two["stages"][1]["query"]
+    assert runs["guessed"]["assumed"] == ["mean_completion_tokens"]
+    assert data["summary"]["count"] == 2
+    assert {c["key"] for c in data["constants"]} >= {"decode_floor", "step_seconds"}

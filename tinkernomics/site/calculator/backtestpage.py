@@ -17,6 +17,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.runs import PublishedRun
 from tinkernomics.derived.calculator import backtest, ids, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows
+from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.calculator.formatting import fmt_number
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.kinds import entry_anchor, entry_page
@@ -80,4 +81,5 @@ def view(catalog: Catalog) -> dict[str, Any]:
                        "basis": c.basis} for c in timing.CONSTANTS],
         "scalerl": _ratio(scalerl.ratio) if scalerl else "",
         "calculator": links.to(CALCULATOR),
+        "data": links.to(backtest_api.PATH),
     }

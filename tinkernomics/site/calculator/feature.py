@@ -26,6 +26,7 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
+from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import asof, backtestpage, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
@@ -215,5 +216,7 @@ def macros(ctx: SiteContext) -> dict[str, Macro]:
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """The per-algorithm files the calculator page loads when an algorithm is chosen."""
+    """The per-algorithm files the calculator page loads when an algorithm is chosen, and the
+    Back-test page's table as data (``site/api/backtest.py``)."""
     pagedata.write_algorithm_files(ctx.catalog, site_dir)
+    backtest_api.write(ctx.catalog, site_dir)
