@@ -22,6 +22,9 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--model", "no-such"], "--model 'no-such': unknown id"),
     (["--set", "zz=1"], "--set zz: unknown setting"),
     (["--G", "-5"], "--G '-5': not a whole number"),
+    (["--arch", "params_b=-1"], "--arch params_b '-1': not a number"),
+    (["--rollout-gpus", "8", "--gpus", "4"], "--rollout-gpus 8: must leave GPUs"),
+    (["--turns", "0"], "--turns 0: must be between"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

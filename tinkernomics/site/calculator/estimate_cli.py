@@ -17,7 +17,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived import listing, ways
-from tinkernomics.derived.calculator import offline
+from tinkernomics.derived.calculator import offline, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
@@ -61,7 +61,8 @@ LACKS = {"G": "G (--G): the catalog gives no typical G for this algorithm",
          "gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
                  "catalog, so its memory, and the GPUs that hold it, are unknown"}
 """What a missing typical input is, for the line that says the run lacks it."""
-OPTION_OF = {key: option for option, key, _ in OPTIONS}
+OPTION_OF = {**{key: option for option, key, _ in OPTIONS},
+             **{ARCH_PREFIX + name: f"--arch {name}" for name in ARCH_FIGURES}}
 """Link key -> the option that sets it (error messages name the option)."""
 
 
@@ -103,15 +104,55 @@ def valid_catalog(folder: str) -> Catalog | None:
     return None if problems else catalog
 
 
+def with_usage(catalog: Catalog, args: argparse.Namespace,
+               query: dict[str, str]) -> tuple[dict[str, str], str | None]:
+    """The query with the mean lengths of a pilot's ``tinker billing usage`` export
+    (``--usage``), and the line that says so; unchanged without it."""
+    if args.usage is None:
+        if args.usage_steps is not None or args.usage_session is not None:
+            raise BadInput("--usage-steps and --usage-session need --usage FILE")
+        return query, None
+    if "out" in query:
+        raise BadInput("--usage sets the mean completion length: give it or "
+                       "--completion-tokens, not both")
+    if args.usage_steps is None:
+        raise BadInput("--usage needs --usage-steps N: the steps the pilot ran in the export")
+    steps = check_query(catalog, {"steps": args.usage_steps}, {"steps": "--usage-steps"})
+    if not float(steps["steps"]) >= 1:
+        raise BadInput(f"--usage-steps {args.usage_steps}: the pilot ran at least one step")
+    env = estimate(catalog, query).env
+    try:
+        totals = usage.read(Path(args.usage), args.usage_session)
+        found = usage.lengths(totals, float(steps["steps"]), float(env["run.prompts"] or 0),
+                              float(env["run.G"] or 0), float(env["run.K"] or 1))
+    except usage.UsageError as bad:
+        raise BadInput(f"--usage {bad}") from bad
+    values = usage.query_values(found)
+    if "in" in query:
+        values.pop("in", None)
+    merged = {**query, **values}
+    if "maxout" in merged and float(merged["maxout"]) < float(merged["out"]):
+        raise BadInput(f"--max-completion-tokens {merged['maxout']}: below the pilot's mean "
+                       f"completion length ({merged['out']}, from --usage)")
+    return merged, usage.describe(found, totals.models)
+
+
 def cmd_estimate(args: argparse.Namespace) -> int:
     catalog = valid_catalog(args.catalog)
     if catalog is None:
         return 1
     try:
-        query = check_query(catalog, query_of(args), OPTION_OF)
+        query = query_of(args)
+        # a pilot's export sets the mean: the cap is checked against it, after
+        check_query(catalog, {k: v for k, v in query.items()
+                              if k != "maxout" or args.usage is None}, OPTION_OF)
+        query, from_usage = with_usage(catalog, args, query)
+        query = check_query(catalog, query, OPTION_OF)
     except BadInput as bad:
         print(f"tinkernomics estimate: {bad}", file=sys.stderr)
         return 2
+    if from_usage:
+        print(f"# {from_usage}", file=sys.stderr)
     est = estimate(catalog, query)
     graph = graph_for(catalog)
     lacks = [LACKS.get(k, k) for k in invalid_keys(catalog, query)]
@@ -163,5 +204,13 @@ def add_estimate_command(sub: argparse._SubParsersAction) -> None:
                         + ", ".join(ARCH_FIGURES) + " (params_b in billions)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="any other calculator-link key, e.g. --set T=8")
+    p.add_argument("--usage", metavar="FILE", default=None,
+                   help="a pilot's token counts: the export of 'tinker billing usage START END' "
+                        "(JSON with --format json, or --csv); its mean completion and prompt "
+                        "lengths replace --completion-tokens and --prompt-tokens")
+    p.add_argument("--usage-steps", metavar="N", default=None,
+                   help="steps the pilot ran in the export (of --prompts × --G each)")
+    p.add_argument("--usage-session", metavar="ID", default=None,
+                   help="count only this session's rows of the export")
     p.add_argument("--json", action="store_true", help="every named quantity with its unit")
     p.set_defaults(func=cmd_estimate)
