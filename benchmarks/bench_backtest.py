@@ -38,7 +38,17 @@ def table(catalog: object) -> float:
     if s.geometric_mean is not None:
         print(f"geometric mean {s.geometric_mean:.2f} over {s.count} runs "
               f"(range {s.low:.2f}-{s.high:.2f})")
+        print(targets(rows, s.geometric_mean))
     return loss
+
+
+def targets(rows: list[backtest.Row], mean: float) -> str:
+    """The issue's targets, met or not: each run within 2x, the geometric mean within 1.25x."""
+    outside = [f"{r.run} {r.ratio:.2f}" for r in rows
+               if r.ratio is not None and not 0.5 <= r.ratio <= 2.0]
+    runs = "every run within 2x" if not outside else f"outside 2x: {', '.join(outside)}"
+    within = 1 / 1.25 <= mean <= 1.25
+    return f"{runs}; geometric mean {'within' if within else 'outside'} 1.25x"
 
 
 def _use(values: dict[str, float]) -> None:
