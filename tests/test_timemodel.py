@@ -91,3 +91,38 @@ def test_a_model_given_by_its_figures_has_no_tinker_price(toy: Catalog) -> None:
     e = run(toy, x_params_b="8", x_layers="32")
     assert e["tinker.total"] is None and e["self.gpu_hours"] is not None
     assert e.resolved.names["model_name"] == "a model given by its architecture figures"
+
+
+def test_an_asynchronous_step_overlaps_sampling_and_training(toy: Catalog) -> None:
+    sync, overlapped = run(toy), run(toy, **{"async": "1"})
+    v = overlapped.values
+    assert v["time.step_s"] == pytest.approx(
+        max(v["time.rollout_s"], v["time.learn_s"]) + v["time.refit_s"])
+    s = sync.values
+    assert s["time.step_s"] == pytest.approx(s["time.rollout_s"] + s["time.learn_s"]
+                                             + s["time.refit_s"])
+    assert overlapped["self.gpu_hours"] < sync["self.gpu_hours"]
+
+
+def test_a_reference_model_takes_its_forward_pass(toy: Catalog) -> None:
+    without, scored = run(toy, ref="0"), run(toy, ref="1")
+    assert without["time.reference_s"] == 0 and scored["time.reference_s"] > 0
+    assert scored["time.learn_s"] == pytest.approx(
+        without["time.learn_s"] + scored["time.reference_s"])
+
+
+def test_old_policy_log_probs_are_one_forward_a_batch_not_a_pass(toy: Catalog) -> None:
+    once, twice = run(toy, K="1"), run(toy, K="2")
+    # K passes repeat forward and backward; the old log-probs are computed once
+    assert 1.5 < twice["time.train_s"] / once["time.train_s"] < 2.0
+
+
+def test_refit_moves_the_weights_and_each_step_pays_fixed_seconds(toy: Catalog) -> None:
+    from tinkernomics.derived.calculator import timing
+
+    c = {k.key: k.value for k in timing.CONSTANTS}
+    e = run(toy)
+    assert e["time.refit_s"] == pytest.approx(
+        e["time.weights"] / (c["refit_gb_s"] * 1e9) + c["step_seconds"])
+    assert e["time.hours"] == pytest.approx(
+        10 * e["time.step_s"] * (1 + c["run_overhead"]) / 3600)
