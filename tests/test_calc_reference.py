@@ -25,7 +25,7 @@ from helpers_calc import (
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.hardware import default_rental
-from tinkernomics.derived.calculator import assumptions, figures, ids, inputs, offline
+from tinkernomics.derived.calculator import assumptions, figures, ids, inputs, offline, timing
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 
 
@@ -59,9 +59,11 @@ def train_hours(flops_per_token: float, critic: bool = False, k: int = 1) -> flo
 
 
 def overhead_hours(e: Estimate) -> float:
-    """Refit (2 GB of weights at 50 GB/s) and 20 fixed seconds, 90 steps, on the run's GPUs."""
-    assert e["self.overhead.gpu_hours"] == pytest.approx(90 * (2e9 / 50e9 + 20.0)
-                                                         * e["time.gpus"] / 3600)
+    """Refit (2 GB of weights at the refit rate) and the fixed seconds a step (the time model's
+    constants), 90 steps, on the run's GPUs."""
+    c = {k.key: k.value for k in timing.CONSTANTS}
+    per_step = 2e9 / (c["refit_gb_s"] * 1e9) + c["step_seconds"]
+    assert e["self.overhead.gpu_hours"] == pytest.approx(90 * per_step * e["time.gpus"] / 3600)
     return e["self.overhead.gpu_hours"]
 
 
