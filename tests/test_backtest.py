@@ -155,3 +155,11 @@ def test_the_backtest_file_beside_the_page_holds_the_pages_rows(toy: Catalog,
     assert runs["guessed"]["assumed"] == ["mean_completion_tokens"]
     assert data["summary"]["count"] == 2
     assert {c["key"] for c in data["constants"]} >= {"decode_floor", "step_seconds"}
+
+
+def test_the_page_links_the_file_beside_it(toy: Catalog) -> None:
+    from tinkernomics.site.api import backtest as backtest_api
+    from tinkernomics.site.calculator import backtestpage
+
+    href = backtestpage.view(toy)["data"]
+    assert backtest_api.PATH == backtestpage.PAGE + href and not href.endswith("/")

@@ -81,5 +81,5 @@ def view(catalog: Catalog) -> dict[str, Any]:
                        "basis": c.basis} for c in timing.CONSTANTS],
         "scalerl": _ratio(scalerl.ratio) if scalerl else "",
         "calculator": links.to(CALCULATOR),
-        "data": links.to(backtest_api.PATH),
+        "data": backtest_api.PATH.removeprefix(PAGE),  # a file beside the page, not a page
     }
