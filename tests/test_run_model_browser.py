@@ -31,6 +31,20 @@ CASES: dict[str, tuple[list[str], dict[str, str]]] = {
                                 {"a": "opd", "m": "qwen3-8b", "r": "128", "rc": "1"}),
     "dpo-offline": (["--algorithm", "dpo", "--G", "2", "--full"],
                     {"a": "dpo", "G": "2", "ft": "full"}),
+    # issue 42's inputs: GPU count, a cap beside the mean, async with samplers of their own
+    "gpus-cap-async-samplers": (
+        ["--gpus", "8", "--completion-tokens", "4000", "--max-completion-tokens", "16384",
+         "--async", "--rollout-gpus", "2", "--gpu", "h200", "--full"],
+        {"gpus": "8", "out": "4000", "maxout": "16384", "async": "1", "rg": "2", "hw": "h200",
+         "ft": "full"}),
+    # a model by its architecture figures, a pilot's measured throughput, another GPU
+    "arch-throughput": (
+        ["--arch", "params_b=8", "--arch", "layers=32", "--arch", "heads=32",
+         "--arch", "kv_heads=8", "--arch", "head_dim=128", "--arch", "d_model=4096",
+         "--throughput", "1500", "--gpu", "a100-40gb", "--gpus", "4"],
+        {"x_params_b": "8", "x_layers": "32", "x_heads": "32", "x_kv_heads": "8",
+         "x_head_dim": "128", "x_d_model": "4096", "tps": "1500", "hw": "a100-40gb",
+         "gpus": "4"}),
 }
 
 
