@@ -119,6 +119,7 @@ def test_the_command_prices_the_pilots_lengths(tmp_path: Path,
     assert main(args) == 0
     out = capsys.readouterr()
     assert "mean completion 1,000 tokens, prompt 200 tokens" in out.err
+    assert "the calculator link takes the same as out=1000 in=200" in out.err
     piloted = json.loads(out.out)["quantities"]
     assert main(["estimate", "--json", "--prompts", "8", "--G", "8", "--gpus", "2",
                  "--completion-tokens", "1000", "--prompt-tokens", "200"]) == 0

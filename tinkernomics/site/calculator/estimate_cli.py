@@ -134,7 +134,9 @@ def with_usage(catalog: Catalog, args: argparse.Namespace,
     if "maxout" in merged and float(merged["maxout"]) < float(merged["out"]):
         raise BadInput(f"--max-completion-tokens {merged['maxout']}: below the pilot's mean "
                        f"completion length ({merged['out']}, from --usage)")
-    return merged, usage.describe(found, totals.models)
+    keys = " ".join(f"{k}={v}" for k, v in values.items())
+    return merged, (f"{usage.describe(found, totals.models)}; the calculator link takes the "
+                    f"same as {keys}")
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
