@@ -162,4 +162,4 @@ def test_the_page_links_the_file_beside_it(toy: Catalog) -> None:
     from tinkernomics.site.calculator import backtestpage
 
     href = backtestpage.view(toy)["data"]
-    assert backtest_api.PATH == backtestpage.PAGE + href and not href.endswith("/")
+    assert backtestpage.PAGE + href == backtest_api.PATH and not href.endswith("/")
