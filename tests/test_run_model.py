@@ -54,6 +54,9 @@ MODELS = {
     "fx-moe": (30, 3, 2048, _shape(layers=48, attention_heads=32, kv_heads=4, head_dim=128,
                                    expert_mlp_size=768, experts=128, experts_active=8,
                                    vocab_size=151936)),
+    "fx-30b-a3b": (30.5, 3.3, 2048, _shape(layers=48, attention_heads=32, kv_heads=4,
+                                           head_dim=128, expert_mlp_size=768, experts=128,
+                                           experts_active=8, vocab_size=151936)),
     "fx-teacher": (32, None, 5120, _shape(layers=64, attention_heads=64, kv_heads=8,
                                           head_dim=128, mlp_size=25600, vocab_size=151936)),
     "fx-unknown": (8, None, None, {}),
@@ -347,3 +350,11 @@ def test_semantics_facts_take_a_locator(fx: Catalog) -> None:
         KINDS_BY_NAME["algorithm"], "fx-grpo", changed, YamlDoc(path="fixture/fx-grpo"))}
     assert "semantics.kl_reference.locator" not in listed(other, "fx-grpo")
     assert "semantics.rollouts.locator" in listed(other, "fx-grpo")
+
+
+def test_active_parameters_are_the_cards_figure_not_the_name(fx: Catalog) -> None:
+    """A model named '…-A3B' whose card gives 3.3B active (Qwen3-30B-A3B's case) is priced at
+    3.3B active and 30.5B held: the figures, never digits read from the name."""
+    e = run(fx, m="fx-30b-a3b")
+    assert e["p.active"] == pytest.approx(3.3e9) and e["p.total"] == pytest.approx(30.5e9)
+    assert e["mem.policy"] == pytest.approx(30.5e9 * 2)
