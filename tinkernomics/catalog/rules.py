@@ -20,6 +20,7 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.mirrors import rule_no_arxiv_mirror
+from tinkernomics.catalog.pagequotes import rule_pages_quoted
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.physics_hardware import (
     rule_gpu_specs_in_range,
@@ -275,6 +276,7 @@ RULES: tuple[Rule, ...] = (
     rule_scalerl_sane,
     rule_locator_required,
     rule_quotes_at_their_lines,
+    rule_pages_quoted,
     rule_scalerl_sourced,
     rule_formula_variables,
     rule_algorithm_consistent,
