@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers_catalog import copy_valid, replace_in, run_validate, write_file
 
-from tinkernomics.catalog import pagequotes
+from tinkernomics.catalog import quotes
 
 MODEL = "models/qwen3-8b.yaml"
 OLD = "locator: 'Fixture: price table, \"row Qwen3-8B\"'"
@@ -84,5 +84,5 @@ def test_a_repository_locator_names_the_file_line(tmp_path: Path) -> None:
     ('Table 1, row ScaleRL-32k, cells "11272", "1.89"', ["11272", "1.89"], True),
 ])
 def test_quoted_passages(text: str, passages: list[str], enough: bool) -> None:
-    assert pagequotes.quoted_passages(text) == passages
-    assert pagequotes.quotes_enough(text) is enough
+    assert quotes.quoted_passages(text) == passages
+    assert quotes.quotes_enough(text) is enough

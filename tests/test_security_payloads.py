@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 SITE_URL = "https://blog.example/tn/"
 MARK = "window.__tn_pwned=(window.__tn_pwned||0)+1"
 QUOTE = " “the quoted words”"
-"""A reported value's locator quotes its paper (pagequotes): the payload comes before it."""
+"""A reported locator quotes its paper (quotes.rule_pages_quoted): after the payload."""
 PAYLOADS = [
     f"<svg/onload={MARK}>",
     f"<img/src=x onerror={MARK}>",

@@ -20,7 +20,6 @@ from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.fields import ID_PATTERN
 from tinkernomics.catalog.locators import rule_locator_required, rule_scalerl_sourced
 from tinkernomics.catalog.mirrors import rule_no_arxiv_mirror
-from tinkernomics.catalog.pagequotes import rule_pages_quoted
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.physics_hardware import (
     rule_gpu_specs_in_range,
@@ -45,7 +44,7 @@ from tinkernomics.catalog.provenancerules import (
     rule_scalerl_sane,
     rule_unverified_says_what_sources_report,
 )
-from tinkernomics.catalog.quotes import rule_quotes_at_their_lines
+from tinkernomics.catalog.quotes import rule_pages_quoted, rule_quotes_at_their_lines
 from tinkernomics.catalog.runrules import run_problems
 from tinkernomics.catalog.saferules import SAFE_RULES
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
