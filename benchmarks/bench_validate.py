@@ -58,7 +58,7 @@ typical_g:
   values: [8, 16, 64]
   status: reported
   source: {ref_a}
-  locator: "§4.2: synthetic sentence"
+  locator: '§4.2: "a synthetic sentence"'
 async_support: {async_}
 tinker_mapping: Compute group-centred advantages on the client, then call `importance_sampling`.
 scalerl:
@@ -122,11 +122,11 @@ claims:
   - text: A synthetic 7B model reaches {a}% on MATH without tools.
     status: reported
     source: {ref_a}
-    locator: Table 1
+    locator: 'Table 1, row "7B model"'
   - text: About **2x** faster than the baseline at equal compute.
     status: reported
     source: {ref_b}
-    locator: Figure 3
+    locator: 'Figure 3 caption: "2x faster"'
 references: [{ref_a}, {ref_b}]
 """
 

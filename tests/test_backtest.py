@@ -81,7 +81,7 @@ def test_backtest_json(toy: Catalog, capsys: pytest.CaptureFixture[str]) -> None
     assert "two-stages" in out and "geometric mean" in out
 
 
-SRC = "status: reported, source: tinker_docs, locator: here"
+SRC = "status: reported, source: tinker_docs, locator: 'here, \"the words\"'"
 RUN_YAML = """id: fx-run
 name: Fixture run
 model: {model}

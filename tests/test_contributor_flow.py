@@ -77,12 +77,13 @@ def _copy_repo(dest: Path) -> Path:
 def _fill(scaffold: str, reference: str) -> str:
     """What the contributor types: every empty field, plus a ScaleRL fit (a chart curve)."""
     data = yaml.safe_load(scaffold)
-    figure = {"status": "reported", "source": reference, "locator": "Table 1"}
+    figure = {"status": "reported", "source": reference, "locator": 'Table 1, "row A"'}
     data.update(
         name=NEW_NAME, full_name="Toy Reinforcement Learning", attribution="Tester et al.",
         year=2025, models_in_memory=["policy", "reference"], needs_critic=False,
         needs_reward_model=False, memory_profile="low",
-        typical_k={"values": [1], "status": "reported", "source": reference, "locator": "§3"},
+        typical_k={"values": [1], "status": "reported", "source": reference,
+                   "locator": '§3: "one epoch"'},
         async_support=True, notes="A toy algorithm added by the contributor-flow test.",
         references=[reference],
         scalerl={"model": "Toy-8B", "dataset": "MATH",

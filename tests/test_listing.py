@@ -17,16 +17,16 @@ from tinkernomics.site.calculator import presets
 def model(mid: str, name: str, family: str, arch: str, size: float) -> str:
     return (f"id: {mid}\nname: {name}\nfamily: {family}\narchitecture: {arch}\ntotal_params:\n"
             f"  value: {size}\n  unit: billion_parameters\n  status: reported\n"
-            "  source: tinker_pricing_2026_07\n  locator: fixture row\n"
+            "  source: tinker_pricing_2026_07\n  locator: 'fixture \"row one\"'\n"
             + ("active_params:\n  value: 3\n  unit: billion_parameters\n  status: reported\n"
-               "  source: tinker_pricing_2026_07\n  locator: fixture row\n"
+               "  source: tinker_pricing_2026_07\n  locator: 'fixture \"row one\"'\n"
                if arch == "moe" else ""))
 
 
 def plist(pid: str, models: list[str]) -> str:
     rows = "".join(f"  - {{model: {m}, prefill: 0.1, sample: 0.2, train: 0.3}}\n" for m in models)
     return (f"id: {pid}\neffective: {pid}\ntitle: Fixture list\nstatus: reported\n"
-            f"source: tinker_pricing_2026_07\nlocator: fixture table\nrows:\n{rows}")
+            f"source: tinker_pricing_2026_07\nlocator: 'fixture \"table row\"'\nrows:\n{rows}")
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 KEPT = f"sources/github/example/repo/{COMMIT}"
 CONFIG = "# a model config\nhidden = 4096\nparams = 8  # billions\nlayers = 36\n"
 MODEL = "models/qwen3-8b.yaml"
-LOCATOR = 'locator: "Fixture: price table, row Qwen3-8B"'
+LOCATOR = "locator: 'Fixture: price table, \"row Qwen3-8B\"'"
 REFERENCE = f"""id: example_repo
 title: Example repository
 authors: Example

@@ -31,6 +31,8 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 SITE_URL = "https://blog.example/tn/"
 MARK = "window.__tn_pwned=(window.__tn_pwned||0)+1"
+QUOTE = " “the quoted words”"
+"""A reported locator quotes its paper (quotes.rule_pages_quoted): after the payload."""
 PAYLOADS = [
     f"<svg/onload={MARK}>",
     f"<img/src=x onerror={MARK}>",
@@ -96,10 +98,11 @@ def _hostile_project(dest: Path) -> Path:
     _edit(root, "algorithms/grpo.yaml", name=NAME, notes=PAYLOAD_TEXT,
           tinker_mapping=PAYLOAD_TEXT, claims__0__text=PAYLOADS[1],
           claims__0__reported_instead=PAYLOADS[3], typical_k__note=PAYLOADS[8],
-          claims__0__locator=PAYLOADS[2], typical_g__locator=PAYLOADS[5])
+          claims__0__locator=PAYLOADS[2] + QUOTE, typical_g__locator=PAYLOADS[5] + QUOTE)
     _edit(root, "algorithms/cispo.yaml", name=NAME.replace("GRPO", "CISPO"),
           scalerl__model=NAME, scalerl__dataset=PAYLOADS[0], notes=PAYLOAD_TEXT,
-          scalerl__A__locator=PAYLOADS[4], scalerl__curve_label=CURVE_LABEL)
+          scalerl__A__locator=PAYLOADS[4] + QUOTE,
+          scalerl__curve_label=CURVE_LABEL)
     _edit(root, "references/grpo_deepseekmath.yaml", title=NAME, summary=PAYLOAD_TEXT,
           authors=PAYLOADS[0])
     _edit(root, "hardware/h100.yaml", name=NAME, notes=PAYLOAD_TEXT)

@@ -23,23 +23,23 @@ from tinkernomics.site.calculator import layout
 TODAY = dt.date(2026, 12, 2)
 GAPS = ("gaps:\n"
         "  - needs: full_finetune\n    reason: trains adapters {only}\n    status: reported\n"
-        "    source: tinker_docs\n    locator: fixture page\n"
+        "    source: tinker_docs\n    locator: 'fixture \"page one\"'\n"
         "  - needs: critic\n    reason: no value model & no head\n    status: unverified\n"
         "    asserted_by: contributor\n    source: tinker_docs\n"
         "    reported_instead: the fixture says nothing\n")
 FREE_WAY = (
     "id: svc-2026-12\nname: Svc\nprovider: P\noffer: managed_service\nseries: svc\n"
     "effective: 2026-12-01\ndated: as dated\nstatus: reported\nsource: tinker_docs\n"
-    "locator: fixture page\ngpu_prices:\n  - gpu: h100\n    price: {value: 3, unit: "
-    "usd_per_gpu_hour, status: reported, source: tinker_docs, locator: fixture table}\n"
+    "locator: 'fixture \"page one\"'\ngpu_prices:\n  - gpu: h100\n    price: {value: 3, unit: "
+    "usd_per_gpu_hour, status: reported, source: tinker_docs, locator: 'fixture \"table row\"'}\n"
     "free_tier:\n  below_params_b: {value: 16, unit: billion_parameters, status: reported, "
-    "source: tinker_docs, locator: fixture table}\n  status: reported\n  source: tinker_docs\n"
-    "  locator: fixture sentence\n")
+    "source: tinker_docs, locator: 'fixture \"table row\"'}\n  status: reported\n"
+    "  source: tinker_docs\n  locator: 'fixture \"the sentence\"'\n")
 RENTED = (
     "id: gpus-2026-12\nname: Gpus\nprovider: P\noffer: rented_gpus\nseries: gpus\n"
     "effective: 2026-12-01\ndated: as dated\nstatus: reported\nsource: tinker_docs\n"
-    "locator: fixture page\ngpu_prices:\n  - gpu: h100\n    price: {value: 2, unit: "
-    "usd_per_gpu_hour, status: reported, source: tinker_docs, locator: fixture table}\n")
+    "locator: 'fixture \"page one\"'\ngpu_prices:\n  - gpu: h100\n    price: {value: 2, unit: "
+    "usd_per_gpu_hour, status: reported, source: tinker_docs, locator: 'fixture \"table row\"'}\n")
 
 
 def _root(tmp: Path) -> Path:

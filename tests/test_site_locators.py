@@ -24,7 +24,7 @@ from tinkernomics.site.pages.views.record import record_view
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GRPO = "algorithms/grpo.yaml"
-CLAIM_LOCATOR = 'locator: "Fixture: §4.2 (fixture locator)"'
+CLAIM_LOCATOR = "locator: 'Fixture: §4.2 \"the fixture locator\"'"
 HOSTILE = 'Table <b>2</b> & "row" **A** <img src=x onerror=alert(1)>'
 HOSTILE_SHOWN = "Table 2 &amp; &#34;row&#34; A"
 """The hostile locator as the page prints it: markdown and tags dropped, the rest escaped."""
@@ -43,12 +43,12 @@ def _claims_block(page: str) -> str:
 
 def test_a_claims_locator_reaches_its_algorithm_page_as_text_after_its_citation(
         tmp_path: Path) -> None:
-    root = _catalog_with_claim_locator(tmp_path, "Table 7, row **GRPO** & <em>all</em>")
+    root = _catalog_with_claim_locator(tmp_path, "Table 7: “row **GRPO**” & <em>all</em>")
     ctx = SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root))
     claims = _claims_block(pages.algorithm_page(ctx, "grpo"))
     cite = claims.index('class="tn-cite"')
     where = claims.index(
-        '<span class="tn-loc" data-search-exclude>Table 7, row GRPO &amp; all</span>')
+        '<span class="tn-loc" data-search-exclude>Table 7: “row GRPO” &amp; all</span>')
     assert cite < where  # the source link, then where in it, as visible text
     assert "<strong>GRPO" not in claims and "<em>all" not in claims  # plain text, not markup
 
@@ -88,9 +88,9 @@ def test_the_index_row_leaves_the_locator_to_the_algorithms_page(tmp_path: Path)
     cat = load_valid_catalog(copy_valid(tmp_path))
     index = views.build_index(cat, derive.conversion_factor(cat))
     s = index.claim(cat.algorithms["grpo"].claims[0], views.Links("algorithms/"))
-    assert s.locator == "Fixture: §4.2 (fixture locator)"
+    assert s.locator == 'Fixture: §4.2 "the fixture locator"'
     assert "tn-loc" in str(figures.shown(s)) and "tn-loc" not in str(figures.brief(s))
-    assert "Where: Fixture: §4.2 (fixture locator)" in s.hover
+    assert 'Where: Fixture: §4.2 "the fixture locator"' in s.hover
 
 
 def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path) -> None:
@@ -99,15 +99,15 @@ def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path)
     view = record_view(index, cat.algorithms["grpo"], views.Links("algorithms/grpo/"))
     assert view is not None
     [variant] = view.variants
-    assert [str(w) for w in variant.where] == ["Table 1, row GRPO-16k"]
+    assert [str(w) for w in variant.where] == ['Table 1, row "GRPO 16k"']
     assert variant.values[0] is not None and variant.values[0].locator == ""
     assert "tn-loc" not in str(figures.shown(variant.values[0]))
 
 
 def test_the_compare_column_shows_a_claims_locator(tmp_path: Path) -> None:
-    root = _catalog_with_claim_locator(tmp_path, "Figure 3 & its caption")
+    root = _catalog_with_claim_locator(tmp_path, "Figure 3 & “its caption”")
     ctx = SiteContext(root=REPO_ROOT, catalog=load_valid_catalog(root))
-    assert '<span class="tn-loc" data-search-exclude>Figure 3 &amp; its caption</span>' in \
+    assert '<span class="tn-loc" data-search-exclude>Figure 3 &amp; “its caption”</span>' in \
         compare.column_html(ctx, "grpo")
 
 

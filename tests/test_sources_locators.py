@@ -74,13 +74,14 @@ def test_reported_charted_fit_value_without_locator_is_an_error_naming_file_line
     replace_in(root, GRPO, """    status: reported
     source: scalerl_khatri""", """    status: reported
     source: scalerl_khatri
-    locator: Figure 2""")
+    locator: 'Figure 2: "B: 1.17"'""")
     _, problems = load_catalog(root)
     assert not [p for p in problems if p.field.startswith("scalerl.")]
 
 
 def test_a_locator_satisfies_the_rule(tmp_path: Path) -> None:
-    _, problems = load_catalog(_with_variant(tmp_path, "      locator: Table 1\n"))
+    locator = "      locator: 'Table 1, \"ScaleRL row\"'\n"
+    _, problems = load_catalog(_with_variant(tmp_path, locator))
     assert not [p for p in problems if p.field.startswith("scalerl_record")]
 
 
@@ -90,7 +91,7 @@ def test_whitespace_is_not_a_locator(tmp_path: Path) -> None:
         [["scalerl_record.variants[0].A.status"], ["scalerl_record.variants[0].A.locator"]])
 
 
-CLAIM_LOCATOR = "    locator: \"Fixture: §4.2 (fixture locator)\"\n"
+CLAIM_LOCATOR = "    locator: 'Fixture: §4.2 \"the fixture locator\"'\n"
 
 
 def test_a_claim_without_locator_is_an_error_naming_file_line_and_field(tmp_path: Path) -> None:
@@ -202,7 +203,7 @@ def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_value
     assert view is not None and view.superseded is not None
     [variant] = view.variants
     assert variant.name == "GRPO, 16k generation budget"
-    assert [str(w) for w in variant.where] == ["Table 1, row GRPO-16k"]
+    assert [str(w) for w in variant.where] == ['Table 1, row "GRPO 16k"']
     assert variant.values[0] is not None and variant.values[0].text == "52%"
     assert variant.values[1] is None and variant.values[2] is None  # not given: a dash
     old = dict(view.superseded.values)
@@ -215,7 +216,7 @@ def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_value
 # --------------------------------------------------------------------------- price lists
 
 PRICES = "tinker/prices/2026-07-17.yaml"
-LIST_LOCATOR = 'locator: "Fixture: pricing page, the price table"\n'
+LIST_LOCATOR = "locator: 'Fixture: pricing page, \"the price table\"'\n"
 
 
 def test_a_reported_price_list_without_locator_is_an_error_naming_file_line_and_field(
@@ -244,12 +245,14 @@ def test_a_row_that_sets_its_own_reported_status_needs_its_own_locator(tmp_path:
 
 def test_the_tinker_page_shows_the_price_lists_locator_beside_its_source(tmp_path: Path) -> None:
     root = copy_valid(tmp_path)
-    replace_in(root, PRICES, LIST_LOCATOR, 'locator: "Table **Prices**, footnote 3"\n')
+    replace_in(root, PRICES, LIST_LOCATOR,
+               'locator: "Table **Prices**, footnote 3: “the prices”"\n')
     cat = load_valid_catalog(root)
     index = views.build_index(cat, derive.conversion_factor(cat))
     page = pages.render("tinker.md", view=views.tinker_view(index))
     asof = page[page.index('<p class="tn-asof">'):]
     asof = asof[:asof.index("</p>")]
     source = asof.index('class="tn-prov"')
-    where = asof.index('<span class="tn-locator">(Table <strong>Prices</strong>, footnote 3)')
+    where = asof.index('<span class="tn-locator">(Table <strong>Prices</strong>, '
+                       'footnote 3: “the prices”)')
     assert source < where  # the source link, then where in it

@@ -14,7 +14,8 @@ from helpers_catalog import copy_valid, run_validate, write_file
 
 from tinkernomics.catalog import paramcount
 
-SRC = 'status: reported, source: tinker_pricing_2026_07, locator: "fixture config line 1"'
+SRC = ('status: reported, source: tinker_pricing_2026_07, '
+       'locator: \'fixture config line 1 "36 layers"\'')
 
 
 def _fig(value: object, extra: str = "") -> str:
@@ -33,13 +34,14 @@ def _model(key: str, *, arch: str, total: float, d_model: int, shape: dict[str, 
            active: float | None = None, notes: dict[str, str] | None = None) -> str:
     def figure(value: float) -> str:
         return (f"  value: {value}\n  unit: billion_parameters\n  status: reported\n"
-                "  source: tinker_pricing_2026_07\n  locator: \"fixture table\"\n")
+                "  source: tinker_pricing_2026_07\n  locator: 'fixture \"table row\"'\n")
     lines = [f"id: {key}", f"name: Toy {key}", "family: Toy", f"architecture: {arch}",
              "total_params:", figure(total).rstrip("\n")]
     if active is not None:
         lines += ["active_params:", figure(active).rstrip("\n")]
     lines += ["d_model:", f"  value: {d_model}", "  unit: count", "  status: reported",
-              "  source: tinker_pricing_2026_07", '  locator: "fixture config line 2"', "shape:"]
+              "  source: tinker_pricing_2026_07",
+              '  locator: \'fixture config line 2 "36 layers"\'', "shape:"]
     for name, value in shape.items():
         note = (notes or {}).get(name)
         lines.append(f"  {name}: " + _fig(value, f', note: "{note}"' if note else ""))

@@ -17,7 +17,7 @@ from tinkernomics.catalog.models.ways import Capability
 from tinkernomics.derived import ways
 
 TODAY = dt.date(2026, 12, 2)
-SRC = "source: tinker_docs\nlocator: fixture page\n"
+SRC = "source: tinker_docs\nlocator: 'fixture \"page one\"'\n"
 
 
 def way(wid: str, *, series: str, effective: str, body: str, offer: str = "rented_gpus") -> str:
@@ -27,14 +27,14 @@ def way(wid: str, *, series: str, effective: str, body: str, offer: str = "rente
 
 def gpu(hw: str, price: float) -> str:
     return (f"  - gpu: {hw}\n    price: {{value: {price}, unit: usd_per_gpu_hour, "
-            "status: reported, source: tinker_docs, locator: fixture table}\n")
+            "status: reported, source: tinker_docs, locator: 'fixture \"table row\"'}\n")
 
 
 FREE = ("free_tier:\n  below_params_b: {value: 16, unit: billion_parameters, status: reported, "
-        "source: tinker_docs, locator: fixture table}\n  status: reported\n  source: tinker_docs\n"
-        "  locator: fixture sentence\n")
+        "source: tinker_docs, locator: 'fixture \"table row\"'}\n  status: reported\n"
+        "  source: tinker_docs\n  locator: 'fixture \"the sentence\"'\n")
 GAP_TEACHER = ("gaps:\n  - needs: teacher\n    reason: no teacher here\n    status: reported\n"
-               "    source: tinker_docs\n    locator: fixture sentence\n")
+               "    source: tinker_docs\n    locator: 'fixture \"the sentence\"'\n")
 FILES = {
     "ways/cheap-2026-11.yaml": way("cheap-2026-11", series="cheap", effective="2026-11-01",
                                    body="gpu_prices:\n" + gpu("h100", 2.0) + gpu("b300", 9.0)),
@@ -50,11 +50,11 @@ FILES = {
                                  offer="managed_service", body=(
         "token_prices:\n  - up_to_params_b: 10\n    train: {value: 0.5, unit: "
         "usd_per_million_tokens, status: reported, source: tinker_docs, "
-        "locator: fixture table}\n")),
+        "locator: 'fixture \"table row\"'}\n")),
     "ways/hour-2026-12.yaml": way("hour-2026-12", series="hour", effective="2026-12-01",
                                   offer="managed_service", body=(
         "hour_price: {value: 100, unit: usd_per_hour, status: reported, source: tinker_docs, "
-        "locator: fixture table}\n"
+        "locator: 'fixture \"table row\"'}\n"
         "models: []\nmodels_note: trains its own model only\n")),
     "ways/none-2026-12.yaml": way("none-2026-12", series="none", effective="2026-12-01",
                                   offer="managed_service",
@@ -180,11 +180,11 @@ def test_six_months_back() -> None:
 @pytest.mark.parametrize(("body", "says"), [
     ("gpu_prices:\n" + gpu("h100", 1.0) +
      "hour_price: {value: 1, unit: usd_per_hour, status: reported, source: tinker_docs, "
-     "locator: fixture table}\n",
+     "locator: 'fixture \"table row\"'}\n",
      "one kind of price"),
     ("models: []\n", "price_note"),
     ("gpu_prices:\n  - gpu: h100\n    price: {value: 2, unit: usd_per_hour, status: reported, "
-     "source: tinker_docs, locator: fixture table}\n", "usd_per_gpu_hour"),
+     "source: tinker_docs, locator: 'fixture \"table row\"'}\n", "usd_per_gpu_hour"),
 ])
 def test_bad_ways_are_located_errors(tmp_path: Path, body: str, says: str) -> None:
     root = copy_valid(tmp_path)

@@ -27,7 +27,7 @@ from tinkernomics.site.pages.views import SiteIndex, build_index, tinker_view
 from tinkernomics.site.ways import feature
 
 DATA_DAY = dt.date(2026, 12, 2)
-SRC = "source: tinker_docs\nlocator: fixture page\n"
+SRC = "source: tinker_docs\nlocator: 'fixture \"page one\"'\n"
 
 
 def way(wid: str, *, series: str, effective: str, body: str,
@@ -37,9 +37,9 @@ def way(wid: str, *, series: str, effective: str, body: str,
 
 
 H100 = ("gpu_prices:\n  - gpu: h100\n    price: {value: %s, unit: usd_per_gpu_hour, "
-        "status: reported, source: tinker_docs, locator: 'price table row H100'}\n")
+        "status: reported, source: tinker_docs, locator: 'price table row H100, \"3 USD\"'}\n")
 SHAPE = """shape:
-  layers: {value: 36, status: reported, source: tinker_docs, locator: config.json line 19}
+  layers: {value: 36, status: reported, source: tinker_docs, locator: config.json line 19 "36"}
   head_dim:
     value: 128
     status: unverified
@@ -56,7 +56,7 @@ FILES = {
     "ways/own-2026-11.yaml": way("own-2026-11", series="own", effective="2026-11-01",
                                  offer="managed_service", body=(
         "hour_price: {value: 100, unit: usd_per_hour, status: reported, source: tinker_docs, "
-        "locator: fixture table}\n"
+        "locator: 'fixture \"table row\"'}\n"
         "models: []\nmodels_note: trains its own model only\n")),
 }
 

@@ -44,7 +44,7 @@ from tinkernomics.catalog.provenancerules import (
     rule_scalerl_sane,
     rule_unverified_says_what_sources_report,
 )
-from tinkernomics.catalog.quotes import rule_quotes_at_their_lines
+from tinkernomics.catalog.quotes import rule_pages_quoted, rule_quotes_at_their_lines
 from tinkernomics.catalog.runrules import run_problems
 from tinkernomics.catalog.saferules import SAFE_RULES
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
@@ -275,6 +275,7 @@ RULES: tuple[Rule, ...] = (
     rule_scalerl_sane,
     rule_locator_required,
     rule_quotes_at_their_lines,
+    rule_pages_quoted,
     rule_scalerl_sourced,
     rule_formula_variables,
     rule_algorithm_consistent,
