@@ -139,7 +139,7 @@ class TinkerLoss(StrictModel):
     id: Id = Field(description="Equal to the file name; Tinker's loss_fn string for built-ins.",
                    examples=["importance_sampling"])
     name: ShortText = Field(description="Display name.")
-    builtin: bool = Field(description="True for the five built-in losses.")
+    builtin: bool = Field(description="True for a loss built into the service (not `custom`).")
     order: Annotated[int, n.ORDER_HINT] = Field(default=0, ge=0, le=n.ORDER_MAX,
                                                description="Position in the losses table.")
     inputs: list[LossInput] = Field(default_factory=list, description="Per-token inputs.")
