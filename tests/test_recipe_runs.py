@@ -26,7 +26,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.estimate import estimate
-from tinkernomics.site.calculator.presets import PRESETS, preset_queries
+from tinkernomics.site.calculator.presets import preset_queries, presets
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "cookbook_probe.py"
@@ -47,7 +47,7 @@ def exports(catalog: Catalog) -> dict[str, recipe.RecipeExport]:
     found = {f"algorithm {r.algorithm}": recipe.export(catalog,
                                                        estimate(catalog, {"a": r.algorithm}))
              for r in pin.recipes}
-    for (label, _), query in zip(PRESETS, preset_queries(catalog), strict=True):
+    for (label, _), query in zip(presets(), preset_queries(catalog), strict=True):
         found[f"preset {label!r}"] = recipe.export(catalog, estimate(catalog, query))
     return {label: rec for label, rec in found.items() if rec is not None}
 

@@ -17,7 +17,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived import listing, ways
-from tinkernomics.derived.calculator import offline
+from tinkernomics.derived.calculator import inputs, offline
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
@@ -30,52 +30,55 @@ UNITS = {"gb": "bytes", "usd": "usd", "count": "count", "flops": "flop", "hours"
 UNIT_OVERRIDES = {"mem.kv_per_token": "bytes", "mem.lora_params": "parameters",
                   "mem.trainable": "parameters"}
 OPTIONS: tuple[tuple[str, str, str], ...] = (
-    # (option, link key, help)
-    ("--algorithm", "a", "algorithm id (catalog/algorithms/)"),
-    ("--model", "m", "model id (catalog/models/)"),
-    ("--teacher", "tm", "teacher model id (distillation)"),
-    ("--G", "G", "completions per prompt"),
-    ("--K", "K", "optimisation passes per batch"),
-    ("--prompts", "n", "prompts per step"),
-    ("--prompt-tokens", "in", "prompt tokens per episode"),
-    ("--completion-tokens", "out", "mean completion tokens per turn"),
-    ("--max-completion-tokens", "maxout", "the cap on one completion (a synchronous step waits "
-                                          "for the longest; default: the mean)"),
-    ("--turns", "T", "turns per episode (agentic runs)"),
-    ("--env-seconds", "env", "environment (tool) seconds per turn"),
-    ("--steps", "steps", "training steps"),
-    ("--lora-rank", "r", "LoRA rank"),
-    ("--micro-batch", "mb", "training micro-batch (sequences)"),
-    ("--recompute", "ac", "activation recomputation: 2 full, 1 selective, 0 none"),
-    ("--gpu", "hw", "hardware id (catalog/hardware/)"),
-    ("--gpus", "gpus", "GPUs of the run (default: the fewest that hold it); wall-clock follows"),
-    ("--rollout-gpus", "rg", "GPUs that only sample (sampling not colocated with training)"),
-    ("--throughput", "tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
-    ("--price-list", "p", "Tinker price list id"),
-    ("--oversample", "os", "rollouts sampled per rollout trained on"),
+    # (option, the input it sets as inputs.INPUTS names it: inputs.key, help)
+    ("--algorithm", "algorithm", "algorithm id (catalog/algorithms/)"),
+    ("--model", "model", "model id (catalog/models/)"),
+    ("--teacher", "teacher", "teacher model id (distillation)"),
+    ("--G", "run.G", "completions per prompt"),
+    ("--K", "run.K", "optimisation passes per batch"),
+    ("--prompts", "run.prompts", "prompts per step"),
+    ("--prompt-tokens", "run.C0", "prompt tokens per episode"),
+    ("--completion-tokens", "run.out", "mean completion tokens per turn"),
+    ("--max-completion-tokens", "run.max_out", "the cap on one completion (a synchronous step "
+                                               "waits for the longest; default: the mean)"),
+    ("--turns", "run.T", "turns per episode (agentic runs)"),
+    ("--env-seconds", "run.env_s", "environment (tool) seconds per turn"),
+    ("--steps", "run.steps", "training steps"),
+    ("--lora-rank", "set.rank", "LoRA rank"),
+    ("--micro-batch", "run.mb", "training micro-batch (sequences)"),
+    ("--recompute", "run.ac", "activation recomputation: 2 full, 1 selective, 0 none"),
+    ("--gpu", "hardware", "hardware id (catalog/hardware/)"),
+    ("--gpus", "set.gpus", "GPUs of the run (default: the fewest that hold it); wall-clock "
+                           "follows"),
+    ("--rollout-gpus", "set.rollout_gpus", "GPUs that only sample (sampling not colocated "
+                                           "with training)"),
+    ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
+    ("--price-list", "price_list", "Tinker price list id"),
+    ("--oversample", "set.oversample", "rollouts sampled per rollout trained on"),
 )
 
 
-LACKS = {"G": "G (--G): the catalog gives no typical G for this algorithm",
-         "K": "K (--K): the catalog gives no typical K for this algorithm",
-         "gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
+LACKS = {"run.G": "G (--G): the catalog gives no typical G for this algorithm",
+         "run.K": "K (--K): the catalog gives no typical K for this algorithm",
+         "set.gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
                  "catalog, so its memory, and the GPUs that hold it, are unknown"}
 """What a missing typical input is, for the line that says the run lacks it."""
-OPTION_OF = {key: option for option, key, _ in OPTIONS}
-"""Link key -> the option that sets it (error messages name the option)."""
+def option_of() -> dict[str, str]:
+    """Link key -> the option that sets it (error messages name the option)."""
+    return {inputs.key(name): option for option, name, _ in OPTIONS}
 
 
 def query_of(args: argparse.Namespace) -> dict[str, str]:
     """The calculator-link query the options describe (``--set KEY=VALUE`` for any other key)."""
     query: dict[str, str] = {}
-    for option, key, _ in OPTIONS:
+    for option, name, _ in OPTIONS:
         value = getattr(args, option.lstrip("-").replace("-", "_"))
         if value is not None:
-            query[key] = str(value)
+            query[inputs.key(name)] = str(value)
     if args.full:
-        query["ft"] = "full"
+        query[inputs.key("lora")] = inputs.FULL
     if args.asynchronous is not None:
-        query["async"] = "1" if args.asynchronous else "0"
+        query[inputs.key("run.asynchronous")] = "1" if args.asynchronous else "0"
     for item in args.arch or ():
         name, _, value = item.partition("=")
         query[ARCH_PREFIX + name] = value
@@ -108,15 +111,16 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if catalog is None:
         return 1
     try:
-        query = check_query(catalog, query_of(args), OPTION_OF)
+        query = check_query(catalog, query_of(args), option_of())
     except BadInput as bad:
         print(f"tinkernomics estimate: {bad}", file=sys.stderr)
         return 2
     est = estimate(catalog, query)
     graph = graph_for(catalog)
-    lacks = [LACKS.get(k, k) for k in invalid_keys(catalog, query)]
-    if est.values.get("time.gpus") is None and "gpus" not in query:
-        lacks.append(LACKS["gpus"])
+    names = {i.key: i.name for i in inputs.NUMBERS}
+    lacks = [LACKS.get(names.get(k, k), k) for k in invalid_keys(catalog, query)]
+    if est.values.get("time.gpus") is None and inputs.key("set.gpus") not in query:
+        lacks.append(LACKS["set.gpus"])
     if args.json:
         print(json.dumps({**as_json(est, graph), "lacks": lacks}, indent=1, allow_nan=False))
         return 0
@@ -127,7 +131,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
             print(f"{q.key:32} {fmt_value(q.format, est.values[q.key]):>18}  {q.label}")
     if est.values.get("gpu_price") is None:  # a GPU without rental prices (they are optional)
         print(f"{'gpu_price':32} {'no price':>18}  The catalog lists no rental price for this "
-              "GPU: give one with --set gp=<USD per GPU-hour> to price the self-hosted run")
+              f"GPU: give one with --set {inputs.key('set.gpu_price')}=<USD per GPU-hour> to price "
+              "the self-hosted run")
     for line in notes(catalog, est):  # issue 44: what the numbers are, where Tinker is absent
         print(f"# {line}")
     return 0
@@ -150,8 +155,8 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("estimate", help="price and size an RL run (the calculator's estimate)")
     p.add_argument("catalog", nargs="?", default="catalog", help="catalog folder")
-    for option, key, text in OPTIONS:
-        p.add_argument(option, default=None, help=f"{text} (link key {key})")
+    for option, name, text in OPTIONS:
+        p.add_argument(option, default=None, help=f"{text} (link key {inputs.key(name)})")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sync", dest="asynchronous", action="store_false", default=None,

@@ -29,7 +29,7 @@ from tinkernomics.derived.calculator import inputs
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import asof, backtestpage, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
-from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
+from tinkernomics.site.calculator.presets import RUNS, check_presets, preset_queries
 from tinkernomics.site.freshness.feature import staleness_day
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
@@ -163,7 +163,7 @@ def calculator_html(ctx: SiteContext) -> str:
     queries = preset_queries(catalog)
     e = est.estimate(catalog, queries[0])
     presets = [{"label": label, "href": "?" + query_string(q)}
-               for (label, _), q in zip(PRESETS, queries, strict=True)]
+               for (label, _), q in zip(RUNS, queries, strict=True)]
     today = staleness_day(ctx.root)  # staleness: the build day
     data = pagedata.page_data(catalog, links, presets, today)
     return _render(
@@ -178,15 +178,16 @@ def calculator_html(ctx: SiteContext) -> str:
 def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     """Markdown section for an algorithm page: the default run with its typical G and K."""
     catalog = ctx.catalog
-    query = {"a": algo_id, "m": inputs.default_model(catalog),
-             "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
+    price_list = inputs.latest_price_list(catalog)
+    query = inputs.query({"algorithm": algo_id, "model": inputs.default_model(catalog),
+                          "price_list": price_list, "hardware": inputs.DEFAULT_HARDWARE})
     e = est.estimate(catalog, query)
     today = staleness_day(ctx.root)
     html = _render("panel.html", summary=summary_rows(catalog, e), run=describe_run(e),
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name,
                    missing_g=e["run.G"] is None, comparison=False,
-                   asof=asof.view(catalog, query["p"], today))
+                   asof=asof.view(catalog, price_list, today))
     compare = inputs.comparison_query(catalog, algo_id)
     c = est.estimate(catalog, compare)
     html += _render("panel.html", summary=summary_rows(catalog, c), run=describe_run(c),
