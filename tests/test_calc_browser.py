@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from conftest_site import SUB_PATH_URL
 from helpers_browser import NO_SEARCH_INDEX, served_folder
-from helpers_calc import real_catalog
+from helpers_calc import real_catalog, shown_numbers
 from helpers_security import routed_site
 
 from tinkernomics.catalog.entries import Catalog
@@ -215,7 +215,7 @@ def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
     assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"
     assert page.text_content('[data-key="tokens.sample"]') == "16,000,000"
     # priced at the catalog's row, as Python prices it (test_calc_multiturn has the sums)
-    expected = calcsite.shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
+    expected = shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
     assert text("tinker.prefill") == expected["tinker.prefill"]
     assert text("tinker.sample") == expected["tinker.sample"]
     assert errors == []

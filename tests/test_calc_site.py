@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_calc import shown_numbers
 from helpers_site import load_page
 
 from tinkernomics.catalog.entries import Catalog
@@ -177,7 +178,7 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     data = json.loads(data_nodes[0].text())
     assert set(data["models"]) == set(catalog.models)
     static = {n.attrs["data-key"]: n.text() for n in page.iter() if "data-key" in n.attrs}
-    expected = calcsite.shown_numbers(catalog, estimate(catalog, {}))
+    expected = shown_numbers(catalog, estimate(catalog, {}))
     # the default estimate, as Python computes it from the catalog (no amount is written here):
     # both bills, the break-even price and the run model's memory at the peak
     for key in ("tinker.total", "self.total", "self.gpu_hours", "breakeven.gpu_price",
@@ -206,7 +207,7 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
                  "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
         e = estimate(catalog, query)
         for node, q in ((panel[0], query), (panel[1], inputs.comparison_query(catalog, algo_id))):
-            expected = calcsite.shown_numbers(catalog, estimate(catalog, q))
+            expected = shown_numbers(catalog, estimate(catalog, q))
             shown = {n.attrs["data-key"]: n.text() for n in node.iter() if "data-key" in n.attrs}
             assert shown and all(expected[k] == v for k, v in shown.items()), algo_id
         assert "Comparison run" in panel[1].text() and "Comparison run" not in panel[0].text()

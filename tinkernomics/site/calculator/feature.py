@@ -36,11 +36,9 @@ from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
 from tinkernomics.site.pages.views.kinds import WAYS
 
 CALCULATOR = pagedata.CALCULATOR
-SCRIPT = "assets/javascripts/calculator.js"
-"""Loaded on every page from mkdocs.yml's extra_javascript (deferred, in the theme's order); it
-starts a calculator wherever a page holds ``[data-tn-calc]``."""
 SECTION_SLOT = "cost"
 SECTION_ID = "typical-run-cost"
+
 
 def query_string(query: Mapping[str, str]) -> str:
     return urlencode(query, safe=":")
@@ -49,11 +47,6 @@ def query_string(query: Mapping[str, str]) -> str:
 def shown_number(catalog: Catalog, e: est.Estimate, key: str) -> str:
     """One shown number of an estimate as the page shows it (its quantity's format)."""
     return fmt_value(est.graph_for(catalog).quantity(key).format, e.numbers[key])
-
-
-def shown_numbers(catalog: Catalog, e: est.Estimate) -> dict[str, str]:
-    """Every shown number of an estimate as the page shows it (``data-key`` -> text)."""
-    return {key: shown_number(catalog, e, key) for key in e.numbers}
 
 
 # --------------------------------------------------------------------------- views
