@@ -22,6 +22,10 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--model", "no-such"], "--model 'no-such': unknown id"),
     (["--set", "zz=1"], "--set zz: unknown setting"),
     (["--G", "-5"], "--G '-5': not a whole number"),
+    (["--arch", "zz=1"], "--arch zz: unknown setting"),
+    (["--arch", "layers=0"], "--arch layers 0: must be between"),
+    (["--rollout-gpus", "4", "--gpus", "4"], "--rollout-gpus 4: must leave GPUs to train on "
+                                             "(--gpus 4)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

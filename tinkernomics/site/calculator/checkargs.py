@@ -27,6 +27,9 @@ class BadInput(ValueError):
 
 
 def _name(key: str, options: Mapping[str, str]) -> str:
+    """How the command line set ``key``: its option, ``--arch NAME`` or ``--set KEY``."""
+    if key.startswith(inputs.ARCH_PREFIX):
+        return f"--arch {key.removeprefix(inputs.ARCH_PREFIX)}"
     return options.get(key, f"--set {key}")
 
 
