@@ -22,13 +22,17 @@ help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN{FS=":.*## "}{printf "  make %-15s %s\n", $$1, $$2}'
 
+# One resolver pass for the package and its extras, with the venv's own pip (any pip >= 21.3
+# installs an editable pyproject package; upgrading it first cost a download and an install).
+# --no-compile: pip would byte-compile every installed module (about 40 s here, most of them never
+# imported); Python compiles the ones a build or test imports on first use, into __pycache__.
+PIP := $(PY) -m pip install -q --no-compile --disable-pip-version-check
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,zensical]'
+	$(PIP) -e '.[dev,zensical]'
 	# tinker-cookbook 0.5.5 is the pinned commit 9dfcc3a (catalog/cookbook/); the recipe tests
 	# run its configuration code only, so not its torch/transformers/datasets dependencies
-	$(PY) -m pip install -q --no-deps 'tinker-cookbook==0.5.5'
+	$(PIP) --no-deps 'tinker-cookbook==0.5.5'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

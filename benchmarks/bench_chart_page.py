@@ -24,6 +24,14 @@ scripts ran (in every interleaved run we compared; with Lighthouse's defaults, m
 Lighthouse's simulation counts into FCP and LCP the work done before the observed paint: Material's
 start-up and ours were left out (LCP 1.3-1.6 s against 4-8 s on the same loaded machine).
 
+What keeps the pages light: Material's start-up restyles the whole page several times, so what
+the browser must style at load is kept small. A figure in a long list is ``brief`` (value, plain
+badge, citations: ``site/pages/figures.py``); the algorithms index's rows stay ``display: none``
+until ``algorithms-table.js`` has wired the table up, then show a few a frame (without
+JavaScript every row is there); the static charts' SVGs are skipped until near the screen
+(``content-visibility: auto``); a wide table's scroll cue is a plain wrapper (``.tn-scroll``),
+never a grid, which lays a table out several times over.
+
 Target: performance >= 0.98 and accessibility >= 0.98 (medians) on /algorithms/, /compare/ (with
 and without a selection in the address) and an algorithm page. Exit status 1 if one is missed.
 Usage: .venv/bin/python benchmarks/bench_chart_page.py [--runs 5] [--site DIR] [--only NAME...]

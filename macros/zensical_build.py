@@ -9,6 +9,32 @@ twice (once per process); run here, the outputs reuse the context the pages' mac
 deletes Zensical's cache folder, ``.cache/`` under the project root, whole. The chart image cache
 is not in it (``.image-cache/``, tinkernomics.site.charts.feature.IMAGE_CACHE_DIR), so a Zensical
 build keeps the images MkDocs' builds drew and the other way round.
+
+Material for MkDocs reaches end of life in May 2027 and names Zensical as its successor; the
+site builds with both from the same ``mkdocs.yml``, ``docs/``, ``site_overrides/`` and macros
+module (``tests/test_zensical.py`` compares the two builds: same URLs, links, API, embed and
+vendor files; ``benchmarks/bench_zensical.py`` times both). Zensical is the optional extra
+``zensical``, pinned to the release tested (0.0.73: later ones need a ``zensical-ui`` the
+package index here lacks). Where they differ:
+
+- Zensical calls ``define_env`` once per page and never ``on_post_build``: hence
+  ``shared_site`` and the outputs step run here after the pages.
+- Zensical resolves every relative link in raw HTML against the page's Markdown file
+  (zensical#258/#571): the adapter passes macro output through ``site.relink.for_source_file``.
+- Zensical caches pages by their Markdown, so builds use ``--clean`` and ``zensical serve``
+  does not show catalog edits (use ``make serve``).
+- Its theme output differs (``modern`` style, ``search.json``, no ``sitemap.xml.gz``;
+  ``theme: variant: classic`` keeps Material's look); page text and URLs are the same.
+- ``--strict`` fails on macro errors but not on MkDocs' link and nav validation: keep
+  ``make build`` in CI until it does.
+- Zensical refuses a search section over 131,072 token positions: lists that grow with the
+  catalog carry ``data-search-exclude`` or are split into one section per entry.
+
+Switching the published site: install the newest release in the extra, run
+``make build-zensical`` and ``pytest -m zensical``, raise the pin; in the Pages workflow replace
+``make build`` by ``make build-zensical`` (keep ``make build`` as a CI job); optionally move
+``mkdocs.yml`` to ``zensical.toml``; then drop ``on_post_build``, the ``mkdocs*`` dependencies
+and the MkDocs build in ``tests/conftest_site.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,18 @@
-"""Shared pytest fixtures (keep small and generic; feature helpers live in tests/helpers_*.py)."""
+"""Shared pytest fixtures (keep small and generic; feature helpers live in tests/helpers_*.py).
+
+How the suite runs (``make test``: pytest-xdist, one file per worker at a time): tests are marked
+by the fixtures they use (``build``, ``browser``; an unmarked test that starts a build fails);
+the files that need no site run first, then those that do, longest first by the seconds the
+last runs took (pytest's cache, ``FILE_SECONDS``; the Makefile passes
+``--no-loadscope-reorder``, else xdist hands files out by test count). ``conftest_site.py``
+starts the real site's one build in the background as soon as collection shows a test needs it.
+``helpers_*.py`` hold what several files share; ``fixtures/`` the fixture catalogs (``valid/``,
+never today's prices; invalid ones are copies with one mistake each, ``helpers_catalog``).
+Browser tests reuse one tab per module (``test_calc_browser.SharedTab``,
+``helpers_chart_site.ReusedTab``: a new tab is the suite's largest cost), give Material's search
+worker an empty index unless they search (``helpers_browser.NO_SEARCH_INDEX``) and run Debian's
+``chromium-headless-shell``. ``-m scale`` (``make test-scale``) and ``-m sweep``
+(``make test-sweep``) are the heavy groups outside ``make test``'s 3 minutes."""
 
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.yamlread import YamlDoc
+from tinkernomics.derived.calculator.estimate import Estimate
+from tinkernomics.site.calculator.feature import shown_number
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +29,11 @@ TOY_TEACHER = "toy-4b"
 """A dense 4B model with its own price row: a teacher of a different size than the student."""
 TOY_MOE = "toy-moe"
 """An MoE model, 100B total and 1B active parameters (not priced)."""
+
+
+def shown_numbers(catalog: Catalog, e: Estimate) -> dict[str, str]:
+    """Every shown number of an estimate as the page shows it (``data-key`` -> text)."""
+    return {key: shown_number(catalog, e, key) for key in e.numbers}
 
 
 def real_catalog() -> Catalog:

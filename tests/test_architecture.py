@@ -189,22 +189,45 @@ def test_nothing_in_the_repository_points_outside_it() -> None:
     assert not hits, f"files pointing outside the repository: {hits}"
 
 
-def _code_in(markdown: str) -> str:
-    """The text of a Markdown file's code: inline spans and fenced blocks."""
-    spans = re.findall(r"`([^`\n]+)`", markdown)
-    fenced = re.findall(r"```.*?```", markdown, re.S)
-    return "\n".join(spans + fenced)
+MAP_ROOTS = (PACKAGE, REPO / "macros")
+MAX_MAP_ROW = 100
+"""A map row is one short line: what the module is for; the details are its docstring."""
 
 
-def test_every_module_is_named_in_the_architecture() -> None:
-    """ARCHITECTURE.md is true file by file: every module of the package is named in it, as code
-    (`graph`, `views/checks.py`), not as a word of the prose ("checks") or part of another
-    name (`waysgraph.py` does not name `graph`)."""
-    code = _code_in((REPO / "ARCHITECTURE.md").read_text(encoding="utf-8"))
-    unnamed = sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py")
-                     if p.name != "__init__.py"
-                     and not re.search(rf"(?<![\w-]){p.stem}(?![\w-])", code))
-    assert not unnamed, f"modules ARCHITECTURE.md does not name: {unnamed}"
+def map_rows(markdown: str) -> list[tuple[str, str]]:
+    """(module path, row) of every module ARCHITECTURE.md's map lists: under a heading
+    ``### `folder/` ``, the table rows whose first cell is a module name (`` `graph` ``)."""
+    found: list[tuple[str, str]] = []
+    folder = None
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            heading = re.fullmatch(r"### `((?:tinkernomics|macros)[\w/]*/)`", line)
+            folder = heading.group(1) if heading else None
+        elif folder and (row := re.match(r"\| `(\w+)` \|", line)):
+            found.append((f"{folder}{row.group(1)}.py", line))
+    return found
+
+
+def test_map_rows_are_read_by_folder() -> None:
+    text = ("### `tinkernomics/derived/`\n| module | for |\n|---|---|\n| `expr` | grammar |\n"
+            "## Other\n| `loose` | not in the map |\n")
+    assert map_rows(text) == [("tinkernomics/derived/expr.py", "| `expr` | grammar |")]
+
+
+def test_the_map_names_every_module_once_and_nothing_else() -> None:
+    """ARCHITECTURE.md is true file by file: each module of the package and of the adapter has
+    one row in its folder's table (``__init__`` only where it holds code), and no row names a
+    module that is gone."""
+    rows = map_rows((REPO / "ARCHITECTURE.md").read_text(encoding="utf-8"))
+    listed = [path for path, _ in rows]
+    modules = {p.relative_to(REPO).as_posix() for root in MAP_ROOTS for p in root.rglob("*.py")}
+    unnamed = sorted(m for m in modules - set(listed) if not m.endswith("__init__.py"))
+    assert not unnamed, f"modules the map does not list: {unnamed}"
+    assert not sorted(set(listed) - modules), "rows for modules that do not exist"
+    twice = sorted({p for p in listed if listed.count(p) > 1})
+    assert not twice, f"modules listed twice: {twice}"
+    long = [row for _, row in rows if len(row) > MAX_MAP_ROW]
+    assert not long, f"map rows over {MAX_MAP_ROW} characters (details go in docstrings): {long}"
 
 
 # --------------------------------------------------------------------------- JS, CSS and tests

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from conftest_site import SUB_PATH_URL
 from helpers_browser import NO_SEARCH_INDEX, served_folder
-from helpers_calc import real_catalog
+from helpers_calc import real_catalog, shown_numbers
 from helpers_security import routed_site
 
 from tinkernomics.catalog.entries import Catalog
@@ -32,6 +32,7 @@ from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.derived.calculator.graph import Line, Quantity
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import pagedata
+from tinkernomics.site.calculator import presets as calcpresets
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
 from tinkernomics.site.pages.views import Links
 
@@ -40,9 +41,9 @@ pytestmark = pytest.mark.browser
 
 CASES: dict[str, dict[str, str]] = {
     "defaults": {},
-    "fireworks-episode": dict(calcsite.PRESETS[1][1]),
-    "opd-teacher": dict(calcsite.PRESETS[2][1]),
-    "ppo-full": dict(calcsite.PRESETS[3][1]),
+    "fireworks-episode": dict(calcpresets.presets()[1][1]),
+    "opd-teacher": dict(calcpresets.presets()[2][1]),
+    "ppo-full": dict(calcpresets.presets()[3][1]),
     "moe-multiturn-cache-overrides": {
         "a": "cispo", "m": "gpt-oss-120b", "hw": "gb200", "steps": "37", "n": "48", "G": "16",
         "K": "2", "in": "1234", "out": "777", "T": "5", "d": "3333", "cache": "1",
@@ -214,7 +215,7 @@ def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
     assert page.text_content('[data-key="tokens.prefill"]') == "400,000,000"
     assert page.text_content('[data-key="tokens.sample"]') == "16,000,000"
     # priced at the catalog's row, as Python prices it (test_calc_multiturn has the sums)
-    expected = calcsite.shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
+    expected = shown_numbers(catalog, estimate(catalog, CASES["fireworks-episode"]))
     assert text("tinker.prefill") == expected["tinker.prefill"]
     assert text("tinker.sample") == expected["tinker.sample"]
     assert errors == []
@@ -232,7 +233,7 @@ def test_editing_a_field_updates_url_and_numbers(calc_tab: SharedTab, calc_serve
     ppo_query = page.evaluate("location.search")
     assert errors == []
     assert "steps=250" in url
-    # the empty link opened the default run (inputs.DEFAULT_QUERY), whose settings the link keeps
+    # the empty link opened the default run (inputs.default_query()), whose settings the link keeps
     query = dict(parse_qsl(urlsplit(url).query))
     assert query == {**calcsite.preset_queries(catalog)[0], "steps": "250"}
     assert total == fmt_usd(estimate(catalog, query)["tinker.total"])
@@ -349,7 +350,7 @@ def extended_page(built_site: Any, catalog: Catalog) -> str:
     html = (Path(built_site.root) / "calculator" / "index.html").read_text(encoding="utf-8")
     links = Links(pagedata.CALCULATOR)
     presets = [{"label": label, "href": "?" + calcsite.query_string(q)}
-               for (label, _), q in zip(calcsite.PRESETS, calcsite.preset_queries(catalog),
+               for (label, _), q in zip(calcpresets.presets(), calcsite.preset_queries(catalog),
                                         strict=True)]
     data = pagedata.script_json(pagedata.page_data(catalog, links, presets))
     return re.sub(r'(<template class="tn-calc__data"[^>]*>).*?(</template>)',

@@ -25,9 +25,10 @@ from tinkernomics.site.calculator.pagedata import script_json
 
 pytestmark = pytest.mark.browser
 
-RENAMED = {inputs.KEYS[field]: "renamed_" + field
-           for field in ("model", "algorithm", "price_list", "hardware", "lora")}
-"""Choice keys and their new names (``m`` -> ``renamed_model``...)."""
+RENAMED = {inputs.key(field): "renamed_" + field.replace(".", "_")
+           for field in ("model", "algorithm", "price_list", "hardware", "lora", "run.G")}
+"""Choice keys and a typical-valued number's key, with their new names (``m`` ->
+``renamed_model``, ``G`` -> ``renamed_run_G``...)."""
 _DATA = re.compile(r'(<template class="tn-calc__data"[^>]*>)(.*?)(</template>)', re.S)
 
 
@@ -80,18 +81,21 @@ def test_page_follows_renamed_keys(tab: SharedTab, base: str, renamed_html: str,
                                    catalog: Catalog) -> None:
     model = sorted(m for m in catalog.models if m != inputs.default_model(catalog))[0]
     hw = sorted(h for h in catalog.hardware if h != inputs.DEFAULT_HARDWARE)[0]
-    query = {_key(inputs.KEYS["model"]): model, _key(inputs.KEYS["hardware"]): hw,
-             _key(inputs.KEYS["lora"]): inputs.FULL}
+    algo = next(a for a in sorted(catalog.algorithms.values(), key=lambda a: a.id)
+                if inputs.typical(a)["G"] is not None)
+    query = {_key(inputs.key("model")): model, _key(inputs.key("hardware")): hw,
+             _key(inputs.key("lora")): inputs.FULL, _key(inputs.key("algorithm")): algo.id}
     page, errors = open_calculator(tab, base, query, html=renamed_html)
     last = page.evaluate("() => window.tnCalculator.last()")
     assert (last["names"]["model"], last["names"]["hw"]) == (model, hw)
     assert last["choice"]["lora"] is False
+    assert last["env"]["run.G"] == inputs.typical(algo)["G"]  # the algorithm's, by input name
     written = _query(page)
-    assert written[_key(inputs.KEYS["model"])] == model
-    assert written[_key(inputs.KEYS["algorithm"])] == last["names"]["algorithm"]
+    assert written[_key(inputs.key("model"))] == model
+    assert written[_key(inputs.key("algorithm"))] == last["names"]["algorithm"]
     assert not set(RENAMED) & set(written), written
     other = inputs.default_model(catalog)
-    page.select_option(f'select[name="{_key(inputs.KEYS["model"])}"]', other)
+    page.select_option(f'select[name="{_key(inputs.key("model"))}"]', other)
     page.wait_for_function("(m) => window.tnCalculator.last().names.model === m", arg=other)
-    assert _query(page)[_key(inputs.KEYS["model"])] == other
+    assert _query(page)[_key(inputs.key("model"))] == other
     assert errors == []

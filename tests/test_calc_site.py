@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_calc import shown_numbers
 from helpers_site import load_page
 
 from tinkernomics.catalog.entries import Catalog
@@ -14,6 +15,7 @@ from tinkernomics.derived.calculator import figures, ids, inputs, tree, waysgrap
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import form, layout, pagedata
+from tinkernomics.site.calculator import presets as calcpresets
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_usd, fmt_value
 from tinkernomics.site.pages.views import Links
 
@@ -103,7 +105,8 @@ def test_page_does_not_grow_with_algorithms(catalog: Catalog) -> None:
     for algo in catalog.algorithms.values():
         data = pagedata.algorithm_data(catalog, algo, Links("calculator/"))
         typical_g = algo.typical_g.values if algo.typical_g else None
-        assert data["G"] == (typical_g[len(typical_g) // 2] if typical_g else None), algo.id
+        g = typical_g[len(typical_g) // 2] if typical_g else None
+        assert data["typical"]["run.G"] == g, algo.id
         assert f"algorithm:{algo.id}:k" in data["figures"]
         assert (f"algorithm:{algo.id}:C_mid" in data["figures"]) == (algo.scalerl is not None)
 
@@ -135,7 +138,7 @@ def test_summary_names_the_training_formula(catalog: Catalog, query: dict[str, s
 
 def test_every_figure_key_resolves(catalog: Catalog) -> None:
     registry = figures.registry(catalog)
-    for label, query in calcsite.PRESETS:
+    for label, query in calcpresets.presets():
         keys = figures.figure_keys(estimate(catalog, query), registry)
         assert keys and all(k in registry for k in keys), label
         for fig in registry.values():
@@ -146,19 +149,19 @@ def test_every_figure_key_resolves(catalog: Catalog) -> None:
 
 def test_presets_name_catalog_ids(catalog: Catalog) -> None:
     calcsite.check_presets(catalog)  # raises on an unknown id
-    for _, query in calcsite.PRESETS:
+    for _, query in calcpresets.presets():
         c = inputs.choose(catalog, query)
         assert c.model == query["m"] and c.algorithm == query["a"]
 
 
 def test_default_preset_is_the_issue_example(catalog: Catalog) -> None:
     # "GRPO on Qwen3-8B, 100 steps, 64 prompts x G=16, 512+2,048 tokens"
-    shape = inputs.choose(catalog, calcsite.PRESETS[0][1]).numbers
+    shape = inputs.choose(catalog, calcpresets.presets()[0][1]).numbers
     assert [shape[k] for k in ("run.steps", "run.prompts", "run.G")] == [100, 64, 16]
     assert (shape["run.C0"], shape["run.out"]) == (512, 2048)
     # and it is what an empty link shows, whatever the algorithm's typical G
     assert inputs.choose(catalog, {}).numbers == shape
-    assert calcsite.PRESETS[0][1] == inputs.DEFAULT_QUERY
+    assert calcpresets.presets()[0][1] == inputs.default_query()
     typical = catalog.algorithms["grpo"].typical_g.values
     assert inputs.choose(catalog, {"a": "grpo"}).numbers["run.G"] == typical[len(typical) // 2]
     # a link that names no algorithm changes the default run only where it says so
@@ -175,7 +178,7 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     data = json.loads(data_nodes[0].text())
     assert set(data["models"]) == set(catalog.models)
     static = {n.attrs["data-key"]: n.text() for n in page.iter() if "data-key" in n.attrs}
-    expected = calcsite.shown_numbers(catalog, estimate(catalog, {}))
+    expected = shown_numbers(catalog, estimate(catalog, {}))
     # the default estimate, as Python computes it from the catalog (no amount is written here):
     # both bills, the break-even price and the run model's memory at the peak
     for key in ("tinker.total", "self.total", "self.gpu_hours", "breakeven.gpu_price",
@@ -204,7 +207,7 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
                  "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
         e = estimate(catalog, query)
         for node, q in ((panel[0], query), (panel[1], inputs.comparison_query(catalog, algo_id))):
-            expected = calcsite.shown_numbers(catalog, estimate(catalog, q))
+            expected = shown_numbers(catalog, estimate(catalog, q))
             shown = {n.attrs["data-key"]: n.text() for n in node.iter() if "data-key" in n.attrs}
             assert shown and all(expected[k] == v for k, v in shown.items()), algo_id
         assert "Comparison run" in panel[1].text() and "Comparison run" not in panel[0].text()

@@ -27,6 +27,7 @@ from tinkernomics.derived.calculator import inputs
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.site.calculator import asof
 from tinkernomics.site.calculator import feature as calcsite
+from tinkernomics.site.calculator import presets as calcpresets
 from tinkernomics.site.calculator.formatting import fmt_value
 
 CALC = SUB_PATH_URL + "calculator/"
@@ -178,7 +179,7 @@ def test_switching_drops_what_the_new_algorithm_cannot_use(tab: Any,
     assert when["tm"] and when["rc"]
     page = tab
     open_calc(page)
-    preset = calcsite.PRESETS[2][1]  # the distillation preset sets a teacher
+    preset = calcpresets.presets()[2][1]  # the distillation preset sets a teacher
     page.click(".tn-calc__preset >> nth=2")
     page.wait_for_function("tm => document.querySelector('select[name=\"tm\"]').value === tm",
                            arg=preset["tm"])

@@ -162,7 +162,7 @@ def test_pins_come_from_the_link(catalog: Catalog) -> None:
     choice = inputs.choose(catalog, {"w": "nope,tok-2026-12,cheap-2026-01,tok-2026-12"})
     assert choice.ways == ("tok-2026-12", "cheap-2026-01")
     assert inputs.choose(catalog, {"w": "nope"}).ways == ()
-    spec = next(i for i in inputs.link_inputs(catalog) if i.key == inputs.WAYS_KEY)
+    spec = next(i for i in inputs.link_inputs(catalog) if i.key == inputs.key(inputs.WAYS))
     assert [wid for wid, _ in spec.options] == sorted(w["id"] for w in FIXTURE_WAYS)
 
 

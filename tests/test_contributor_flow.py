@@ -15,6 +15,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,6 +43,9 @@ from tinkernomics.site.charts.spec import COMPARISON_ID, algorithm_chart_id
 from tinkernomics.site.contributing.fieldsdoc import field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from synth import keep_algorithms  # noqa: E402
+
 NOT_COPIED = {".git", ".venv", "site", "tests", "benchmarks", ".pytest_cache", ".ruff_cache",
               ".hypothesis", "__pycache__", "tinkernomics.egg-info", "build", "dist"}
 """The copy holds what a contributor's checkout holds for building the site (the package itself
@@ -97,7 +101,9 @@ def _fill(scaffold: str, reference: str) -> str:
 
 @pytest.fixture(scope="module")
 def contributor(tmp_path_factory: pytest.TempPathFactory) -> Contributor:
-    repo = _copy_repo(tmp_path_factory.mktemp("checkout"))
+    # the algorithms the site's own code names are enough around the new one: fewer pages to
+    # build and to fetch, the same flow
+    repo = keep_algorithms(_copy_repo(tmp_path_factory.mktemp("checkout")), ())
     made = run_cli_in_process("new", "algorithm", NEW_ID, cwd=repo)
     assert made.returncode == 0, made.stderr
     entry = repo / "catalog" / "algorithms" / f"{NEW_ID}.yaml"

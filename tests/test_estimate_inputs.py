@@ -25,6 +25,10 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--arch", "params_b=-1"], "--arch params_b '-1': not a number"),
     (["--rollout-gpus", "8", "--gpus", "4"], "--rollout-gpus 8: must leave GPUs"),
     (["--turns", "0"], "--turns 0: must be between"),
+    (["--arch", "zz=1"], "--arch zz: unknown setting"),
+    (["--arch", "layers=0"], "--arch layers 0: must be between"),
+    (["--rollout-gpus", "4", "--gpus", "4"], "--rollout-gpus 4: must leave GPUs to train on "
+                                             "(--gpus 4)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

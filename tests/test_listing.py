@@ -76,7 +76,7 @@ def test_presets_use_models_the_newest_list_carries() -> None:
     """On the real catalog: every model a preset names, teacher included, is on the newest
     list, and no preset pins an older list (they opened on a stale list before)."""
     real = load_valid_catalog(Path(__file__).resolve().parent.parent / "catalog")
-    for label, query in presets.PRESETS:
+    for label, query in presets.presets():
         assert "p" not in query, label
         for key in ("m", "tm"):
             if key in query:

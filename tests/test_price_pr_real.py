@@ -2,9 +2,11 @@
 
 Followed as CONTRIBUTING's "Prices changed" says: `tinkernomics new price_list <date>` copies the
 newest list, every sampling price goes up 10%, nothing else is touched. The copy validates with
-the site's own needs (every run the calculator prices has its row) and builds; the new list is the
-calculator's default and the Tinker page's first. No test in the suite needs editing for it: the
-suite's tests hold no price, date or total of today's catalog.
+the site's own needs (every run the calculator prices has its row) and builds; the new list is
+the calculator's default and the Tinker page's first. The copy keeps every price list but only
+the algorithms the site's own code names: the prices, not the algorithms, are the point. No
+test in the suite needs editing for it: the suite's tests hold no price, date or total of
+today's catalog.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from tinkernomics.derived.calculator.inputs import latest_price_list
 from tinkernomics.site.build import CATALOG_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from synth import copy_project
+from synth import copy_project, keep_algorithms
 
 pytestmark = pytest.mark.build
 
@@ -47,7 +49,7 @@ def _raise_sampling(path: Path, factor: float) -> None:
 
 
 def test_a_new_price_list_passes_validate_and_builds(tmp_path: Path) -> None:
-    project = copy_project(tmp_path / "project")
+    project = keep_algorithms(copy_project(tmp_path / "project"), ())  # every price list kept
     day = _next_day(project / "catalog")
     made = run_cli_in_process("new", "price_list", day, cwd=project)
     assert made.returncode == 0, made

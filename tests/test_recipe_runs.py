@@ -26,7 +26,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.estimate import estimate
-from tinkernomics.site.calculator.presets import PRESETS, preset_queries
+from tinkernomics.site.calculator.presets import preset_queries, presets
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "cookbook_probe.py"
@@ -47,7 +47,7 @@ def exports(catalog: Catalog) -> dict[str, recipe.RecipeExport]:
     found = {f"algorithm {r.algorithm}": recipe.export(catalog,
                                                        estimate(catalog, {"a": r.algorithm}))
              for r in pin.recipes}
-    for (label, _), query in zip(PRESETS, preset_queries(catalog), strict=True):
+    for (label, _), query in zip(presets(), preset_queries(catalog), strict=True):
         found[f"preset {label!r}"] = recipe.export(catalog, estimate(catalog, query))
     return {label: rec for label, rec in found.items() if rec is not None}
 
@@ -68,10 +68,31 @@ def run_probe(recipes: list[dict[str, Any]]) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
+REFUSED = [
+    (["kl_reference_config=x"], "Extraneous argument 'kl_reference_config'"),
+    (["loss_fn=grpo"], "Could not interpret argument 'grpo'"),
+    (["kl_penalty_coef=0.04"], "kl_reference_config must be specified"),
+]
+"""Recipes the cookbook must refuse: an argument the recipe lacks, a value it refuses, a
+configuration its trainer refuses (each with the words of its error)."""
+BAD_MODULE = "tinker_cookbook.recipes.math_rl.train"
+BAD_PYTHON = (f"import asyncio\nfrom {BAD_MODULE} import CLIConfig, cli_main\n"
+              "asyncio.run(cli_main(CLIConfig(kl_penalty_coef=0.5)))")
+
+
 @pytest.fixture(scope="module")
 def probed(catalog: Catalog) -> tuple[dict[str, recipe.RecipeExport], dict[str, Any]]:
+    """Every exported recipe and the ``REFUSED`` ones (labelled ``bad <n>``), through one probe
+    process: each start imports the cookbook and the Tinker SDK again."""
     found = exports(catalog)
-    return found, run_probe([as_probe_input(label, rec) for label, rec in found.items()])
+    bad = [{"label": f"bad {n}", "module": BAD_MODULE, "argv": argv, "python": BAD_PYTHON}
+           for n, (argv, _) in enumerate(REFUSED)]
+    out = run_probe([as_probe_input(label, rec) for label, rec in found.items()] + bad)
+    return found, out
+
+
+def _results(out: dict[str, Any], bad: bool) -> list[dict[str, Any]]:
+    return [r for r in out["results"] if r["label"].startswith("bad ") == bad]
 
 
 def test_the_installed_cookbook_is_the_pinned_commit(catalog: Catalog) -> None:
@@ -89,10 +110,11 @@ def test_the_installed_cookbook_is_the_pinned_commit(catalog: Catalog) -> None:
 
 def test_every_exported_recipe_reaches_the_training_loop(probed: Any) -> None:
     found, out = probed
-    assert {r["label"] for r in out["results"]} == set(found)
-    refused = [f"{r['label']} ({r['form']}): {r['error']}" for r in out["results"] if not r["ok"]]
+    assert {r["label"] for r in _results(out, bad=False)} == set(found)
+    refused = [f"{r['label']} ({r['form']}): {r['error']}" for r in _results(out, bad=False)
+               if not r["ok"]]
     assert not refused, "\n".join(refused)
-    for r in out["results"]:
+    for r in _results(out, bad=False):
         assert "ServiceClient.create_lora_training_client_async" in r["service_calls"]
 
 
@@ -100,7 +122,7 @@ def test_the_training_config_keeps_the_exported_values(probed: Any) -> None:
     """What the export names reaches the trainer's Config unchanged (no argument is dropped or
     renamed on the way), in both forms."""
     found, out = probed
-    for r in out["results"]:
+    for r in _results(out, bad=False):
         rec, cfg = found[r["label"]], r["config"]
         args = rec.args
         expected = {"model_name": args.get("model_name"), "lora_rank": args.get("lora_rank"),
@@ -118,17 +140,11 @@ def test_the_training_config_keeps_the_exported_values(probed: Any) -> None:
             assert cfg["dataset.group_size"] == args["group_size"], r["label"]
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["kl_reference_config=x"], "Extraneous argument 'kl_reference_config'"),
-    (["loss_fn=grpo"], "Could not interpret argument 'grpo'"),
-    (["kl_penalty_coef=0.04"], "kl_reference_config must be specified"),
-])
-def test_the_probe_reports_what_the_cookbook_refuses(argv: list[str], message: str) -> None:
-    """An argument the recipe lacks, a value it refuses, a configuration its trainer refuses."""
-    module = "tinker_cookbook.recipes.math_rl.train"
-    python = (f"import asyncio\nfrom {module} import CLIConfig, cli_main\n"
-              "asyncio.run(cli_main(CLIConfig(kl_penalty_coef=0.5)))")
-    out = run_probe([{"label": "bad", "module": module, "argv": argv, "python": python}])
-    command, py = out["results"]
-    assert not command["ok"] and message in command["error"]
-    assert not py["ok"] and "kl_reference_config must be specified" in py["error"]
+def test_the_probe_reports_what_the_cookbook_refuses(probed: Any) -> None:
+    """Each of ``REFUSED`` fails as a command line with its own error, and its Python form (a
+    configuration the trainer refuses) with the trainer's."""
+    _, out = probed
+    for n, (_, message) in enumerate(REFUSED):
+        command, py = (r for r in _results(out, bad=True) if r["label"] == f"bad {n}")
+        assert not command["ok"] and message in command["error"], (n, command)
+        assert not py["ok"] and "kl_reference_config must be specified" in py["error"], n

@@ -98,7 +98,7 @@ def html_of(page_markdown: str) -> Node:
 
 @pytest.fixture(scope="module")
 def page(index: SiteIndex, catalog: Catalog) -> Node:
-    run = {"p": inputs.latest_price_list(catalog), **inputs.DEFAULT_QUERY}
+    run = {"p": inputs.latest_price_list(catalog), **inputs.default_query()}
     return html_of(feature.ways_html(index, [("The default run", run)], DATA_DAY))
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.ways import Capability, Gap, WayToRun
-from tinkernomics.derived.calculator import limits
+from tinkernomics.derived.calculator import inputs, limits
 from tinkernomics.derived.calculator.estimate import Estimate, estimate
 
 STALE_MONTHS = 6
@@ -91,7 +91,8 @@ def needs_of(online: bool, roles: Iterable[str], lora: bool = True) -> frozenset
 
 def _other_gpu(query: Mapping[str, str], hw: str) -> dict[str, str]:
     """The same link on another GPU (its price and decode MFU cleared, as the page does)."""
-    return {**{k: v for k, v in query.items() if k not in ("gp", "md")}, "hw": hw}
+    cleared = {inputs.key(name) for name in ("set.gpu_price", "set.mfu_decode")}
+    return {**{k: v for k, v in query.items() if k not in cleared}, inputs.key("hardware"): hw}
 
 
 def run_totals(catalog: Catalog, query: Mapping[str, str]) -> RunTotals:

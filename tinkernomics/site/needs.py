@@ -14,7 +14,7 @@ from tinkernomics.catalog.pricelists import PRICE_ROW_NEED
 from tinkernomics.catalog.rules import Need
 from tinkernomics.derived.calculator import ids, inputs
 from tinkernomics.derived.derive import DEFAULT_CONVERSION
-from tinkernomics.site.calculator.presets import PRESETS, preset_needs
+from tinkernomics.site.calculator.presets import RUNS, preset_needs
 
 
 def site_needs() -> list[Need]:
@@ -33,13 +33,13 @@ def site_needs() -> list[Need]:
 def price_row_needs() -> list[Need]:
     """The price rows the default run and the presets read: a preset without a pinned list
     prices with the newest, so the newest must carry its models (``catalog/pricelists.py``)."""
-    runs = [("the calculator's default run", inputs.DEFAULT_QUERY)]
-    runs += [(f"the calculator's preset {label!r}", query) for label, query in PRESETS]
+    runs = [("the calculator's default run", inputs.DEFAULT_RUN)]
+    runs += [(f"the calculator's preset {label!r}", run) for label, run in RUNS]
     found: list[Need] = []
-    for who, query in runs:
-        pin = f"@{query['p']}" if "p" in query else ""
-        for key in ("m", "tm"):
-            if key in query:
-                variant = query.get("v", "") if key == "m" else ""
-                found.append((PRICE_ROW_NEED, f"{query[key]}{variant}{pin}", who))
+    for who, run in runs:
+        pin = f"@{run['price_list']}" if "price_list" in run else ""
+        for name in ("model", "teacher"):
+            if name in run:
+                variant = run.get("variant", "") if name == "model" else ""
+                found.append((PRICE_ROW_NEED, f"{run[name]}{variant}{pin}", who))
     return found

@@ -185,7 +185,7 @@
     var env = {};
     d.inputs.filter(isNumber).forEach(function (inp) {
       var v = ranged(d, has(q, inp.key) ? q[inp.key] : undefined, inp);
-      env[inp.name] = v !== null ? v : inp.typical ? algo[inp.key] : inp.default;
+      env[inp.name] = v !== null ? v : inp.typical ? algo.typical[inp.name] : inp.default;
     });
     return env;
   }
@@ -611,7 +611,7 @@
   Page.prototype.settle = function (est, algo, sw) {
     var self = this, name = esc(algo.name), dropped = [], kept = [], typical = 0;
     sw.items.forEach(function (it) {
-      var inp = self.keys[it.key], usual = algo[it.key];
+      var inp = self.keys[it.key], usual = algo.typical[inp.name];
       if (it.applied && inp.when !== null && !evalTree(inp.when, est.values)) {
         delete self.state[it.key];
         dropped.push(esc(it.label) + " = " + esc(it.text));

@@ -20,7 +20,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.models.runs import PublishedRun, RunMode, RunStage
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, inputs
 from tinkernomics.derived.calculator.graph import Quantity
 
 
@@ -34,21 +34,21 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     delta = stage.mean_completion_tokens.value + (
         stage.observation_tokens.value if stage.observation_tokens else 0.0)
     found = {
-        "a": run.algorithm, "m": run.model, "hw": run.hardware,
-        "ft": "lora" if run.lora else "full", "ref": "1" if run.reference else "0",
-        "steps": _int(stage.steps.value), "n": _int(stage.prompts.value),
-        "G": _int(stage.group.value), "K": "1", "in": _int(stage.prompt_tokens.value),
-        "out": _int(stage.mean_completion_tokens.value),
-        "maxout": _int(stage.max_completion_tokens.value), "T": _int(turns),
-        "d": _int(delta) if turns > 1 else "0", "gpus": _int(stage.gpus.value),
-        "cache": "1",
-        "async": "1" if run.mode == RunMode.async_ else "0",
-        "env": repr(float(stage.env_seconds_per_turn.value)) if stage.env_seconds_per_turn
-        else "0",
+        "algorithm": run.algorithm, "model": run.model, "hardware": run.hardware,
+        "lora": inputs.TUNING[0] if run.lora else inputs.FULL,
+        "score_reference": "1" if run.reference else "0",
+        "run.steps": _int(stage.steps.value), "run.prompts": _int(stage.prompts.value),
+        "run.G": _int(stage.group.value), "run.K": "1", "run.C0": _int(stage.prompt_tokens.value),
+        "run.out": _int(stage.mean_completion_tokens.value),
+        "run.max_out": _int(stage.max_completion_tokens.value), "run.T": _int(turns),
+        "run.delta": _int(delta) if turns > 1 else "0", "set.gpus": _int(stage.gpus.value),
+        "cache": "1", "run.asynchronous": "1" if run.mode == RunMode.async_ else "0",
+        "run.env_s": repr(float(stage.env_seconds_per_turn.value))
+        if stage.env_seconds_per_turn else "0",
     }
     if stage.rollout_gpus is not None and not run.colocated:
-        found["rg"] = _int(stage.rollout_gpus.value)
-    return found
+        found["set.rollout_gpus"] = _int(stage.rollout_gpus.value)
+    return inputs.query(found)
 
 
 def assumed(run: PublishedRun) -> list[str]:

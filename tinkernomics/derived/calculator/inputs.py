@@ -4,7 +4,7 @@ A link carries its settings in the query string (``?m=qwen3-8b&a=grpo&G=16``). E
 declared once, in ``INPUTS`` (kind, graph input, range, default, the keys a change clears, what
 the form shows), in the order a link writes them; ``choose`` reads a query by them (unknown ids
 and invalid numbers fall back to the catalog's defaults; valid numbers are clamped into their
-range; a query that names no algorithm starts from the default run, ``DEFAULT_QUERY``) and
+range; a query that names no algorithm starts from the default run, ``DEFAULT_RUN``) and
 ``invalid_keys`` lists what the page marks. ``estimate.environment`` flattens the choice into
 the named input values the graph reads. The page ships ``link_inputs`` and ``calculator.js``
 reads every key, range and rule from it: a key declared here needs no change there.
@@ -31,31 +31,52 @@ DEFAULT_ALGORITHM = "grpo"
 DEFAULT_HARDWARE = "h100"
 DEFAULT_TARGET_PERCENT = 90.0
 """Default target: the compute at which the ScaleRL fit has made 90% of its gain."""
-DEFAULT_QUERY: dict[str, str] = {
-    "a": DEFAULT_ALGORITHM, "m": DEFAULT_MODEL, "hw": DEFAULT_HARDWARE, "steps": "100",
-    "n": "64", "G": "16", "K": "1", "in": "512", "out": "2048",
+DEFAULT_RUN: dict[str, str] = {
+    "algorithm": DEFAULT_ALGORITHM, "model": DEFAULT_MODEL, "hardware": DEFAULT_HARDWARE,
+    "run.steps": "100", "run.prompts": "64", "run.G": "16", "run.K": "1", "run.C0": "512",
+    "run.out": "2048",
 }
-"""The default run: the calculator issue's example (GRPO on Qwen3-8B, 100 steps, 64 prompts ×
-G = 16, 512 + 2,048 tokens), the first preset. A link that names no algorithm (``a``) starts
-from it, and each setting the link gives replaces the example's: the empty link is the example
-itself. Its G = 16 is a setting of the example, not GRPO's typical G; a link that names an
-algorithm takes G and K from that algorithm's entry unless it sets them. The price list is the
-newest, as for any link that names none. ``calculator.js`` reads the same query from the page's
-defaults."""
+"""The default run, by declared name (``key``; its link is ``default_query()``): the calculator
+issue's example (GRPO on Qwen3-8B, 100 steps, 64 prompts × G = 16, 512 + 2,048 tokens), the
+first preset. A link that names no algorithm starts from it, and each setting the link gives
+replaces the example's: the empty link is the example itself. Its G = 16 is a setting of the
+example, not GRPO's typical G; a link that names an algorithm takes G and K from that
+algorithm's entry unless it sets them. The price list is the newest, as for any link that names
+none. ``calculator.js`` reads the same query from the page's defaults."""
 
-COMPARISON_QUERY: dict[str, str] = {
-    "m": DEFAULT_MODEL, "hw": DEFAULT_HARDWARE, "steps": "100", "n": "64", "G": "16", "K": "1",
-    "in": "512", "out": "2048",
-}
+COMPARISON_RUN: dict[str, str] = {k: v for k, v in DEFAULT_RUN.items() if k != "algorithm"}
 """The comparison run: one stated run shape at which every algorithm is priced and sized (its
 page, beside its own typical run, and the algorithms table): Qwen3-8B with LoRA on H100s,
 100 steps × 64 prompts × G = 16, K = 1, 512 + 2,048 tokens, the newest price list. Only the
 algorithm changes, so two algorithms' numbers differ by what the algorithms do."""
 
 
+def key(name: str) -> str:
+    """The query key ``INPUTS`` declares for ``name``: the ``Choice`` field a choice or flag key
+    sets (``model`` -> ``m``) or the graph input a number or list sets (``run.G`` -> ``G``).
+    Code outside ``INPUTS`` names a key through this, never by its spelling, so renaming a key
+    is one edit (``tests/test_query_keys.py``)."""
+    for i in INPUTS:
+        if name in (i.sets, i.name):
+            return i.key
+    raise KeyError(f"no query key is declared for {name!r}")
+
+
+def query(settings: Mapping[str, object]) -> dict[str, str]:
+    """A link's query from settings by declared name (``{"model": "qwen3-8b"}`` ->
+    ``{"m": "qwen3-8b"}``)."""
+    return {key(name): str(value) for name, value in settings.items()}
+
+
+def default_query() -> dict[str, str]:
+    """The default run's link query (``DEFAULT_RUN``)."""
+    return query(DEFAULT_RUN)
+
+
 def comparison_query(catalog: Catalog, algo_id: str) -> dict[str, str]:
     """The comparison run for one algorithm, with the newest price list pinned."""
-    return {"a": algo_id, **COMPARISON_QUERY, "p": latest_price_list(catalog)}
+    return query({"algorithm": algo_id, **COMPARISON_RUN,
+                  "price_list": latest_price_list(catalog)})
 
 
 INT_PATTERN = r"[0-9]{1,12}"
@@ -82,8 +103,10 @@ class Input:
     ``-5``, ``1e308``, ``NaN``, ``2.5`` for a whole number) is marked on the page, dropped from
     the link and replaced by the default."""
     default: float | None = None
-    typical: bool = False
-    """The default is the algorithm's typical value; missing (and marked) when it has none."""
+    typical: str = ""
+    """The algorithm's figure (a key of ``typical(algo)``) that is the default; missing (and
+    marked) when the algorithm has none. The page ships each algorithm's under the input's
+    ``name`` (``pagedata.algorithm_data``)."""
     dependents: tuple[str, ...] = ()
     """Keys a change of this one clears (they default again from the new choice)."""
     keeps: tuple[str, ...] = ()
@@ -94,7 +117,7 @@ class Input:
     """``Choice`` field written into every link, even when it is the default."""
     sets: str = ""
     """The ``Choice`` field a choice or flag key sets (``model``...): Python and calculator.js
-    find a key by it (``KEYS``), never by its spelling."""
+    find a key by it (``key``), never by its spelling."""
     flag: tuple[str, Any] = ("", None)
     """A graph input that is 1 where the ``sets`` field of the choice equals the value, else 0
     (``("run.lora", True)``); ``estimate.environment`` and calculator.js set it alike."""
@@ -118,8 +141,8 @@ def _number(key: str, name: str, kind: str, lo: float, hi: float, default: float
 
 
 _MFU = {"per": 0.01, "fmt": "number"}
-VRAM_AFTER = "md"
-"""A link writes the VRAM overrides (``vram_inputs``) after this key, then the rest."""
+VRAM_AFTER = "set.mfu_decode"
+"""A link writes the VRAM overrides (``vram_inputs``) after this input's key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
     Input("a", "choice", keeps=("G", "K", "ref", "tm", "rc"), pin="algorithm", sets="algorithm"),
@@ -135,8 +158,8 @@ INPUTS: tuple[Input, ...] = (
             when="run.lora * run.lf_site"),
     _number("steps", "run.steps", "int", 0, 1e7, 100.0),
     _number("n", "run.prompts", "int", 0, 1e7, 64.0),
-    _number("G", "run.G", "int", 1, 1e5, None, typical=True),
-    _number("K", "run.K", "int", 1, 1e3, None, typical=True),
+    _number("G", "run.G", "int", 1, 1e5, None, typical="G"),
+    _number("K", "run.K", "int", 1, 1e3, None, typical="K"),
     _number("in", "run.C0", "int", 0, 1e8, 512.0),
     _number("out", "run.out", "int", 0, 1e8, 2048.0),
     _number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
@@ -175,13 +198,11 @@ chosen model's figure (``model.architecture``); with ``x_params_b`` the run is a
 catalog lacks, so it has no Tinker price."""
 ARCH_FIGURES = ("params_b", "active_b", "layers", "heads", "kv_heads", "head_dim", "d_model",
                 "vocab", "mlp")
-WAYS_KEY = "w"
-"""The list key of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
+WAYS = "pin"
+"""The list input of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
 fills in its options from the catalog)."""
 VRAM_GB: dict[str, Any] = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
-KEYS: dict[str, str] = {i.sets: i.key for i in INPUTS if i.sets}
-"""The query key of each ``Choice`` field a choice or flag key sets (``model`` -> ``m``)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)
 SPEC: dict[str, dict[str, Any]] = {
     i.key: {"name": i.name, "kind": i.kind, "lo": i.lo, "hi": i.hi, "default": i.default}
@@ -189,7 +210,7 @@ SPEC: dict[str, dict[str, Any]] = {
 """The numbers by query key (input name, kind, range, default), derived from ``INPUTS``."""
 
 TUNING = ("lora", "full")
-"""The fine-tuning choices (``KEYS["lora"]``): LoRA, the default, and full fine-tuning (any
+"""The fine-tuning choices (``key("lora")``): LoRA, the default, and full fine-tuning (any
 value but the second is LoRA)."""
 FULL = TUNING[1]
 LORA_FLOPS = ("sourced", "site")
@@ -270,10 +291,10 @@ def way_options(catalog: Catalog) -> tuple[tuple[str, str], ...]:
 
 def link_inputs(catalog: Catalog) -> list[Input]:
     """Every query key of a link, in the order a link writes them (``INPUTS`` with the VRAM
-    overrides after ``VRAM_AFTER``, and the catalog's ways as the options of ``WAYS_KEY``)."""
-    cut = next(i for i, x in enumerate(INPUTS) if x.key == VRAM_AFTER) + 1
+    overrides after ``VRAM_AFTER``, and the catalog's ways as the options of ``WAYS``)."""
+    cut = next(i for i, x in enumerate(INPUTS) if x.name == VRAM_AFTER) + 1
     found = [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
-    return [replace(i, options=way_options(catalog)) if i.key == WAYS_KEY else i
+    return [replace(i, options=way_options(catalog)) if i.name == WAYS else i
             for i in found]
 
 
@@ -324,7 +345,7 @@ class Choice:
     numbers: dict[str, float | None]
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
     ways: tuple[str, ...] = ()
-    """The ways to run the link pins (``WAYS_KEY``); empty: the newest list of each offer."""
+    """The ways to run the link pins (``WAYS``); empty: the newest list of each offer."""
 
 
 def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
@@ -335,21 +356,21 @@ def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
 
 def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
     """Read a link's query by the rules above (``inputs`` and ``Page`` in calculator.js); a
-    query that names no algorithm starts from ``DEFAULT_QUERY``."""
-    k = KEYS
+    query that names no algorithm starts from ``DEFAULT_RUN``."""
+    k = {i.sets: i.key for i in INPUTS if i.sets}
     if k["algorithm"] not in query:
-        query = {**DEFAULT_QUERY, **query}
+        query = {**default_query(), **query}
     model = _choice(query, k["model"], catalog.models, default_model(catalog))
     algo_id = _choice(query, k["algorithm"], catalog.algorithms, DEFAULT_ALGORITHM)
     algo_typical = typical(catalog.algorithms[algo_id])
     numbers: dict[str, float | None] = {}
     pinned: tuple[str, ...] = ()
     for i in link_inputs(catalog):
-        if i.key == WAYS_KEY:
+        if i.name == WAYS:
             pinned = listed(query, i)
         if i.kind in NUMBER_KINDS:
             value = ranged(query.get(i.key), i)
-            default = algo_typical[i.key] if i.typical else i.default
+            default = algo_typical[i.typical] if i.typical else i.default
             numbers[i.name] = default if value is None else value
     return Choice(
         model=model, algorithm=algo_id,

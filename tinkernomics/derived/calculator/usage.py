@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tinkernomics.derived.calculator import inputs
+
 TOKEN_TYPES = ("training", "sampling_prefill", "sampling_sample")
 """The export's token usage types (checkpoint and storage rows carry no tokens)."""
 
@@ -125,12 +127,13 @@ def lengths(totals: Totals, steps: float, prompts: float, group: float, passes: 
 
 
 def query_values(found: Lengths) -> dict[str, str]:
-    """The calculator-link values the pilot sets: ``out`` and, when training was billed,
-    ``in`` (whole tokens)."""
-    values = {"out": str(max(1, round(found.completion_tokens)))}
+    """The calculator-link values the pilot sets: the mean completion length (``run.out``) and,
+    when training was billed, the prompt length (``run.C0``), in whole tokens, under the keys
+    ``inputs`` declares."""
+    values = {"run.out": max(1, round(found.completion_tokens))}
     if found.prompt_tokens is not None:
-        values["in"] = str(max(0, round(found.prompt_tokens)))
-    return values
+        values["run.C0"] = max(0, round(found.prompt_tokens))
+    return inputs.query(values)
 
 
 def describe(found: Lengths, names: Iterable[str]) -> str:

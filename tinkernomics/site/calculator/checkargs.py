@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
 
-CHOICES = {"a": "algorithms", "m": "models", "tm": "models", "hw": "hardware",
-           "p": "price_lists"}
-"""Link keys whose value is a catalog id, and the catalog collection that holds them."""
-FLAGS = {"ft": ("lora", "full"), "lf": inputs.LORA_FLOPS, "cache": ("0", "1"),
-         "ref": ("0", "1")}
+CHOICES = {"algorithm": "algorithms", "model": "models", "teacher": "models",
+           "hardware": "hardware", "price_list": "price_lists"}
+"""Inputs (by declared name, ``inputs.key``) whose value is a catalog id, and the catalog
+collection that holds them."""
+FLAGS = {"lora": inputs.TUNING, "lora_flops": inputs.LORA_FLOPS, "cache": ("0", "1"),
+         "score_reference": ("0", "1")}
 
 
 class BadInput(ValueError):
@@ -26,6 +27,9 @@ class BadInput(ValueError):
 
 
 def _name(key: str, options: Mapping[str, str]) -> str:
+    """How the command line set ``key``: its option, ``--arch NAME`` or ``--set KEY``."""
+    if key.startswith(inputs.ARCH_PREFIX):
+        return f"--arch {key.removeprefix(inputs.ARCH_PREFIX)}"
     return options.get(key, f"--set {key}")
 
 
@@ -39,34 +43,42 @@ def _number(spec: inputs.Input, raw: str, name: str) -> float:
     return value
 
 
-def _choice(catalog: Catalog, key: str, raw: str, name: str) -> None:
-    if key in CHOICES:
-        held = sorted(getattr(catalog, CHOICES[key]))
+def _choice(catalog: Catalog, spec: inputs.Input, raw: str, name: str) -> None:
+    if spec.sets in CHOICES:
+        held = sorted(getattr(catalog, CHOICES[spec.sets]))
         if raw not in held:
             raise BadInput(f"{name} {raw!r}: unknown id; one of {', '.join(held)}")
-    elif key in FLAGS and raw not in FLAGS[key]:
-        raise BadInput(f"{name} {raw!r}: one of {', '.join(FLAGS[key])}")
+    elif spec.sets in FLAGS and raw not in FLAGS[spec.sets]:
+        raise BadInput(f"{name} {raw!r}: one of {', '.join(FLAGS[spec.sets])}")
 
 
 def check_query(catalog: Catalog, query: Mapping[str, str],
                 options: Mapping[str, str]) -> dict[str, str]:
     """The query itself if every value is good, else ``BadInput`` for the first bad one."""
     specs = {i.key: i for i in inputs.link_inputs(catalog)}
-    numbers: dict[str, float] = {}
+    numbers: dict[str, float] = {}  # by input name
     for key, raw in query.items():
         name = _name(key, options)
         if key not in specs:
             raise BadInput(f"{name}: unknown setting; the link keys are "
                            + ", ".join(sorted(specs)))
         if specs[key].kind in inputs.NUMBER_KINDS:
-            numbers[key] = _number(specs[key], raw, name)
+            numbers[specs[key].name] = _number(specs[key], raw, name)
         else:
-            _choice(catalog, key, raw, name)
-    if "maxout" in numbers and numbers["maxout"] < numbers.get("out", 2048.0):
-        raise BadInput(f"{_name('maxout', options)} {numbers['maxout']:g}: below the mean "
-                       f"completion length ({numbers.get('out', 2048.0):g}); the cap is the "
-                       "longest a completion may be")
-    if "rg" in numbers and "gpus" in numbers and numbers["rg"] >= numbers["gpus"]:
-        raise BadInput(f"{_name('rg', options)} {numbers['rg']:g}: must leave GPUs to train "
-                       f"on (--gpus {numbers['gpus']:g})")
+            _choice(catalog, specs[key], raw, name)
+    _check_together(numbers, options)
     return dict(query)
+
+
+def _check_together(numbers: Mapping[str, float], options: Mapping[str, str]) -> None:
+    """Numbers that are each in range but not together."""
+    cap, mean = numbers.get("run.max_out"), numbers.get("run.out", 2048.0)
+    if cap is not None and cap < mean:
+        raise BadInput(f"{_name(inputs.key('run.max_out'), options)} {cap:g}: below the mean "
+                       f"completion length ({mean:g}); the cap is the longest a completion "
+                       "may be")
+    sampling, gpus = numbers.get("set.rollout_gpus"), numbers.get("set.gpus")
+    if sampling is not None and gpus is not None and sampling >= gpus:
+        raise BadInput(f"{_name(inputs.key('set.rollout_gpus'), options)} {sampling:g}: must "
+                       f"leave GPUs to train on ({_name(inputs.key('set.gpus'), options)} "
+                       f"{gpus:g})")

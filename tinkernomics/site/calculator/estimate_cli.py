@@ -17,7 +17,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived import listing, ways
-from tinkernomics.derived.calculator import offline, usage
+from tinkernomics.derived.calculator import inputs, offline, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
@@ -30,53 +30,56 @@ UNITS = {"gb": "bytes", "usd": "usd", "count": "count", "flops": "flop", "hours"
 UNIT_OVERRIDES = {"mem.kv_per_token": "bytes", "mem.lora_params": "parameters",
                   "mem.trainable": "parameters"}
 OPTIONS: tuple[tuple[str, str, str], ...] = (
-    # (option, link key, help)
-    ("--algorithm", "a", "algorithm id (catalog/algorithms/)"),
-    ("--model", "m", "model id (catalog/models/)"),
-    ("--teacher", "tm", "teacher model id (distillation)"),
-    ("--G", "G", "completions per prompt"),
-    ("--K", "K", "optimisation passes per batch"),
-    ("--prompts", "n", "prompts per step"),
-    ("--prompt-tokens", "in", "prompt tokens per episode"),
-    ("--completion-tokens", "out", "mean completion tokens per turn"),
-    ("--max-completion-tokens", "maxout", "the cap on one completion (a synchronous step waits "
-                                          "for the longest; default: the mean)"),
-    ("--turns", "T", "turns per episode (agentic runs)"),
-    ("--env-seconds", "env", "environment (tool) seconds per turn"),
-    ("--steps", "steps", "training steps"),
-    ("--lora-rank", "r", "LoRA rank"),
-    ("--micro-batch", "mb", "training micro-batch (sequences)"),
-    ("--recompute", "ac", "activation recomputation: 2 full, 1 selective, 0 none"),
-    ("--gpu", "hw", "hardware id (catalog/hardware/)"),
-    ("--gpus", "gpus", "GPUs of the run (default: the fewest that hold it); wall-clock follows"),
-    ("--rollout-gpus", "rg", "GPUs that only sample (sampling not colocated with training)"),
-    ("--throughput", "tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
-    ("--price-list", "p", "Tinker price list id"),
-    ("--oversample", "os", "rollouts sampled per rollout trained on"),
+    # (option, the input it sets as inputs.INPUTS names it: inputs.key, help)
+    ("--algorithm", "algorithm", "algorithm id (catalog/algorithms/)"),
+    ("--model", "model", "model id (catalog/models/)"),
+    ("--teacher", "teacher", "teacher model id (distillation)"),
+    ("--G", "run.G", "completions per prompt"),
+    ("--K", "run.K", "optimisation passes per batch"),
+    ("--prompts", "run.prompts", "prompts per step"),
+    ("--prompt-tokens", "run.C0", "prompt tokens per episode"),
+    ("--completion-tokens", "run.out", "mean completion tokens per turn"),
+    ("--max-completion-tokens", "run.max_out", "the cap on one completion (a synchronous step "
+                                               "waits for the longest; default: the mean)"),
+    ("--turns", "run.T", "turns per episode (agentic runs)"),
+    ("--env-seconds", "run.env_s", "environment (tool) seconds per turn"),
+    ("--steps", "run.steps", "training steps"),
+    ("--lora-rank", "set.rank", "LoRA rank"),
+    ("--micro-batch", "run.mb", "training micro-batch (sequences)"),
+    ("--recompute", "run.ac", "activation recomputation: 2 full, 1 selective, 0 none"),
+    ("--gpu", "hardware", "hardware id (catalog/hardware/)"),
+    ("--gpus", "set.gpus", "GPUs of the run (default: the fewest that hold it); wall-clock "
+                           "follows"),
+    ("--rollout-gpus", "set.rollout_gpus", "GPUs that only sample (sampling not colocated "
+                                           "with training)"),
+    ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
+    ("--price-list", "price_list", "Tinker price list id"),
+    ("--oversample", "set.oversample", "rollouts sampled per rollout trained on"),
 )
 
 
-LACKS = {"G": "G (--G): the catalog gives no typical G for this algorithm",
-         "K": "K (--K): the catalog gives no typical K for this algorithm",
-         "gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
+LACKS = {"run.G": "G (--G): the catalog gives no typical G for this algorithm",
+         "run.K": "K (--K): the catalog gives no typical K for this algorithm",
+         "set.gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
                  "catalog, so its memory, and the GPUs that hold it, are unknown"}
 """What a missing typical input is, for the line that says the run lacks it."""
-OPTION_OF = {**{key: option for option, key, _ in OPTIONS},
-             **{ARCH_PREFIX + name: f"--arch {name}" for name in ARCH_FIGURES}}
-"""Link key -> the option that sets it (error messages name the option)."""
+def option_of() -> dict[str, str]:
+    """Link key -> the option that sets it (error messages name the option)."""
+    return {**{inputs.key(name): option for option, name, _ in OPTIONS},
+            **{ARCH_PREFIX + name: f"--arch {name}" for name in ARCH_FIGURES}}
 
 
 def query_of(args: argparse.Namespace) -> dict[str, str]:
     """The calculator-link query the options describe (``--set KEY=VALUE`` for any other key)."""
     query: dict[str, str] = {}
-    for option, key, _ in OPTIONS:
+    for option, name, _ in OPTIONS:
         value = getattr(args, option.lstrip("-").replace("-", "_"))
         if value is not None:
-            query[key] = str(value)
+            query[inputs.key(name)] = str(value)
     if args.full:
-        query["ft"] = "full"
+        query[inputs.key("lora")] = inputs.FULL
     if args.asynchronous is not None:
-        query["async"] = "1" if args.asynchronous else "0"
+        query[inputs.key("run.asynchronous")] = "1" if args.asynchronous else "0"
     for item in args.arch or ():
         name, _, value = item.partition("=")
         query[ARCH_PREFIX + name] = value
@@ -112,28 +115,30 @@ def with_usage(catalog: Catalog, args: argparse.Namespace,
         if args.usage_steps is not None or args.usage_session is not None:
             raise BadInput("--usage-steps and --usage-session need --usage FILE")
         return query, None
-    if "out" in query:
+    if inputs.key("run.out") in query:
         raise BadInput("--usage sets the mean completion length: give it or "
                        "--completion-tokens, not both")
     if args.usage_steps is None:
         raise BadInput("--usage needs --usage-steps N: the steps the pilot ran in the export")
-    steps = check_query(catalog, {"steps": args.usage_steps}, {"steps": "--usage-steps"})
-    if not float(steps["steps"]) >= 1:
+    steps_key = inputs.key("run.steps")
+    steps = check_query(catalog, {steps_key: args.usage_steps}, {steps_key: "--usage-steps"})
+    if not float(steps[steps_key]) >= 1:
         raise BadInput(f"--usage-steps {args.usage_steps}: the pilot ran at least one step")
     env = estimate(catalog, query).env
     try:
         totals = usage.read(Path(args.usage), args.usage_session)
-        found = usage.lengths(totals, float(steps["steps"]), float(env["run.prompts"] or 0),
+        found = usage.lengths(totals, float(steps[steps_key]), float(env["run.prompts"] or 0),
                               float(env["run.G"] or 0), float(env["run.K"] or 1))
     except usage.UsageError as bad:
         raise BadInput(f"--usage {bad}") from bad
     values = usage.query_values(found)
-    if "in" in query:
-        values.pop("in", None)
+    if inputs.key("run.C0") in query:
+        values.pop(inputs.key("run.C0"), None)
     merged = {**query, **values}
-    if "maxout" in merged and float(merged["maxout"]) < float(merged["out"]):
-        raise BadInput(f"--max-completion-tokens {merged['maxout']}: below the pilot's mean "
-                       f"completion length ({merged['out']}, from --usage)")
+    cap, mean = inputs.key("run.max_out"), inputs.key("run.out")
+    if cap in merged and float(merged[cap]) < float(merged[mean]):
+        raise BadInput(f"--max-completion-tokens {merged[cap]}: below the pilot's mean "
+                       f"completion length ({merged[mean]}, from --usage)")
     keys = " ".join(f"{k}={v}" for k, v in values.items())
     return merged, (f"{usage.describe(found, totals.models)}; the calculator link takes the "
                     f"same as {keys}")
@@ -147,9 +152,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         query = query_of(args)
         # a pilot's export sets the mean: the cap is checked against it, after
         check_query(catalog, {k: v for k, v in query.items()
-                              if k != "maxout" or args.usage is None}, OPTION_OF)
+                              if k != inputs.key("run.max_out") or args.usage is None},
+                    option_of())
         query, from_usage = with_usage(catalog, args, query)
-        query = check_query(catalog, query, OPTION_OF)
+        query = check_query(catalog, query, option_of())
     except BadInput as bad:
         print(f"tinkernomics estimate: {bad}", file=sys.stderr)
         return 2
@@ -157,9 +163,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         print(f"# {from_usage}", file=sys.stderr)
     est = estimate(catalog, query)
     graph = graph_for(catalog)
-    lacks = [LACKS.get(k, k) for k in invalid_keys(catalog, query)]
-    if est.values.get("time.gpus") is None and "gpus" not in query:
-        lacks.append(LACKS["gpus"])
+    names = {i.key: i.name for i in inputs.NUMBERS}
+    lacks = [LACKS.get(names.get(k, k), k) for k in invalid_keys(catalog, query)]
+    if est.values.get("time.gpus") is None and inputs.key("set.gpus") not in query:
+        lacks.append(LACKS["set.gpus"])
     if args.json:
         print(json.dumps({**as_json(est, graph), "lacks": lacks}, indent=1, allow_nan=False))
         return 0
@@ -170,7 +177,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
             print(f"{q.key:32} {fmt_value(q.format, est.values[q.key]):>18}  {q.label}")
     if est.values.get("gpu_price") is None:  # a GPU without rental prices (they are optional)
         print(f"{'gpu_price':32} {'no price':>18}  The catalog lists no rental price for this "
-              "GPU: give one with --set gp=<USD per GPU-hour> to price the self-hosted run")
+              f"GPU: give one with --set {inputs.key('set.gpu_price')}=<USD per GPU-hour> to price "
+              "the self-hosted run")
     for line in notes(catalog, est):  # issue 44: what the numbers are, where Tinker is absent
         print(f"# {line}")
     return 0
@@ -193,8 +201,8 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("estimate", help="price and size an RL run (the calculator's estimate)")
     p.add_argument("catalog", nargs="?", default="catalog", help="catalog folder")
-    for option, key, text in OPTIONS:
-        p.add_argument(option, default=None, help=f"{text} (link key {key})")
+    for option, name, text in OPTIONS:
+        p.add_argument(option, default=None, help=f"{text} (link key {inputs.key(name)})")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sync", dest="asynchronous", action="store_false", default=None,

@@ -30,18 +30,16 @@ from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import asof, backtestpage, form, pagedata
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number, fmt_value
-from tinkernomics.site.calculator.presets import PRESETS, check_presets, preset_queries
+from tinkernomics.site.calculator.presets import RUNS, check_presets, preset_queries
 from tinkernomics.site.freshness.feature import staleness_day
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import ALGORITHMS, algorithm_path
 from tinkernomics.site.pages.views.kinds import WAYS
 
 CALCULATOR = pagedata.CALCULATOR
-SCRIPT = "assets/javascripts/calculator.js"
-"""Loaded on every page from mkdocs.yml's extra_javascript (deferred, in the theme's order); it
-starts a calculator wherever a page holds ``[data-tn-calc]``."""
 SECTION_SLOT = "cost"
 SECTION_ID = "typical-run-cost"
+
 
 def query_string(query: Mapping[str, str]) -> str:
     return urlencode(query, safe=":")
@@ -50,11 +48,6 @@ def query_string(query: Mapping[str, str]) -> str:
 def shown_number(catalog: Catalog, e: est.Estimate, key: str) -> str:
     """One shown number of an estimate as the page shows it (its quantity's format)."""
     return fmt_value(est.graph_for(catalog).quantity(key).format, e.numbers[key])
-
-
-def shown_numbers(catalog: Catalog, e: est.Estimate) -> dict[str, str]:
-    """Every shown number of an estimate as the page shows it (``data-key`` -> text)."""
-    return {key: shown_number(catalog, e, key) for key in e.numbers}
 
 
 # --------------------------------------------------------------------------- views
@@ -164,7 +157,7 @@ def calculator_html(ctx: SiteContext) -> str:
     queries = preset_queries(catalog)
     e = est.estimate(catalog, queries[0])
     presets = [{"label": label, "href": "?" + query_string(q)}
-               for (label, _), q in zip(PRESETS, queries, strict=True)]
+               for (label, _), q in zip(RUNS, queries, strict=True)]
     today = staleness_day(ctx.root)  # staleness: the build day
     data = pagedata.page_data(catalog, links, presets, today)
     return _render(
@@ -179,15 +172,16 @@ def calculator_html(ctx: SiteContext) -> str:
 def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     """Markdown section for an algorithm page: the default run with its typical G and K."""
     catalog = ctx.catalog
-    query = {"a": algo_id, "m": inputs.default_model(catalog),
-             "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
+    price_list = inputs.latest_price_list(catalog)
+    query = inputs.query({"algorithm": algo_id, "model": inputs.default_model(catalog),
+                          "price_list": price_list, "hardware": inputs.DEFAULT_HARDWARE})
     e = est.estimate(catalog, query)
     today = staleness_day(ctx.root)
     html = _render("panel.html", summary=summary_rows(catalog, e), run=describe_run(e),
                    href=links.to(CALCULATOR) + "?" + query_string(query),
                    algorithm=catalog.algorithms[algo_id].name,
                    missing_g=e["run.G"] is None, comparison=False,
-                   asof=asof.view(catalog, query["p"], today))
+                   asof=asof.view(catalog, price_list, today))
     compare = inputs.comparison_query(catalog, algo_id)
     c = est.estimate(catalog, compare)
     html += _render("panel.html", summary=summary_rows(catalog, c), run=describe_run(c),

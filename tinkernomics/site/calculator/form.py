@@ -1,5 +1,8 @@
 """The calculator's form (pipeline step 6: calculator feature): fields named by query keys.
 
+Code here names an input as ``INPUTS`` declares it (``model``, ``run.G``); ``field`` looks up its
+query key (``inputs.key``), so a renamed key is one edit in ``derived/calculator/inputs.py``.
+
 Fields are grouped as the page shows them, each with the value of the default estimate. The
 algorithm list is not in the page (it grows with the catalog): the select holds the chosen
 algorithm and calculator.js fills in the others from ``algorithms/index.json``.
@@ -19,7 +22,13 @@ from tinkernomics.derived.ways import newest_by_series
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number
 
 
-def field(key: str, label: str, kind: str, value: Any, **extra: Any) -> dict[str, Any]:
+def field(name: str, label: str, kind: str, value: Any, **extra: Any) -> dict[str, Any]:
+    """The form field of the input ``INPUTS`` declares for ``name`` (``inputs.key``)."""
+    return keyed(inputs.key(name), label, kind, value, **extra)
+
+
+def keyed(key: str, label: str, kind: str, value: Any, **extra: Any) -> dict[str, Any]:
+    """A form field named by its query key."""
     return {"key": key, "label": label, "kind": kind, "value": value, "help": "",
             "options": [], "unit": "", **extra}
 
@@ -43,44 +52,45 @@ def model_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     plists = sorted(catalog.price_lists.values(), key=lambda p: p.effective, reverse=True)
     models = _options(catalog.models)
     return {"title": "Model and algorithm", "open": True, "fields": [
-        field("a", "Algorithm", "select", c.algorithm,
+        field("algorithm", "Algorithm", "select", c.algorithm,
               options=[(c.algorithm, names["algorithm_name"])]),
-        field("m", "Model", "select", c.model, options=models),
-        field("tm", "Teacher model", "select", names["teacher"] or c.model, options=models,
+        field("model", "Model", "select", c.model, options=models),
+        field("teacher", "Teacher model", "select", names["teacher"] or c.model, options=models,
               help="Only for algorithms that keep a teacher."),
-        field("p", "Tinker price list", "select", c.price_list,
+        field("price_list", "Tinker price list", "select", c.price_list,
               options=[(p.id, p.title) for p in plists]),
-        field("v", "Price variant", "select", c.variant, options=[("", "standard")]),
-        field("ft", "Fine-tuning", "select", inputs.TUNING[0 if c.lora else 1],
+        field("variant", "Price variant", "select", c.variant, options=[("", "standard")]),
+        field("lora", "Fine-tuning", "select", inputs.TUNING[0 if c.lora else 1],
               options=list(zip(inputs.TUNING, ("LoRA", "Full fine-tuning"), strict=True))),
-        field("lf", "LoRA FLOP accounting", "select", c.lora_flops,
+        field("lora_flops", "LoRA FLOP accounting", "select", c.lora_flops,
               options=lora_flop_options(catalog),
               help="Which formula prices LoRA training passes."),
-        field("r", "LoRA rank R", "int", fmt_count(e["lora.rank"])),
-        field("D", "Hidden size D", "int", fmt_count(e["lora.d_model"]).replace(",", "")),
+        field("set.rank", "LoRA rank R", "int", fmt_count(e["lora.rank"])),
+        field("set.d_model", "Hidden size D", "int", fmt_count(e["lora.d_model"]).replace(",", "")),
     ]}
 
 
 def shape_group(e: Estimate) -> dict[str, Any]:
     missing = "The catalog gives no typical value for this algorithm: enter one."
     return {"title": "Run shape", "open": True, "fields": [
-        field("steps", "Steps", "int", _whole(e["run.steps"])),
-        field("n", "Prompts per step", "int", _whole(e["run.prompts"])),
-        field("G", "Completions per prompt G", "int", _whole(e["run.G"]),
+        field("run.steps", "Steps", "int", _whole(e["run.steps"])),
+        field("run.prompts", "Prompts per step", "int", _whole(e["run.prompts"])),
+        field("run.G", "Completions per prompt G", "int", _whole(e["run.G"]),
               help=missing if e["run.G"] is None else ""),
-        field("K", "Passes per batch K", "int", _whole(e["run.K"])),
-        field("in", "Prompt tokens (initial context C0)", "int", _whole(e["run.C0"])),
-        field("out", "Completion tokens (per turn, mean)", "int", _whole(e["run.out"])),
-        field("maxout", "Completion cap (the longest)", "int", _whole(e["time.cap"]),
+        field("run.K", "Passes per batch K", "int", _whole(e["run.K"])),
+        field("run.C0", "Prompt tokens (initial context C0)", "int", _whole(e["run.C0"])),
+        field("run.out", "Completion tokens (per turn, mean)", "int", _whole(e["run.out"])),
+        field("run.max_out", "Completion cap (the longest)", "int", _whole(e["time.cap"]),
               help="A synchronous step waits for its longest completion: the sampler's max "
                    "tokens. Default: the mean."),
-        field("T", "Turns T", "int", _whole(e["run.T"])),
-        field("d", "Context added per turn Δ", "int", _whole(e["run.delta"]),
+        field("run.T", "Turns T", "int", _whole(e["run.T"])),
+        field("run.delta", "Context added per turn Δ", "int", _whole(e["run.delta"]),
               help="Reply plus tool output that joins the context each turn."),
-        field("env", "Environment seconds per turn", "num", e["run.env_s"],
+        field("run.env_s", "Environment seconds per turn", "num", e["run.env_s"],
               help="Tool calls, tests or a simulator the episode waits for each turn."),
         field("cache", "Prefix cache across turns", "check", bool(e["run.cache"])),
-        field("ref", "Score with the reference (KL)", "check", bool(e["role.reference"])),
+        field("score_reference", "Score with the reference (KL)", "check",
+              bool(e["role.reference"])),
     ]}
 
 
@@ -89,40 +99,40 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         return fmt_number(value * derive.PERCENT)
 
     return {"title": "Rented GPUs", "open": True, "fields": [
-        field("hw", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),
-        field("gp", "Price per GPU-hour (USD)", "num", e["gpu_price"]),
-        field("gpus", "GPUs", "int", _whole(e["time.gpus"]),
+        field("hardware", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),
+        field("set.gpu_price", "Price per GPU-hour (USD)", "num", e["gpu_price"]),
+        field("set.gpus", "GPUs", "int", _whole(e["time.gpus"]),
               help="Default: the fewest that hold the run; wall-clock follows."),
-        field("rg", "GPUs that only sample", "int", _whole(e["set.rollout_gpus"]),
+        field("set.rollout_gpus", "GPUs that only sample", "int", _whole(e["set.rollout_gpus"]),
               help="Leave empty when sampling shares the GPUs with training."),
-        _choice("async", "Sampling and training", e["run.asynchronous"],
+        _choice("run.asynchronous", "Sampling and training", e["run.asynchronous"],
                 [("0", "synchronous: each step samples, then trains"),
                  ("1", "asynchronous: sampling overlaps training")]),
-        field("tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
+        field("set.tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
               help="From a pilot run: replaces the decode physics."),
-        field("mt", "Training MFU (%)", "num", pct(e["time.mfu_train"])),
-        field("mp", "Prefill and scoring MFU (%)", "num", pct(e["mfu.prefill"])),
-        field("md", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
+        field("set.mfu_train", "Training MFU (%)", "num", pct(e["time.mfu_train"])),
+        field("set.mfu_prefill", "Prefill and scoring MFU (%)", "num", pct(e["mfu.prefill"])),
+        field("set.mfu_decode", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
     ]}
 
 
-def _choice(key: str, label: str, value: float | None, options: list[tuple[str, str]],
+def _choice(name: str, label: str, value: float | None, options: list[tuple[str, str]],
             help: str = "") -> dict[str, Any]:
-    return field(key, label, "select", str(_whole(value)), options=options, help=help)
+    return field(name, label, "select", str(_whole(value)), options=options, help=help)
 
 
 def run_memory_fields(e: Estimate) -> list[dict[str, Any]]:
     """What the run model's memory reads besides the run shape (``derived/.../memory.py``)."""
     return [
-        field("mb", "Micro-batch (sequences per training pass)", "int", _whole(e["run.mb"])),
-        _choice("ac", "Activation recomputation", e["run.ac"],
+        field("run.mb", "Micro-batch (sequences per training pass)", "int", _whole(e["run.mb"])),
+        _choice("run.ac", "Activation recomputation", e["run.ac"],
                 [("2", "Full (keep each layer's input)"), ("1", "Selective"),
                  ("0", "None (keep every activation)")]),
-        _choice("rc", "Reference under LoRA", e["run.ref_copy"],
+        _choice("run.ref_copy", "Reference under LoRA", e["run.ref_copy"],
                 [("0", "The base with the adapter off"), ("1", "A separate copy")]),
-        _choice("la", "LoRA trains", e["run.lora_attention"],
+        _choice("run.lora_attention", "LoRA trains", e["run.lora_attention"],
                 [("0", "Attention and MLP matrices"), ("1", "Attention matrices only")]),
-        field("os", "Rollouts sampled per rollout trained on", "num",
+        field("set.oversample", "Rollouts sampled per rollout trained on", "num",
               fmt_number(e["rollout.oversample"]),
               help="Over 1 where the method filters groups (DAPO's dynamic sampling)."),
     ]
@@ -139,7 +149,7 @@ def architecture_group(e: Estimate) -> dict[str, Any]:
     """A model the catalog lacks, by its figures (config.json): each replaces the chosen
     model's; with the parameters set, the run has no Tinker price."""
     return {"title": "A model the catalog lacks", "open": False, "fields": [
-        field(f"x_{name}", label, "num", e[f"set.arch.{name}"],
+        field(f"set.arch.{name}", label, "num", e[f"set.arch.{name}"],
               help="From the model's config.json; replaces the chosen model's figure."
               if name == "params_b" else "")
         for name, label in ARCH_LABELS.items()]}
@@ -150,33 +160,34 @@ def memory_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
     for fid in (ids.VRAM_LORA, ids.VRAM_FULL):
         for v in catalog.formulas[fid].variables:
             meanings.setdefault(v.name, v.meaning)
-    vram = [field(name, f"{meanings[name]} (GB)", "num",
+    keys = {i.name: i.key for i in inputs.vram_inputs(catalog)}
+    vram = [keyed(keys[f"set.vram.{name}"], f"{meanings[name]} (GB)", "num",
                   fmt_number(e[f"set.vram.{name}"] if e[f"set.vram.{name}"] is not None
                              else example / ids.BYTES_PER_GB))
             for name, example in vram_examples(catalog).items()]
     return {"title": "Memory, storage, convergence", "open": False, "fields": [
         *run_memory_fields(e),
         *vram,
-        field("ck", "Checkpoints kept on Tinker", "int", _whole(e["run.checkpoints"])),
-        field("mo", "Months stored", "num", fmt_number(e["run.months"])),
-        field("tf", "ScaleRL target (% of the gain)", "num",
+        field("run.checkpoints", "Checkpoints kept on Tinker", "int", _whole(e["run.checkpoints"])),
+        field("run.months", "Months stored", "num", fmt_number(e["run.months"])),
+        field("run.target_percent", "ScaleRL target (% of the gain)", "num",
               fmt_number(e["run.target_percent"])),
     ]}
 
 
 def ways_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
-    """The ways to run the comparison shows (link key ``w``): every dated list, the newest of
-    each offer ticked unless the link pins others."""
+    """The ways to run the comparison shows (the list input ``inputs.WAYS``): every dated list,
+    the newest of each offer ticked unless the link pins others."""
     newest = {w.id for w in newest_by_series(catalog.of("way").values()).values()}
     ticked = set(e.choice.ways) or newest
     options = [(wid, f"{w.name} ({w.dated})" + ("" if wid in newest else ", superseded"),
                 wid in ticked) for wid, w in catalog.of("way").items()]
     return {"title": "Ways to run compared", "open": False, "fields": [
-        field(inputs.WAYS_KEY, "Lists shown beside Tinker", "list", "", options=options,
+        field(inputs.WAYS, "Lists shown beside Tinker", "list", "", options=options,
               help="Untick all to go back to the newest list of each offer.")]}
 
 
 def form_groups(catalog: Catalog, e: Estimate) -> list[dict[str, Any]]:
-    """The form's fields (names are the query keys), grouped, with the default values."""
+    """The form's fields (named by their query keys), grouped, with the default values."""
     return [model_group(catalog, e), shape_group(e), gpu_group(catalog, e),
             ways_group(catalog, e), memory_group(catalog, e), architecture_group(e)]

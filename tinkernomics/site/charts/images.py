@@ -17,7 +17,17 @@ only charts that changed, and a cold build renders them in worker threads
 (``ImageCache.start_prefill``), under MkDocs started before the pages so they render while
 MkDocs renders its pages. Each build deletes the images unused for 30 days
 (``ImageCache.prune``), so a cache kept between CI runs stays the site's size. Timings:
-ARCHITECTURE.md, "Chart images without a browser", and ``benchmarks/bench_images.py``.
+``benchmarks/bench_images.py``.
+
+Why so: kaleido and Playwright need a browser, CairoSVG the Cairo system library, Pillow draws
+no SVG, resvg was several times slower. ThorVG is MIT; its binding is LGPL-2.1, used unmodified
+as an installed dependency, never shipped in the site. Threads, not processes: ThorVG and
+Pillow release the GIL and a thread cannot outlive its build (processes needed ``prctl`` and
+private APIs to stop). ThorVG is not safe from two threads (lazily shared glyphs: images came
+out different, once a crash), so one thread draws at a time (``raster._THORVG``). A failed build
+or the next ``mkdocs serve`` build stops the workers left running (``stop_all``); the pool holds
+one job per worker, so a shut-down pool finishes only the images being drawn. Under
+``make serve`` no PNG is drawn (``TINKERNOMICS_CHART_IMAGES=0``, set by the MkDocs hook).
 """
 
 from __future__ import annotations

@@ -33,8 +33,6 @@ from tinkernomics.site.contributing.fieldsdoc import NO_DEFAULT, FieldDoc, field
 WIDTH = 99
 """Longest comment line the scaffold writes, in characters."""
 MAX_ID_LENGTH = 80
-SHORT_CHOICES = 8
-"""Enums with at most this many values list them on the field's first comment line."""
 
 
 

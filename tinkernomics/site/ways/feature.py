@@ -20,7 +20,7 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.ways import STALE_MONTHS
 from tinkernomics.site.build import Macro, SiteContext
-from tinkernomics.site.calculator.presets import PRESETS, preset_queries
+from tinkernomics.site.calculator.presets import RUNS, preset_queries
 from tinkernomics.site.freshness.feature import staleness_day
 from tinkernomics.site.pages.feature import md_text, site_index
 from tinkernomics.site.pages.figures import PARTIALS
@@ -46,7 +46,7 @@ def calculator_runs(catalog: Catalog) -> list[tuple[str, dict[str, str]]]:
     """The calculator's default run and each preset (price list pinned), with their labels."""
     queries = preset_queries(catalog)
     return [(f"{DEFAULT_LABEL}: {label}" if i == 0 else label, q)
-            for i, ((label, _), q) in enumerate(zip(PRESETS, queries, strict=True))]
+            for i, ((label, _), q) in enumerate(zip(RUNS, queries, strict=True))]
 
 
 def ways_html(index: SiteIndex, run_list: Sequence[tuple[str, Mapping[str, str]]],
