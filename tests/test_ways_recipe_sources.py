@@ -26,3 +26,15 @@ def test_reference_ids_and_the_pin_read_as_names() -> None:
         f"the cookbook's recipe for {algo.name}"
     worded = reader_source("calculator input run.G", catalog)
     assert "run.G" not in worded and "G (completions per prompt)" in worded
+
+
+def test_what_a_run_needs_is_named_in_words() -> None:
+    """A caveat says 'a KL penalty to a reference model', never 'reference kl' (issue 44)."""
+    from tinkernomics.catalog.models.ways import Capability, Offer
+    from tinkernomics.derived.calculator.limits import WORDS
+    from tinkernomics.site.ways.runs import OFFER_LABELS
+
+    assert set(WORDS) == set(Capability)
+    assert all("_" not in w and w != c.value.replace("_", " ") for c, w in WORDS.items()
+               if c is not Capability.full_finetune)
+    assert set(OFFER_LABELS) == {o.value for o in Offer} and "rented GPUs" in OFFER_LABELS.values()

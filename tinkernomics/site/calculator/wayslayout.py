@@ -20,7 +20,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.hardware import default_rental
 from tinkernomics.catalog.models.ways import Capability, WayToRun
 from tinkernomics.derived import ways
-from tinkernomics.derived.calculator import waysgraph
+from tinkernomics.derived.calculator import limits, waysgraph
 from tinkernomics.derived.calculator.tree import to_tree
 from tinkernomics.derived.calculator.waysgraph import NEEDS, WayRow
 from tinkernomics.markup.prose import to_inline_html
@@ -87,7 +87,7 @@ def caveats(way: WayToRun) -> list[list[Any]]:
     stated = set(way.runs) | {g.needs for g in way.gaps}
     offered = f"(1 - ways.{waysgraph.way_slot(way.id)}.no)"  # a way that cannot run it: none
     return cases(*((f"({NEEDS[n]}) * {offered}", f"<br><small>its docs do not say whether it runs "
-                    f"{n.value.replace('_', ' ')}</small>")
+                    f"{limits.WORDS[n]}</small>")
                    for n in Capability if n not in stated))
 
 

@@ -26,6 +26,8 @@ from tinkernomics.site.pages.views.kinds import TINKER, entry_anchor
 
 BASIS_LABELS = {"gpu_hours": "GPU-hours", "tokens": "trained tokens",
                 "training_hours": "training hours", "free_tier": "free tier", "none": "no price"}
+OFFER_LABELS = {"rented_gpus": "rented GPUs", "market_index": "market index",
+                "managed_service": "managed service"}
 RATE_UNITS = {"gpu_hours": "/GPU-hour", "tokens": "/1M tokens", "training_hours": "/hour"}
 CALCULATOR = "calculator/"
 
@@ -128,7 +130,7 @@ def row_view(index: SiteIndex, row: engine.Row, links: Links) -> RowView:
     return RowView(
         key=row.key, name=row.name, href=href,
         gpu=hardware[row.gpu].name if row.gpu in hardware else row.gpu,
-        offer=row.offer.replace("_", " "), basis=BASIS_LABELS.get(row.basis, row.basis),
+        offer=OFFER_LABELS.get(row.offer, row.offer), basis=BASIS_LABELS.get(row.basis, row.basis),
         rate=_rate(row), amount=_amount(row), total=total(row.total),
         date=row.effective.isoformat() if row.effective else "", dated=row.dated,
         status=row.status, cite=cite, stale=row.stale, not_offered=row.not_offered,
