@@ -11,11 +11,12 @@ and the summaries (``share``, ``cardsvg``) compare curves within a setting, neve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tinkernomics.catalog import models as m
 
 Key = tuple[str, str, str]
+T = TypeVar("T")
 
 
 class Curve(Protocol):
@@ -53,9 +54,9 @@ def _name(key: Key, with_model: bool) -> str:
     return f"{head} ({where})" if with_model else head
 
 
-def grouped(items: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
-    """(setting, name) pairs -> each setting's names, settings in order of first appearance."""
-    out: dict[str, list[str]] = {}
+def grouped(items: Sequence[tuple[str, T]]) -> dict[str, list[T]]:
+    """(setting, item) pairs -> each setting's items, settings in order of first appearance."""
+    out: dict[str, list[T]] = {}
     for setting, name in items:
         out.setdefault(setting, []).append(name)
     return out

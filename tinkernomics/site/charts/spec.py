@@ -143,9 +143,8 @@ class Chart:
     @property
     def groups(self) -> tuple[tuple[str, tuple[Series, ...]], ...]:
         """(setting, its series) in the order drawn: curves are compared only within one."""
-        by = settings.grouped([(s.setting, s.algorithm_id) for s in self.series])
-        ids = {s.algorithm_id: s for s in self.series}
-        return tuple((name, tuple(ids[i] for i in group)) for name, group in by.items())
+        by = settings.grouped([(s.setting, s) for s in self.series])
+        return tuple((name, tuple(group)) for name, group in by.items())
 
     @property
     def x_low_h100(self) -> float:
