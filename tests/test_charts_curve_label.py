@@ -163,10 +163,11 @@ def test_summaries_rank_only_within_a_setting(two_losses: charts.Chart) -> None:
     assert "2 settings" in share.finding(two_losses)
 
 
-def test_plotly_and_svg_legends_head_each_setting(two_losses: charts.Chart) -> None:
+def test_plotly_legend_keeps_settings_apart_and_svg_heads_them(two_losses: charts.Chart) -> None:
     traces = plotlyspec.plotly_figure(two_losses)["data"]
-    titles = [t["legendgrouptitle"]["text"] for t in traces if "legendgrouptitle" in t]
-    assert titles == ["ScaleRL recipe", "Loss in the baseline"]
+    ranked = sorted((t["legendrank"], t["legendgroup"]) for t in traces
+                    if t.get("showlegend", True) and "legendrank" in t)
+    assert [g for _, g in ranked] == [s.algorithm_id for s in two_losses.series]
     svg = chartsvg.chart_svg(two_losses)
     assert ">ScaleRL recipe:<" in svg and ">Loss in the baseline:<" in svg
 
