@@ -26,6 +26,7 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("mfu", r"MFU"),
     ("zero", r"ZeRO(?:-[123])?"),
     ("kv-cache", r"KV[ -]cache"),
+    ("context-length", r"[Cc]ontext (?:length|window)"),
     ("mean-at-k", r"mean@(?:\d+|k)"),
     ("fsdp", r"FSDP"),
     ("flops", r"FLOPs"),
