@@ -18,6 +18,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.models.ways import Capability
 from tinkernomics.derived import ways
+from tinkernomics.derived.calculator import inputs as calc_inputs
 from tinkernomics.derived.calculator import semantics, waysgraph
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.derived.derive import conversion_factor
@@ -95,7 +96,14 @@ def _run_problems(catalog: Catalog, a: str, query: dict[str, str]) -> list[str]:
     _, values = waysgraph.evaluate_ways(catalog, q, TODAY)
     if bool(values["ways.tinker.no"]) != bool(gap):
         found.append("the calculator's Ways table and the Ways page disagree on Tinker")
+    if not _same(tinker.total, est.values["tinker.total"]):
+        found.append(f"Tinker bill: Ways page {tinker.total!r}, estimate "
+                     f"{est.values['tinker.total']!r}")
     return found
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return (a is None) == (b is None) and (a is None or b is None or abs(a - b) <= 1e-6 * abs(b))
 
 
 def test_estimate_and_ways_agree_on_every_algorithm_and_preset(catalog: Catalog) -> None:
@@ -103,6 +111,25 @@ def test_estimate_and_ways_agree_on_every_algorithm_and_preset(catalog: Catalog)
     for n, query in enumerate(preset_queries(catalog)):
         for a in catalog.algorithms:
             problems += [f"{a} × preset {n + 1}: {p}" for p in _run_problems(catalog, a, query)]
+    assert not problems, "\n".join(problems)
+
+
+def test_profile_compare_and_estimate_give_the_same_comparison_run(index: SiteIndex) -> None:
+    """The GB and $ the Algorithms index, each profile and the compare column print for the
+    comparison run are the estimate's at the comparison run's query (one run, one answer)."""
+    problems = []
+    catalog = index.catalog
+    for a, algo in catalog.algorithms.items():
+        est = estimate(catalog, calc_inputs.comparison_query(catalog, a))
+        peak, bill = est.values["mem.peak"], est.values["tinker.total"]
+        want = ("unknown" if peak is None else f"{peak / 1e9:,.1f} GB",
+                "–" if bill is None else f"${bill:,.2f}")
+        row = algorithm_row(index, algo, Links("algorithms/"))
+        column = view.column(index, a)
+        for where, said in (("profile", (row.compare_gb, row.compare_usd)),
+                            ("compare", column.run or ("unknown", "–"))):
+            if tuple(said) != want:
+                problems.append(f"{a} {where}: {said}, the estimate {want}")
     assert not problems, "\n".join(problems)
 
 

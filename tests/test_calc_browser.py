@@ -282,6 +282,10 @@ def test_number_formatting_matches_python(calc_tab: SharedTab, calc_server: str)
     assert errors == []
     expected = [[fmt_number(v), fmt_count(v), fmt_usd(v)] for v in TRICKY]
     assert got == expected
+    prices = [0.6, 2.0, 6.225, 1.335, 0.195, 8.6, 1234.5, 10.0]
+    rates = page.evaluate("v => v.map(x => window.tnCalculator.format.value('rate', x))", prices)
+    assert rates == [fmt_value("rate", v) for v in prices]  # issue 44: $0.60, never $0.6
+    assert rates[0] == "$0.60" and rates[1] == "$2"
 
 
 def test_calculator_survives_instant_navigation(browser: Any, built_site: Any) -> None:

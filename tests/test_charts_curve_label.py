@@ -59,7 +59,8 @@ def test_series_are_named_by_algorithm_and_label(chart: charts.Chart) -> None:
     assert s["cispo"].title == "CISPO — ScaleRL recipe"
     assert s["dapo"].title == f"DAPO — {HOSTILE}"
     assert s["grpo"].title == "GRPO"  # no label: the name alone
-    assert "CISPO — ScaleRL recipe" in chart.description
+    # the comparison's description names each curve under its setting, the label first
+    assert "ScaleRL recipe (8B dense model, Polaris-53K): CISPO" in chart.description
 
 
 def test_plotly_legend_and_hover_show_the_label_as_text(chart: charts.Chart) -> None:
@@ -82,7 +83,7 @@ def test_static_svg_legend_carries_the_label(chart: charts.Chart, layout: str) -
 
 
 def test_alt_text_and_table_name_the_curve(chart: charts.Chart) -> None:
-    assert "CISPO (ScaleRL recipe)" in share.finding(chart)  # prose: no "recipe's"
+    assert "ScaleRL recipe (8B dense model, Polaris-53K): CISPO 61%" in share.finding(chart)
     rows = [chartfeature._param_row(s, chart.factor) for s in chart.series]
     assert {r.name for r in rows} >= {"CISPO — ScaleRL recipe", f"DAPO — {HOSTILE}"}
 
@@ -129,3 +130,48 @@ def test_page_figure_escapes_the_label(chart: charts.Chart) -> None:
     html = chartfeature.render_figure(chart, root="../", site_url="")
     assert "DAPO — loss a &lt; b &amp; c &gt; d" in html
     assert "a < b" not in html
+
+
+@pytest.fixture(scope="module")
+def two_losses(tmp_path_factory: pytest.TempPathFactory) -> charts.Chart:
+    """CISPO a whole recipe; DAPO and GRPO losses in the same baseline, on the same model."""
+    root = fitted_catalog_dir(tmp_path_factory.mktemp("settings"))
+    _label(root, "cispo", "ScaleRL recipe")
+    _label(root, "dapo", "loss in the baseline")
+    _label(root, "grpo", "loss in the baseline")
+    return charts.build_chart(load_valid_catalog(root), charts.COMPARISON_ID)
+
+
+def test_curves_are_grouped_by_setting_and_named(two_losses: charts.Chart) -> None:
+    """Issue 44: fits made in different settings are set apart, each setting named; the model
+    is named only where settings differ in it (here they do not)."""
+    groups = {name: [s.algorithm_id for s in group] for name, group in two_losses.groups}
+    assert groups == {"ScaleRL recipe": ["cispo"], "Loss in the baseline": ["dapo", "grpo"]}
+    order = [s.algorithm_id for s in two_losses.series]
+    assert order.index("cispo") not in range(order.index("dapo"), order.index("grpo") + 1)
+    assert "compare curves within a setting" in two_losses.description
+
+
+def test_summaries_rank_only_within_a_setting(two_losses: charts.Chart) -> None:
+    """CISPO's 61% ceiling is not set above the losses' (another setting): no summary names a
+    highest ceiling or a least compute across settings; each ranks within its setting."""
+    texts = [share.finding(two_losses), share.alt_text(two_losses),
+             chartsvg_subtitle(two_losses)]
+    for text in texts:
+        assert "highest" not in text and "least compute" not in text
+    assert "Loss in the baseline: DAPO 52%" in share.finding(two_losses)
+    assert "2 settings" in share.finding(two_losses)
+
+
+def test_plotly_legend_keeps_settings_apart_and_svg_heads_them(two_losses: charts.Chart) -> None:
+    traces = plotlyspec.plotly_figure(two_losses)["data"]
+    ranked = sorted((t["legendrank"], t["legendgroup"]) for t in traces
+                    if t.get("showlegend", True) and "legendrank" in t)
+    assert [g for _, g in ranked] == [s.algorithm_id for s in two_losses.series]
+    svg = chartsvg.chart_svg(two_losses)
+    assert ">ScaleRL recipe:<" in svg and ">Loss in the baseline:<" in svg
+
+
+def chartsvg_subtitle(chart: charts.Chart) -> str:
+    from tinkernomics.site.charts import cardsvg
+    return cardsvg.subtitle(chart)

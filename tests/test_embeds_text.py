@@ -39,7 +39,8 @@ def test_alt_text_reads_as_english_and_fits_420_characters(comparison: charts.Ch
     alt = share.alt_text(chart)
     assert len(alt) <= share.ALT_MAX_CHARS, len(alt)
     assert not re.search(r"(ran it|baseline)'s", alt), alt  # no possessive of a label
-    assert "Algorithm0 (as the paper ran it)" in alt
+    assert re.search(r"Algorithm\d+ \((as the paper ran it|the paper's baseline|loss in "
+                     r"the paper's baseline)\)", alt), alt  # a curve named with its label
     long = share.long_description(chart)
     assert all(f"Algorithm{i}" in long for i in range(count))  # the page keeps every curve
     if count == 12:

@@ -139,7 +139,7 @@ def test_not_offered_says_the_services_own_reason(catalog: Catalog) -> None:
 def test_unstated_needs_are_caveats_not_refusals(catalog: Catalog) -> None:
     found = rows(catalog, run(params_b=20, needs=(Capability.online_rl, Capability.reference_kl)))
     assert found["svc-2026-12:h100"].not_offered == ""
-    assert any("reference kl" in c for c in found["svc-2026-12:h100"].caveats)
+    assert any("a KL penalty to a reference model" in c for c in found["svc-2026-12:h100"].caveats)
 
 
 def test_per_token_and_per_hour_bases(catalog: Catalog, tmp_path: Path) -> None:

@@ -184,7 +184,7 @@ def caveats(way: WayToRun, run: RunTotals) -> tuple[str, ...]:
     if way.runs is None:
         return ()
     stated = set(way.runs) | {g.needs for g in way.gaps}
-    return tuple(f"its docs do not say whether it runs {n.value.replace('_', ' ')}"
+    return tuple(f"its docs do not say whether it runs {limits.WORDS[n]}"
                  for n in sorted(run.needs - stated))
 
 

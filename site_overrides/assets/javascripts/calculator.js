@@ -64,6 +64,14 @@
   /* A number as the catalog gives it (6 significant digits hide float noise). */
   function plain(value) { return String(Number(value.toPrecision(6))); }
 
+  /* A catalog price as its source states it (formatting.fmt_value "rate", derive.format_money):
+     whole dollars bare, else at least cents: $2, $0.60, $6.225 (never $0.6 beside $0.60). */
+  function fmtRate(value) {
+    if (Number.isInteger(value)) return "$" + group(String(value));
+    var cents = value.toFixed(2);
+    return "$" + (Number(cents) === value ? group(cents) : plain(value));
+  }
+
   function fmtValue(kind, value) {
     if (value === null || value === undefined) return "–";
     switch (kind) {
@@ -73,7 +81,7 @@
       case "hours": case "number": return fmtNumber(value);
       case "percent": return fmtNumber(value * 100) + "%";
       case "ratio": return fmtNumber(value) + "×";
-      case "rate": return "$" + plain(value);
+      case "rate": return fmtRate(value);
       case "plain": return plain(value);
       case "int": return String(Math.round(value));
       default: return fmtUsd(value);

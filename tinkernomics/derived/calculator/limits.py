@@ -24,6 +24,16 @@ NEEDS: dict[Capability, str] = {
 }
 """What a run needs, as a flag of the estimate's inputs (``ways.needs_of``)."""
 
+WORDS: dict[Capability, str] = {
+    Capability.online_rl: "online RL (sampling from the policy)",
+    Capability.offline: "offline training on a fixed dataset",
+    Capability.teacher: "a teacher model", Capability.critic: "a critic (value model)",
+    Capability.reward_model: "a learned reward model",
+    Capability.reference_kl: "a KL penalty to a reference model",
+    Capability.full_finetune: "full fine-tuning",
+}
+"""What a run needs, in the reader's words (never the capability's name, "reference_kl")."""
+
 
 def tinker_gaps(catalog: Catalog) -> list[Gap]:
     """What Tinker cannot run, empty without the platform entry (a fixture catalog)."""

@@ -10,6 +10,7 @@ round half up on the exact binary value (Python ``Decimal``, JavaScript ``toFixe
 from __future__ import annotations
 
 from tinkernomics.derived import numberformat
+from tinkernomics.derived.derive import format_money
 from tinkernomics.derived.numberformat import exponential as _exponential
 from tinkernomics.derived.numberformat import fixed as _fixed
 from tinkernomics.derived.numberformat import group as _group
@@ -55,6 +56,8 @@ def fmt_value(kind: str, value: float | None) -> str:
         return fmt_number(value) + "×"
     if kind == "number":
         return fmt_number(value)
+    if kind == "rate":  # a catalog price as stated: $2, $0.60, $6.225 (calculator.js fmtRate)
+        return format_money(value)
     return fmt_usd(value)
 
 

@@ -17,9 +17,10 @@ from typing import Any
 from markupsafe import escape
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.models.hardware import default_rental
 from tinkernomics.catalog.models.ways import Capability, WayToRun
 from tinkernomics.derived import ways
-from tinkernomics.derived.calculator import waysgraph
+from tinkernomics.derived.calculator import limits, waysgraph
 from tinkernomics.derived.calculator.tree import to_tree
 from tinkernomics.derived.calculator.waysgraph import NEEDS, WayRow
 from tinkernomics.markup.prose import to_inline_html
@@ -86,7 +87,7 @@ def caveats(way: WayToRun) -> list[list[Any]]:
     stated = set(way.runs) | {g.needs for g in way.gaps}
     offered = f"(1 - ways.{waysgraph.way_slot(way.id)}.no)"  # a way that cannot run it: none
     return cases(*((f"({NEEDS[n]}) * {offered}", f"<br><small>its docs do not say whether it runs "
-                    f"{n.value.replace('_', ' ')}</small>")
+                    f"{limits.WORDS[n]}</small>")
                    for n in Capability if n not in stated))
 
 
@@ -198,10 +199,12 @@ def ways_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]
 
 
 def rental_date(text: str) -> dt.date | None:
-    """A hardware rental price's date ('2026-03' or '2026-03-01') as a day, else None."""
+    """A hardware rental price's date ('2026-03' or '2026-03-01'; of a range such as '2025-09 to
+    2026-10', its end) as a day, else None ('mid-2026 or later': no day to judge)."""
+    last = text.split(" to ")[-1].strip()
     for fmt in ("%Y-%m-%d", "%Y-%m"):
         try:
-            return dt.datetime.strptime(text, fmt).date()
+            return dt.datetime.strptime(last, fmt).date()
         except ValueError:
             continue
     return None
@@ -209,12 +212,13 @@ def rental_date(text: str) -> dt.date | None:
 
 def stale_gpu_price_block(catalog: Catalog, today: dt.date, links: Links) -> dict[str, Any]:
     """Issue 44: the warning beside the headline when its self-hosted figures use a GPU's
-    default price (the hardware entry's first rental price) that is stale as the Ways to run
-    page judges a list: over ``STALE_MONTHS`` months old on the build day. Shown only while
+    default price (``default_rental``: the row the estimate prices with) that is stale as the
+    Ways to run page judges a list: over ``STALE_MONTHS`` months old on the build day (a
+    range's end; an undated row is not judged). Shown only while
     the reader has not set a price of their own."""
     found = []
     for hw_id, hw in catalog.hardware.items():
-        first = hw.rental_prices[0] if hw.rental_prices else None
+        first = default_rental(hw)
         day = rental_date(first.date) if first is not None else None
         if first is None or day is None or not ways.staleness(day, day, today):
             continue

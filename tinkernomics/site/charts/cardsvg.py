@@ -196,6 +196,9 @@ def subtitle(chart: Chart) -> str:
         flag = " (unverified fit)" if s.unverified else ""
         return (f"Pass rate rises towards {derive.format_number(s.params.A * 100)}%{flag}; "
                 f"half the gain by {derive.format_number(s.params.C_mid)} GB200-hours")
+    if len(chart.groups) > 1:  # never ranked across settings (spec's settings)
+        return (f"{len(chart.series)} fitted algorithms from {len(chart.groups)} settings, "
+                "compared only within a setting")
     top = max(chart.series, key=lambda s: (s.params.A, s.title))
     return (f"{len(chart.series)} fitted algorithms; highest asymptote "
             f"{derive.format_number(top.params.A * 100)}% ({top.title})")

@@ -141,11 +141,24 @@ def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
             _cmid_trace(s, chart.factor)]
 
 
+def _setting_order(chart: Chart, data: list[dict[str, Any]]) -> None:
+    """A chart of several settings: the legend keeps the settings' order (``spec.by_setting``),
+    each entry naming its curve's label. No group titles: in a phone-sized frame their rows
+    took the plot's height; the static chart (first paint, images) heads each setting."""
+    if len(chart.groups) < 2:
+        return
+    rank = {s.algorithm_id: 10 * (i + 1) for i, s in enumerate(chart.series)}
+    for trace in data:
+        if trace.get("legendgroup") in rank:
+            trace["legendrank"] = rank[trace["legendgroup"]]
+
+
 def plotly_figure(chart: Chart) -> dict[str, Any]:
     """The Plotly figure (data, layout, config) plus theme overrides and image-export extras."""
     data: list[dict[str, Any]] = []
     for s in chart.series:
         data += series_traces(s, chart)
+    _setting_order(chart, data)
     data.append(_h100_axis_trace(chart))
     layout = {
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",

@@ -84,22 +84,34 @@ def _one_finding(s: Series) -> str:
             f"{_hours(p.C_mid)}.{flag}")
 
 
-def _comparison_lead(series: tuple[Series, ...]) -> str:
-    top = max(series, key=lambda s: (s.params.A, s.title))
-    fast = min(series, key=lambda s: (s.params.C_mid, s.title))
-    lead = (f"Of {len(series)} fitted curves, {_named(top)} has the highest ceiling "
-            f"({_percent(top.params.A)})")
-    if fast is top:
-        return f"{lead} and also gets half of its gain with the least compute " \
-               f"({_hours(fast.params.C_mid)})."
-    return (f"{lead}; {_named(fast)} gets half of its gain with the least compute "
-            f"({_hours(fast.params.C_mid)}).")
+def _comparison_lead(chart: Chart) -> str:
+    """Which curves may be compared: one setting names its highest ceiling; several settings
+    are named, and nothing is ranked across them (a recipe beside a loss is not a race)."""
+    groups = chart.groups
+    if len(groups) == 1:
+        top = max(chart.series, key=lambda s: (s.params.A, s.title))
+        return (f"Of {len(chart.series)} fitted curves, all fitted in one setting, {_named(top)} "
+                f"has the highest ceiling ({_percent(top.params.A)}).")
+    return (f"The {len(chart.series)} fitted curves come from {len(groups)} settings, not "
+            "compared with each other.")
 
 
-def _ceilings(series: tuple[Series, ...], short: bool = False) -> list[str]:
-    """Each curve's ceiling, highest first (``short``: by the algorithm's name alone)."""
-    return [f"{s.name if short else _named(s)} {_percent(s.params.A)}"
-            for s in sorted(series, key=lambda s: (-s.params.A, s.title))]
+def _highest_first(series: tuple[Series, ...]) -> list[Series]:
+    return sorted(series, key=lambda s: (-s.params.A, s.title))
+
+
+def _group_ceilings(group: tuple[Series, ...], short: bool = False,
+                    named: bool = True) -> list[str]:
+    """Each curve's ceiling, highest first (``short``: without the half-way point; ``named``:
+    the curve with its label, else the algorithm's name alone, under its setting's name)."""
+    return [f"{_named(s) if named else s.name} {_percent(s.params.A)}"
+            + ("" if short else f" (half-way at {_hours(s.params.C_mid)})")
+            for s in _highest_first(group)]
+
+
+def _ceilings(chart: Chart, short: bool = False) -> list[str]:
+    """Every curve's ceiling, setting by setting, highest first within each."""
+    return [c for _, group in chart.groups for c in _group_ceilings(group, short, not short)]
 
 
 def _unverified_note(series: tuple[Series, ...]) -> str:
@@ -108,16 +120,19 @@ def _unverified_note(series: tuple[Series, ...]) -> str:
             if unverified else "")
 
 
+def _by_setting(chart: Chart, short: bool = False) -> str:
+    """"Setting: curve ceiling, curve ceiling; setting: ..." (a chart of several settings)."""
+    return "; ".join(f"{name}: {', '.join(_group_ceilings(group, short, named=False))}"
+                     for name, group in chart.groups)
+
+
 def finding(chart: Chart) -> str:
-    """What the chart shows, from its own numbers, with every curve's ceiling (the page's long
-    description)."""
+    """What the chart shows, from its own numbers, with every curve's ceiling by setting (the
+    page's long description)."""
     if len(chart.series) == 1:
         return _one_finding(chart.series[0])
-    each = "; ".join(
-        f"{c} (half-way at {_hours(s.params.C_mid)})" for c, s in zip(
-            _ceilings(chart.series),
-            sorted(chart.series, key=lambda s: (-s.params.A, s.title)), strict=True))
-    return (f"{_comparison_lead(chart.series)} Ceilings: {each}."
+    each = "; ".join(_ceilings(chart)) if len(chart.groups) == 1 else _by_setting(chart)
+    return (f"{_comparison_lead(chart)} Ceilings: {each}."
             f"{_unverified_note(chart.series)}")
 
 
@@ -141,8 +156,10 @@ def alt_text(chart: Chart) -> str:
     head = _kind(chart)
     if len(chart.series) == 1:
         return _fit(f"{head} {_one_finding(chart.series[0])}")
-    text = f"{head} {_comparison_lead(chart.series)}"
-    ceilings = _ceilings(chart.series, short=True)
+    text = f"{head} {_comparison_lead(chart)}"
+    if len(chart.groups) > 1:
+        return _fit(f"{text} Ceilings: {_by_setting(chart, short=True)}.")
+    ceilings = _ceilings(chart, short=True)
     for shown in range(len(ceilings), 0, -1):
         rest = len(ceilings) - shown
         more = f", and {rest} more" if rest else ""

@@ -8,11 +8,13 @@ SVG (``svg``), PNG images (``images``), pages and embeds (``feature``).
 
 Chart ids are stable public names (they appear in embed URLs): ``scalerl-comparison`` for the
 algorithms with a fit, ``scalerl-<algorithm id>`` for one. The comparison draws a readable
-*featured* set (``featured_ids``); the other fitted curves are offered on request.
+*featured* set (``featured_ids``); the other fitted curves are offered on request, and its
+curves are grouped by the setting their fit was made in (``settings``: never compared across).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -20,6 +22,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
 from tinkernomics.derived import derive
+from tinkernomics.site.charts import settings
 from tinkernomics.site.charts.themes import THEMES  # noqa: F401 (re-exported)
 from tinkernomics.site.identity import LICENCE, LICENCE_URL  # noqa: F401 (re-exported)
 
@@ -95,6 +98,8 @@ class Series:
     sources: tuple[str, ...]
     curve: str = ""
     """What the curve is (the fit's ``curve_label``, e.g. "ScaleRL recipe"); "" when not given."""
+    setting: str = ""
+    """The setting the fit was made in, as legends and summaries name it (``settings``)."""
 
     @property
     def unverified(self) -> bool:
@@ -134,6 +139,12 @@ class Chart:
     """(algorithm id, name) of fitted curves not drawn by default (comparison only)."""
     date: str = ""
     """ISO date the data last changed (printed on images; "" when unknown)."""
+
+    @property
+    def groups(self) -> tuple[tuple[str, tuple[Series, ...]], ...]:
+        """(setting, its series) in the order drawn: curves are compared only within one."""
+        by = settings.grouped([(s.setting, s) for s in self.series])
+        return tuple((name, tuple(group)) for name, group in by.items())
 
     @property
     def x_low_h100(self) -> float:
@@ -210,15 +221,24 @@ def build_chart(catalog: Catalog, chart_id: str, factor: derive.Factor | None = 
         title = f"ScaleRL convergence fit: {chosen[0].name}"
         page = f"algorithms/{chosen[0].id}/"
         low, high = compute_range([_params(catalog, chosen[0]).C_mid])
-    series = tuple(series_for(catalog, a.id, low, high, factor) for a in chosen)
+    series = by_setting(tuple(series_for(catalog, a.id, low, high, factor) for a in chosen))
     sources = _sources(catalog, series, factor)
     return Chart(
         id=chart_id, title=title, page=page,
-        description=_description(series, len(others)) + (NOT_DRAWN if chart_id == COMPARISON_ID
-                                                          else ""),
+        description=settings.description(series, len(others))
+        + (NOT_DRAWN if chart_id == COMPARISON_ID else ""),
         series=series, x_low=low, x_high=high, y_high=reward_axis_top(series), factor=factor,
         sources=sources, others=others, date=date,
     )
+
+
+def by_setting(series: tuple[Series, ...]) -> tuple[Series, ...]:
+    """The series grouped by the setting of their fit (settings in order of first appearance),
+    each with its setting's name."""
+    names = settings.setting_names([s.fit for s in series])
+    order = list(dict.fromkeys(names))
+    named = [dataclasses.replace(s, setting=n) for s, n in zip(series, names, strict=True)]
+    return tuple(sorted(named, key=lambda s: order.index(s.setting)))
 
 
 def featured_ids(catalog: Catalog) -> list[str]:
@@ -317,19 +337,6 @@ def reward_axis_top(series: tuple[Series, ...]) -> float:
     at least 10 points (an asymptote A of 0 is valid, and the axis divides by its top)."""
     top = max(s.params.A for s in series) * 1.1
     return min(1.0, max(0.1, math.ceil(top * 10 - 1e-9) / 10))
-
-
-def _description(series: tuple[Series, ...], others: int = 0) -> str:
-    names = ", ".join(s.title for s in series)
-    if others:
-        names += f" (and {others} more fitted algorithm{'s' if others > 1 else ''} on request)"
-    marks = ("Diamonds mark C_mid, the compute at half the gain; dashed lines the asymptote A."
-             if len(series) > 1 else
-             "The diamond marks C_mid, the compute at half the gain; the dashed line the "
-             "asymptote A.")
-    settings = "; ".join(dict.fromkeys(f"{s.fit.model}, {s.fit.dataset}" for s in series))
-    return (f"Fitted pass rate against training compute (GB200-hours, log scale) for {names}. "
-            f"Fitted on: {settings}. {marks}")
 
 
 def _sources(catalog: Catalog, series: tuple[Series, ...],

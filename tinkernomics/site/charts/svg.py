@@ -113,6 +113,8 @@ class _Frame:
     layout: Layout
     legend: tuple[tuple[Series, float, int], ...]
     """(series, x, row) of each legend entry."""
+    heads: tuple[tuple[str, float, int], ...] = ()
+    """(setting, x, row): on a chart of several settings each starts a row, named (spec)."""
     theme: str | None = None
     """None on a page (a stylesheet draws the elements), else the file's or image's theme."""
 
@@ -153,15 +155,32 @@ class _Frame:
 
 
 def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
-    """Lay out the legend (entries wrap at the plot width), then the frame."""
-    placed, x, row = [], layout.plot_left, 0
-    for s in chart.series:
+    """Lay out the legend (entries wrap at the plot width; on a chart of several settings each
+    setting starts a row with its name), then the frame."""
+    placed, heads, x, row = [], [], layout.plot_left, 0
+    for index, (name, group) in enumerate(chart.groups if len(chart.groups) > 1 else ()):
+        row += 1 if index else 0
+        heads.append((f"{name}:", layout.plot_left, row))
+        x = layout.plot_left + len(name) * CHAR_WIDTH_PX + 18
+        placed_row = _place(group, layout, x, row)
+        placed += placed_row
+        row = max(r for _, _, r in placed_row)
+    if not heads:
+        placed = _place(chart.series, layout, x, row)
+    return _Frame(chart, layout, tuple(placed), theme=theme, heads=tuple(heads))
+
+
+def _place(series: tuple[Series, ...], layout: Layout, x: float,
+           row: int) -> list[tuple[Series, float, int]]:
+    """Legend entries from (x, row) on, wrapping at the plot's width."""
+    placed = []
+    for s in series:
         width = 30 + len(s.label) * CHAR_WIDTH_PX + 18
         if x + width > layout.width - layout.plot_right and x > layout.plot_left:
             x, row = layout.plot_left, row + 1
         placed.append((s, x, row))
         x += width
-    return _Frame(chart, layout, tuple(placed), theme)
+    return placed
 
 
 def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
@@ -235,6 +254,9 @@ def _legend(f: _Frame) -> list[str]:
         out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{x}" x2="{x + 24}" '
                    f'y1="{y - 4}" y2="{y - 4}"/>')
         out.append(_text(x + 30, y, s.label, "start"))
+    for name, x, row in f.heads:
+        out.append(_text(x, f.bottom + 74 + row * f.layout.legend_row, name, "start",
+                         ' font-weight="bold"'))
     return [*out, "</g>"]
 
 

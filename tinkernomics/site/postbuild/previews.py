@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX, SITE_CARD, SITE_NAME
+from tinkernomics.site.postbuild.glossarylinks import link_first_uses
 from tinkernomics.site.postbuild.whitespace import strip_theme_indentation
 
 DESCRIPTION_CHARS = 300
@@ -139,13 +140,15 @@ def page_url(site_dir: Path, path: Path) -> str:
 
 
 def tag_page(page: str, rel_url: str, base: str) -> str:
-    """``page`` with its preview tags and without the theme's indentation; unchanged when it
+    """``page`` with its preview tags, without the theme's indentation and with its glossary
+    terms linked at first use (``glossarylinks``); unchanged when it
     carries its own tags (the embed pages) or has no ``<head>`` (redirects, fragments).
     ``base``: the site URL ending in ``/`` (or empty)."""
     if _MARKER in page or "</head>" not in page:
         return page
     tags = preview(page, rel_url, base).tags(base)
-    return strip_theme_indentation(page.replace("</head>", f"{tags}\n</head>", 1))
+    page = strip_theme_indentation(page.replace("</head>", f"{tags}\n</head>", 1))
+    return link_first_uses(page, rel_url)
 
 
 def site_base(site_url: str) -> str:

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup
 
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive, recipe
 from tinkernomics.derived import ways as engine
 from tinkernomics.derived.calculator.estimate import estimate
@@ -25,6 +26,8 @@ from tinkernomics.site.pages.views.kinds import TINKER, entry_anchor
 
 BASIS_LABELS = {"gpu_hours": "GPU-hours", "tokens": "trained tokens",
                 "training_hours": "training hours", "free_tier": "free tier", "none": "no price"}
+OFFER_LABELS = {"rented_gpus": "rented GPUs", "market_index": "market index",
+                "managed_service": "managed service"}
 RATE_UNITS = {"gpu_hours": "/GPU-hour", "tokens": "/1M tokens", "training_hours": "/hour"}
 CALCULATOR = "calculator/"
 
@@ -127,7 +130,7 @@ def row_view(index: SiteIndex, row: engine.Row, links: Links) -> RowView:
     return RowView(
         key=row.key, name=row.name, href=href,
         gpu=hardware[row.gpu].name if row.gpu in hardware else row.gpu,
-        offer=row.offer.replace("_", " "), basis=BASIS_LABELS.get(row.basis, row.basis),
+        offer=OFFER_LABELS.get(row.offer, row.offer), basis=BASIS_LABELS.get(row.basis, row.basis),
         rate=_rate(row), amount=_amount(row), total=total(row.total),
         date=row.effective.isoformat() if row.effective else "", dated=row.dated,
         status=row.status, cite=cite, stale=row.stale, not_offered=row.not_offered,
@@ -143,14 +146,40 @@ def _free(row: engine.Row) -> str:
     return f"{covers}; listed after every paid way"
 
 
-def recipe_view(rec: recipe.RecipeExport | None) -> RecipeView | None:
+READER_SOURCES = {
+    "link key m": "the model this run uses", "link key tm": "the teacher this run uses",
+    "link key r (or the calculator default)": "this run's LoRA rank (the calculator's default "
+                                              "unless the link sets one)",
+    "calculator input run.G": "this run's G (completions per prompt)",
+    "calculator input run.prompts": "this run's prompts per step",
+    "calculator input run.out": "this run's completion length in tokens",
+    "calculator input run.steps": "this run's number of steps",
+}
+"""Where a recipe setting comes from (``derived.recipe``'s terse names, which the command line
+prints) in the reader's words: no input keys or link keys on the page (issue 44)."""
+
+
+def reader_source(where: str, catalog: Catalog) -> str:
+    """One setting's origin for readers: a run input in words, a reference by its title, the
+    cookbook's recipe by the algorithm's name."""
+    if where in READER_SOURCES:
+        return READER_SOURCES[where]
+    if where in catalog.references:
+        return f"{catalog.references[where].title} ({catalog.references[where].authors})"
+    if where.startswith("cookbook pin (") and where.endswith(")"):
+        algo = catalog.algorithms.get(where[len("cookbook pin ("):-1])
+        return f"the cookbook's recipe for {algo.name if algo else 'this algorithm'}"
+    return where
+
+
+def recipe_view(rec: recipe.RecipeExport | None, catalog: Catalog) -> RecipeView | None:
     if rec is None:
         return None
     return RecipeView(
         repository=rec.repository, commit=rec.commit,
         commit_href=f"https://github.com/{rec.repository}/tree/{rec.commit}",
         module=rec.module, path=rec.path, command=rec.command(), python=rec.python(),
-        sources=sorted(rec.sources.items()),
+        sources=sorted((k, reader_source(v, catalog)) for k, v in rec.sources.items()),
         warnings=tuple(Markup(to_inline_html(w)) for w in rec.warnings))
 
 
@@ -167,7 +196,7 @@ def run_view(index: SiteIndex, number: int, label: str, query: Mapping[str, str]
         algorithm=catalog.algorithms[totals.algorithm].name,
         model=catalog.models[totals.model].name,
         rows=[row_view(index, r, links) for r in rows],
-        recipe=recipe_view(recipe.export(catalog, est)))
+        recipe=recipe_view(recipe.export(catalog, est), catalog))
 
 
 def run_views(index: SiteIndex, runs: Sequence[tuple[str, Mapping[str, str]]],

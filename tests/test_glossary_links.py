@@ -1,0 +1,77 @@
+"""Glossary terms are linked at their first use on every page (``site/postbuild/glossarylinks``),
+only in prose: never inside code, links, headings, templates or attributes, never by unescaping
+catalog text. Synthetic pages only; the anchors are read from ``docs/glossary.md``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tinkernomics.site.postbuild import glossarylinks
+from tinkernomics.site.postbuild.previews import tag_page
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAD = '<html><head><title>t</title></head><body><nav>MFU in the menu</nav>'
+OPEN = '<article class="md-content__inner md-typeset">'
+
+
+def page(article: str) -> str:
+    return f"{HEAD}{OPEN}{article}</article><footer>MFU</footer></body></html>"
+
+
+def links(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<a class="tn-gloss" href="([^"]*)">([^<]*)</a>', html)
+
+
+def test_every_term_points_at_an_anchor_of_the_glossary() -> None:
+    anchors = set(re.findall(r"\{ #([\w-]+) \}", (ROOT / "docs/glossary.md").read_text("utf-8")))
+    assert {anchor for anchor, _ in glossarylinks.TERMS} <= anchors
+
+
+def test_first_prose_use_is_linked_once_with_a_relative_href() -> None:
+    html = page("<p>MFU sets the hours; MFU again. A KV cache and mean@16.</p><p>MFU.</p>")
+    out = glossarylinks.link_first_uses(html, "algorithms/grpo/")
+    assert links(out) == [("../../glossary/#mfu", "MFU"), ("../../glossary/#kv-cache", "KV cache"),
+                          ("../../glossary/#mean-at-k", "mean@16")]
+    assert "<nav>MFU in the menu</nav>" in out and "<footer>MFU</footer>" in out  # article only
+
+
+def test_code_links_headings_templates_and_attributes_are_left_alone() -> None:
+    article = ('<h2 id="mfu">MFU</h2><p><code>MFU</code> <a href="x">MFU</a> '
+               '<span title="MFU">x</span></p><template><p>MFU</p></template>'
+               '<svg><text>MFU</text></svg><details><summary>MFU</summary></details>'
+               '<pre><code>ZeRO</code></pre><p>Then MFU.</p>')
+    out = glossarylinks.link_first_uses(page(article), "")
+    assert links(out) == [("glossary/#mfu", "MFU")]
+    assert out.count('title="MFU"') == 1 and "<p>Then <a " in out
+
+
+def test_escaped_catalog_text_stays_escaped() -> None:
+    """Catalog text reaches the page escaped; wrapping a term never decodes it."""
+    article = "<p>&lt;script&gt;alert(1)&lt;/script&gt; uses MFU &amp; ZeRO-3.</p>"
+    out = glossarylinks.link_first_uses(page(article), "")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out and "<script>" not in out
+    assert links(out) == [("glossary/#mfu", "MFU"), ("glossary/#zero", "ZeRO-3")]
+
+
+def test_a_hand_made_glossary_link_counts_as_the_first_use() -> None:
+    article = '<p><a href="../glossary/#mfu">model FLOPs utilisation</a> and MFU, LoRA.</p>'
+    out = glossarylinks.link_first_uses(page(article), "calculator/")
+    assert links(out) == [("../glossary/#lora", "LoRA")]
+
+
+def test_the_glossary_page_and_pages_without_an_article_are_unchanged() -> None:
+    html = page("<p>MFU</p>")
+    assert glossarylinks.link_first_uses(html, "glossary/") == html
+    assert glossarylinks.link_first_uses("<p>MFU</p>", "") == "<p>MFU</p>"
+
+
+def test_whole_words_only() -> None:
+    out = glossarylinks.link_first_uses(page("<p>MFUs, xMFU, GPU-hours-ish and GPU-hours.</p>"),
+                                        "")
+    assert links(out) == [("glossary/#gpu-hour", "GPU-hours")]
+
+
+def test_the_preview_pass_links_every_page() -> None:
+    out = tag_page(page("<p>Sampling is decode-bound: low MFU.</p>"), "hardware/", "")
+    assert ("../glossary/#mfu", "MFU") in links(out)
