@@ -157,11 +157,14 @@ def _model_figures(model: m.LanguageModel) -> Iterable[InputFigure]:
         yield _figure(f"model:{model.id}:d_model", f"{model.name}: hidden size", model.d_model)
 
 
-def _price_figures(plist: m.PriceList) -> Iterable[InputFigure]:
+def _price_figures(plist: m.PriceList, names: Mapping[str, str]) -> Iterable[InputFigure]:
+    money = derive.format_money
     for row in plist.rows:
+        model = names.get(row.model, row.model) + (row.variant or "")
         yield InputFigure(
-            inputs.row_key(plist, row), f"Tinker {plist.id}: {row.model}{row.variant or ''}",
-            f"${row.prefill} / ${row.sample} / ${row.train} per 1M prefill / sample / train",
+            inputs.row_key(plist, row), f"Tinker's prices of {plist.id}: {model}",
+            f"{money(row.prefill)} / {money(row.sample)} / {money(row.train)} per 1M prefill / "
+            "sample / train",
             row.status or plist.status, row.source or plist.source,
             row.reported_instead or plist.reported_instead,
             locator=row.locator or plist.locator)
@@ -239,8 +242,9 @@ def shared_figures(catalog: Catalog) -> list[InputFigure]:
     found: list[InputFigure] = []
     for model in catalog.models.values():
         found.extend(_model_figures(model))
+    names = {model.id: model.name for model in catalog.models.values()}
     for plist in catalog.price_lists.values():
-        found.extend(_price_figures(plist))
+        found.extend(_price_figures(plist, names))
     for hw in catalog.hardware.values():
         found.extend(_hardware_figures(catalog, hw))
     for formula_id in ids.FORMULA_IDS:
