@@ -11,6 +11,7 @@ from markupsafe import Markup
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.models.algorithms import SourcedFlag, SourcedTeacher
 from tinkernomics.derived import derive
 from tinkernomics.site.pages.views.core import (
     ALGORITHMS,
@@ -197,7 +198,20 @@ def _value_text(obj: Any) -> Markup | str:
         return math(obj.latex)
     if isinstance(obj, m.Reference | m.PriceList):
         return obj.title
-    return str(obj)
+    return _fact_text(obj)
+
+
+def _fact_text(obj: Any) -> str:
+    """A sourced yes/no or categorical fact (an algorithm's semantics) in reader words; a teacher
+    by its model id. Never a Python repr (issue 44: no code in reader text)."""
+    if isinstance(obj, SourcedFlag):
+        return "Yes" if obj.value else "No"
+    if isinstance(obj, SourcedTeacher):
+        return obj.model
+    value = getattr(obj, "value", None)
+    if isinstance(value, str):
+        return value.replace("_", " ")
+    return "the value in its catalog file"
 
 
 def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> QualityItem:
@@ -209,7 +223,8 @@ def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> Q
     return QualityItem(
         anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
         field=_field_label(origin.loc, model), value=shown,
-        where_href=links.to(page, value_anchor(origin)), where_label=_page_title(page))
+        where_href=links.to(page, value_anchor(origin)),
+        where_label=_page_title(page, getattr(model, "name", None)))
 
 
 def quality_items(index: SiteIndex, kind: str, key: str, links: Links) -> list[QualityItem]:
@@ -258,9 +273,10 @@ PAGE_TITLES = {HOME: "Home", ALGORITHMS: "Algorithms", FORMULAS: "Formulas",
                FURTHER_READING: "Further reading", DATA_QUALITY: "Data quality"}
 
 
-def _page_title(page: str) -> str:
+def _page_title(page: str, name: str | None = None) -> str:
+    """The page's title; an algorithm's page by the algorithm's name (its id if none given)."""
     if page.startswith(ALGORITHMS) and page != ALGORITHMS:
-        return f"Algorithms › {page[len(ALGORITHMS):].strip('/')}"
+        return f"Algorithms › {name or page[len(ALGORITHMS):].strip('/')}"
     return PAGE_TITLES[page]
 
 
