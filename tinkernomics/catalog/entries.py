@@ -116,7 +116,10 @@ REFERENCE = Kind("reference", m.Reference, "references", "References")
 FORMULA = Kind("formula", m.Formula, "formulas", "Formulas")
 HARDWARE = Kind("hardware", m.Hardware, "hardware", "Hardware")
 CONVERSION = Kind("conversion", m.Conversion, "conversions", "Conversions",
-                  label=lambda c: f"{c.from_hardware} to {c.to_hardware} conversion")
+                  label=lambda c: f"{c.from_hardware.upper()} to {c.to_hardware.upper()} "
+                  "conversion")
+"""A conversion is named by its GPUs as vendors write them (gb200 -> GB200): readers never see
+a catalog id (issue 44)."""
 MODEL = Kind("model", m.LanguageModel, "models", "Models")
 LOSS = Kind("loss", m.TinkerLoss, "tinker/losses", "Tinker losses")
 PRICE_LIST = Kind("price_list", m.PriceList, "tinker/prices", "Tinker price lists",
