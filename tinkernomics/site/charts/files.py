@@ -3,16 +3,17 @@
 ``write_chart_files`` writes ``embed/<id>/``: the embed page (``index.html``), the data
 (``data.csv``, ``data-wide.csv``, ``data.json``), the images in every variant
 (``share.VARIANTS``: ``chart.png``, ``chart-dark.png``, ``chart-narrow.png``,
-``chart-narrow-dark.png``, each also under its dated name, and the same as SVG), the preview
-card (``card.png``), the oEmbed responses (``oembed.json`` and one per width of
-``embed.OEMBED_WIDTHS``), the Plotly spec and an empty ``sitemap.xml``. The
-dated PNGs are hard links to the same cached images: no extra drawing.
+``chart-narrow-dark.png``, and the same as SVG), the preview card (``card.png``), the oEmbed
+responses (``oembed.json`` and one per width of ``embed.OEMBED_WIDTHS``), the Plotly spec and an
+empty ``sitemap.xml``. Each image is one file at one address: no image is written twice under
+another name (a dated name was, until issue 47: GitHub Pages' artifact stores a hard-linked copy
+as a second file, and the site was rebuilt from scratch, so the dated copy only ever held the
+current image and was gone at the data's next change; the images print their data's date).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,12 @@ TEXT_FILES = ("data.csv", chartdata.CSV_FILES["wide"], "data.json",
               *(embed.oembed_name(w) for w in embed.OEMBED_WIDTHS), SPEC_FILE, "sitemap.xml")
 IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
 DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
-"""Every file of a chart's folder besides ``index.html`` and the dated images."""
+"""Every file of a chart's folder besides ``index.html``."""
 
 
 def file_names(chart: charts.Chart) -> list[str]:
-    """Every file ``write_chart_files`` writes for ``chart``, dated images included."""
-    dated = [v.png(chart.date) for v in share.VARIANTS] if chart.date else []
-    return ["index.html", *DATA_FILES, *dated]
+    """Every file ``write_chart_files`` writes for ``chart``."""
+    return ["index.html", *DATA_FILES]
 
 
 def json_text(value: Any) -> str:
@@ -59,15 +59,11 @@ def site_base(site_url: str) -> str:
 
 def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
-    """Every variant (and its dated copy) and the card; returns ``chart.png``'s size."""
+    """Every variant and the card; returns ``chart.png``'s size."""
     sizes = []
     for variant, (svg_text, width) in zip(share.VARIANTS, images.variant_jobs(chart, site_url),
                                           strict=True):
         sizes.append(cache.place(svg_text, width, folder / variant.png()))
-        if chart.date and cache.folder is None and cache.draw:  # no cache: copy, not redraw
-            shutil.copyfile(folder / variant.png(), folder / variant.png(chart.date))
-        elif chart.date:
-            cache.place(svg_text, width, folder / variant.png(chart.date))
     card_svg, card_width = images.jobs(chart, site_url)[1]
     cache.place(card_svg, card_width, folder / "card.png")
     return sizes[0]
