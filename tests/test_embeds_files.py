@@ -155,7 +155,9 @@ def test_narrow_image_is_legible_at_360_px() -> None:
 
 
 def test_each_variant_is_one_png_and_one_svg(folder: Path, grpo: charts.Chart) -> None:
-    """Issue 47: no dated copy of an image beside it (a second file's bytes on GitHub Pages)."""
+    """Issue 47: no dated copy of an image beside it (a second file's bytes on GitHub Pages),
+    and no wide CSV for a chart of one curve (its long CSV is that table already)."""
+    assert len(grpo.series) == 1 and not (folder / "data-wide.csv").exists()
     for variant in share.VARIANTS:
         assert (folder / variant.png()).is_file() and (folder / variant.svg).is_file()
     assert not [p.name for p in folder.iterdir() if DATE in p.name]
@@ -221,10 +223,11 @@ def test_wide_csv_has_one_column_per_curve(comparison: charts.Chart) -> None:
                           if r["algorithm_id"] == s.algorithm_id]
 
 
-def test_the_csv_metadata_is_in_the_json(comparison: charts.Chart) -> None:
+def test_the_csv_metadata_is_in_the_json(comparison: charts.Chart, grpo: charts.Chart) -> None:
     data = json.loads(json.dumps(chartdata.to_json(comparison, BASE)))
     assert data["csv"]["files"] == {"long": "data.csv", "wide": "data-wide.csv"}
     assert "percent" in data["csv"]["units"]["reward_percent"]
+    assert chartdata.to_json(grpo)["csv"]["files"] == {"long": "data.csv"}  # one curve
     assert data["page"] == f"{BASE}algorithms/" and data["licence"]["name"] == "CC BY 4.0"
 
 
