@@ -51,3 +51,18 @@ def test_many_flat_colours_get_more_entries_not_wrong_colours() -> None:
 def test_the_palette_is_deterministic(grpo: charts.Chart) -> None:
     svg_text = standalone_svg(grpo, "https://example.org/")
     assert images.render_png(svg_text, 400) == images.render_png(svg_text, 400)
+
+
+@pytest.mark.parametrize(("colours", "bits"), [(2, 1), (3, 2), (4, 2), (9, 4), (16, 4), (17, 8)])
+def test_the_png_writer_packs_each_palette_size_at_its_bit_depth_losslessly(
+        colours: int, bits: int) -> None:
+    """``png_file`` (libdeflate) writes the pixels Pillow's own writer would, at the fewest bits
+    a pixel; an odd width checks the packing at each row's end."""
+    palette = [value for i in range(colours) for value in (i * 13 % 256, 255 - i * 7, i * 29 % 256)]
+    indices = Image.new("P", (37, 11))
+    indices.putdata([(x * 3 + y * 5) % colours for y in range(11) for x in range(37)])
+    png = pngpalette.png_file(indices, palette)
+    assert png[24] == bits and png[25] == 3
+    indices.putpalette(palette)
+    with Image.open(io.BytesIO(png)) as written:
+        assert written.convert("RGB").tobytes() == indices.convert("RGB").tobytes()

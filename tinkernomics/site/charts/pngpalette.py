@@ -4,17 +4,21 @@ A chart image is flat colours (background, ink, grid, axis, each curve) and the 
 edges between them: a few thousand colours, nearly all of them edges. ``palette_png`` keeps the
 image's most frequent exact colours and draws every other one as the nearest of them, without
 dithering, so flat areas stay flat and every flat colour stays exact; up to 16 entries are stored
-4 bits a pixel. Pillow writes it, then oxipng (the ``pyoxipng`` wheel: Rust, no system
-libraries) recompresses the same pixels with libdeflate and its own palette order
-(``recompress``). Line charts lose nothing visible (checked on the light, dark, narrow and
-comparison images). Bytes matter at 1,000 charts of five images each (issue 47: the images under
-50 MB): a single-curve chart's 1200 px image went from 21.7 KB (16 entries, Pillow's zlib) to
-17.5 KB, its 800 px phone image from 27.4 to 19.3 KB.
+4 bits a pixel. The file is written here (``png_file``: signature, header, palette, one data
+chunk, end), its rows unfiltered and compressed by libdeflate at its strongest level (the
+``deflate`` wheel, which releases the GIL, so the image threads compress beside the build's
+pages). Line charts lose nothing visible (checked on the light, dark, narrow and comparison
+images). Bytes matter at 1,000 charts of five images each (issue 47: the images under 50 MB): a
+single-curve chart's 1200 px image went from 21.7 KB (16 entries, Pillow's zlib level 9) to
+17.0 KB, its 800 px phone image from 27.4 to 19.2 KB; oxipng, tried too, gave a little less and
+holds the GIL.
 """
 
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from typing import cast
 
 from PIL import Image
@@ -33,8 +37,8 @@ an entry of its own, so a chart with many curves gets a larger palette instead o
 colour (``palette_size``)."""
 EDGE_ENTRIES = 4
 """Entries left for anti-aliased edges beside the flat colours."""
-OXIPNG_LEVEL = 2
-"""oxipng's preset: 2 gets nearly all that 6 gets (within 1%) in a tenth of the time."""
+DEFLATE_LEVEL = 12
+"""libdeflate's strongest level: 2% smaller than 11, 5% smaller than 10; paid once (cached)."""
 
 
 def palette_size(counts: list[tuple[int, tuple[int, int, int]]], pixels: int) -> int:
@@ -74,27 +78,47 @@ def common_colours(rgb: Image.Image) -> list[tuple[int, int, int]]:
 def palette_png(image: Image.Image, optimize: bool = True) -> bytes:
     """An RGB image as a palette PNG of its most frequent exact colours (``common_colours``;
     4 bits a pixel up to 16), every other colour drawn as (about) the nearest of them, no
-    dithering; the mapping is Pillow's, in C (``CELL_SHIFT``); ``optimize``: recompressed by
-    oxipng (``recompress``), else Pillow's default zlib. Deterministic."""
+    dithering; the mapping is Pillow's, in C (``CELL_SHIFT``); ``optimize``: written by
+    ``png_file`` (libdeflate), else by Pillow. Deterministic."""
     rgb = image if image.mode == "RGB" else image.convert("RGB")
-    exact = [value for colour in common_colours(rgb) for value in colour]
+    colours = common_colours(rgb)
+    exact = [value for colour in colours for value in colour]
     proxies = Image.new("P", (1, 1))
     proxies.putpalette([value >> CELL_SHIFT << CELL_SHIFT for value in exact])
     quantised = rgb.quantize(palette=proxies, dither=Image.Dither.NONE)
+    if optimize:
+        return png_file(quantised, exact)
     quantised.putpalette(exact)
     out = io.BytesIO()
-    if not optimize:
-        quantised.save(out, "PNG")
-        return out.getvalue()
-    quantised.save(out, "PNG", compress_level=1)  # oxipng deflates it again
-    return recompress(out.getvalue())
+    quantised.save(out, "PNG")
+    return out.getvalue()
 
 
-def recompress(png: bytes) -> bytes:
-    """The same pixels in fewer bytes: oxipng (``OXIPNG_LEVEL``, rows unfiltered, which is what
-    its filter search picks for these palette images anyway; metadata stripped: Pillow writes
-    none that matters). Deterministic for a given oxipng version (part of the image cache key)."""
-    import oxipng
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PACKED = {1: "P;1", 2: "P;2", 4: "P;4", 8: "P"}
+"""Bits a pixel -> Pillow's raw packer for palette indices."""
 
-    return oxipng.optimize_from_memory(png, level=OXIPNG_LEVEL, filter=[oxipng.RowFilter.NoOp],
-                                       strip=oxipng.StripChunks.safe())
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def bit_depth(entries: int) -> int:
+    """The fewest bits a pixel (1, 2, 4 or 8) that index ``entries`` palette colours."""
+    return next(bits for bits in (1, 2, 4, 8) if entries <= 1 << bits)
+
+
+def png_file(indices: Image.Image, palette: list[int]) -> bytes:
+    """A palette PNG of ``indices`` (a "P" image) with ``palette`` (flat RGB values): rows
+    packed at ``bit_depth``, each with filter type 0 (none: what suits few flat colours), one
+    IDAT compressed by libdeflate at ``DEFLATE_LEVEL``. Deterministic."""
+    import deflate
+
+    width, height = indices.size
+    bits = bit_depth(len(palette) // 3)
+    packed = indices.tobytes("raw", _PACKED[bits])
+    stride = (width * bits + 7) // 8
+    rows = b"".join(b"\0" + packed[y * stride:(y + 1) * stride] for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, bits, 3, 0, 0, 0)  # indexed colour
+    return (PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"PLTE", bytes(palette))
+            + _chunk(b"IDAT", deflate.zlib_compress(rows, DEFLATE_LEVEL)) + _chunk(b"IEND", b""))
