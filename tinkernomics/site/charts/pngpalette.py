@@ -5,12 +5,12 @@ edges between them: a few thousand colours, nearly all of them edges. ``palette_
 image's most frequent exact colours and draws every other one as the nearest of them, without
 dithering, so flat areas stay flat and every flat colour stays exact; up to 16 entries are stored
 4 bits a pixel. The file is written here (``png_file``: signature, header, palette, one data
-chunk, end), its rows unfiltered and compressed by libdeflate at its strongest level (the
+chunk, end), its rows unfiltered and compressed by libdeflate (``DEFLATE_LEVEL``; the
 ``deflate`` wheel, which releases the GIL, so the image threads compress beside the build's
 pages). Line charts lose nothing visible (checked on the light, dark, narrow and comparison
 images). Bytes matter at 1,000 charts of five images each (issue 47: the images under 50 MB): a
 single-curve chart's 1200 px image went from 21.7 KB (16 entries, Pillow's zlib level 9) to
-17.0 KB, its 800 px phone image from 27.4 to 19.2 KB; oxipng, tried too, gave a little less and
+17.5 KB, its 800 px phone image from 27.4 to 19.3 KB; oxipng, tried too, gave about as much and
 holds the GIL.
 """
 
@@ -37,8 +37,10 @@ an entry of its own, so a chart with many curves gets a larger palette instead o
 colour (``palette_size``)."""
 EDGE_ENTRIES = 4
 """Entries left for anti-aliased edges beside the flat colours."""
-DEFLATE_LEVEL = 12
-"""libdeflate's strongest level: 2% smaller than 11, 5% smaller than 10; paid once (cached)."""
+DEFLATE_LEVEL = 11
+"""libdeflate's level: 11 is 3.5% smaller than 10 for 2.5 times its time (about 0.08 s an
+image), 12 another 2% for 1.6 times more; paid once (images are cached), but every cold build
+and test that draws images pays it."""
 
 
 def palette_size(counts: list[tuple[int, tuple[int, int, int]]], pixels: int) -> int:
