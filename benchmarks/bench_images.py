@@ -1,8 +1,11 @@
-"""Chart image workers: do ThorVG and Pillow release the GIL enough for threads?
+"""Chart image workers: do ThorVG, Pillow and libdeflate release the GIL enough for threads?
 
 Renders the same N chart images (the real catalog's charts and cards, under distinct site URLs so
 every SVG differs) one at a time, with 1 and 2 worker threads, and with 2 worker processes
-(``concurrent.futures``) for comparison, and prints wall and CPU seconds of each. The image
+(``concurrent.futures``) for comparison, and prints wall and CPU seconds of each, and the
+images' bytes (each is drawn, mapped to its palette and written with libdeflate,
+``charts.pngpalette``: a PNG writer that held the GIL, as oxipng's binding does, would show
+here as 2 threads no faster than 1). The image
 workers (``tinkernomics.site.charts.images``) are threads because 2 threads come close to 2
 processes here. Last measured (40 real-catalog images, 2 cores shared with other jobs, medians
 of 3): 1 thread 2.23 s, 2 threads 1.47 s (1.52x), 2 worker processes 1.16 s (1.92x). An image
@@ -41,12 +44,13 @@ def jobs(count: int) -> list[tuple[str, int]]:
     return out[:count]
 
 
-def timed(make: Callable[[], Executor], work: list[tuple[str, int]]) -> tuple[float, float]:
-    """(wall, CPU of this process) seconds to render ``work`` in ``make()``'s workers."""
+def timed(make: Callable[[], Executor], work: list[tuple[str, int]]) -> tuple[float, float, int]:
+    """(wall, CPU of this process) seconds to render ``work`` in ``make()``'s workers, and the
+    images' bytes."""
     wall, cpu = time.perf_counter(), time.process_time()
     with make() as pool:
-        list(pool.map(images.render_png, *zip(*work, strict=True)))
-    return time.perf_counter() - wall, time.process_time() - cpu
+        pngs = list(pool.map(images.render_png, *zip(*work, strict=True)))
+    return time.perf_counter() - wall, time.process_time() - cpu, sum(map(len, pngs))
 
 
 ROUNDS = 3
@@ -63,10 +67,11 @@ def main(argv: list[str]) -> int:
     walls: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(ROUNDS):
         for name, make in runs.items():
-            wall, cpu = timed(make, work)
+            wall, cpu, size = timed(make, work)
             walls[name].append(wall)
             print(f"{name:12s} {count} images: wall {wall:6.2f} s "
-                  f"({wall / count * 1000:5.1f} ms an image), CPU here {cpu:6.2f} s", flush=True)
+                  f"({wall / count * 1000:5.1f} ms an image), CPU here {cpu:6.2f} s, "
+                  f"{size / count / 1e3:.1f} KB an image", flush=True)
     median = {name: statistics.median(times) for name, times in walls.items()}
     print(f"medians of {ROUNDS}: " + ", ".join(f"{n} {t:.2f} s" for n, t in median.items()))
     print(f"speed-up of 2 threads over 1: {median['1 thread'] / median['2 threads']:.2f}x; "

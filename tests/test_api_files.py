@@ -203,18 +203,24 @@ def test_index_lists_every_other_file_with_its_checksum(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CATALOGS)
-def test_the_archive_holds_every_file_and_a_readme(name: str) -> None:
+def test_the_archive_holds_every_file_but_the_one_entry_copies_and_a_readme(name: str) -> None:
     out = files(name)
     with zipfile.ZipFile(io.BytesIO(out[ARCHIVE])) as archive:
         assert archive.testzip() is None
         members = {i.filename.removeprefix(f"{ARCHIVE_FOLDER}/"): i for i in archive.infolist()}
-        assert set(members) == (set(out) - {ARCHIVE}) | {README}
+        items = {path for path in out if "/" in path}  # <collection>/<id>.json
+        assert items and set(members) == (set(out) - {ARCHIVE} - items) | {README}
         for path, info in members.items():
             assert info.date_time == (2026, 7, 17, 12, 30, 0)
             if path != README:
                 assert archive.read(info) == out[path]
         readme = archive.read(members[README]).decode("utf-8")
     assert "CC BY 4.0" in readme and "How to cite" in readme
+    assert "<collection>/<id>.json" in readme  # says where the one-entry documents are
+    for path in items:  # each left-out document is an entry of its collection, as it is there
+        folder = path.split("/")[0]
+        entries = json.loads(out[f"{folder}.json"])["result"]
+        assert json.loads(out[path])["result"] in entries, path
     for path in ("algorithms.csv", "prices.csv", "scalerl.csv", "schema.json", "index.json"):
         assert f"`{path}`" in readme
 

@@ -1,7 +1,7 @@
-"""A chart's date (printed on its images as "data as of", and the name of its dated PNGs,
-``chart-<date>.png``) comes from the catalog: the newest publication or check date of the
-references the chart's numbers rest on. Never the build day, the files' times or git: two
-builds of the same catalog write the same files, byte for byte, under the same names."""
+"""A chart's date (printed on its images as "data as of") comes from the catalog: the newest
+publication or check date of the references the chart's numbers rest on. Never the build
+day, the files' times or git: two builds of the same catalog write the same files, byte for
+byte, under the same names."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from helpers_charts import fitted_catalog_dir
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import feature as chartsite
-from tinkernomics.site.charts import files as chartfiles
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 
@@ -69,7 +68,6 @@ def test_a_chart_is_dated_by_the_newest_reference_its_numbers_rest_on(tmp_path: 
     assert citing and citing != set(built)  # the fixture has charts on each side
     for cid, chart in built.items():
         assert chart.date == (NEWER_CHECKED if cid in citing else BASE_CHECKED), cid
-        assert f"chart-{chart.date}.png" in chartfiles.file_names(chart)
         assert f"data as of {chart.date}" in chartsvg.standalone_svg(chart, SITE_URL)
 
 
@@ -88,7 +86,7 @@ def _write(root: Path, out: Path) -> dict[str, bytes]:
 def test_two_builds_of_the_same_data_write_the_same_files_whatever_the_day(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The copies are not in git and their files carry different times (as a checkout made on
-    another day): the chart files, dated names included, are the same."""
+    another day): the chart files are the same."""
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "image-cache"))
     monkeypatch.setenv(chartsite.CHART_IMAGES_ENV, "1")
@@ -96,7 +94,7 @@ def test_two_builds_of_the_same_data_write_the_same_files_whatever_the_day(
     _set_times(first, 1_700_000_000)  # 2023-11-14
     _set_times(second, 1_800_000_000)  # 2027-01-15
     a, b = _write(first, tmp_path / "site-a"), _write(second, tmp_path / "site-b")
-    assert f"embed/{charts.COMPARISON_ID}/chart-{BASE_CHECKED}.png" in a
+    assert f"embed/{charts.COMPARISON_ID}/chart.png" in a
     assert a.keys() == b.keys()
     for name, data in a.items():
         assert data == b[name], name

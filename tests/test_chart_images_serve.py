@@ -92,8 +92,8 @@ def test_without_images_every_other_chart_file_is_written_with_the_build_sizes(
     assert images._ACTIVE == []
     for cid in charts.chart_ids(catalog):
         names = {p.name for p in (served / "embed" / cid).iterdir()}
-        assert names == {n for n in chartsite.DATA_FILES if not n.endswith(".png")} | {
-            "index.html"}
+        chart = chartsite._charts(SiteContext(root=tmp_path, catalog=catalog))[cid]
+        assert names == {n for n in chartsite.files.file_names(chart) if not n.endswith(".png")}
         oembed = json.loads((served / "embed" / cid / "oembed.json").read_text())
         assert oembed == json.loads((built / "embed" / cid / "oembed.json").read_text())
 

@@ -393,7 +393,7 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
         chartsite.write_outputs(ctx, out)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
-                for name in chartsite.files.file_names(chart)}  # dated images too (issue 32)
+                for name in chartsite.files.file_names(chart)}
     assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
                                      chartsite.SITE_CARD}
     for rel in files:

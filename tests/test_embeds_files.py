@@ -1,5 +1,5 @@
 """Issue 32, without a browser: the snippet as WordPress's oEmbed sanitiser leaves it, the
-image variants (dark, narrow, dated) and their snippets with alt text, CSVs that open as
+image variants (dark, narrow) and their snippets with alt text, CSVs that open as
 pandas opens them, link-preview tags, and the SITE_URL warning of `make build`."""
 
 from __future__ import annotations
@@ -154,13 +154,13 @@ def test_narrow_image_is_legible_at_360_px() -> None:
     assert 13 * 360 / chartsvg.LAYOUTS["wide"].width < 7
 
 
-def test_dated_snapshots_sit_beside_the_current_files(folder: Path, grpo: charts.Chart) -> None:
+def test_each_variant_is_one_png_and_one_svg(folder: Path, grpo: charts.Chart) -> None:
+    """Issue 47: no dated copy of an image beside it (a second file's bytes on GitHub Pages),
+    and no wide CSV for a chart of one curve (its long CSV is that table already)."""
+    assert len(grpo.series) == 1 and not (folder / "data-wide.csv").exists()
     for variant in share.VARIANTS:
-        current = folder / variant.png()
-        dated = folder / variant.png(DATE)
-        assert dated.name == f"{variant.stem}-{DATE}.png"
-        assert dated.read_bytes() == current.read_bytes()
-        assert (folder / variant.svg).is_file()
+        assert (folder / variant.png()).is_file() and (folder / variant.svg).is_file()
+    assert not [p.name for p in folder.iterdir() if DATE in p.name]
     assert {p.name for p in folder.iterdir()} == set(files.file_names(grpo))
     dark_svg = (folder / "chart-dark.svg").read_text(encoding="utf-8")
     assert charts.THEMES["dark"]["paper_bgcolor"] in dark_svg
@@ -223,10 +223,11 @@ def test_wide_csv_has_one_column_per_curve(comparison: charts.Chart) -> None:
                           if r["algorithm_id"] == s.algorithm_id]
 
 
-def test_the_csv_metadata_is_in_the_json(comparison: charts.Chart) -> None:
+def test_the_csv_metadata_is_in_the_json(comparison: charts.Chart, grpo: charts.Chart) -> None:
     data = json.loads(json.dumps(chartdata.to_json(comparison, BASE)))
     assert data["csv"]["files"] == {"long": "data.csv", "wide": "data-wide.csv"}
     assert "percent" in data["csv"]["units"]["reward_percent"]
+    assert chartdata.to_json(grpo)["csv"]["files"] == {"long": "data.csv"}  # one curve
     assert data["page"] == f"{BASE}algorithms/" and data["licence"]["name"] == "CC BY 4.0"
 
 

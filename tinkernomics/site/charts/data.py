@@ -5,8 +5,10 @@ The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(u
 spreadsheets open them as they are; values are in the units the chart shows (rewards in
 percent). ``data.csv`` is long: one row per curve point with status, the date the data last
 changed, the sources' titles and URLs, the licence and the chart's page on every row.
-``data-wide.csv`` has one row per compute value and one column per curve (every curve of a
-chart shares its compute grid), then the same provenance columns (every source of the chart).
+``data-wide.csv``, for a chart of several curves, has one row per compute value and one column
+per curve (every curve of a chart shares its compute grid), then the same provenance columns
+(every source of the chart); a one-curve chart has none, its long table being one column of
+rewards already (issue 47: the same numbers twice, 10 MB at 1,000 algorithms; ``csv_files``).
 Both are written by ``site.safecsv``, which neutralises text a spreadsheet would run.
 What a reader needs to reuse the numbers elsewhere (title, formula, parameters, units of
 every column, sources with their URLs, the page, the date and the licence) is in
@@ -52,8 +54,14 @@ CSV_PROVENANCE = {
     "page": "the chart's page on the site"}
 """What each of ``PROVENANCE_COLUMNS`` holds (in ``data.json``)."""
 CSV_FILES = {"long": "data.csv", "wide": "data-wide.csv"}
+"""Every CSV a chart may have; ``csv_files`` says which one chart has."""
 FRACTION = "fraction"
 R0_ASSUMED = "assumed"
+
+
+def csv_files(chart: Chart) -> dict[str, str]:
+    """The chart's CSV files: the long one, and the wide one when it has several curves."""
+    return dict(CSV_FILES) if len(chart.series) > 1 else {"long": CSV_FILES["long"]}
 
 
 def page_url(chart: Chart, site_url: str = "") -> str:
@@ -147,7 +155,7 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
         "licence": {"name": LICENCE, "url": LICENCE_URL, "attribution": attribution(chart)},
         "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
                   "reward": UNITS["reward"], "A": FRACTION, "R0": FRACTION},
-        "csv": {"files": CSV_FILES, "units": CSV_UNITS, "provenance": CSV_PROVENANCE,
+        "csv": {"files": csv_files(chart), "units": CSV_UNITS, "provenance": CSV_PROVENANCE,
                 "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series},
                 "wide_labels": {wide_column(s): s.title for s in chart.series}},
         "conversion": {"id": chart.factor.id, "factor": chart.factor.value,

@@ -8,7 +8,7 @@ for an algorithm's own chart ("" when it has no fit). Algorithm pages get their 
 
 ``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: the
 embed page, no site chrome, theme from ``?theme=`` or the host; data, images in every variant
-with dated copies, the preview card, oEmbed, the Plotly spec);
+(one file each), the preview card, oEmbed, the Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
 comparison; the site's own preview card; ``embed/resize.js`` for host pages and
 ``assets/vendor/plotly.min.js``, the vendored basic bundle of the plotly.js version the
@@ -187,7 +187,6 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "box": embedbox.box_texts(chart, site_url, base or root) if mode == PAGE else {},
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
-        "dated": [v.png(chart.date) for v in share.VARIANTS] if chart.date else [],
         "date": chart.date,
         "summary": share.long_description(chart),
         "alt": share.alt_text(chart),
@@ -314,7 +313,7 @@ def macros(ctx: SiteContext) -> dict[str, Any]:
 
 def _dated(chart: charts.Chart, ctx: SiteContext) -> charts.Chart:
     """The chart with the date its data last changed (``spec.data_date``: from its sources,
-    never the build day), which its images print and its dated PNGs are named after."""
+    never the build day), which its images print."""
     return dataclasses.replace(chart, date=charts.data_date(ctx.catalog, chart))
 
 

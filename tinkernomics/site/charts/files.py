@@ -1,18 +1,21 @@
 """One chart's files in its embed folder (pipeline step 6, outputs of the charts feature).
 
 ``write_chart_files`` writes ``embed/<id>/``: the embed page (``index.html``), the data
-(``data.csv``, ``data-wide.csv``, ``data.json``), the images in every variant
-(``share.VARIANTS``: ``chart.png``, ``chart-dark.png``, ``chart-narrow.png``,
-``chart-narrow-dark.png``, each also under its dated name, and the same as SVG), the preview
-card (``card.png``), the oEmbed responses (``oembed.json`` and one per width of
-``embed.OEMBED_WIDTHS``), the Plotly spec and an empty ``sitemap.xml``. The
-dated PNGs are hard links to the same cached images: no extra drawing.
+(``data.csv``, ``data.json`` and, for a chart of several curves, ``data-wide.csv``), the
+images in every variant (``share.VARIANTS``: ``chart.png``, ``chart-dark.png``,
+``chart-narrow.png``, ``chart-narrow-dark.png``, and the same as SVG), the preview card
+(``card.png``), the oEmbed responses (``oembed.json`` and one per width of
+``embed.OEMBED_WIDTHS``), the Plotly spec and an empty ``sitemap.xml``.
+
+Each image is one file at one address: none is written twice under another name. A dated
+name was, until issue 47; GitHub Pages' artifact stores a hard-linked copy as a second file,
+and the site is rebuilt from scratch, so the dated copy only ever held the current image and
+was gone at the data's next change. The images print their data's date.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +33,18 @@ EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
 the site and fetches ``sitemap.xml`` beside its URL. The oEmbed links say ``rel="alternate
 oembed"``, which its ``[rel=alternate]`` selector does not match; the empty sitemap stays for
 pages published before (no 404)."""
-TEXT_FILES = ("data.csv", chartdata.CSV_FILES["wide"], "data.json",
+TEXT_FILES = ("data.csv", "data.json",
               *(v.svg for v in share.VARIANTS), "oembed.json",
               *(embed.oembed_name(w) for w in embed.OEMBED_WIDTHS), SPEC_FILE, "sitemap.xml")
 IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
 DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
-"""Every file of a chart's folder besides ``index.html`` and the dated images."""
+"""Every file of a chart's folder besides ``index.html`` and the wide CSV."""
 
 
 def file_names(chart: charts.Chart) -> list[str]:
-    """Every file ``write_chart_files`` writes for ``chart``, dated images included."""
-    dated = [v.png(chart.date) for v in share.VARIANTS] if chart.date else []
-    return ["index.html", *DATA_FILES, *dated]
+    """Every file ``write_chart_files`` writes for ``chart``."""
+    wide = [name for key, name in chartdata.csv_files(chart).items() if key == "wide"]
+    return ["index.html", *DATA_FILES, *wide]
 
 
 def json_text(value: Any) -> str:
@@ -59,15 +62,11 @@ def site_base(site_url: str) -> str:
 
 def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
-    """Every variant (and its dated copy) and the card; returns ``chart.png``'s size."""
+    """Every variant and the card; returns ``chart.png``'s size."""
     sizes = []
     for variant, (svg_text, width) in zip(share.VARIANTS, images.variant_jobs(chart, site_url),
                                           strict=True):
         sizes.append(cache.place(svg_text, width, folder / variant.png()))
-        if chart.date and cache.folder is None and cache.draw:  # no cache: copy, not redraw
-            shutil.copyfile(folder / variant.png(), folder / variant.png(chart.date))
-        elif chart.date:
-            cache.place(svg_text, width, folder / variant.png(chart.date))
     card_svg, card_width = images.jobs(chart, site_url)[1]
     cache.place(card_svg, card_width, folder / "card.png")
     return sizes[0]
@@ -83,7 +82,8 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
     texts = {
         "index.html": embed_page,
         "data.csv": chartdata.to_csv(chart, site_url),
-        chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart, site_url),
+        **({chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart, site_url)}
+           if "wide" in chartdata.csv_files(chart) else {}),
         "data.json": json_text(chartdata.to_json(chart, site_url)),
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},

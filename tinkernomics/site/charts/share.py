@@ -1,12 +1,12 @@
 """A chart as images a blogger can paste (pipeline step 6, embeds): the image variants, their
-stable and dated file names, the alt text that states the chart's finding, and the ready-made
+stable file names, the alt text that states the chart's finding, and the ready-made
 ``<img>`` (``<picture>``) and Markdown snippets.
 
 Every chart has four PNGs at stable URLs beside its embed page (``embed/<id>/``): light and
 dark, wide (1200 px, the downloadable SVG's layout) and narrow (the phone layout at 800 px, so
-its 13 px text is 11.7 px when shown 360 px wide). Each is also written under a dated name
-(``chart-dark-2026-11-30.png``, the date the chart's data last changed): a post that must not
-change when the data do links that one. The same variants exist as SVG files.
+its 13 px text is 11.7 px when shown 360 px wide). Each prints the date its data are as of; a
+post that must not change when the data do saves the image and hosts it (the box says so): the
+site keeps no dated copy (``files``). The same variants exist as SVG files.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ class Variant:
     layout: str
     width: int
 
-    def png(self, date: str = "") -> str:
-        return f"{self.stem}-{date}.png" if date else f"{self.stem}.png"
+    def png(self) -> str:
+        return f"{self.stem}.png"
 
     @property
     def svg(self) -> str:
@@ -172,8 +172,8 @@ def alt_text(chart: Chart) -> str:
 # --------------------------------------------------------------------------- snippets
 
 
-def image_url(chart: Chart, base: str, variant: Variant, date: str = "") -> str:
-    return f"{base}embed/{chart.id}/{variant.png(date)}"
+def image_url(chart: Chart, base: str, variant: Variant) -> str:
+    return f"{base}embed/{chart.id}/{variant.png()}"
 
 
 def _sources(chart: Chart, base: str, theme: str) -> list[tuple[str, str]]:
