@@ -100,7 +100,7 @@ def test_the_hardware_page_states_the_default_and_a_missing_price(tmp_path: Path
                .replace("NVIDIA H100 SXM", "ZZ GPU"))
     rows = "".join(f"  - provider: Cloud {p}\n    date: \"2000-01\"\n    price:\n"
                    f"      value: {p}\n      unit: usd_per_gpu_hour\n      status: reported\n"
-                   "      source: glennklockwood_h100\n      locator: \"Fixture table\"\n"
+                   "      source: glennklockwood_h100\n      locator: 'Fixture \"table row\"'\n"
                    for p in (9, 1, 5))
     write_file(root, "hardware/zz-gpu2.yaml", text[:cut].replace("id: h100", "id: zz-gpu2")
                .replace("NVIDIA H100 SXM", "ZZ GPU 2") + "rental_prices:\n" + rows)

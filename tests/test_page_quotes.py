@@ -86,3 +86,23 @@ def test_a_repository_locator_names_the_file_line(tmp_path: Path) -> None:
 def test_quoted_passages(text: str, passages: list[str], enough: bool) -> None:
     assert quotes.quoted_passages(text) == passages
     assert quotes.quotes_enough(text) is enough
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "where"), [
+    ("hardware/h100.yaml", "locator: 'Fixture: \"Specifications list\"'",
+     "locator: 'Fixture: Specifications list'", "catalog/hardware/h100.yaml:14:"),
+    ("runs/fx-run.yaml",
+     "steps: {value: 10, unit: steps, status: reported, source: tinker_docs, "
+     "locator: 'Fixture: \"row fx-run\"'}",
+     "steps: {value: 10, unit: steps, status: reported, source: tinker_docs, "
+     "locator: 'Fixture: row fx-run'}", "catalog/runs/fx-run.yaml:11:"),
+], ids=["hardware", "run"])
+def test_hardware_and_run_locators_quote_too(tmp_path: Path, rel: str, old: str, new: str,
+                                             where: str) -> None:
+    """Hardware and runs are no longer exempt: an unquoted reported locator there fails."""
+    root = copy_valid(tmp_path)
+    replace_in(root, rel, old, new)
+    found = problems(root)
+    assert len(found) == 1, found
+    assert found[0].startswith(where), found
+    assert "carries a short verbatim quote" in found[0]

@@ -69,7 +69,8 @@ def test_sparse_is_twice_dense(tmp_path: Path, sparse: str, ok: bool) -> None:
     root = copy_valid(tmp_path)
     replace_in(root, H100, "memory_gb:\n", (
         f"bf16_sparse_tflops:\n  value: {sparse}\n  unit: tflops\n  status: reported\n"
-        "  source: glennklockwood_h100\n  locator: \"Fixture: Performance table\"\nmemory_gb:\n"))
+        "  source: glennklockwood_h100\n  locator: 'Fixture: Performance table, \"row BF16\"'\n"
+        "memory_gb:\n"))
     found = _problems(tmp_path, root, H100)
     if ok:
         assert found == []
