@@ -19,9 +19,8 @@ value's locator into one carry a short verbatim quote a reviewer finds with the 
 search: two words or more, or a number (a table's cell), between "...", “...” or `...` (a
 section title alone, one word, does not show the figure); a reported value citing a GitHub
 repository must name the file, line and words, for the check above. A value no reachable copy
-confirms is marked ``unverified`` with ``reported_instead``, never given an invented quote. The
-places in ``NOT_YET_QUOTED`` (the Tinker platform's gaps, whose file another branch edited this
-round) are left out until their locators quote; drop one once its catalog passes.
+confirms is marked ``unverified`` with ``reported_instead``, never given an invented quote. Every
+kind is checked; no part of the catalog is exempt.
 """
 
 from __future__ import annotations
@@ -222,8 +221,6 @@ def rule_quotes_at_their_lines(catalog: Catalog) -> Iterator[Problem]:
             yield catalog.problem(item.entry.kind.name, item.entry.key, item.loc, why, HINT)
 
 
-NOT_YET_QUOTED: frozenset[tuple[str, ...]] = frozenset({("platform", "gaps")})
-"""Where the rule does not look yet: a kind, or a kind and the first field of a value's path."""
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|`([^`]+)`')
 PAGE_HINT = ('quote a few words of it, e.g. §4.2: "For each question, we sample 64 outputs.", '
              "or mark the value unverified with reported_instead saying why")
@@ -259,15 +256,10 @@ def _why(catalog: Catalog, item: Located) -> tuple[str, str] | None:
             "(two words or more, or a number, in quotation marks)", PAGE_HINT)
 
 
-def _not_yet(item: Located) -> bool:
-    kind = item.entry.kind.name
-    return (kind,) in NOT_YET_QUOTED or (kind, str(item.loc[0])) in NOT_YET_QUOTED
-
-
 def unquoted(catalog: Catalog) -> Iterator[tuple[Located, str, str]]:
     """Every reported value whose locator does not quote its source, with why and a hint."""
     for item in located(catalog):
-        if not item.reported or not item.text.strip() or _not_yet(item):
+        if not item.reported or not item.text.strip():
             continue
         why = _why(catalog, item)
         if why is not None:
