@@ -232,7 +232,7 @@ def ranged(raw: str | None, spec: Input) -> float | None:
 
 def _choice(query: Mapping[str, str], key: str, allowed: Iterable[str], default: str) -> str:
     value = query.get(key)
-    return value if value is not None and value in set(allowed) else default
+    return value if value is not None and value in allowed else default
 
 
 def _flag(query: Mapping[str, str], key: str) -> bool | None:

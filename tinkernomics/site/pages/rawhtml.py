@@ -55,8 +55,10 @@ class RawHtmlExtension(Extension):
     """Stash marked HTML blocks before Markdown's HTML block parser (priority 20) sees them."""
 
     def extendMarkdown(self, md: Markdown) -> None:  # Python-Markdown API name
-        # Priority 22: after whitespace normalisation (30) and snippets, before 'html_block' (20).
-        md.preprocessors.register(_RawBlockPreprocessor(md), "tinkernomics_raw_html", 22)
+        # Priority 29: after snippets (32) and whitespace normalisation (30), whose STX/ETX removal
+        # would break the stash placeholders, and before fenced code (25, pymdownx.superfences:
+        # scanning every raw line for fences cost about 0.4 ms a page) and html_block (20).
+        md.preprocessors.register(_RawBlockPreprocessor(md), "tinkernomics_raw_html", 29)
 
 
 def makeExtension(**kwargs: object) -> RawHtmlExtension:  # Python-Markdown API name
