@@ -19,7 +19,6 @@ MEM_ACTIVATIONS = "mem_activations"
 """The run model's memory formulas (``memory.py``)."""
 FORMULA_IDS = (FLOPS_ROLLOUT, FLOPS_REFERENCE, FLOPS_FULL, FLOPS_LORA_SOURCED, FLOPS_LORA,
                VRAM_LORA, VRAM_FULL, MEM_KV, MEM_ZERO, MEM_ACTIVATIONS)
-VAR_ACTIVE = "P_active"
 VAR_RANK = "R"
 VAR_DMODEL = "D"
 VAR_LORA_STATE = "lora_overhead"
@@ -54,8 +53,6 @@ ROLE_VARIABLES: dict[str, dict[m.ModelRole, str]] = {
 BYTES_PER_GB = 1e9
 """Decimal gigabytes, as GPU memory is quoted (glennklockwood_h100: 80 GB)."""
 
-BF16_BYTES_PER_PARAM = 2.0
-"""Bytes read per parameter per decode step, bf16 weights (zero_rajbhandari: 2 bytes/param)."""
 DEEPSEEK_V3_ACTIVE_PARAMS = 37e9
 """deepseek_v3: 37B active parameters of 671B."""
 DEEPSEEK_V3_TOKENS = 14.8e12
