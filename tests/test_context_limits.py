@@ -137,3 +137,13 @@ def test_the_real_tinker_entry_states_a_sourced_context_gap() -> None:
     """Structure, not data: Tinker's entry has a context gap with a source and locator."""
     gaps = [g for g in limits.tinker_gaps(real_catalog()) if g.needs == Capability.context_length]
     assert len(gaps) == 1 and gaps[0].source and gaps[0].locator
+
+
+def test_the_context_term_does_not_swallow_the_other_gaps(toy: Catalog) -> None:
+    """Each need is its own term: a critic run within the row's context is still not offered."""
+    flag = tree.to_tree(limits.needed(limits.tinker_gaps(toy)))
+    env = {"run.online": 1.0, "run.lora": 1.0, "role.critic": 1.0, "role.teacher": 0.0,
+           "role.reward_model": 0.0, "role.reference": 0.0, "tokens.context": 10.0,
+           "price.context": None}
+    assert tree.evaluate(flag, env) == 1
+    assert tree.evaluate(flag, {**env, "role.critic": 0.0}) == 0

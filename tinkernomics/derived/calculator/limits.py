@@ -30,7 +30,7 @@ NEEDS: dict[Capability, str] = {
     Capability.teacher: "role.teacher", Capability.critic: "role.critic",
     Capability.reward_model: "role.reward_model", Capability.reference_kl: "role.reference",
     Capability.full_finetune: "(1 - run.lora)",
-    Capability.context_length: "tokens.context > coalesce(price.context, tokens.context)",
+    Capability.context_length: "(tokens.context > coalesce(price.context, tokens.context))",
 }
 """What a run needs, as a flag of the estimate's inputs (``ways.needs_of``)."""
 
@@ -53,7 +53,7 @@ PEFT = re.compile(r"^:peft:(?P<tokens>[1-9][0-9]*)$")
 """A long-context variant's suffix: its number is the context it serves, in tokens (the
 cookbook's AGENTS.md line 90, quoted by the context gap's locator in tinker.yaml)."""
 
-OVER_MODEL = "tokens.context > coalesce(model.context, tokens.context)"
+OVER_MODEL = "(tokens.context > coalesce(model.context, tokens.context))"
 """1 where the run's sequences are longer than the model's own context limit (any way)."""
 
 
