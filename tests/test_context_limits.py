@@ -144,6 +144,6 @@ def test_the_context_term_does_not_swallow_the_other_gaps(toy: Catalog) -> None:
     flag = tree.to_tree(limits.needed(limits.tinker_gaps(toy)))
     env = {"run.online": 1.0, "run.lora": 1.0, "role.critic": 1.0, "role.teacher": 0.0,
            "role.reward_model": 0.0, "role.reference": 0.0, "tokens.context": 10.0,
-           "price.context": None}
+           "price.context": 1000.0}
     assert tree.evaluate(flag, env) == 1
     assert tree.evaluate(flag, {**env, "role.critic": 0.0}) == 0
