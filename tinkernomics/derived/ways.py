@@ -41,6 +41,12 @@ class RunTotals:
     tinker_total: float | None
     price_list: str
     price_list_date: dt.date
+    context: float | None = None
+    """Tokens of context a sequence needs (the whole episode: ``limits.CONTEXT``)."""
+    served_context: float | None = None
+    """The context Tinker's priced row serves (its ``:peft:`` variant), None if not stated."""
+    row: str = ""
+    """Tinker's priced row as the reader names it: the model's name and the variant."""
 
 
 @dataclass(frozen=True)
@@ -77,12 +83,15 @@ class Row:
     break_even: dict[str, BreakEven] = field(default_factory=dict)
 
 
-def needs_of(online: bool, roles: Iterable[str], lora: bool = True) -> frozenset[Capability]:
-    """What a run needs from the way it runs on: online RL or offline data, each role, and
-    full fine-tuning when it trains every weight."""
+def needs_of(online: bool, roles: Iterable[str], lora: bool = True,
+             over_context: bool = False) -> frozenset[Capability]:
+    """What a run needs from the way it runs on: online RL or offline data, each role, full
+    fine-tuning when it trains every weight, and more context than the priced row serves."""
     found = {Capability.online_rl if online else Capability.offline}
     if not lora:
         found.add(Capability.full_finetune)
+    if over_context:
+        found.add(Capability.context_length)
     role_needs = {"teacher": Capability.teacher, "critic": Capability.critic,
                   "reward_model": Capability.reward_model, "reference": Capability.reference_kl}
     found |= {role_needs[r] for r in roles if r in role_needs}
@@ -114,13 +123,27 @@ def totals_of(catalog: Catalog, est: Estimate,
     return RunTotals(
         algorithm=c.algorithm, model=c.model,
         total_params_b=catalog.models[c.model].total_params.value,
-        needs=needs_of(bool(est.env["run.online"]), est.resolved.roles, c.lora),
+        needs=estimate_needs(est),
         tokens={k: est.values.get(f"tokens.{k}") for k in
                 ("prefill", "prefill_cached", "sample", "train", "sequence")},
         gpu_hours=gpu_hours,
         training_hours=hours / gpus if hours is not None and gpus else None,
         tinker_total=est.values.get("tinker.total"),
-        price_list=plist.id, price_list_date=plist.effective)
+        price_list=plist.id, price_list_date=plist.effective,
+        context=est.values.get("tokens.context"),
+        served_context=est.env.get("price.context"), row=row_name(est))
+
+
+def estimate_needs(est: Estimate) -> frozenset[Capability]:
+    """``needs_of`` an evaluated estimate (the context it needs against the row's)."""
+    return needs_of(bool(est.env["run.online"]), est.resolved.roles, est.choice.lora,
+                    limits.over(est.values.get("tokens.context"),
+                                est.env.get("price.context")))
+
+
+def row_name(est: Estimate) -> str:
+    """Tinker's priced row as the reader names it ('Qwen3-8B:peft:131072')."""
+    return est.resolved.names["model_name"] + est.resolved.names["variant"]
 
 
 def months_before(day: dt.date, months: int) -> dt.date:
@@ -167,13 +190,21 @@ def not_offered(way: WayToRun, run: RunTotals, model_name: str) -> str:
     """The service's own reason it cannot run this run ('' if nothing says so)."""
     if way.models is not None and run.model not in way.models:
         return f"{model_name}: {way.models_note or 'not among the models this service trains'}"
-    return gap_reason(way.gaps, run.needs)
+    return gap_reason(way.gaps, run.needs, run)
 
 
-def gap_reason(gaps: Iterable[Gap], needs: frozenset[Capability]) -> str:
+def gap_reason(gaps: Iterable[Gap], needs: frozenset[Capability],
+               run: RunTotals | None = None) -> str:
     """The first gap's reason that the run needs ('' if none): the same rule for Tinker's
-    own gaps (``TinkerPlatform.gaps``) as for every way to run's."""
-    return next((gap.reason for gap in gaps if gap.needs in needs), "")
+    own gaps (``TinkerPlatform.gaps``) as for every way to run's; a context gap says, given
+    the run, how much context it needs and how much the row serves."""
+    gap = next((gap for gap in gaps if gap.needs in needs), None)
+    if gap is None:
+        return ""
+    if (gap.needs == Capability.context_length and run is not None
+            and run.context is not None and run.served_context is not None):
+        return limits.context_reason(gap.reason, run.context, run.row, run.served_context)
+    return gap.reason
 
 
 tinker_gaps = limits.tinker_gaps
@@ -183,7 +214,7 @@ def caveats(way: WayToRun, run: RunTotals) -> tuple[str, ...]:
     """Needs the service's docs neither offer nor rule out."""
     if way.runs is None:
         return ()
-    stated = set(way.runs) | {g.needs for g in way.gaps}
+    stated = set(way.runs) | {g.needs for g in way.gaps} | limits.ROW_LIMITS
     return tuple(f"its docs do not say whether it runs {limits.WORDS[n]}"
                  for n in sorted(run.needs - stated))
 
@@ -265,7 +296,7 @@ def tinker_row(run: RunTotals, newest_list: dt.date, today: dt.date,
                gaps: Iterable[Gap] = ()) -> Row:
     """Tinker's bill for the run from the estimate (tokens × the chosen price list), or "not
     offered" with Tinker's own gap's reason, exactly as for any way to run."""
-    reason = gap_reason(gaps, run.needs)
+    reason = gap_reason(gaps, run.needs, run)
     total = None if reason else run.tinker_total
     return Row(key=TINKER, way=TINKER, name=f"Tinker (prices {run.price_list})",
                offer="managed_service", basis="tokens", total=total,

@@ -78,6 +78,10 @@ class Capability(StrEnum):
     """A KL term to a frozen reference copy of the policy."""
     full_finetune = "full_finetune"
     """Updates every weight of the policy (full fine-tuning) rather than a LoRA adapter."""
+    context_length = "context_length"
+    """Sequences (a whole episode's context) longer than the service serves for the priced
+    model: read against the context its price row states (Tinker's ``:peft:<tokens>``
+    variants, ``derived/calculator/limits.py``); a gap on it is Tinker's only so far."""
 
 
 class GpuPrice(StrictModel):

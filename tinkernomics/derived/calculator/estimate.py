@@ -16,7 +16,15 @@ from typing import Any
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import backtest, ids, inputs, model, offline, semantics
+from tinkernomics.derived.calculator import (
+    backtest,
+    ids,
+    inputs,
+    limits,
+    model,
+    offline,
+    semantics,
+)
 from tinkernomics.derived.calculator.constants import default_gpu_price
 from tinkernomics.derived.calculator.graph import Graph, evaluate, numbers
 
@@ -152,7 +160,8 @@ SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads",
                 "kv_heads": "kv_heads", "head_dim": "head_dim", "kv_latent": "kv_latent_dim",
                 "kv_layers": "kv_layers", "state_layers": "fixed_state_layers",
                 "window": "sliding_window", "sliding": "sliding_layers", "mlp": "mlp_size",
-                "expert_mlp": "expert_mlp_size", "experts": "experts", "vocab": "vocab_size"}
+                "expert_mlp": "expert_mlp_size", "experts": "experts", "vocab": "vocab_size",
+                "context": "context_limit"}
 """Graph input (``model.<name>``) -> the model's architecture figure (``shape.<field>``)."""
 
 
@@ -166,9 +175,11 @@ def hardware_inputs(catalog: Catalog, hw_id: str) -> dict[str, float | None]:
 
 
 def row_inputs(row: m.PriceRow | None) -> dict[str, float | None]:
-    """A price row's graph inputs (``price.<field>``; missing without a row)."""
+    """A price row's graph inputs (``price.<field>``; missing without a row): its prices and
+    the context its variant states (``limits.served_context``; missing for a plain row)."""
     return {"prefill": row.prefill if row else None, "sample": row.sample if row else None,
-            "train": row.train if row else None}
+            "train": row.train if row else None,
+            "context": limits.served_context(row.variant) if row else None}
 
 
 def fit_setting(algo: m.Algorithm) -> str:

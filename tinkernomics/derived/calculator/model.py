@@ -25,7 +25,8 @@ from tinkernomics.derived.calculator.constants import constants, inline
 from tinkernomics.derived.calculator.graph import ARCH_FIGURES, Graph, Line, Quantity
 
 SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "kv_layers",
-                "state_layers", "window", "sliding", "mlp", "expert_mlp", "experts", "vocab")
+                "state_layers", "window", "sliding", "mlp", "expert_mlp", "experts", "vocab",
+                "context")
 """A model's architecture inputs (``estimate.SHAPE_INPUTS``, ``model.<name>``)."""
 
 ROW = "(1 - missing(price.prefill)) * missing(set.arch.params_b)"
@@ -54,7 +55,8 @@ BASE_INPUTS = (
     *(f"role.{r}" for r in inputs.ROLES),
     "model.total_b", "model.active_b", "model.d_model", "teacher.total_b", "teacher.active_b",
     *(f"model.{name}" for name in SHAPE_INPUTS), "algo.oversample",
-    "price.prefill", "price.sample", "price.train", "price.teacher_prefill", "price.cache",
+    "price.prefill", "price.sample", "price.train", "price.context", "price.teacher_prefill",
+    "price.cache",
     "price.storage", "hw.tflops", "hw.memory_gb", "hw.bandwidth", "hw.price",
     "fit.A", "fit.B", "fit.C_mid", "fit.R0", "algo.G", "algo.K",
     *(spec["name"] for spec in inputs.SPEC.values()),

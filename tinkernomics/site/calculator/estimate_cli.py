@@ -17,7 +17,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived import listing, ways
-from tinkernomics.derived.calculator import inputs, offline, usage
+from tinkernomics.derived.calculator import inputs, limits, offline, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
@@ -188,14 +188,16 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
     """An offline method's data shape; why there is no Tinker bill (its gap, or no row)."""
     algo = catalog.algorithms[est.choice.algorithm]
     found = [f"{algo.name} is {offline.describe(algo)}"] if offline.describe(algo) else []
-    needs = ways.needs_of(bool(est.env["run.online"]), est.resolved.roles, est.choice.lora)
-    reason = ways.gap_reason(ways.tinker_gaps(catalog), needs)
+    run = ways.totals_of(catalog, est, {})
+    reason = ways.gap_reason(ways.tinker_gaps(catalog), run.needs, run)
     if reason:
         found.append(f"Tinker bill: not offered: {reason}")
     elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
         found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
                      f"{listing.listing_text(catalog, est.choice.model)}")
-    return found
+    return found + limits.context_lines(
+        est.resolved.names["model_name"], run.row, run.context, est.env.get("model.context"),
+        run.served_context, est.env.get("price.prefill") is not None)
 
 
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:

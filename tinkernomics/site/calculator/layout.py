@@ -310,6 +310,9 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
     return [
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w("missing(run.G)"),
          "cases": cases(("", missing_g))},
+        {"type": "text", "id": "", "title": "", "flags": [], "when": _w(limits.OVER_MODEL),
+         "cases": cases(*((when, f'<p class="tn-calc__missing" role="status">{text}</p>')
+                          for when, text in limits.context_notes()))},  # issue 44: context
         {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
          "phases": [["rollout", "Rollout"],

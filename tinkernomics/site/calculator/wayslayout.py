@@ -88,14 +88,14 @@ def caveats(way: WayToRun) -> list[list[Any]]:
     offered = f"(1 - ways.{waysgraph.way_slot(way.id)}.no)"  # a way that cannot run it: none
     return cases(*((f"({NEEDS[n]}) * {offered}", f"<br><small>its docs do not say whether it runs "
                     f"{limits.WORDS[n]}</small>")
-                   for n in Capability if n not in stated))
+                   for n in Capability if n not in stated | limits.ROW_LIMITS))
 
 
 def how(catalog: Catalog, row: WayRow) -> list[list[Any]]:
     """What the row's total multiplies (or why it has none)."""
     way = row.way
     if row.kind == "tinker":
-        gaps = [(NEEDS[g.needs], f"<strong>not offered</strong>: {literal(g.reason)}")
+        gaps = [(NEEDS[g.needs], f"<strong>not offered</strong>: {limits.gap_template(g)}")
                 for g in ways.tinker_gaps(catalog)]  # Tinker's gaps, as any way's (issue 44)
         return cases(*gaps, (ROW, "tokens × the Tinker prices (the Tinker bill below)"),
                      ("", "{model_name:text} has no price in this list"))
