@@ -35,8 +35,11 @@ _HEADING = re.compile(r"(#{1,6}) ([A-Za-z0-9(][A-Za-z0-9 ,.:;?!'()+/=%-]*?)"
 _TEXT_END = re.compile(r"[A-Za-z0-9.:?!')%]")
 _FIRST_TAG = re.compile(r"^<\/?([^ >]+)")
 """Python-Markdown's test for a block-level raw block (``RawHtmlPostprocessor``)."""
-_CHANGED_BY_MARKDOWN = re.compile(r"[\t\r\x00-\x08\x0b-\x1f]|\n +\n|--8<--")
-"""What Markdown's preprocessors before the raw blocks are stashed would change."""
+_CONTROL = re.compile(r"[\t\r\x00-\x08\x0b-\x1f]")
+_BLANKISH = re.compile(r"\n +\n")
+_SNIPPET = "--8<--"
+"""What Markdown's preprocessors before the raw blocks are stashed would change: tabs, carriage
+returns and control characters, whitespace-only lines, snippet markers."""
 PERMALINK = '<a class="headerlink" href="#{0}" title="Permanent link">&para;</a>'
 
 
@@ -61,7 +64,7 @@ class _Heading:
 def convert(markdown: str) -> RawPage | None:
     """``markdown`` as Python-Markdown would render it, or None if it is not of the simple shape
     algorithm pages have (module docstring)."""
-    if _CHANGED_BY_MARKDOWN.search(markdown):
+    if _SNIPPET in markdown or _CONTROL.search(markdown) or _BLANKISH.search(markdown):
         return None
     parts = _parts(markdown.split("\n"))
     if parts is None or not parts:
