@@ -9,10 +9,10 @@ parts go back. The page and the search index are what they would be
 without these hooks; only the parsing of the excluded HTML is saved. Zensical has its own
 search and does not run MkDocs hooks.
 
-Algorithm pages skip Python-Markdown: ``on_page_markdown`` gives each one a ``render`` that builds
-its HTML, table of contents and title with ``tinkernomics.site.pages.rawpage`` (headings around
-finished HTML blocks, byte for byte what Markdown makes of them), and falls back to MkDocs' own
-``Page.render`` for any text outside that shape.
+Algorithm pages skip Python-Markdown: ``on_page_markdown`` gives each one a ``render`` that
+builds its HTML, table of contents and title with ``tinkernomics.site.pages.rawhtml.convert``
+(headings around finished HTML blocks, byte for byte what Markdown makes of them), and falls
+back to MkDocs' own ``Page.render`` for any text outside that shape.
 
 Material's scripts block is written again by ``site_overrides/main.html`` to defer the theme's
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
@@ -46,7 +46,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
-from tinkernomics.site.pages import rawpage
+from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
 from tinkernomics.site.postbuild.csp import SERVE_ENV
 
@@ -84,7 +84,7 @@ ALGORITHMS_INDEX = "algorithms/index.md"
 def _render_raw(page, config, files):
     """``Page.render`` (MkDocs 1.6, ``theme.py`` rule 4) without Markdown for a page of headings
     and finished HTML blocks; any other text goes through ``Page.render`` itself."""
-    raw = rawpage.convert(page.markdown)
+    raw = rawhtml.convert(page.markdown)
     if raw is None:
         return Page.render(page, config, files)
     page.content = raw.html

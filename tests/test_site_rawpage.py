@@ -1,8 +1,7 @@
-"""Algorithm pages without Python-Markdown (``tinkernomics.site.pages.rawpage``, issue 47): the
-HTML, table of contents and title are byte for byte what Markdown makes of the same text with the
-site's extensions, on every algorithm page of the fixture catalog; anything outside the narrow
-shape falls back to Markdown; the MkDocs stub skips Jinja (``macros/__init__.py``). Fixture
-catalogs only."""
+"""Algorithm pages without Python-Markdown (``rawhtml.convert``, issue 47): the HTML, table of
+contents and title are byte for byte what Markdown makes of the same text with the site's
+extensions, on every algorithm page of the fixture catalog; anything outside the narrow shape falls
+back to Markdown; the MkDocs stub skips Jinja (``macros/__init__.py``). Fixture catalogs only."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from helpers_site import mkdocs_config
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.pages import feature as pages
-from tinkernomics.site.pages import rawpage
+from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.feature import algorithm_stub
 from tinkernomics.site.pages.rawhtml import raw_block
 
@@ -41,10 +40,10 @@ def _plain(tokens: list[Any]) -> list[dict[str, Any]]:
              "children": _plain(t["children"])} for t in tokens]
 
 
-def _same_as_markdown(text: str) -> rawpage.RawPage:
+def _same_as_markdown(text: str) -> rawhtml.RawPage:
     md = _markdown()
     html = md.convert(text)
-    raw = rawpage.convert(text)
+    raw = rawhtml.convert(text)
     assert raw is not None
     assert raw.html == html
     assert raw.toc_tokens == _plain(md.toc_tokens)
@@ -78,7 +77,7 @@ def test_headings_slugs_exclusion_and_a_colliding_title() -> None:
     "## X {#x}\n\n## Y {#x}", "",
 ])
 def test_anything_else_goes_to_markdown(text: str) -> None:
-    assert rawpage.convert(text) is None
+    assert rawhtml.convert(text) is None
 
 
 class _Env(SimpleNamespace):
