@@ -13,7 +13,7 @@ from typing import Any
 import markdown
 import pytest
 from helpers_catalog import copy_valid
-from helpers_site import mkdocs_config
+from helpers_site import load_hooks, mkdocs_config
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
@@ -105,3 +105,20 @@ def test_the_stub_is_the_macro_called_directly_never_jinja_source() -> None:
                  page=SimpleNamespace(meta={}), macros=env.macros)
     adapter.on_pre_page_macros(other)
     assert other.markdown.endswith("and more") and other.page.meta == {}
+
+
+def test_the_mkdocs_hook_renders_an_algorithm_page_without_markdown() -> None:
+    """``on_page_markdown`` gives an algorithm page (never the index) the Markdown-free render:
+    content, table of contents, title and anchors set as ``Page.render`` sets them."""
+    hooks = load_hooks("tn_hooks_rawpage")
+    text = "# Grpo\n\n" + raw_block("<div><p>x</p></div>") + "\n\n## Notes {#notes}\n"
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="algorithms/grpo.md"), markdown=text)
+    assert hooks.on_page_markdown(text, page, None, None) == text
+    page.render(None, None)
+    assert page.content == _markdown().convert(text)
+    assert [(a.title, a.id, [c.id for c in a.children]) for a in page.toc] == \
+        [("Grpo", "grpo", ["notes"])]
+    assert page._title_from_render == "Grpo" and page.present_anchor_ids == {"grpo", "notes"}
+    index = SimpleNamespace(file=SimpleNamespace(src_uri="algorithms/index.md"), markdown=text)
+    hooks.on_page_markdown(text, index, None, None)
+    assert "render" not in vars(index)
