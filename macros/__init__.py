@@ -8,11 +8,18 @@ or ``tinkernomics outputs``), and under Zensical each macro's links are rewritte
 page's source file (``tinkernomics.site.relink``). An invalid catalog fails the build with the
 validator's messages; while serving, every page shows them instead
 (tinkernomics.site.contributing.devserver).
+
+An algorithm page's source is one stub, ``{{ algorithm_page("<id>") }}``: under MkDocs
+``on_pre_page_macros`` calls the macro itself and marks the page ``render_macros: false``, so
+mkdocs-macros does not compile the stub as a Jinja template per page (its output, like every
+macro's, is never template source). Any other text, and every page under Zensical, renders as
+usual.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +30,9 @@ from tinkernomics.site.relink import for_source_file
 
 _CONTEXT_KEY = "tinkernomics_context"
 _PROBLEMS_KEY = "tinkernomics_catalog_problems"
+_STUB_KEY = "tinkernomics_stub_page"
+_ALGORITHM_STUB = re.compile(r'\{\{ algorithm_page\("([a-z0-9][a-z0-9_.-]*)"\) \}\}\s*')
+"""An algorithm page's whole source (``tinkernomics.site.pages.feature.algorithm_stub``)."""
 
 
 def _serving() -> bool:
@@ -72,11 +82,19 @@ def define_env(env) -> None:
 def on_pre_page_macros(env) -> None:
     if env.variables.get(_PROBLEMS_KEY) is not None:
         env.markdown = ""  # the page's macros are not defined: nothing for Jinja to render
+        return
+    stub = _ALGORITHM_STUB.fullmatch(env.markdown)
+    if stub is not None and not _under_zensical(env) and "algorithm_page" in env.macros:
+        env.markdown = env.macros["algorithm_page"](stub.group(1))
+        env.page.meta["render_macros"] = False  # mkdocs-macros returns it as it is
+        env.variables[_STUB_KEY] = env.page  # the flag goes again after (the theme reads meta)
 
 
 def on_post_page_macros(env) -> None:
     """The error page goes in after mkdocs-macros rendered the page: the messages quote catalog
     text (keys and values), which must never be read as Jinja source."""
+    if env.variables.pop(_STUB_KEY, None) is not None:
+        env.page.meta.pop("render_macros", None)
     problems = env.variables.get(_PROBLEMS_KEY)
     if problems is not None:
         env.markdown = error_page_markdown(problems)

@@ -9,6 +9,11 @@ parts go back. The page and the search index are what they would be
 without these hooks; only the parsing of the excluded HTML is saved. Zensical has its own
 search and does not run MkDocs hooks.
 
+Algorithm pages skip Python-Markdown: ``on_page_markdown`` gives each one a ``render`` that
+builds its HTML, table of contents and title with ``tinkernomics.site.pages.rawhtml.convert``
+(headings around finished HTML blocks, byte for byte what Markdown makes of them), and falls
+back to MkDocs' own ``Page.render`` for any text outside that shape.
+
 Material's scripts block is written again by ``site_overrides/main.html`` to defer the theme's
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
 build if that block ever holds more than the bundle and the ``extra_javascript`` loop.
@@ -27,15 +32,21 @@ inline scripts, for the live-reload script MkDocs writes into every response
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import get_toc
 
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
+from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
 from tinkernomics.site.postbuild.csp import SERVE_ENV
 
@@ -58,6 +69,31 @@ theme = _load_theme()
 
 _CUT: dict[str, list[str]] = {}
 """The parts cut from each page (by source path), held between the two hooks."""
+
+
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri.startswith(ALGORITHM_PAGES) and page.file.src_uri != ALGORITHMS_INDEX:
+        page.render = functools.partial(_render_raw, page)  # this page object only
+    return markdown
+
+
+ALGORITHM_PAGES = "algorithms/"
+ALGORITHMS_INDEX = "algorithms/index.md"
+
+
+def _render_raw(page, config, files):
+    """``Page.render`` (MkDocs 1.6, ``theme.py`` rule 4) without Markdown for a page of headings
+    and finished HTML blocks; any other text goes through ``Page.render`` itself."""
+    raw = rawhtml.convert(page.markdown)
+    if raw is None:
+        return Page.render(page, config, files)
+    page.content = raw.html
+    page.toc = get_toc(cast(Any, raw.toc_tokens))  # Python-Markdown's toc token shape
+    page._title_from_render = raw.title
+    page.present_anchor_ids = raw.anchor_ids
+    if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+        page.links_to_anchors = {}  # the headings' permalinks are the only links it parses
+    return None
 
 
 @event_priority(theme.AFTER_OTHERS)

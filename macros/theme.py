@@ -26,15 +26,22 @@ What is relied on, and where:
    again, deferred, with the bundle path ``theme_bundle`` reads.
 3. Material's built assets (source maps, search language files) that
    ``tinkernomics/site/postbuild/themefiles.py`` drops.
+4. MkDocs' ``Page.render`` (``mkdocs/structure/pages.py``): it sets ``content``, ``toc``
+   (``get_toc`` of the toc tokens), ``_title_from_render``, ``present_anchor_ids`` and
+   ``links_to_anchors``; the hooks' ``_render_raw`` sets the same for an algorithm page without
+   Markdown (``convert`` in ``tinkernomics/site/pages/rawhtml.py``), and the build calls
+   ``page.render`` after ``on_page_markdown``.
 
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
 1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
 2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
-   tests/test_themefiles.py``: the search index of a tiny built site must be the same with and
-   without the cut (rule 1); the scripts block must still match (rule 2, else the build fails
-   naming main.html); the theme files' tests (rule 3).
-3. If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
+   tests/test_themefiles.py tests/test_site_rawhtml.py``: the search index of a tiny built
+   site must be the same with and without the cut (rule 1); the scripts block must still match
+   (rule 2, else the build fails naming main.html); the theme files' tests (rule 3); algorithm
+   pages built without Markdown the same as with it (rule 4).
+3. If rule 4 moved (``test_site_rawhtml.py`` fails): read ``Page.render`` and fix ``_render_raw``.
+   If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
 4. ``make build`` and look at a page (header, search, palette toggle).
 """

@@ -247,20 +247,21 @@ def test_data_quality_lists_every_unverified_value_and_each_is_marked_where_it_a
 
 def test_every_figure_has_a_hover_source_and_a_citation(built_site: BuiltSite,
                                                         catalog: Catalog) -> None:
-    """A figure names its source on hover: on its value ("Source: ..."), or, in a long list
-    (``brief``: the value is plain text), on each of its citation links."""
+    """A figure names its source on hover on each of its citation links; its value's own hover
+    text says its status and does not repeat the source nor the locator (visible beside it)."""
     for page in site_pages(built_site.root, catalog):
         body = article(load_page(built_site.root, page))
         for fig in body.by_class("tn-fig"):
             cites = fig.by_class("tn-cite")
             assert cites, (page, text_of(fig))
+            links = [a for c in cites for a in c.by_tag("a")]
+            assert links and all(a.attrs.get("title", "").strip() for a in links), \
+                (page, text_of(fig))
             value = fig.by_class("tn-fig__value")
             if value:
-                assert "Source:" in value[0].attrs.get("title", ""), (page, text_of(fig))
-            else:
-                links = [a for c in cites for a in c.by_tag("a")]
-                assert links and all(a.attrs.get("title", "").strip() for a in links), \
-                    (page, text_of(fig))
+                title = value[0].attrs.get("title", "")
+                assert title.split(":")[0].lower() in {s.value for s in Status}, (page, title)
+                assert "Source:" not in title and "Where:" not in title, (page, title)
 
 
 def test_every_figure_and_claim_of_every_entry_is_on_its_page(built_site: BuiltSite,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers_catalog import copy_valid, replace_in
 
+from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import figures as calcfigures
@@ -90,7 +91,25 @@ def test_the_index_row_leaves_the_locator_to_the_algorithms_page(tmp_path: Path)
     s = index.claim(cat.algorithms["grpo"].claims[0], views.Links("algorithms/"))
     assert s.locator == 'Fixture: §4.2 "the fixture locator"'
     assert "tn-loc" in str(figures.shown(s)) and "tn-loc" not in str(figures.brief(s))
-    assert 'Where: Fixture: §4.2 "the fixture locator"' in s.hover
+    # the hover text leaves out what is visible beside the value: the locator, the source
+    assert "fixture locator" not in s.hover and "Source:" not in s.hover
+    title = re.search(r'class="tn-fig__value" title="([^"]*)"', str(figures.shown(s)))
+    assert title is not None and title.group(1).startswith(s.status.capitalize() + ":")
+
+
+def test_a_value_hover_leaves_out_the_note_and_instead_printed_beside_it(tmp_path: Path) -> None:
+    """The note (printed in <small> beside a figure on its profile) and what the sources report
+    instead (printed under a claim) stay in the hover text only where the page does not print
+    them next to the value."""
+    cat = load_valid_catalog(copy_valid(tmp_path))
+    index = views.build_index(cat, derive.conversion_factor(cat))
+    s = index.shown("1", Status.unverified, [], views.Links("algorithms/"),
+                    note="a **fixture** note", reported_instead="two")
+    assert "a fixture note" in s.hover and "Sources report instead: two" in s.hover
+    bare = s.title(note_beside=True, instead_beside=True)
+    assert bare == s.hover_status and "fixture note" not in bare and "two" not in bare
+    out = str(figures.shown(s, True, True, False))
+    assert "fixture note" not in out and "Sources report instead: two" in out
 
 
 def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path) -> None:

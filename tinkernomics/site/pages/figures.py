@@ -72,10 +72,15 @@ def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
                   f"{badge(s)}{cites(s.cites)}{locator(s.locator)}</span>")
 
 
-def shown(s: Shown, with_id: bool = True) -> Markup:
+def shown(s: Shown, with_id: bool = True, note_beside: bool = False,
+          instead_beside: bool = False) -> Markup:
     """A value with its provenance and locator; ``with_id=False`` when the value is shown a
-    second time on the page (element ids are unique)."""
-    return _figure(s, s.hover, s.anchor if with_id else None)
+    second time on the page (element ids are unique). Its hover text holds only what is not
+    visible beside it (``Shown.title``): the citations' titles name the source, the locator is
+    text; ``note_beside``/``instead_beside`` when the template prints the note / what the
+    sources report instead next to the value."""
+    title = s.title(note_beside=note_beside, instead_beside=instead_beside)
+    return _figure(s, title, s.anchor if with_id else None)
 
 
 def brief(s: Shown) -> Markup:

@@ -131,7 +131,9 @@ class Shown:
     status: str
     status_meaning: str
     cites: tuple[Cite, ...]
-    hover: str
+    hover_status: str
+    """The value's hover text: its status and what that means. Not its source (each citation
+    link's own title says it) nor its locator (visible text beside the value)."""
     note: Markup | None = None
     reported_instead: Markup | None = None
     anchor: str | None = None
@@ -141,6 +143,23 @@ class Shown:
     locator: str = ""
     """Where in its source the value is stated (section, table, file and line, or the quoted
     sentence), as plain text: catalog text, escaped where it is written; "" when none."""
+    hover_note: str = ""
+    """The note as plain text, for the hover text where the page does not print it beside."""
+    hover_instead: str = ""
+    """"Sources report instead: ..." as plain text, likewise."""
+
+    @property
+    def hover(self) -> str:
+        """The whole hover text: status, note and what the sources report instead."""
+        return self.title()
+
+    def title(self, *, note_beside: bool = False, instead_beside: bool = False) -> str:
+        """The hover text of the value where the page prints its note (``note_beside``) or what
+        the sources report instead (``instead_beside``) next to it: only what is not visible."""
+        parts = [self.hover_status,
+                 "" if note_beside else self.hover_note,
+                 "" if instead_beside else self.hover_instead]
+        return " ".join(p for p in parts if p)
 
     @property
     def unverified(self) -> bool:
@@ -266,20 +285,15 @@ class SiteIndex:
         ``locator`` (catalog markdown) is kept as plain text, shown beside the citation."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
         meaning = status_meaning(status, asserted_by)
-        hover = [f"{status.value.capitalize()}: {meaning}."]
-        hover.append("Source: " + "; ".join(c.hover for c in cites) + ".")
         where = plain(locator).strip() if locator and locator.strip() else ""
-        if where:
-            hover.append(f"Where: {where}")
-        if note:
-            hover.append(plain(note))
-        if reported_instead:
-            hover.append("Sources report instead: " + plain(reported_instead))
         unverified = status == Status.unverified
         return Shown(
             text=text, status=status.value, status_meaning=meaning, cites=cites,
             asserted=ASSERTED_BY_MEANINGS[asserted_by] if asserted_by and unverified else "",
-            hover=" ".join(hover),
+            hover_status=f"{status.value.capitalize()}: {meaning}.",
+            hover_note=plain(note) if note else "",
+            hover_instead=("Sources report instead: " + plain(reported_instead)
+                           if reported_instead else ""),
             note=prose_inline(note) if note else None,
             reported_instead=prose_inline(reported_instead) if reported_instead else None,
             anchor=value_anchor(origin) if origin and unverified and anchor else None,
