@@ -1,7 +1,10 @@
-"""Traversals of a loaded catalog (pipeline step 3): every nested model, and who cites what.
+"""Traversals of a loaded catalog (pipeline step 3): every nested model, the plain values
+(strings, dates...) of one, and who cites what.
 
-The cross-entry rules (``rules``, ``duplicates``, ``dates``), the API build and the page views
-walk entries the same way; the walk of a whole catalog is computed once and kept in its memo.
+The cross-entry rules (``rules``, ``duplicates``, ``dates``, ``saferules``), the CSV warnings,
+the API build and the page views walk entries the same way; the walk of a whole catalog is
+computed once and kept in its memo. The plain values are not kept (issue 47: holding every
+string of a large catalog cost more in garbage collection than walking them again).
 """
 
 from __future__ import annotations
@@ -52,6 +55,19 @@ def nested_models(catalog: Catalog) -> list[Nested]:
             for loc, obj, parent, field in walk(entry.model)
         ]
     return nested
+
+
+def plain_values(obj: BaseModel) -> Iterator[tuple[Loc, Any]]:
+    """(loc inside ``obj``, value) of each field that is not a nested model; list items one
+    by one (field names from the class, read once per class)."""
+    for name in _field_names(type(obj)):
+        value = getattr(obj, name)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if not isinstance(item, BaseModel):
+                    yield (name, index), item
+        elif not isinstance(value, BaseModel):
+            yield (name,), value
 
 
 def citations(obj: Any) -> list[tuple[Loc, Any]]:
