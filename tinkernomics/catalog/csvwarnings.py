@@ -10,13 +10,9 @@ or the build.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from pydantic import BaseModel
-
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import nested_models
+from tinkernomics.catalog.walk import nested_models, plain_values
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters a spreadsheet reads as the start of a formula (OWASP CSV injection)."""
@@ -25,20 +21,12 @@ MESSAGE = ("starts with {char}, which a spreadsheet reads as a formula: the publ
 HINT = "start the text with a word or a number, e.g. 'minus 5%' or '5% lower'"
 
 
-def _strings(obj: BaseModel) -> Iterable[tuple[tuple[str | int, ...], str]]:
-    for name in type(obj).model_fields:
-        value = getattr(obj, name)
-        for index, item in (enumerate(value) if isinstance(value, list) else [(None, value)]):
-            if isinstance(item, str):
-                yield ((name,) if index is None else (name, index)), item
-
-
 def csv_warnings(catalog: Catalog) -> list[Problem]:
     """One warning per catalog string that starts like a spreadsheet formula, at its field."""
     found = []
     for entry, loc, obj, _, _ in nested_models(catalog):
-        for sub, text in _strings(obj):
-            if text.startswith(FORMULA_STARTS):
+        for sub, text in plain_values(obj):
+            if isinstance(text, str) and text.startswith(FORMULA_STARTS):
                 problem = catalog.problem(entry.kind.name, entry.key, (*loc, *sub),
                                           MESSAGE.format(char=repr(text[0])), HINT)
                 found.append(Problem(problem.path, problem.line, problem.col, problem.field,

@@ -33,7 +33,7 @@ from pathlib import Path
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import nested_models
+from tinkernomics.catalog.walk import attribute, nested_models
 from tinkernomics.catalog.yamlread import Loc
 
 SOURCES_DIR = "sources"
@@ -192,10 +192,10 @@ class Located:
 def located(catalog: Catalog) -> Iterator[Located]:
     """Every locator in the catalog with the reference it points into."""
     for entry, loc, obj, _, _ in nested_models(catalog):
-        source = getattr(obj, "source", None)
-        reported = getattr(obj, "status", Status.reported) == Status.reported
+        source = attribute(obj, "source")
+        reported = attribute(obj, "status", Status.reported) == Status.reported
         for name in ("locator", "model_names_locator"):
-            text = getattr(obj, name, None)
+            text = attribute(obj, name)
             if isinstance(text, str) and isinstance(source, str):
                 yield Located(entry, (*loc, name), text, source, reported)
 

@@ -10,26 +10,23 @@ build`` or break a page. These rules ask what the build asks, through the same c
 - ``rule_ids_safe``: no id is a name every JavaScript object already holds (``constructor``,
   ``__proto__``...: the compare view looked ids up in plain objects) or ends like a file the site
   writes (``index.html``: an algorithm page ``algorithms/index.html/`` beside the index's file).
-- ``rule_dates_in_range``: every date between ``EARLIEST`` and ``LATEST_YEARS`` years from today
-  (``0001-01-01`` and ``9999-12-31`` were accepted; years are the models' ``1950..2100``; the
-  future of publication and check dates is ``dates``' rule).
-- ``rule_no_hidden_text``: every string, typed or plain (``signature``, ``expression``), holds no
-  invisible character (``markup.invisible``).
+- ``rule_plain_values_safe``, one walk of every plain value for two checks: every date lies
+  between ``EARLIEST`` and ``LATEST_YEARS`` years from today (``0001-01-01`` and ``9999-12-31``
+  were accepted; years are the models' ``1950..2100``; the future of publication and check
+  dates is ``dates``' rule), and every string, typed or plain (``signature``, ``expression``),
+  holds no invisible character (``markup.invisible``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from typing import Any
-
-from pydantic import BaseModel
 
 from tinkernomics.catalog.dates import today
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import nested_models
+from tinkernomics.catalog.walk import nested_models, plain_values
 from tinkernomics.markup.invisible import hidden_char, hidden_message
 from tinkernomics.markup.prose import latex_problems
 
@@ -90,37 +87,29 @@ def rule_ids_safe(catalog: Catalog) -> Iterator[Problem]:
                                       "object already holds", "choose another name")
 
 
-def _fields(obj: BaseModel) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """(loc inside ``obj``, value) of each field that is not a nested model; list items one
-    by one."""
-    for name in type(obj).model_fields:
-        value = getattr(obj, name)
-        for index, item in (enumerate(value) if isinstance(value, list) else [(None, value)]):
-            if not isinstance(item, BaseModel):
-                yield ((name,) if index is None else (name, index)), item
+def _date_message(value: dt.date, latest: dt.date) -> str | None:
+    if EARLIEST <= value <= latest:
+        return None
+    return (f"date {value.isoformat()} is out of range ({EARLIEST.isoformat()} to "
+            f"{latest.isoformat()})")
 
 
-def rule_dates_in_range(catalog: Catalog) -> Iterator[Problem]:
-    """Every date and year lies in a span a catalog fact can have."""
+def rule_plain_values_safe(catalog: Catalog) -> Iterator[Problem]:
+    """Every date lies in a span a catalog fact can have; no string anywhere holds an
+    invisible character. One walk of every plain value serves both (issue 47)."""
     latest = today().replace(year=today().year + LATEST_YEARS)
     for entry, loc, obj, _, _ in nested_models(catalog):
-        for sub, value in _fields(obj):
-            where = (*loc, *sub)
-            if isinstance(value, dt.date) and not EARLIEST <= value <= latest:
-                yield catalog.problem(
-                    entry.kind.name, entry.key, where,
-                    f"date {value.isoformat()} is out of range ({EARLIEST.isoformat()} to "
-                    f"{latest.isoformat()})", "write the date as YYYY-MM-DD")
+        for sub, value in plain_values(obj):
+            if isinstance(value, str):
+                message = hidden_message(value)
+                if message is not None:
+                    yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message)
+            elif isinstance(value, dt.date):
+                message = _date_message(value, latest)
+                if message is not None:
+                    yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message,
+                                          "write the date as YYYY-MM-DD")
 
 
-def rule_no_hidden_text(catalog: Catalog) -> Iterator[Problem]:
-    """No string anywhere holds an invisible character."""
-    for entry, loc, obj, _, _ in nested_models(catalog):
-        for sub, value in _fields(obj):
-            message = hidden_message(value) if isinstance(value, str) else None
-            if message is not None:
-                yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message)
-
-
-SAFE_RULES = (rule_symbols_render, rule_ids_safe, rule_dates_in_range, rule_no_hidden_text)
+SAFE_RULES = (rule_symbols_render, rule_ids_safe, rule_plain_values_safe)
 """Registered in ``rules.RULES``."""

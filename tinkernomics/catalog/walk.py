@@ -1,7 +1,10 @@
-"""Traversals of a loaded catalog (pipeline step 3): every nested model, and who cites what.
+"""Traversals of a loaded catalog (pipeline step 3): every nested model, the plain values
+(strings, dates...) of one, and who cites what.
 
-The cross-entry rules (``rules``, ``duplicates``, ``dates``), the API build and the page views
-walk entries the same way; the walk of a whole catalog is computed once and kept in its memo.
+The cross-entry rules (``rules``, ``duplicates``, ``dates``, ``saferules``), the CSV warnings,
+the API build and the page views walk entries the same way; the walk of a whole catalog is
+computed once and kept in its memo. The plain values are not kept (issue 47: holding every
+string of a large catalog cost more in garbage collection than walking them again).
 """
 
 from __future__ import annotations
@@ -54,12 +57,48 @@ def nested_models(catalog: Catalog) -> list[Nested]:
     return nested
 
 
+def plain_values(obj: BaseModel) -> Iterator[tuple[Loc, Any]]:
+    """(loc inside ``obj``, value) of each field that is not a nested model; list items one
+    by one (field names from the class, read once per class)."""
+    for name in _field_names(type(obj)):
+        value = getattr(obj, name)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if not isinstance(item, BaseModel):
+                    yield (name, index), item
+        elif not isinstance(value, BaseModel):
+            yield (name,), value
+
+
+_NO_SUCH: dict[tuple[type, str], bool] = {}
+
+
+def _no_such(cls: type, name: str) -> bool:
+    """True if no instance of ``cls`` can have attribute ``name``: a model class that neither
+    defines it nor has it as a field and keeps no extra fields (the catalog's models forbid
+    them; ``model_construct`` keeps none either)."""
+    return (issubclass(cls, BaseModel) and not name.startswith("_")
+            and name not in cls.model_fields
+            and not any(name in klass.__dict__ for klass in cls.__mro__)
+            and cls.model_config.get("extra") != "allow")
+
+
+def attribute(obj: Any, name: str, default: Any = None) -> Any:
+    """``getattr(obj, name, default)``, without pydantic's slow path for a name the model
+    has not got (issue 47: a third of the rules' time at 1,000 entries)."""
+    key = (type(obj), name)
+    missing = _NO_SUCH.get(key)
+    if missing is None:
+        missing = _NO_SUCH[key] = _no_such(*key)
+    return default if missing else getattr(obj, name, default)
+
+
 def citations(obj: Any) -> list[tuple[Loc, Any]]:
     """The references one nested model names, each with its loc inside the model: its
     `source` (when set) and every item of its `references` list (a hole too: a caller that
     touches it skips the entry, see ``rules.run_guarded``)."""
-    source = getattr(obj, "source", None)
-    listed = getattr(obj, "references", None)
+    source = attribute(obj, "source")
+    listed = attribute(obj, "references")
     named: list[tuple[Loc, Any]] = [(("source",), source)] if isinstance(source, str) else []
     return named + [(("references", i), ref)
                     for i, ref in enumerate(listed if isinstance(listed, list) else [])]

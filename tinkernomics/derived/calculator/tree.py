@@ -49,7 +49,7 @@ def _finite(value: float) -> Value:
     return value if math.isfinite(value) else None
 
 
-def _power(left: float, right: float) -> Value:
+def power(left: float, right: float) -> Value:
     """``left ** right`` as a real number: None for an overflow (``10 ** 400``) or a complex
     result (``(-8) ** 0.5``), where Python's ``**`` raises or returns a complex number."""
     try:
@@ -68,7 +68,7 @@ def _binary(op: str, a: float, b: float) -> Value:
     if op == "/":
         return _finite(a / b) if b != 0 else None
     if op == "**":
-        return _power(a, b)
+        return power(a, b)
     result = {">": a > b, ">=": a >= b, "<": a < b, "<=": a <= b, "==": a == b}[op]
     return 1.0 if result else 0.0
 
@@ -91,7 +91,7 @@ def _function(name: str, args: list[Tree], env: Mapping[str, Any]) -> Value:
     return min(values) if name == "min" else max(values)
 
 
-def _input(value: Any) -> Value:
+def read(value: Any) -> Value:
     return None if value is None else _finite(float(value))
 
 
@@ -105,7 +105,7 @@ def evaluate(tree: Tree, env: Mapping[str, Any]) -> Value:
     if kind == "n":
         return tree[1]
     if kind == "v":
-        return _input(env[tree[1]])
+        return read(env[tree[1]])
     if kind == "f":
         return _function(tree[1], tree[2], env)
     if kind == "if":
