@@ -63,12 +63,11 @@ def site_base(site_url: str) -> str:
 def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
     """Every variant and the card; returns ``chart.png``'s size."""
-    sizes = []
-    for variant, (svg_text, width) in zip(share.VARIANTS, images.variant_jobs(chart, site_url),
-                                          strict=True):
-        sizes.append(cache.place(svg_text, width, folder / variant.png()))
-    card_svg, card_width = images.jobs(chart, site_url)[1]
-    cache.place(card_svg, card_width, folder / "card.png")
+    key = images.chart_key(chart, site_url)
+    sizes = [cache.place(job, folder / variant.png())
+             for variant, job in zip(share.VARIANTS, images.variant_jobs(chart, site_url, key),
+                                     strict=True)]
+    cache.place(images.card_job(chart, site_url, key), folder / "card.png")
     return sizes[0]
 
 
