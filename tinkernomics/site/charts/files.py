@@ -87,8 +87,9 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
         SPEC_FILE: spec_file_text(chart),
-        **{embed.oembed_name(w): json_text(embed.oembed(chart, site_base(site_url), png_size, w))
-           for w in (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)},
+        **{embed.oembed_name(w): json_text(response) for w, response in embed.oembeds(
+            chart, site_base(site_url), png_size,
+            (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)).items()},
         "sitemap.xml": EMPTY_SITEMAP,
     }
     for name, text in texts.items():
