@@ -39,7 +39,8 @@ def jobs(count: int) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     i = 0
     while len(out) < count:
-        out += [job for chart in built for job in images.jobs(chart, f"https://e{i}.org/")]
+        out += [(job.svg(), job.width) for chart in built
+                for job in images.jobs(chart, f"https://e{i}.org/")]
         i += 1
     return out[:count]
 

@@ -286,3 +286,20 @@ def test_rendering_is_a_pure_function_of_catalog_and_time() -> None:
     again = render_api(load_valid_catalog(catalog("real").root), last_changed=FIXED_TIME,
                        site_url="https://example.org/tn/")
     assert again == files("real")
+
+
+def test_each_entry_document_is_its_collection_item_validated_on_its_own() -> None:
+    """Issue 47: an entry's document is taken from its collection's validated document instead
+    of being validated again; it must be what validating it alone gives."""
+    from tinkernomics.site.api.models import document, item_document
+
+    docs = documents("fixture")
+    checked = 0
+    for c in collections():
+        whole = docs[f"{c.path}.json"]
+        for result in whole["result"]:
+            alone = document(c.kind, result)
+            assert item_document(c.kind, result) == alone
+            assert docs[f"{c.path}/{result['id']}.json"] == alone
+            checked += 1
+    assert checked

@@ -133,4 +133,4 @@ def test_long_and_hostile_catalog_text_is_cut_to_fit_and_escaped(
 def test_the_cards_are_1200x630_pngs(grpo: charts.Chart, comparison: charts.Chart) -> None:
     cache = images.ImageCache()
     for card in _cards(grpo, comparison).values():
-        assert images.png_size(cache.png(card, images.CARD_WIDTH_PX)) == (1200, 630)
+        assert images.png_size(cache.png(images.svg_job(card, images.CARD_WIDTH_PX))) == (1200, 630)

@@ -215,19 +215,19 @@ def test_place_links_the_cached_image_and_never_writes_through_a_link(
     """A built PNG is the cache's file (no bytes copied); placing another image at the same
     path replaces the link instead of writing into the cached file."""
     cache = images.ImageCache(tmp_path / "cache")
-    (chart_svg, width), (card_svg, card_width) = images.jobs(grpo, "")
+    chart_job, card_job = images.jobs(grpo, "")
     dest = tmp_path / "site" / "chart.png"
     dest.parent.mkdir()
-    size = cache.place(chart_svg, width, dest)
+    size = cache.place(chart_job, dest)
     assert size == images.png_size(dest.read_bytes()) and size[0] == images.PNG_WIDTH_PX
     [cached] = (tmp_path / "cache").glob("*.png")
     assert os.path.samefile(dest, cached)
     chart_bytes = cached.read_bytes()
-    assert cache.place(card_svg, card_width, dest) == (1200, 630)
+    assert cache.place(card_job, dest) == (1200, 630)
     assert cached.read_bytes() == chart_bytes  # the cached chart is untouched
-    assert dest.read_bytes() == images.render_png(card_svg, card_width)
+    assert dest.read_bytes() == images.render_png(card_job.svg(), card_job.width)
     uncached = tmp_path / "site" / "nocache.png"
-    assert images.ImageCache().place(chart_svg, width, uncached)[0] == 1200
+    assert images.ImageCache().place(chart_job, uncached)[0] == 1200
     assert uncached.read_bytes() == chart_bytes
 
 
@@ -238,9 +238,9 @@ def test_place_copies_where_a_link_cannot_be_made(grpo: charts.Chart, tmp_path: 
 
     monkeypatch.setattr(images.os, "link", no_links)
     cache = images.ImageCache(tmp_path / "cache")
-    svg_text, width = images.jobs(grpo, "")[1]
+    job = images.jobs(grpo, "")[1]
     dest = tmp_path / "card.png"
-    assert cache.place(svg_text, width, dest) == (1200, 630)
+    assert cache.place(job, dest) == (1200, 630)
     [cached] = (tmp_path / "cache").glob("*.png")
     assert not os.path.samefile(dest, cached) and dest.read_bytes() == cached.read_bytes()
 
@@ -263,11 +263,11 @@ def test_images_are_compressed_harder_than_pillows_default_with_the_same_pixels(
 def test_the_image_cache_key_follows_the_png_settings(monkeypatch: pytest.MonkeyPatch,
                                                       tmp_path: Path) -> None:
     cache = images.ImageCache(tmp_path)
-    before = cache._path("<svg/>", 100)
+    before = cache._path(images.svg_job("<svg/>", 100))
     images.renderer_version.cache_clear()
     monkeypatch.setattr(images, "PNG_OPTIMIZE", not images.PNG_OPTIMIZE)
     try:
-        assert cache._path("<svg/>", 100) != before
+        assert cache._path(images.svg_job("<svg/>", 100)) != before
     finally:
         images.renderer_version.cache_clear()
 

@@ -7,9 +7,13 @@ or the os functions raise ``OSError`` (EROFS, ENOSPC) as such a file system woul
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import os
+import pickle
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +25,7 @@ from helpers_charts import (  # noqa: F401  (the fixtures: catalog, grpo)
 )
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.site.charts import images
+from tinkernomics.site.charts import imagejobs, images
 from tinkernomics.site.charts import spec as charts
 
 LOGGER = images.__name__
@@ -32,19 +36,19 @@ def _warnings(caplog: pytest.LogCaptureFixture, folder: Path) -> list[str]:
             if r.name == LOGGER and r.levelno == logging.WARNING and str(folder) in r.getMessage()]
 
 
-def _all_jobs(catalog: Catalog) -> list[tuple[str, int]]:
+def _all_jobs(catalog: Catalog) -> list[images.ImageJob]:
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
     return [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
 
 
-def _place_all(cache: images.ImageCache, jobs: list[tuple[str, int]], site: Path) -> None:
+def _place_all(cache: images.ImageCache, jobs: list[images.ImageJob], site: Path) -> None:
     """What the outputs step does: prefill, then place every image; checks the placed bytes."""
     cache.prefill(jobs)
     site.mkdir(parents=True, exist_ok=True)
-    for i, (svg_text, width) in enumerate(jobs):
+    for i, job in enumerate(jobs):
         dest = site / f"{i}.png"
-        assert cache.place(svg_text, width, dest)[0] == width
-        assert dest.read_bytes() == images.render_png(svg_text, width)
+        assert cache.place(job, dest)[0] == job.width
+        assert dest.read_bytes() == images.render_png(job.svg(), job.width)
     assert cache.prune() == 0
 
 
@@ -100,8 +104,8 @@ def test_a_read_only_warm_cache_is_read_without_a_write(
     caplog.set_level(logging.WARNING, logger=LOGGER)
     cache = images.ImageCache(folder)
     assert cache.prefill(jobs) == 0
-    for svg_text, width in jobs:
-        assert images.png_size(cache.png(svg_text, width))[0] == width
+    for job in jobs:
+        assert images.png_size(cache.png(job))[0] == job.width
     assert cache.prune() == 0
     assert _warnings(caplog, folder) == []
 
@@ -119,8 +123,8 @@ def test_a_read_only_cache_with_old_images_warns_once_and_still_serves_them(
     monkeypatch.setattr(Path, "unlink", _raise(errno.EROFS))
     caplog.set_level(logging.WARNING, logger=LOGGER)
     cache = images.ImageCache(folder)
-    for svg_text, width in jobs:
-        assert images.png_size(cache.png(svg_text, width))[0] == width
+    for job in jobs:
+        assert images.png_size(cache.png(job))[0] == job.width
     assert cache.prune() == 0  # nothing deleted, no traceback
     assert len(list(folder.glob("*.png"))) == len(jobs)
     [line] = _warnings(caplog, folder)
@@ -130,14 +134,56 @@ def test_a_read_only_cache_with_old_images_warns_once_and_still_serves_them(
 def test_a_fresh_image_is_not_touched_and_an_old_one_is(grpo: charts.Chart,
                                                         tmp_path: Path) -> None:
     cache = images.ImageCache(tmp_path)
-    svg_text, width = images.jobs(grpo, "")[1]
-    cache.png(svg_text, width)
+    job = images.jobs(grpo, "")[1]
+    cache.png(job)
     [path] = tmp_path.glob("*.png")
     recent = time.time() - images.TOUCH_AFTER_S / 2
     os.utime(path, (recent, recent))
-    cache.png(svg_text, width)
+    cache.png(job)
     assert path.stat().st_mtime == pytest.approx(recent)
     old = time.time() - 2 * images.TOUCH_AFTER_S
     os.utime(path, (old, old))
-    cache.png(svg_text, width)
+    cache.png(job)
     assert path.stat().st_mtime > time.time() - 60
+
+
+def test_a_cached_chart_image_is_found_and_placed_without_making_its_svg(
+        grpo: charts.Chart, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: a rebuild looked every image up by its SVG text, so it made every variant's
+    SVG of every chart to find them cached. Keyed by the chart, a hit makes none."""
+    cache = images.ImageCache(tmp_path / "cache")
+    cache.prefill(images.all_jobs(grpo, ""))
+
+    def no_svg(*args: object, **kwargs: object) -> str:
+        raise AssertionError("an SVG was made for a cached image")
+
+    monkeypatch.setattr(imagejobs, "standalone_svg", no_svg)
+    monkeypatch.setattr(imagejobs, "card_svg", no_svg)
+    jobs = images.all_jobs(grpo, "")
+    assert cache.todo(jobs) == {}
+    for i, job in enumerate(jobs):
+        assert cache.place(job, tmp_path / f"{i}.png")[0] == job.width
+
+
+def test_a_chart_image_key_follows_the_chart_the_site_and_the_svg_code(
+        grpo: charts.Chart, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = images.chart_key(grpo, "")
+    assert "object at 0x" not in repr(grpo)  # no address: the same key in every process
+    assert images.chart_key(dataclasses.replace(grpo, title="Other"), "") != key
+    assert images.chart_key(grpo, "https://example.org/") != key
+    images.svg_code_version.cache_clear()
+    monkeypatch.setattr(imagejobs, "SVG_MODULES", imagejobs.SVG_MODULES[:-1])
+    try:
+        assert images.chart_key(grpo, "") != key
+    finally:
+        images.svg_code_version.cache_clear()
+
+
+def test_a_chart_image_key_is_the_same_in_another_process(grpo: charts.Chart) -> None:
+    """String hashing differs between processes: the key must not depend on it."""
+    script = ("import sys, pickle; from tinkernomics.site.charts import images; "
+              "print(images.chart_key(pickle.loads(sys.stdin.buffer.read()), ''))")
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(grpo),
+                          capture_output=True, check=True, env={**os.environ,
+                                                                "PYTHONHASHSEED": "12345"})
+    assert done.stdout.decode().strip() == images.chart_key(grpo, "")

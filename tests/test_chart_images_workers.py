@@ -30,18 +30,18 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
     cache = images.ImageCache(tmp_path)
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
     todo = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
-    todo += [(images.site_card_svg(built[0], "tagline"), images.CARD_WIDTH_PX)] * 4
+    todo += [images.svg_job(images.site_card_svg(built[0], "tagline"), images.CARD_WIDTH_PX)] * 4
     assert len(todo) >= images.PARALLEL_MIN_IMAGES
     assert cache.prefill(todo) == len(todo) - 3  # the repeated card once
     assert cache.prefill(todo) == 0  # all cached now
-    svg, width = todo[0]
-    assert cache.png(svg, width) == images.render_png(svg, width)  # same bytes as in-process
+    job = todo[0]
+    assert cache.png(job) == images.render_png(job.svg(), job.width)  # same bytes as in-process
 
 
-def _jobs(catalog: Catalog) -> list[tuple[str, int]]:
+def _jobs(catalog: Catalog) -> list[images.ImageJob]:
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
     jobs = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
-    jobs += [(images.site_card_svg(built[0], f"tagline {i}"), images.CARD_WIDTH_PX)
+    jobs += [images.svg_job(images.site_card_svg(built[0], f"tagline {i}"), images.CARD_WIDTH_PX)
              for i in range(8)]
     return jobs
 
@@ -104,8 +104,8 @@ def test_the_workers_are_threads_of_the_build_and_render_the_same_bytes(
     assert set(multiprocessing.active_children()) == before
     assert prefill.wait() == len(jobs)
     assert workers and len(workers) <= (os.cpu_count() or 1)
-    for svg_text, width in jobs:
-        assert cache.png(svg_text, width) == images.render_png(svg_text, width)
+    for job in jobs:
+        assert cache.png(job) == images.render_png(job.svg(), job.width)
 
 
 def test_cancel_stops_the_workers_and_prune_clears_what_they_left(
@@ -177,7 +177,7 @@ def stuck(svg_text, width):  # each image takes 3 s
 images.render_png = stuck
 catalog = fitted_catalog(root / "catalog")
 chart = charts.build_chart(catalog, charts.chart_ids(catalog)[0])
-jobs = [(images.site_card_svg(chart, f"tagline {i}"), 1200) for i in range(40)]
+jobs = [images.svg_job(images.site_card_svg(chart, f"tagline {i}"), 1200) for i in range(40)]
 images.ImageCache(root / "cache").start_prefill(jobs)
 time.sleep(0.5)
 raise SystemExit(3)  # a build that failed before waiting for its images

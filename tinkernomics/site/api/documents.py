@@ -225,10 +225,19 @@ def api_schema() -> dict[str, Any]:
     return schema
 
 
-def document(kind: str, result: Any, *, count: int | None = None) -> dict[str, Any]:
-    """A validated API document, as plain JSON data."""
+def document(kind: str, result: Any, *, count: int | None = None,
+             models: dict[str, type[ApiModel]] | None = None) -> dict[str, Any]:
+    """A validated API document, as plain JSON data (``models``: ``responses()``, looked up
+    once by a caller that makes thousands of documents)."""
     data: dict[str, Any] = {"api_version": API_VERSION, "kind": kind, "result": result}
     if count is not None:
         data["count"] = count
-    return responses()[kind].model_validate(data).model_dump(mode="json")
+    return (models or responses())[kind].model_validate(data).model_dump(mode="json")
+
+
+def item_document(kind: str, validated: dict[str, Any]) -> dict[str, Any]:
+    """The document of one entry whose result ``validated`` is an item of its collection's
+    document, already validated and dumped there by the same model: the same data
+    ``document(kind, validated)`` returns, without validating it a second time."""
+    return {"api_version": API_VERSION, "kind": kind, "result": validated}
 

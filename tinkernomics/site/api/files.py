@@ -34,6 +34,8 @@ from tinkernomics.site.api.models import (
     api_schema,
     collections,
     document,
+    item_document,
+    responses,
     single_documents,
 )
 from tinkernomics.site.identity import LICENCE, LICENCE_URL
@@ -254,16 +256,19 @@ CSV_FILES: tuple[CsvFile, ...] = (
 def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
     """Every JSON document except the index, by path relative to /api/v1/."""
     docs: dict[str, dict[str, Any]] = {}
+    models = responses()
     for c in collections():
         items = data.collections[c.path]
         results = [item.model_dump(mode="json") for item in items.values()]
-        docs[f"{c.path}.json"] = document(f"{c.kind}_collection", results, count=len(results))
-        for entry_id, result in zip(items, results, strict=True):
-            docs[f"{c.path}/{entry_id}.json"] = document(c.kind, result)
+        whole = document(f"{c.kind}_collection", results, count=len(results), models=models)
+        docs[f"{c.path}.json"] = whole
+        for entry_id, result in zip(items, whole["result"], strict=True):
+            docs[f"{c.path}/{entry_id}.json"] = item_document(c.kind, result)
     for single in single_documents():
         found = data.singles[single.kind]
         if found is not None:
-            docs[single.file] = document(single.kind, found.model_dump(mode="json"))
+            docs[single.file] = document(single.kind, found.model_dump(mode="json"),
+                                         models=models)
     return docs
 
 

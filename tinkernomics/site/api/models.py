@@ -24,6 +24,7 @@ from tinkernomics.site.api.documents import (  # noqa: F401
     api_schema,
     collections,
     document,
+    item_document,
     responses,
     single_documents,
 )

@@ -136,17 +136,19 @@ def _frame_attributes(chart: Chart, base: str, theme: str, height: int) -> str:
             f'allow="clipboard-write"')
 
 
-def embed_iframe(chart: Chart, base: str, theme: str = "auto", height: int | None = None) -> str:
+def embed_iframe(chart: Chart, base: str, theme: str = "auto", height: int | None = None,
+                 css: str | None = None) -> str:
     """The iframe in its size-container wrapper (no script needed). ``width``, ``height``,
     ``frameborder`` and ``scrolling`` are attributes as well as style, so a host that strips
     styles (WordPress's oEmbed sanitiser, a ``style-src 'self'`` policy) still gets a frame as
     wide as the column and ``one_height`` tall; ``allow="clipboard-write"`` lets the embed
-    page's copy button write to the clipboard from another origin."""
+    page's copy button write to the clipboard from another origin. ``css``: the chart's
+    ``height_css``, when the caller has it already."""
     attributes = _frame_attributes(chart, base, theme, height or one_height(chart))
     return (
         f'<div style="container-type:inline-size;max-width:{EMBED_MAX_WIDTH_PX}px">'
         f'<iframe {attributes} '
-        f'style="display:block;width:100%;{height_css(chart)};border:0"></iframe></div>'
+        f'style="display:block;width:100%;{css or height_css(chart)};border:0"></iframe></div>'
     )
 
 
@@ -154,9 +156,10 @@ def resize_script(base: str) -> str:
     return f'<script src="{base}{EMBED_DIR}/resize.js" async></script>'
 
 
-def embed_snippet(chart: Chart, base: str, theme: str = "auto", height: int | None = None) -> str:
+def embed_snippet(chart: Chart, base: str, theme: str = "auto", height: int | None = None,
+                  css: str | None = None) -> str:
     """The code a blogger pastes: the iframe, then the optional script for exact heights."""
-    return f"{embed_iframe(chart, base, theme, height)}\n{resize_script(base)}"
+    return f"{embed_iframe(chart, base, theme, height, css)}\n{resize_script(base)}"
 
 
 def strict_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
@@ -189,8 +192,16 @@ def oembed_name(width: int = FALLBACK_WIDTH_PX) -> str:
     return "oembed.json" if width == FALLBACK_WIDTH_PX else f"oembed-{width}.json"
 
 
+def oembeds(chart: Chart, base: str, thumbnail: tuple[int, int],
+            widths: tuple[int, ...]) -> dict[int, dict[str, Any]]:
+    """The chart's oEmbed response for each of ``widths``; the iframe's height formula, the
+    same for every width, is worked out once."""
+    css = height_css(chart)
+    return {w: oembed(chart, base, thumbnail, w, css) for w in widths}
+
+
 def oembed(chart: Chart, base: str, thumbnail: tuple[int, int],
-           width: int = FALLBACK_WIDTH_PX) -> dict[str, Any]:
+           width: int = FALLBACK_WIDTH_PX, css: str | None = None) -> dict[str, Any]:
     """The chart's oEmbed response (https://oembed.com, type ``rich``) for a frame ``width``
     px wide, keys in a fixed order; ``thumbnail`` is the (width, height) of its ``chart.png``.
     ``height`` is the embed page's natural height at that width, the iframe's attribute too."""
@@ -203,7 +214,7 @@ def oembed(chart: Chart, base: str, thumbnail: tuple[int, int],
         "provider_url": base,
         "author_name": PUBLISHER,
         "author_url": f"{base}{chart.page}",
-        "html": embed_snippet(chart, base, height=height),
+        "html": embed_snippet(chart, base, height=height, css=css),
         "width": width,
         "height": height,
         "thumbnail_url": f"{base}{EMBED_DIR}/{chart.id}/chart.png",

@@ -354,7 +354,7 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
 _PREFILL_KEY = "image_prefill"
 
 
-def _image_jobs(ctx: SiteContext) -> list[tuple[str, int]]:
+def _image_jobs(ctx: SiteContext) -> list[images.ImageJob]:
     return [job for chart in _charts(ctx).values()
             for job in images.all_jobs(chart, ctx.site_url)]
 
@@ -388,6 +388,6 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
         write_series_files(ctx, comparison, embed_root / charts.COMPARISON_ID / SERIES_DIR)
         card = site_dir / SITE_CARD
         card.parent.mkdir(parents=True, exist_ok=True)
-        cache.place(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
-                    images.CARD_WIDTH_PX, card)
+        cache.place(images.svg_job(images.site_card_svg(comparison, SITE_TAGLINE, ctx.site_url),
+                                   images.CARD_WIDTH_PX), card)
     cache.prune()

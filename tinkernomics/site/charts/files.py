@@ -63,12 +63,11 @@ def site_base(site_url: str) -> str:
 def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
     """Every variant and the card; returns ``chart.png``'s size."""
-    sizes = []
-    for variant, (svg_text, width) in zip(share.VARIANTS, images.variant_jobs(chart, site_url),
-                                          strict=True):
-        sizes.append(cache.place(svg_text, width, folder / variant.png()))
-    card_svg, card_width = images.jobs(chart, site_url)[1]
-    cache.place(card_svg, card_width, folder / "card.png")
+    key = images.chart_key(chart, site_url)
+    sizes = [cache.place(job, folder / variant.png())
+             for variant, job in zip(share.VARIANTS, images.variant_jobs(chart, site_url, key),
+                                     strict=True)]
+    cache.place(images.card_job(chart, site_url, key), folder / "card.png")
     return sizes[0]
 
 
@@ -88,8 +87,9 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
         SPEC_FILE: spec_file_text(chart),
-        **{embed.oembed_name(w): json_text(embed.oembed(chart, site_base(site_url), png_size, w))
-           for w in (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)},
+        **{embed.oembed_name(w): json_text(response) for w, response in embed.oembeds(
+            chart, site_base(site_url), png_size,
+            (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)).items()},
         "sitemap.xml": EMPTY_SITEMAP,
     }
     for name, text in texts.items():

@@ -12,11 +12,13 @@ image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, an
 baseline). Roboto comes from the ``font-roboto`` wheel and nothing else, so a build draws the
 same pixels on every machine. Pillow then stores each image with a palette of its most frequent
 colours, compressed by libdeflate (``pngpalette``). Images are cached
-by content (``ImageCache``): a rebuild renders
-only charts that changed, and a cold build renders them in worker threads
-(``ImageCache.start_prefill``), under MkDocs started before the pages so they render while
-MkDocs renders its pages. Each build deletes the images unused for 30 days
-(``ImageCache.prune``), so a cache kept between CI runs stays the site's size. Timings:
+by what they show (``ImageCache``, ``ImageJob``): a chart's image by the chart's data, the
+variant and the source of the modules that write its SVG (``svg_code_version``), so a rebuild
+finds a cached image without making its SVG, and renders only charts that changed; a cold
+build renders them in worker threads (``ImageCache.start_prefill``), under MkDocs started
+before the pages so they render while MkDocs renders its pages. Each build deletes the images
+unused for 30 days (``ImageCache.prune``), so a cache kept between CI runs stays the site's
+size. Timings:
 ``benchmarks/bench_images.py``.
 
 Why so: kaleido and Playwright need a browser, CairoSVG the Cairo system library, Pillow draws
@@ -50,10 +52,18 @@ from typing import TYPE_CHECKING
 
 from tinkernomics.site.charts import pngpalette, raster
 from tinkernomics.site.charts.cardsvg import card_svg, site_card_svg  # noqa: F401 (re-exported)
+from tinkernomics.site.charts.imagejobs import (  # noqa: F401 (re-exported)
+    ImageJob,
+    all_jobs,
+    card_job,
+    chart_key,
+    jobs,
+    svg_code_version,
+    svg_job,
+    variant_jobs,
+)
 from tinkernomics.site.charts.pngpalette import DEFLATE_LEVEL, EDGE_ENTRIES, PALETTE_COLOURS
-from tinkernomics.site.charts.share import VARIANTS
 from tinkernomics.site.charts.spec import Chart
-from tinkernomics.site.charts.svg import standalone_svg
 from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -110,7 +120,7 @@ _UNSTORED: dict[Path, bytes] = {}
 
 @dataclass(frozen=True)
 class ImageCache:
-    """PNG files keyed by a hash of (SVG text, width, renderer version); ``folder`` None
+    """PNG files keyed by a hash of (job key, width, renderer version); ``folder`` None
     renders every time. A folder that cannot be written (read-only, full, a file in the way)
     gives one warning, and the images are rendered without caching. ``draw`` False (``mkdocs
     serve``) places no image: ``place`` only says the size it would have."""
@@ -118,42 +128,42 @@ class ImageCache:
     folder: Path | None = None
     draw: bool = True
 
-    def _path(self, svg_text: str, width: int) -> Path | None:
+    def _path(self, job: ImageJob) -> Path | None:
         if self.folder is None:
             return None
-        key = hashlib.sha256(f"{renderer_version()}|{width}|{svg_text}".encode()).hexdigest()
-        return self.folder / f"{key}.png"
+        text = f"{renderer_version()}|{job.width}|{job.key}"
+        return self.folder / f"{hashlib.sha256(text.encode()).hexdigest()}.png"
 
-    def _ready(self, path: Path, svg_text: str, width: int) -> bytes | None:
+    def _ready(self, path: Path, job: ImageJob) -> bytes | None:
         """None once the image is in the cache at ``path`` (marked in use, so ``prune`` keeps
         it); its bytes if the cache could not store it."""
         try:
             age = time.time() - path.stat().st_mtime
         except OSError:
-            data = _take_unstored(path) or render_png(svg_text, width)
+            data = _take_unstored(path) or render_png(job.svg(), job.width)
             return None if _store(path, data) else data
         if age > TOUCH_AFTER_S:
             _write_or_warn(path.parent, os.utime, path)
         return None
 
-    def png(self, svg_text: str, width: int) -> bytes:
-        path = self._path(svg_text, width)
+    def png(self, job: ImageJob) -> bytes:
+        path = self._path(job)
         if path is None:
-            return render_png(svg_text, width)
-        data = self._ready(path, svg_text, width)
+            return render_png(job.svg(), job.width)
+        data = self._ready(path, job)
         return path.read_bytes() if data is None else data
 
-    def place(self, svg_text: str, width: int, dest: Path) -> tuple[int, int]:
+    def place(self, job: ImageJob, dest: Path) -> tuple[int, int]:
         """Put the image at ``dest`` and return its (width, height): a hard link to the cached
         file where the file systems allow one, else a copy, so a rebuild writes no image bytes;
         nothing writes into a built PNG, so the shared file stays the cache's."""
         if not self.draw:
-            return raster.size(svg_text, width)
-        path = self._path(svg_text, width)
-        data = render_png(svg_text, width) if path is None else self._ready(path, svg_text, width)
+            return raster.size(job.svg(), job.width)
+        path = self._path(job)
+        data = render_png(job.svg(), job.width) if path is None else self._ready(path, job)
         dest.unlink(missing_ok=True)  # never write through an earlier build's link
         if data is not None or path is None:  # no cache, or the cache could not store it
-            data = data if data is not None else render_png(svg_text, width)
+            data = data if data is not None else render_png(job.svg(), job.width)
             dest.write_bytes(data)
             return png_size(data)
         try:
@@ -163,13 +173,13 @@ class ImageCache:
         with path.open("rb") as head:
             return png_size(head.read(PNG_HEADER_BYTES))
 
-    def todo(self, jobs: list[tuple[str, int]]) -> dict[tuple[str, int], Path]:
-        """The (SVG, width) jobs not in the cache yet, each with the path it goes to."""
-        paths = {job: self._path(*job) for job in dict.fromkeys(jobs)}
+    def todo(self, jobs: list[ImageJob]) -> dict[ImageJob, Path]:
+        """The jobs not in the cache yet, each with the path it goes to (no SVG is made)."""
+        paths = {job: self._path(job) for job in dict.fromkeys(jobs)}
         return {job: path for job, path in paths.items()
                 if path is not None and not path.is_file() and path not in _UNSTORED}
 
-    def start_prefill(self, jobs: list[tuple[str, int]]) -> Prefill:
+    def start_prefill(self, jobs: list[ImageJob]) -> Prefill:
         """Start rendering the jobs not cached yet in worker threads (one per core) and return
         at once: the build goes on rendering pages while they work (Pillow's palette and
         compression, most of an image's time, release the GIL; ThorVG draws one image at a
@@ -178,12 +188,12 @@ class ImageCache:
         todo = self.todo(jobs) if self.draw else {}
         if len(todo) < PARALLEL_MIN_IMAGES:
             return Prefill([], 0)
-        work = [(svg_text, width, path) for (svg_text, width), path in todo.items()]
+        work = list(todo.items())
         prefill = Prefill(work, min(len(work), os.cpu_count() or 1))
         _ACTIVE.append(prefill)
         return prefill
 
-    def prefill(self, jobs: list[tuple[str, int]]) -> int:
+    def prefill(self, jobs: list[ImageJob]) -> int:
         """Render the jobs not cached yet in worker threads and wait for them: images are
         most of a first build's time on a large catalog. Returns how many it rendered."""
         return self.start_prefill(jobs).wait()
@@ -215,7 +225,7 @@ class Prefill:
     after a build that raised, when ``submit`` refuses work) finishes only the images being
     drawn, not a queue of them."""
 
-    def __init__(self, work: list[tuple[str, int, Path]], workers: int) -> None:
+    def __init__(self, work: list[tuple[ImageJob, Path]], workers: int) -> None:
         self.count = len(work)
         self._jobs = deque(work)
         self._left = len(work)
@@ -237,9 +247,9 @@ class Prefill:
         except RuntimeError:  # shut down: cancelled, or the interpreter is exiting
             self._close(cancel=True)
 
-    def _run(self, svg_text: str, width: int, path: Path) -> None:
+    def _run(self, job: ImageJob, path: Path) -> None:
         try:
-            _render_and_store(svg_text, width, path)
+            _render_and_store(job, path)
         except BaseException as err:  # raised by ``wait`` in the build's thread
             with self._changed:
                 self._error = self._error or err
@@ -291,11 +301,11 @@ def stop_all() -> None:
         _ACTIVE[-1].cancel()
 
 
-def _render_and_store(svg_text: str, width: int, path: Path) -> None:
+def _render_and_store(job: ImageJob, path: Path) -> None:
     """In a worker: render one job and store it where ``ImageCache._path`` put it (whole or
     not at all, so the build never reads half an image), or keep it for ``place`` if the cache
     cannot be written."""
-    data = render_png(svg_text, width)
+    data = render_png(job.svg(), job.width)
     if not _store(path, data):
         with _STATE:
             _UNSTORED[path] = data
@@ -345,29 +355,12 @@ def _unwritable(folder: Path, err: OSError) -> None:
                 "rendered without caching", folder, reason)
 
 
-def jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
-    """The (SVG, width) pairs of a chart's ``chart.png`` and ``card.png``."""
-    return [(standalone_svg(chart, site_url), PNG_WIDTH_PX),
-            (card_svg(chart, site_url), CARD_WIDTH_PX)]
-
-
-def variant_jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
-    """The (SVG, width) pairs of the chart's image variants (``share.VARIANTS``: light and
-    dark, wide and narrow; the first is ``chart.png``'s job)."""
-    return [(standalone_svg(chart, site_url, v.theme, v.layout), v.width) for v in VARIANTS]
-
-
-def all_jobs(chart: Chart, site_url: str) -> list[tuple[str, int]]:
-    """Every image a build draws for the chart: its variants and its preview card."""
-    return [*variant_jobs(chart, site_url), jobs(chart, site_url)[1]]
-
-
 def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
-    return cache.png(standalone_svg(chart, site_url), PNG_WIDTH_PX)
+    return cache.png(jobs(chart, site_url)[0])
 
 
 def card_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
-    return cache.png(card_svg(chart, site_url), CARD_WIDTH_PX)
+    return cache.png(card_job(chart, site_url))
 
 
 PNG_HEADER_BYTES = 24
