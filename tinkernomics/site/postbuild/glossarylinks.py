@@ -57,8 +57,31 @@ _SKIPPED = frozenset({"a", "code", "pre", "kbd", "samp", "h1", "h2", "h3", "h4",
 _TAG = re.compile(r"""<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""",
                   re.S)
 _VOID_END = re.compile(r"/\s*>$")
-_FINDER = re.compile("|".join(f"(?P<t{i}>(?<![\\w@-])(?:{pattern})(?![\\w@-]))"
-                              for i, (_, pattern) in enumerate(TERMS)))
+_WORDISH = re.compile(r"[\w@-]")
+"""A character that joins a term to its neighbour (a term is matched as a whole word)."""
+
+
+def _first_chars(pattern: str) -> str | None:
+    """The characters a term's pattern can start with (``[Cc]ritic`` -> ``Cc``), None when the
+    pattern starts otherwise (then the finder has no prefilter)."""
+    if pattern.startswith("[") and "]" in pattern:
+        return pattern[1:pattern.index("]")]
+    return pattern[0] if pattern[:1].isalnum() else None
+
+
+def _finder() -> re.Pattern[str]:
+    """One pattern for every term. The word boundary before a term is checked by ``wrap``, not
+    by a look-behind: a pattern that starts with a set of first letters lets the regular
+    expression engine skip ahead to them (about five times faster over a page's prose)."""
+    terms = "|".join(f"(?P<t{i}>(?:{pattern})(?![\\w@-]))" for i, (_, pattern) in enumerate(TERMS))
+    firsts = [_first_chars(pattern) for _, pattern in TERMS]
+    if any(f is None for f in firsts):
+        return re.compile(terms)
+    chars = "".join(sorted(set("".join(f or "" for f in firsts))))
+    return re.compile(f"(?=[{re.escape(chars)}])(?:{terms})")
+
+
+_FINDER = _finder()
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 
 
@@ -117,6 +140,8 @@ def _link_text(text: str, href: str, done: set[str]) -> str:
         return text
 
     def wrap(match: re.Match[str]) -> str:
+        if match.start() and _WORDISH.match(text, match.start() - 1):
+            return match.group()  # inside a longer word: not the term
         anchor = TERMS[int(next(k for k, v in match.groupdict().items() if v)[1:])][0]
         if anchor in done:
             return match.group()
