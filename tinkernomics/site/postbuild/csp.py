@@ -33,7 +33,7 @@ import hashlib
 import html
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,19 +155,23 @@ class PolicyReport:
                    for rel, n in self.renamed.items()])
 
 
-def add_policies(site_dir: Path, known: KnownScripts | None = None) -> PolicyReport:
-    """Give every HTML file under ``site_dir`` its policy; report what was disarmed."""
+def add_policies(site_dir: Path, known: KnownScripts | None = None,
+                 before: Callable[[str, Path], str] | None = None) -> PolicyReport:
+    """Give every HTML file under ``site_dir`` its policy; report what was disarmed. ``before``
+    transforms each page first (``postbuild.finish``: dates and previews), so every file is read
+    and written once; a file is written only if it changed."""
     serving = bool(os.environ.get(SERVE_ENV))
     report = PolicyReport()
     for path in sorted(site_dir.rglob("*.html")):
-        page = path.read_text(encoding="utf-8")
+        original = path.read_text(encoding="utf-8")
+        page = before(original, path) if before else original
         result = with_policy(page, known, serving=serving)
         rel = path.relative_to(site_dir).as_posix()
         if result.blocked:
             report.blocked[rel] = result.blocked
         if result.renamed:
             report.renamed[rel] = result.renamed
-        if result.text != page:
+        if result.text != original:
             path.write_text(result.text, encoding="utf-8")
             report.changed += 1
     return report
