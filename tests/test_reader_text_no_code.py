@@ -32,7 +32,9 @@ def test_every_semantic_fact_reads_as_words(catalog: Catalog) -> None:
             fact = getattr(algo.semantics, name)
             if fact is None:
                 continue
-            text = str(references._value_text(fact))
+            text = str(references._value_text(fact, catalog.models))
+            if hasattr(fact, "model"):
+                assert text == catalog.models[fact.model].name, (algo.id, name, text)
             assert "=" not in text and "<" not in text, (algo.id, name, text)
             seen += 1
     assert seen

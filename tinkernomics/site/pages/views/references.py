@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,7 +186,7 @@ def _field_label(loc: Loc, model: Any) -> str:
     return " › ".join(parts) or "the whole entry"
 
 
-def _value_text(obj: Any) -> Markup | str:
+def _value_text(obj: Any, models: Mapping[str, m.LanguageModel]) -> Markup | str:
     if isinstance(obj, m.Figure):
         return derive.format_figure(obj)
     if isinstance(obj, m.FigureList):
@@ -198,16 +199,16 @@ def _value_text(obj: Any) -> Markup | str:
         return math(obj.latex)
     if isinstance(obj, m.Reference | m.PriceList):
         return obj.title
-    return _fact_text(obj)
+    return _fact_text(obj, models)
 
 
-def _fact_text(obj: Any) -> str:
+def _fact_text(obj: Any, models: Mapping[str, m.LanguageModel]) -> str:
     """A sourced yes/no or categorical fact (an algorithm's semantics) in reader words; a teacher
-    by its model id. Never a Python repr (issue 44: no code in reader text)."""
+    by its model's name. Never a Python repr or an id (issue 44: no code in reader text)."""
     if isinstance(obj, SourcedFlag):
         return "Yes" if obj.value else "No"
     if isinstance(obj, SourcedTeacher):
-        return obj.model
+        return models[obj.model].name if obj.model in models else obj.model
     value = getattr(obj, "value", None)
     if isinstance(value, str):
         return value.replace("_", " ")
@@ -217,7 +218,8 @@ def _fact_text(obj: Any) -> str:
 def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> QualityItem:
     model = index.catalog.entry(origin.kind, origin.key).model
     page = entry_page(origin.kind, origin.key)
-    shown = index.shown(_value_text(obj), obj.status, [_source_of(obj, origin)], links,
+    shown = index.shown(_value_text(obj, index.catalog.models), obj.status,
+                        [_source_of(obj, origin)], links,
                         note=getattr(obj, "note", None), reported_instead=obj.reported_instead,
                         asserted_by=obj.asserted_by)
     return QualityItem(
