@@ -7,9 +7,9 @@ from helpers_calc import cost_lines, real_catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import ids, offline
+from tinkernomics.derived.calculator import ids, offline, tree
 from tinkernomics.derived.calculator.estimate import Estimate
 from tinkernomics.derived.calculator.estimate import estimate as evaluate
 
@@ -36,6 +36,11 @@ queries = st.fixed_dictionaries({
 
 def estimate(query: dict[str, str]) -> Estimate:
     return evaluate(CATALOG, query)
+
+
+def value_of(formula: m.Formula, values: dict[str, float]) -> float:
+    """A catalog formula at ``values``, by the calculator's evaluator (as the graph reads it)."""
+    return tree.value_of(formula.expression, values)
 
 
 @settings(max_examples=60, deadline=None)
@@ -76,8 +81,8 @@ def test_lora_below_full_when_rank_is_small(accounting: str, p_active: float, d_
                                             rank: int) -> None:
     values = {"P_active": p_active, "R": rank, "D": d_model}
     formula = CATALOG.formulas[ids.LORA_FLOP_FORMULAS[accounting]]
-    lora = derive.evaluate_formula(formula, {v.name: values[v.name] for v in formula.variables})
-    full = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
+    lora = value_of(formula, {v.name: values[v.name] for v in formula.variables})
+    full = value_of(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert rank <= d_model / 16  # R << D
     assert lora < full
 
@@ -108,11 +113,11 @@ def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, st
 def test_sourced_lora_is_two_thirds_of_full(p_active: float, d_model: int, rank: int) -> None:
     """The sourced count (transformer_math, lora_without_regret): 4·P of full fine-tuning's 6·P,
     above the original site's expression whenever R < D / 3."""
-    sourced = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_LORA_SOURCED],
+    sourced = value_of(CATALOG.formulas[ids.FLOPS_LORA_SOURCED],
                                       {"P_active": p_active})
-    site = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_LORA],
+    site = value_of(CATALOG.formulas[ids.FLOPS_LORA],
                                    {"P_active": p_active, "R": rank, "D": d_model})
-    full = derive.evaluate_formula(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
+    full = value_of(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert sourced == pytest.approx(full * 2 / 3)
     assert site < sourced
 

@@ -187,7 +187,8 @@ SCALERL_REWARD = "R0 if C <= 0 else R0 + (A - R0) / (1.0 + (C_mid / C) ** B)"
 """The ScaleRL sigmoid R(C), written once: ``scalerl_reward`` evaluates it and the calculator's
 graph reads it with its own names (``scalerl_expression``)."""
 SCALERL_COMPUTE = "C_mid / (1.0 / f - 1.0) ** (1.0 / B)"
-"""Its inverse: the compute C at which R reaches R0 + f * (A - R0)."""
+"""Its inverse: the compute C at which R reaches R0 + f * (A - R0) (the calculator's compute to
+the target, ``resources.convergence``)."""
 
 
 def scalerl_expression(formula: str, **names: str) -> str:
@@ -205,18 +206,6 @@ def scalerl_reward(p: SigmoidParams, compute: float) -> float:
     value = tree.evaluate(tree.to_tree(SCALERL_REWARD), _sigmoid_env(p, C=compute))
     # far below C_mid (C_mid / C)^B overflows and the curve sits at R0 (validated ranges avoid it)
     return p.R0 if value is None else value
-
-
-def compute_to_reach(p: SigmoidParams, fraction_of_gain: float) -> float:
-    """Compute C at which R(C) = R0 + fraction * (A - R0), for 0 < fraction < 1
-    (``SCALERL_COMPUTE``)."""
-    if not 0.0 < fraction_of_gain < 1.0:
-        raise ValueError("fraction_of_gain must be strictly between 0 and 1")
-    compute = tree.evaluate(tree.to_tree(SCALERL_COMPUTE), _sigmoid_env(p, f=fraction_of_gain))
-    if compute is None:  # a tiny B: (1/f - 1)^(1/B) leaves a float's range
-        raise DerivedError(f"the compute to reach {fraction_of_gain:.0%} of the gain is beyond "
-                           "a float's range", ("scalerl", "B", "value"))
-    return compute
 
 
 def log_grid(low: float, high: float, points: int) -> list[float]:
@@ -249,11 +238,6 @@ def worked_example(formula: m.Formula) -> WorkedExample:
     calculator's evaluator; ExpressionError, naming the expression, if it has no finite value)."""
     inputs = {v.name: v.example for v in formula.variables}
     return WorkedExample(inputs, tree.value_of(formula.expression, inputs), formula.result_unit)
-
-
-def evaluate_formula(formula: m.Formula, values: dict[str, float]) -> float:
-    """Evaluate a catalog formula with the given variable values."""
-    return tree.value_of(formula.expression, values)
 
 
 # --------------------------------------------------------------------------- models
