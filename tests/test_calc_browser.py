@@ -4,8 +4,9 @@ Each case is a calculator link (its query string). The page, built once per sess
 on a loopback port, is opened in headless Chromium through that link; the test then compares,
 for every shown quantity of the graph, the browser's value with Python's (exact float
 equality), every shown number with ``formatting.fmt_value`` of Python's value, and the listed
-inputs with ``figures.figure_keys``. The last tests add a cost line and a quantity to the graph
-in Python only and show the unchanged calculator.js computing and showing them.
+inputs with ``helpers_figures.figure_keys`` (the rules applied in Python). The last tests add a
+cost line and a quantity to the graph in Python only and show the unchanged calculator.js
+computing and showing them.
 
 The module's tests share one browser page (``calc_tab``): each test navigates it to its own
 link after ``SharedTab.reset`` has cleared the storage, routes and errors an earlier test left and
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import helpers_figures
 import pytest
 from conftest_site import SUB_PATH_URL
 from helpers_browser import NO_SEARCH_INDEX, served_folder
@@ -27,7 +29,7 @@ from helpers_calc import real_catalog, shown_numbers
 from helpers_security import routed_site
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import figures, model, resources, tree
+from tinkernomics.derived.calculator import model, resources, tree
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.derived.calculator.graph import Line, Quantity
 from tinkernomics.site.calculator import feature as calcsite
@@ -171,7 +173,7 @@ def assert_page_equals_python(tab: SharedTab, base: str, catalog: Catalog,
     assert set(got) == set(e.numbers)
     differ = {k: (got[k], e.numbers[k]) for k in e.numbers if got[k] != e.numbers[k]}
     assert differ == {}, f"browser and Python disagree on {query}"
-    assert last["figures"] == figures.figure_keys(e, figures.registry(catalog))
+    assert last["figures"] == helpers_figures.figure_keys(e, helpers_figures.registry(catalog))
     assert shown, "the page shows no numbers"
     for key, text in shown:
         assert text == fmt_value(graph.quantity(key).format, e.numbers[key]), key

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import helpers_figures
 import pytest
 from helpers_calc import (
     TOY_ENTRIES,
@@ -258,7 +259,7 @@ def test_default_training_mfu_from_deepseek_v3(catalog: Catalog) -> None:
     assert mfu == pytest.approx(6 * ids.DEEPSEEK_V3_ACTIVE_PARAMS * ids.DEEPSEEK_V3_TOKENS
                                 / (ids.DEEPSEEK_V3_GPU_HOURS * 3600 * peak))
     assert 0 < mfu < 1
-    assert figures.registry(catalog)["assumption:mfu_train"].source == "deepseek_v3"
+    assert helpers_figures.registry(catalog)["assumption:mfu_train"].source == "deepseek_v3"
 
 
 def test_default_decode_mfu_is_the_roofline(toy: Catalog) -> None:
@@ -267,7 +268,8 @@ def test_default_decode_mfu_is_the_roofline(toy: Catalog) -> None:
     dense = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU})["mfu.decode"]
     assert dense == pytest.approx(32 * 1e12 / 1e15)
     default_gpu = inputs.choose(toy, {}).hardware
-    assert figures.registry(toy)[f"assumption:mfu_decode:{default_gpu}"].status == "unverified"
+    decode = helpers_figures.registry(toy)[f"assumption:mfu_decode:{default_gpu}"]
+    assert decode.status == "unverified"
     # MoE (100B total, 1B active): a batch of 32 reads min(100e9, 32 × 1e9) parameters, 2 bytes
     # each, for 32 × 1e9 tokens' worth of work: 32 × 2 × 1e9 / (2 × 32e9) × 0.001 = 0.1%
     moe = estimate(toy, {"m": TOY_MOE, "hw": TOY_GPU})["mfu.decode"]
@@ -338,7 +340,7 @@ def test_defaults_come_from_the_catalog(catalog: Catalog) -> None:
 
 
 def used(catalog: Catalog, query: dict[str, str]) -> list[figures.InputFigure]:
-    return figures.input_figures(catalog, estimate(catalog, query))
+    return helpers_figures.input_figures(catalog, estimate(catalog, query))
 
 
 def test_unverified_inputs_are_listed(catalog: Catalog) -> None:
@@ -435,20 +437,20 @@ def test_every_quantity_names_its_sources(catalog: Catalog) -> None:
     algo_id = fitted(catalog)  # so the convergence quantities name the fit's figures
     e = estimate(catalog, {"a": algo_id})
     graph, names = graph_for(catalog), e.resolved.names
-    registry = figures.registry(catalog)
+    registry = helpers_figures.registry(catalog)
     model, plist = names["model"], names["price_list"]
-    tinker = figures.provenance(graph, "tinker.total", names)
+    tinker = helpers_figures.provenance(graph, "tinker.total", names)
     assert f"prices:{plist}:{model}" in tinker and f"prices:{plist}:storage" in tinker
     assert not any(k.startswith("hardware:") for k in tinker)
-    own = figures.provenance(graph, "self.total", names)
+    own = helpers_figures.provenance(graph, "self.total", names)
     assert {"hardware:h100:tflops", "hardware:h100:price", "formula:flops_rollout",
             "formula:flops_lora_training_sourced", "assumption:mfu_train",
             f"model:{model}:total_params"} <= own
-    assert figures.provenance(graph, "vram.total", names) >= {"formula:vram_grpo_lora"}
-    assert figures.provenance(graph, "scalerl.gb200_hours", names) >= {
+    assert helpers_figures.provenance(graph, "vram.total", names) >= {"formula:vram_grpo_lora"}
+    assert helpers_figures.provenance(graph, "scalerl.gb200_hours", names) >= {
         f"algorithm:{algo_id}:C_mid", f"algorithm:{algo_id}:B"}
     for q in graph.quantities:  # the model's own figures (active_params of a dense model,
-        sources = figures.provenance(graph, q.key, names)  # its d_model) may be absent
+        sources = helpers_figures.provenance(graph, q.key, names)  # its d_model) may be absent
         assert all(k in registry or k.startswith(f"model:{model}:") for k in sources), q.key
 
 

@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import helpers_figures
 import pytest
 from helpers_calc import shown_numbers
 from helpers_site import load_page
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import figures, ids, inputs, tree, waysgraph
+from tinkernomics.derived.calculator import ids, inputs, tree, waysgraph
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import form, layout, pagedata
@@ -137,9 +138,9 @@ def test_summary_names_the_training_formula(catalog: Catalog, query: dict[str, s
 
 
 def test_every_figure_key_resolves(catalog: Catalog) -> None:
-    registry = figures.registry(catalog)
+    registry = helpers_figures.registry(catalog)
     for label, query in calcpresets.presets():
-        keys = figures.figure_keys(estimate(catalog, query), registry)
+        keys = helpers_figures.figure_keys(estimate(catalog, query), registry)
         assert keys and all(k in registry for k in keys), label
         for fig in registry.values():
             # a figure without a source is an assumption made here, and says so by its status

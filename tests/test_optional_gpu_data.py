@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import helpers_figures
 import pytest
 from helpers_calc import REPO_ROOT, TOY_GPU, with_toys
 
@@ -20,7 +21,6 @@ from tinkernomics import cli
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.hardware import default_rental, default_rental_label
-from tinkernomics.derived.calculator import figures
 from tinkernomics.derived.calculator.estimate import estimate
 
 
@@ -47,7 +47,7 @@ def test_a_gpu_without_optional_data_estimates_with_the_price_missing(catalog: C
     assert result["gpu_price"] is None and result["self.total"] is None
     assert result["tinker.total"] is not None and result["self.gpu_hours"] is not None
     assert result["mem.peak"] is not None
-    keys = {f.key for f in figures.input_figures(bare, result)}
+    keys = {f.key for f in helpers_figures.input_figures(bare, result)}
     assert f"hardware:{TOY_GPU}:price" not in keys
     priced = estimate(bare, {"hw": TOY_GPU, "gp": "2"})
     assert priced["gpu_price"] == 2 and priced["self.total"] is not None
@@ -66,7 +66,7 @@ def test_the_default_price_is_the_median_whatever_the_order(catalog: Catalog,
     assert default_rental_label(hw) == f"median of {len(prices)} listed: {row.provider}, 2000-01"
     result = estimate(toy, {"hw": TOY_GPU})
     assert result["gpu_price"] == chosen
-    [shown] = [f for f in figures.input_figures(toy, result)
+    [shown] = [f for f in helpers_figures.input_figures(toy, result)
                if f.key == f"hardware:{TOY_GPU}:price"]
     assert f"median of {len(prices)} listed: {row.provider}" in shown.label
 

@@ -1,27 +1,25 @@
 """Provenance of an estimate (pipeline step 5): the catalog figures and assumptions it rests on.
 
-``registry`` lists every catalog figure and calculator assumption an estimate can rest on
-(with status and source) under a stable key. ``RULES`` say, as data, which of them one
-estimate uses: a key template filled from the estimate's names and a condition in the
-calculator's expression language over its inputs and quantities. Python (``figure_keys``) and
-calculator.js apply the same rules; the page flags the figures whose status is unverified.
+``shared_figures`` and ``algorithm_figures`` list every catalog figure and calculator
+assumption an estimate can rest on (with status and source) under a stable key; the page ships
+them (``site/calculator/pagedata``). ``RULES`` say, as data, which of them one estimate uses: a
+key template filled from the estimate's names and a condition in the calculator's expression
+language over its inputs and quantities. calculator.js applies them and flags the figures
+whose status is unverified; the tests' Python reference (``tests/helpers_figures.py``)
+applies the same rules.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.models.hardware import default_rental, default_rental_label
 from tinkernomics.derived import derive
-from tinkernomics.derived.calculator import assumptions, ids, inputs, timing, tree
-from tinkernomics.derived.calculator.estimate import Estimate
-from tinkernomics.derived.calculator.graph import Graph
+from tinkernomics.derived.calculator import assumptions, ids, inputs, timing
 
 _DECODE = "missing(set.mfu_decode) * missing(set.tps)"
 """The decode physics applies: the reader gave neither a decode utilisation nor a throughput."""
@@ -61,66 +59,6 @@ RULES: tuple[tuple[str, str], ...] = (
     *((f"assumption:time:{c.key}", TIME_WHEN.get(c.key, "")) for c in timing.CONSTANTS),
     ("setup:total", ""),
 )
-_FIELD = re.compile(r"\{(\w+)\}")
-
-INPUT_FIGURES: dict[str, str] = {
-    # Input name -> the catalog figure it is read from (key template, as in RULES).
-    "model.total_b": "model:{model}:total_params", "model.active_b": "model:{model}:active_params",
-    "model.d_model": "model:{model}:d_model", "teacher.total_b": "model:{teacher}:total_params",
-    "teacher.active_b": "model:{teacher}:active_params", "price.prefill": "{row}",
-    "price.sample": "{row}", "price.train": "{row}", "price.teacher_prefill": "{teacher_row}",
-    "price.cache": "prices:{price_list}:cache", "price.storage": "prices:{price_list}:storage",
-    "hw.tflops": "hardware:{hw}:tflops", "hw.memory_gb": "hardware:{hw}:memory",
-    "hw.bandwidth": "hardware:{hw}:bandwidth", "hw.price": "hardware:{hw}:price",
-    "fit.A": "algorithm:{algorithm}:A", "fit.B": "algorithm:{algorithm}:B",
-    "fit.C_mid": "algorithm:{algorithm}:C_mid", "algo.G": "algorithm:{algorithm}:g",
-    "algo.K": "algorithm:{algorithm}:k",
-}
-
-
-def fill(template: str, names: Mapping[str, str]) -> str:
-    return _FIELD.sub(lambda match: names[match.group(1)], template)
-
-
-def figure_keys(est: Estimate, registry: Mapping[str, Any]) -> list[str]:
-    """Keys of the figures one estimate used that the catalog holds, in display order."""
-    names = est.resolved.names
-    env = {**est.env, **est.values,
-           "teacher_differs": 1.0 if names["teacher"] not in ("", names["model"]) else 0.0}
-    keys = []
-    for template, when in RULES:
-        if when and not tree.evaluate(tree.to_tree(when), env):
-            continue
-        key = fill(template, names)
-        if key in registry and key not in keys:
-            keys.append(key)
-    return keys
-
-
-def provenance(graph: Graph, key: str, names: Mapping[str, str]) -> set[str]:
-    """Keys of every catalog figure and formula a quantity may rest on (any branch)."""
-    found: set[str] = set()
-    seen: set[str] = set()
-    by_key = {q.key: q for q in graph.quantities}
-
-    def visit(name: str) -> None:
-        if name in seen:
-            return
-        seen.add(name)
-        q = by_key.get(name)
-        for template in (INPUT_FIGURES.get(name, ""), *(q.uses if q else ())):
-            if template and all(names[f] for f in _FIELD.findall(template)):
-                found.add(fill(template, names))  # (no teacher: no teacher figures)
-        if q is None:
-            return
-        for expression in (q.expression, q.when):
-            for read in tree.names(tree.to_tree(expression or "1")):
-                visit(read)
-
-    visit(key)
-    return found
-
-
 @dataclass(frozen=True)
 class InputFigure:
     """A catalog value (or calculator assumption) an estimate rests on, with provenance."""
@@ -257,17 +195,3 @@ def shared_figures(catalog: Catalog) -> list[InputFigure]:
         found.append(_figure("setup:total", "Cost of building the stack",
                              catalog.platform.setup_cost.total))
     return found
-
-
-def registry(catalog: Catalog) -> dict[str, InputFigure]:
-    """Every figure an estimate may use, by key."""
-    found = shared_figures(catalog)
-    for algo in catalog.algorithms.values():
-        found.extend(algorithm_figures(algo))
-    return {f.key: f for f in found}
-
-
-def input_figures(catalog: Catalog, est: Estimate) -> list[InputFigure]:
-    """The figures one estimate used, with their provenance."""
-    reg = registry(catalog)
-    return [reg[key] for key in figure_keys(est, reg)]

@@ -39,7 +39,8 @@ class Quantity:
     when: str = ""
     """An expression; where it is 0 or missing the quantity does not apply (missing)."""
     uses: tuple[str, ...] = ()
-    """Provenance: keys of the catalog figures and formulas (``figures.py``) it rests on."""
+    """Provenance: key templates of the catalog figures and formulas (``figures.py``) it rests
+    on; read by the tests (``tests/helpers_figures.provenance``), not shipped to the page."""
     shown: bool = True
     """Part of ``numbers`` (what the page and the tests compare); False for helpers."""
 
