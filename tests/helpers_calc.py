@@ -9,7 +9,9 @@ formulas, algorithms and conversions stay the real catalog's.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,29 @@ def cost_lines(catalog: Catalog, e: Any, group: str) -> dict[str, Any]:
                 gpu_hours=e[f"{k}.gpu_hours"], flops_per_token=e[f"{k}.per_token"],
                 formula=formula)
     return found
+
+
+def ways_environment(catalog: Catalog, est: Estimate) -> dict[str, Any]:
+    """The inputs ``waysgraph``'s quantities read besides the estimate's (``input_names``), as
+    calculator.js sets them off the tables the page ships: the pins, the model's flags, every
+    GPU's figures and the chosen price list's date."""
+    from tinkernomics.derived.calculator import inputs, waysgraph
+
+    c = est.choice
+    pins = {f"pin.{suffix}": 1.0 if wid in c.ways else 0.0
+            for wid, suffix in inputs.way_options(catalog)}
+    return {**pins, "pin.any": 1.0 if c.ways else 0.0,
+            **waysgraph.model_flags(catalog, c.model), **waysgraph.gpu_inputs(catalog, c.hardware),
+            "price.effective": float(catalog.price_lists[c.price_list].effective.toordinal())}
+
+
+def evaluate_ways(catalog: Catalog, query: Mapping[str, str],
+                  today: dt.date) -> tuple[Estimate, dict[str, float | None]]:
+    """A link's estimate and every value of the extended graph (as the page computes them)."""
+    from tinkernomics.derived.calculator import waysgraph
+    from tinkernomics.derived.calculator.estimate import estimate
+    from tinkernomics.derived.calculator.graph import evaluate
+
+    est = estimate(catalog, query)
+    env = {**est.env, **ways_environment(catalog, est)}
+    return est, evaluate(waysgraph.graph(catalog, today), env)

@@ -13,13 +13,15 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from helpers_calc import evaluate_ways
 
+from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.models.ways import Capability
 from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs as calc_inputs
-from tinkernomics.derived.calculator import semantics, waysgraph
+from tinkernomics.derived.calculator import semantics
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.derived.derive import conversion_factor
 from tinkernomics.site.calculator.presets import preset_queries
@@ -30,6 +32,33 @@ from tinkernomics.site.pages.views.algorithms import ROLE_LABELS
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = dt.date(2026, 12, 6)
 YES = {True: "Yes", False: "No"}
+
+
+def memory_tier(roles: list[str] | tuple[str, ...]) -> str:
+    """The coarse memory class the roles held imply (``memory_profile`` must say the same):
+    ``high`` with a second trained model (a critic), ``medium`` with a frozen full-size scorer
+    (a reward model or a teacher), else ``low`` (the policy, and a reference that LoRA shares
+    with the base weights)."""
+    if "critic" in roles:
+        return "high"
+    return "medium" if {"reward_model", "teacher"} & set(roles) else "low"
+
+
+def disagreements(algo: m.Algorithm) -> list[str]:
+    """Where an algorithm's listed facts (its profile page and compare column read them) say
+    other than the roles the estimate holds by default; empty when they agree."""
+    roles = semantics.default_roles(algo)
+    found = []
+    listed = sorted(r.value for r in algo.models_in_memory)
+    if listed != sorted(roles):
+        found.append(f"models_in_memory {listed} but the estimate holds {sorted(roles)}")
+    for flag, role in (("needs_critic", "critic"), ("needs_reward_model", "reward_model")):
+        if getattr(algo, flag) != (role in roles):
+            found.append(f"{flag} is {getattr(algo, flag)} but the estimate holds {sorted(roles)}")
+    if algo.memory_profile.value != memory_tier(roles):
+        found.append(f"memory_profile is {algo.memory_profile.value} but the roles held "
+                     f"({', '.join(roles)}) make it {memory_tier(roles)}")
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +91,7 @@ def test_profile_and_compare_column_say_what_the_estimate_holds(index: SiteIndex
                       "needs a critic": (row.needs_critic, YES["critic" in held]),
                       "needs a reward model": (row.needs_reward_model,
                                                YES["reward_model" in held]),
-                      "memory profile": (row.memory_profile, semantics.memory_tier(held))}
+                      "memory profile": (row.memory_profile, memory_tier(held))}
             problems += [f"{a} {where}: {what} says {said!r}, the estimate's roles {want!r}"
                          for what, (said, want) in checks.items() if said != want]
         cell = feature.column_html(_Ctx(index), a).split('data-tn-row="memory"')[1]
@@ -93,7 +122,7 @@ def _run_problems(catalog: Catalog, a: str, query: dict[str, str]) -> list[str]:
     if bool(gap) != bool(tinker.not_offered) or (gap and est.values["tinker.total"] is not None):
         found.append(f"Tinker: gap {gap!r}, Ways row {tinker.not_offered!r}, "
                      f"estimate bill {est.values['tinker.total']!r}")
-    _, values = waysgraph.evaluate_ways(catalog, q, TODAY)
+    _, values = evaluate_ways(catalog, q, TODAY)
     if bool(values["ways.tinker.no"]) != bool(gap):
         found.append("the calculator's Ways table and the Ways page disagree on Tinker")
     if not _same(tinker.total, est.values["tinker.total"]):
@@ -135,5 +164,5 @@ def test_profile_compare_and_estimate_give_the_same_comparison_run(index: SiteIn
 
 def test_every_algorithms_listed_facts_follow_its_semantics(catalog: Catalog) -> None:
     problems = [f"{a}: {p}" for a, algo in catalog.algorithms.items()
-                for p in semantics.disagreements(algo)]
+                for p in disagreements(algo)]
     assert not problems, "\n".join(problems)

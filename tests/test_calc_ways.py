@@ -16,7 +16,15 @@ import re
 from typing import Any
 
 import pytest
-from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, real_catalog, with_toys
+from helpers_calc import (
+    TOY_GPU,
+    TOY_MODEL,
+    TOY_PRICES,
+    evaluate_ways,
+    real_catalog,
+    ways_environment,
+    with_toys,
+)
 
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.models.ways import WayToRun
@@ -108,7 +116,7 @@ def test_the_graph_prices_every_way_as_python_does(catalog: Catalog,
     'not offered' flag and break-even (against Tinker and against the cheapest row); every
     row it does not list is hidden."""
     python = compared(catalog, query)
-    _, values = waysgraph.evaluate_ways(catalog, query, TODAY)
+    _, values = evaluate_ways(catalog, query, TODAY)
     slots = {r.key: r.name for r in waysgraph.rows(catalog)}
     shown = {key for key, name in slots.items() if values[f"{name}.shown"] == 1.0}
     assert shown == {r.key for r in python}
@@ -151,7 +159,7 @@ def test_gpu_hours_on_every_gpu_match_a_run_on_that_gpu(catalog: Catalog) -> Non
     """The graph's GPU-hours on another GPU equal the estimate re-run on it (decode roofline
     of that GPU), bit for bit."""
     for query in ({}, {"a": "opd"}, {"md": "20"}):
-        _, values = waysgraph.evaluate_ways(catalog, query, TODAY)
+        _, values = evaluate_ways(catalog, query, TODAY)
         totals = ways.run_totals(catalog, query)
         for hw, hours in totals.gpu_hours.items():
             assert values[f"ways.{waysgraph.gpu_slot(hw)}.hours"] == hours, (query, hw)
@@ -171,7 +179,7 @@ def test_a_way_id_that_is_not_a_graph_name_still_works(catalog: Catalog) -> None
     dotted = way("a.b-2026-12", "ab", "2026-12-01", gpu_prices=gpus(("h100", 2.0)))
     clash = way("a-b-2026-12", "ab2", "2026-12-01", gpu_prices=gpus(("h100", 2.0)))
     ok = with_ways(with_toys(real_catalog()), [dotted])
-    _, values = waysgraph.evaluate_ways(ok, {}, TODAY)
+    _, values = evaluate_ways(ok, {}, TODAY)
     assert values["ways.w_a_b_2026_12__g_h100.total"] is not None
     with pytest.raises(ValueError, match="differ only"):
         inputs.way_options(with_ways(ok, [dotted, clash]))
@@ -211,8 +219,8 @@ def test_every_name_the_comparison_and_recipe_read_exists(catalog: Catalog,
     algo = pagedata.algorithm_data(catalog, catalog.algorithms[algorithm], links)
     found: dict[str, set[str]] = {"values": set(), "texts": set()}
     template_names([blocks, algo["blocks"]], found)
-    est, values = waysgraph.evaluate_ways(catalog, {"a": algorithm}, TODAY)
-    env = {**est.env, **waysgraph.environment(catalog, est)}
+    est, values = evaluate_ways(catalog, {"a": algorithm}, TODAY)
+    env = {**est.env, **ways_environment(catalog, est)}
     assert found["values"] - set(values) - set(env) == set()
     texts = set(est.resolved.names) | {f"{who}.{k}" for who in ("model", "teacher")
                                        for k in pagedata.model_texts(catalog, est.choice.model)}

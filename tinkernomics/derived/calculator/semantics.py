@@ -44,30 +44,3 @@ def teacher(algo: m.Algorithm) -> str:
     """The teacher model the method's source uses ('' if none given)."""
     s = algo.semantics
     return s.teacher.model if s is not None and s.teacher is not None else ""
-
-
-def memory_tier(roles: list[str] | tuple[str, ...]) -> str:
-    """The coarse memory class the roles held imply (``memory_profile`` must say the same):
-    ``high`` with a second trained model (a critic), ``medium`` with a frozen full-size scorer
-    (a reward model or a teacher), else ``low`` (the policy, and a reference that LoRA shares
-    with the base weights)."""
-    if "critic" in roles:
-        return "high"
-    return "medium" if {"reward_model", "teacher"} & set(roles) else "low"
-
-
-def disagreements(algo: m.Algorithm) -> list[str]:
-    """Where an algorithm's listed facts (its profile page and compare column read them) say
-    other than the roles the estimate holds by default; empty when they agree."""
-    roles = default_roles(algo)
-    found = []
-    listed = sorted(r.value for r in algo.models_in_memory)
-    if listed != sorted(roles):
-        found.append(f"models_in_memory {listed} but the estimate holds {sorted(roles)}")
-    for flag, role in (("needs_critic", "critic"), ("needs_reward_model", "reward_model")):
-        if getattr(algo, flag) != (role in roles):
-            found.append(f"{flag} is {getattr(algo, flag)} but the estimate holds {sorted(roles)}")
-    if algo.memory_profile.value != memory_tier(roles):
-        found.append(f"memory_profile is {algo.memory_profile.value} but the roles held "
-                     f"({', '.join(roles)}) make it {memory_tier(roles)}")
-    return found

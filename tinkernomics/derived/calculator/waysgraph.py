@@ -16,17 +16,17 @@ graph, so the calculator page evaluates them in the browser with the same generi
   total, shown, and break-even against Tinker's bill (ratio, tying rate) and the cheapest
   paid row (``ways.cheapest``: the lowest total above zero).
 
-The extra inputs (``environment``) are lookups and flags: each GPU's figures, whether the
-chosen model is one a way trains, the pins, the chosen price list's date. ``tests/
-test_calc_ways.py`` checks the graph against ``ways.compare`` on fixture ways.
+The extra inputs (``input_names``) are lookups and flags: each GPU's figures (``gpu_inputs``),
+whether the chosen model is one a way trains (``model_flags``), the pins, the chosen price
+list's date; calculator.js reads them off the tables the page ships. ``tests/test_calc_ways.py``
+evaluates the graph in Python (``tests/helpers_calc.evaluate_ways``, the same inputs) and
+checks it against ``ways.compare`` on fixture ways.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.ways import WayToRun
@@ -34,13 +34,11 @@ from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs, limits, timing
 from tinkernomics.derived.calculator.constants import number
 from tinkernomics.derived.calculator.estimate import (
-    Estimate,
-    estimate,
     graph_for,
     hardware_inputs,
     prefixed,
 )
-from tinkernomics.derived.calculator.graph import Graph, Quantity, evaluate
+from tinkernomics.derived.calculator.graph import Graph, Quantity
 
 NONE = "1e300"
 """Stands for 'no total' in the minimum that finds the cheapest row (never a price)."""
@@ -109,17 +107,6 @@ def gpu_inputs(catalog: Catalog, chosen: str) -> dict[str, float | None]:
         found.update(prefixed(g, hardware_inputs(catalog, hw_id)))
         found[f"{g}.chosen"] = 1.0 if hw_id == chosen else 0.0
     return found
-
-
-def environment(catalog: Catalog, est: Estimate) -> dict[str, Any]:
-    """The inputs this module's quantities read besides the estimate's (``inputs`` in
-    calculator.js reads them off the same tables)."""
-    c = est.choice
-    pins = {f"pin.{suffix}": 1.0 if wid in c.ways else 0.0
-            for wid, suffix in inputs.way_options(catalog)}
-    return {**pins, "pin.any": 1.0 if c.ways else 0.0,
-            **model_flags(catalog, c.model), **gpu_inputs(catalog, c.hardware),
-            "price.effective": float(catalog.price_lists[c.price_list].effective.toordinal())}
 
 
 def input_names(catalog: Catalog) -> tuple[str, ...]:
@@ -305,11 +292,3 @@ def graph(catalog: Catalog, today: dt.date) -> Graph:
         extended.add(*quantities(catalog, today))
         cached = _GRAPHS[(id(catalog), today)] = (catalog, extended)
     return cached[1]
-
-
-def evaluate_ways(catalog: Catalog, query: Mapping[str, str],
-                  today: dt.date) -> tuple[Estimate, dict[str, float | None]]:
-    """A link's estimate and every value of the extended graph (as the page computes them)."""
-    est = estimate(catalog, query)
-    env = {**est.env, **environment(catalog, est)}
-    return est, evaluate(graph(catalog, today), env)
