@@ -27,7 +27,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from tinkernomics.catalog.loader import load_valid_catalog
-from tinkernomics.site.charts import images
+from tinkernomics.site.charts import imagejobs, images
 from tinkernomics.site.charts import spec as charts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def jobs(count: int) -> list[tuple[str, int]]:
     i = 0
     while len(out) < count:
         out += [(job.svg(), job.width) for chart in built
-                for job in images.jobs(chart, f"https://e{i}.org/")]
+                for job in imagejobs.jobs(chart, f"https://e{i}.org/")]
         i += 1
     return out[:count]
 

@@ -21,7 +21,7 @@ from helpers_charts import (  # noqa: F401  (the fixtures: catalog, grpo)
 )
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.site.charts import embed, images, plotlyspec, svg
+from tinkernomics.site.charts import embed, imagejobs, images, plotlyspec, share, svg
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 
@@ -65,11 +65,11 @@ def test_contrast_helper_matches_a_known_pair() -> None:
 
 
 def test_chart_png_is_1200_wide_and_the_card_1200x630(grpo: charts.Chart) -> None:
-    cache = images.ImageCache()
-    png = images.chart_png(grpo, "https://example.org/tn/", cache)
+    cache, url = images.ImageCache(), "https://example.org/tn/"
+    png = cache.png(images.variant_jobs(grpo, url)[0])  # chart.png's job, as a build places it
     width, height = images.png_size(png)
     assert width == 1200 and 800 < height < 1000
-    assert images.png_size(images.card_png(grpo, "https://example.org/tn/", cache)) == (1200, 630)
+    assert images.png_size(cache.png(images.card_job(grpo, url))) == (1200, 630)
     with pytest.raises(ValueError):
         images.png_size(b"GIF89a" + png[6:])
 
@@ -77,7 +77,7 @@ def test_chart_png_is_1200_wide_and_the_card_1200x630(grpo: charts.Chart) -> Non
 def test_images_are_palette_pngs_that_keep_the_chart_colours(grpo: charts.Chart) -> None:
     from PIL import Image
 
-    png = images.chart_png(grpo, "", images.ImageCache())
+    png = images.ImageCache().png(images.variant_jobs(grpo, "")[0])
     assert png[25] == 3  # IHDR colour type 3: indexed colour, a palette of at most 256 entries
     with Image.open(io.BytesIO(png)) as image:
         colours = {rgb for _, rgb in image.convert("RGB").getcolors(maxcolors=1 << 16)}
@@ -103,7 +103,7 @@ def test_png_source_has_title_axes_legend_credit_licence_url_and_date(
 def test_rendering_is_deterministic_and_cached(grpo: charts.Chart, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     cache = images.ImageCache(tmp_path)
-    first = images.card_png(grpo, "", cache)
+    first = cache.png(images.card_job(grpo, ""))
     assert first == images.render_png(images.card_svg(grpo), images.CARD_WIDTH_PX)
     assert len(list(tmp_path.glob("*.png"))) == 1
 
@@ -111,7 +111,7 @@ def test_rendering_is_deterministic_and_cached(grpo: charts.Chart, tmp_path: Pat
         raise AssertionError("rendered again instead of reading the cache")
 
     monkeypatch.setattr(images, "render_png", fail)
-    assert images.card_png(grpo, "", cache) == first
+    assert cache.png(images.card_job(grpo, "")) == first
 
 
 def test_oembed_is_a_valid_rich_response(grpo: charts.Chart) -> None:
@@ -199,12 +199,12 @@ def test_csv_metadata_header_names_title_page_units_sources_and_licence(
 def test_prune_deletes_images_unused_for_a_month_and_keeps_those_read(grpo: charts.Chart,
                                                                       tmp_path: Path) -> None:
     cache = images.ImageCache(tmp_path)
-    card = images.card_png(grpo, "", cache)
-    images.chart_png(grpo, "", cache)
+    card = cache.png(images.card_job(grpo, ""))
+    cache.png(images.variant_jobs(grpo, "")[0])
     month_ago = time.time() - (images.PRUNE_AFTER_DAYS + 1) * 86400
     for path in tmp_path.glob("*.png"):
         os.utime(path, (month_ago, month_ago))
-    assert images.card_png(grpo, "", cache) == card  # a build still shows the card
+    assert cache.png(images.card_job(grpo, "")) == card  # a build still shows the card
     assert cache.prune() == 1
     assert [p.read_bytes() for p in tmp_path.glob("*.png")] == [card]
     assert images.ImageCache().prune() == 0  # no folder, nothing to do
@@ -215,11 +215,11 @@ def test_place_links_the_cached_image_and_never_writes_through_a_link(
     """A built PNG is the cache's file (no bytes copied); placing another image at the same
     path replaces the link instead of writing into the cached file."""
     cache = images.ImageCache(tmp_path / "cache")
-    chart_job, card_job = images.jobs(grpo, "")
+    chart_job, card_job = imagejobs.jobs(grpo, "")
     dest = tmp_path / "site" / "chart.png"
     dest.parent.mkdir()
     size = cache.place(chart_job, dest)
-    assert size == images.png_size(dest.read_bytes()) and size[0] == images.PNG_WIDTH_PX
+    assert size == images.png_size(dest.read_bytes()) and size[0] == share.WIDE_PX
     [cached] = (tmp_path / "cache").glob("*.png")
     assert os.path.samefile(dest, cached)
     chart_bytes = cached.read_bytes()
@@ -238,7 +238,7 @@ def test_place_copies_where_a_link_cannot_be_made(grpo: charts.Chart, tmp_path: 
 
     monkeypatch.setattr(images.os, "link", no_links)
     cache = images.ImageCache(tmp_path / "cache")
-    job = images.jobs(grpo, "")[1]
+    job = imagejobs.jobs(grpo, "")[1]
     dest = tmp_path / "card.png"
     assert cache.place(job, dest) == (1200, 630)
     [cached] = (tmp_path / "cache").glob("*.png")
@@ -249,7 +249,7 @@ def test_images_are_compressed_harder_than_pillows_default_with_the_same_pixels(
         grpo: charts.Chart) -> None:
     from PIL import Image
 
-    png = images.chart_png(grpo, "", images.ImageCache())
+    png = images.ImageCache().png(images.variant_jobs(grpo, "")[0])
     with Image.open(io.BytesIO(png)) as image:
         image.load()
         default = io.BytesIO()

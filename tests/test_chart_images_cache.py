@@ -38,7 +38,7 @@ def _warnings(caplog: pytest.LogCaptureFixture, folder: Path) -> list[str]:
 
 def _all_jobs(catalog: Catalog) -> list[images.ImageJob]:
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
-    return [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    return [job for chart in built for job in imagejobs.jobs(chart, "https://example.org/tn/")]
 
 
 def _place_all(cache: images.ImageCache, jobs: list[images.ImageJob], site: Path) -> None:
@@ -134,7 +134,7 @@ def test_a_read_only_cache_with_old_images_warns_once_and_still_serves_them(
 def test_a_fresh_image_is_not_touched_and_an_old_one_is(grpo: charts.Chart,
                                                         tmp_path: Path) -> None:
     cache = images.ImageCache(tmp_path)
-    job = images.jobs(grpo, "")[1]
+    job = imagejobs.jobs(grpo, "")[1]
     cache.png(job)
     [path] = tmp_path.glob("*.png")
     recent = time.time() - images.TOUCH_AFTER_S / 2

@@ -21,7 +21,7 @@ from helpers_charts import (  # noqa: F401  (the fixtures: catalog, grpo)
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import feature as chartsite
-from tinkernomics.site.charts import images
+from tinkernomics.site.charts import imagejobs, images, share
 from tinkernomics.site.charts import spec as charts
 
 
@@ -29,7 +29,7 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
                                                          tmp_path: Path) -> None:
     cache = images.ImageCache(tmp_path)
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
-    todo = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    todo = [job for chart in built for job in imagejobs.jobs(chart, "https://example.org/tn/")]
     todo += [images.svg_job(images.site_card_svg(built[0], "tagline"), images.CARD_WIDTH_PX)] * 4
     assert len(todo) >= images.PARALLEL_MIN_IMAGES
     assert cache.prefill(todo) == len(todo) - 3  # the repeated card once
@@ -40,7 +40,7 @@ def test_prefill_renders_missing_images_in_parallel_once(catalog: Catalog,
 
 def _jobs(catalog: Catalog) -> list[images.ImageJob]:
     built = [charts.build_chart(catalog, cid) for cid in charts.chart_ids(catalog)]
-    jobs = [job for chart in built for job in images.jobs(chart, "https://example.org/tn/")]
+    jobs = [job for chart in built for job in imagejobs.jobs(chart, "https://example.org/tn/")]
     jobs += [images.svg_job(images.site_card_svg(built[0], f"tagline {i}"), images.CARD_WIDTH_PX)
              for i in range(8)]
     return jobs
@@ -153,7 +153,7 @@ def test_a_new_build_stops_the_workers_of_one_that_failed(
     assert images._ACTIVE == []
     for cid in charts.chart_ids(catalog):
         png = (tmp_path / "site" / "embed" / cid / "chart.png").read_bytes()
-        assert images.png_size(png)[0] == images.PNG_WIDTH_PX
+        assert images.png_size(png)[0] == share.WIDE_PX
 
 
 EXIT_SCRIPT = """

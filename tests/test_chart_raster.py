@@ -12,7 +12,7 @@ import pytest
 from helpers_charts import fitted_catalog_fixture, fitted_grpo_fixture  # noqa: F401
 from PIL import Image
 
-from tinkernomics.site.charts import images, raster, svg
+from tinkernomics.site.charts import images, raster, share, svg
 from tinkernomics.site.charts import spec as charts
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -144,8 +144,8 @@ def test_anchored_text_ends_or_centres_on_its_anchor(anchor: str) -> None:
 
 def test_y_tick_labels_are_right_aligned_to_the_axis(grpo: charts.Chart) -> None:
     """On the chart itself: every y tick label ends 8 units left of the plot, like resvg drew."""
-    image = raster.rasterise(svg.standalone_svg(grpo), images.PNG_WIDTH_PX)
-    scale = images.PNG_WIDTH_PX / svg.LAYOUTS["wide"].width
+    image = raster.rasterise(svg.standalone_svg(grpo), share.WIDE_PX)
+    scale = share.WIDE_PX / svg.LAYOUTS["wide"].width
     layout = svg.LAYOUTS["wide"]
     anchor = (layout.plot_left - 8) * scale
     rights = []
@@ -168,10 +168,10 @@ def test_the_title_is_drawn_bold(grpo: charts.Chart) -> None:
     title = next(e for e in _elements(raster.rewrite(source))
                  if e.tag == f"{NS}text" and "".join(e.itertext()) == grpo.title)
     assert title.get("font-family") == "Roboto-Bold"  # font-weight 600, drawn bold as resvg did
-    band = (0, 0, images.PNG_WIDTH_PX, 60)
-    bold = raster.rasterise(source, images.PNG_WIDTH_PX).crop(band)
+    band = (0, 0, share.WIDE_PX, 60)
+    bold = raster.rasterise(source, share.WIDE_PX).crop(band)
     regular = raster.rasterise(source.replace('font-weight="600"', 'font-weight="400"', 1),
-                               images.PNG_WIDTH_PX).crop(band)
+                               share.WIDE_PX).crop(band)
     assert _dark_pixels(bold) > 1.25 * _dark_pixels(regular)
 
 
@@ -179,12 +179,12 @@ def test_card_title_starts_at_its_x_and_axis_titles_are_centred(grpo: charts.Cha
     card = raster.rasterise(images.card_svg(grpo), images.CARD_WIDTH_PX)
     left, _, _, _ = _ink(card, (0, 20, 1200, 80))
     assert 48 <= left <= 54  # x=48 (cardsvg.MARGIN), plus the first glyph's side bearing
-    chart = raster.rasterise(svg.standalone_svg(grpo), images.PNG_WIDTH_PX)
+    chart = raster.rasterise(svg.standalone_svg(grpo), share.WIDE_PX)
     layout = svg.LAYOUTS["wide"]
-    scale = images.PNG_WIDTH_PX / layout.width
+    scale = share.WIDE_PX / layout.width
     middle = (layout.plot_left + layout.width - layout.plot_right) / 2 * scale
     baseline = svg.TITLE_PX + layout.plot_top + layout.plot_height + 40  # X_TITLE's y
-    left, _, right, _ = _ink(chart, (0, round((baseline - 12) * scale), images.PNG_WIDTH_PX,
+    left, _, right, _ = _ink(chart, (0, round((baseline - 12) * scale), share.WIDE_PX,
                                      round((baseline + 4) * scale)))
     assert abs((left + right) / 2 - middle) <= 2, (left, right, middle)
 

@@ -18,7 +18,7 @@ from test_chart_images import OEMBED_RICH_SCHEMA
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import feature as chartsite
-from tinkernomics.site.charts import images
+from tinkernomics.site.charts import images, share
 from tinkernomics.site.charts import spec as charts
 
 pytestmark = pytest.mark.build
@@ -81,7 +81,7 @@ def test_every_chart_has_a_png_a_card_and_an_svg(built_site: BuiltSite,
     for chart_id in chart_ids:
         folder = built_site.root / "embed" / chart_id
         width, height = images.png_size((folder / "chart.png").read_bytes())
-        assert width == images.PNG_WIDTH_PX and height > 600, chart_id
+        assert width == share.WIDE_PX and height > 600, chart_id
         assert images.png_size((folder / "card.png").read_bytes()) == (1200, 630), chart_id
         svg = (folder / "chart.svg").read_text(encoding="utf-8")
         assert f"{SUB_PATH_URL}algorithms/" in svg and "data as of " in svg

@@ -57,20 +57,15 @@ from tinkernomics.site.charts.imagejobs import (  # noqa: F401 (re-exported)
     all_jobs,
     card_job,
     chart_key,
-    jobs,
     svg_code_version,
     svg_job,
     variant_jobs,
 )
 from tinkernomics.site.charts.pngpalette import DEFLATE_LEVEL, EDGE_ENTRIES, PALETTE_COLOURS
-from tinkernomics.site.charts.spec import Chart
 from tinkernomics.site.identity import CARD_HEIGHT_PX, CARD_WIDTH_PX  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from PIL import Image
-
-PNG_WIDTH_PX = 1200
-
 
 def render_png(svg_text: str, width: int) -> bytes:
     """Rasterise an SVG to PNG bytes at ``width`` px with ThorVG and the bundled Roboto
@@ -353,14 +348,6 @@ def _unwritable(folder: Path, err: OSError) -> None:
         _UNWRITABLE[folder] = reason = err.strerror or str(err)
     log.warning("warning: the chart image cache %s cannot be written (%s); chart images are "
                 "rendered without caching", folder, reason)
-
-
-def chart_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
-    return cache.png(jobs(chart, site_url)[0])
-
-
-def card_png(chart: Chart, site_url: str, cache: ImageCache) -> bytes:
-    return cache.png(card_job(chart, site_url))
 
 
 PNG_HEADER_BYTES = 24
