@@ -14,8 +14,10 @@ import pytest
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
 from tinkernomics.site.compare import feature, view
-from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, build_dates, fill
+from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, build_dates
 from tinkernomics.site.pages.views import Links, build_index
+from tinkernomics.site.postbuild.finish import finish_pages
+from tinkernomics.site.postbuild.knownscripts import known_scripts
 
 
 @pytest.fixture(scope="module")
@@ -104,12 +106,13 @@ def test_build_dates_are_reproducible(tmp_path: Path, valid_catalog_dir: Path) -
     assert build_dates(tmp_path, valid_catalog_dir, epoch) == dates
 
 
-def test_fill_writes_the_date_into_every_page(tmp_path: Path) -> None:
+def test_the_build_writes_the_date_into_every_page(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "index.html").write_text(f"<main>x{PLACEHOLDER}</main>", encoding="utf-8")
     (tmp_path / "b.html").write_text("<p>no placeholder</p>", encoding="utf-8")
     dates = BuildDates(dt.date(2026, 1, 2), dt.date(2026, 1, 1))
-    assert fill(tmp_path, dates) == 1
+    finish_pages(tmp_path, "", dates, known_scripts())  # the post-build pass over every page
+    assert "Site built" not in (tmp_path / "b.html").read_text(encoding="utf-8")
     text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
     assert 'Site built <time datetime="2026-01-02">' in text
     assert 'catalog data as of <time datetime="2026-01-01">' in text

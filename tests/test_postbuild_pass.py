@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, fill
+from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, fill_page
 from tinkernomics.site.postbuild import csp
 from tinkernomics.site.postbuild.csp import add_policies
 from tinkernomics.site.postbuild.finish import finish_pages
 from tinkernomics.site.postbuild.knownscripts import known_scripts
-from tinkernomics.site.postbuild.previews import add_previews
+from tinkernomics.site.postbuild.previews import page_url, tag_page
 
 BASE = "https://example.org/sub/"
 DATES = BuildDates(dt.date(2026, 1, 2), dt.date(2025, 12, 31))
@@ -36,6 +37,14 @@ def _site(root: Path) -> Path:
     return root
 
 
+def _walk(root: Path, transform: Callable[[str, str], str]) -> None:
+    """One walk of the site applying one page transform (``transform(page, its URL)``)."""
+    for path in sorted(root.rglob("*.html")):
+        page = path.read_text(encoding="utf-8")
+        if (changed := transform(page, page_url(root, path))) != page:
+            path.write_text(changed, encoding="utf-8")
+
+
 def _tree(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
             for p in sorted(root.rglob("*.html"))}
@@ -45,8 +54,8 @@ def test_one_pass_writes_what_the_three_walks_wrote(tmp_path: Path) -> None:
     one, three = _site(tmp_path / "one"), _site(tmp_path / "three")
     known = known_scripts()
     finish_pages(one, BASE, DATES, known)
-    fill(three, DATES)
-    add_previews(three, BASE)
+    _walk(three, lambda page, _url: fill_page(page, DATES))
+    _walk(three, lambda page, url: tag_page(page, url, BASE))
     add_policies(three, known)
     assert _tree(one) == _tree(three)
     page = _tree(one)["algorithms/grpo/index.html"]

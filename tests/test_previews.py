@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from tinkernomics.site.postbuild.previews import add_previews, preview
+from tinkernomics.site.postbuild.previews import preview, tag_page
 
 BASE = "https://example.org/sub/"
 PAGE = """<html><head><title>GRPO - tinker-nomics</title>
@@ -35,15 +33,11 @@ def test_a_page_without_chart_or_text_uses_the_site_card_and_meta_description() 
     assert "oembed" not in found.tags(BASE)
 
 
-def test_long_descriptions_are_cut_and_pages_are_tagged_once(tmp_path: Path) -> None:
+def test_long_descriptions_are_cut_and_pages_are_tagged_once() -> None:
     long_page = PAGE.replace("Group", "word " * 200)
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "index.html").write_text(long_page, encoding="utf-8")
-    (tmp_path / "frag.html").write_text("<p>no head</p>", encoding="utf-8")
-    assert add_previews(tmp_path, "https://example.org/sub") == 1
-    assert add_previews(tmp_path, "https://example.org/sub") == 0
-    text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
-    assert text.count('property="og:title"') == 1
+    text = tag_page(long_page, "a/", BASE)
+    assert text != long_page and text.count('property="og:title"') == 1
+    assert tag_page(text, "a/", BASE) == text  # a page that has its tags keeps them as they are
     description = preview(long_page, "a/", BASE).description
     assert len(description) == 300 and description.endswith("…")
-    assert (tmp_path / "frag.html").read_text(encoding="utf-8") == "<p>no head</p>"
+    assert tag_page("<p>no head</p>", "frag.html", BASE) == "<p>no head</p>"

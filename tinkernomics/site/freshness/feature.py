@@ -79,19 +79,6 @@ def fill_page(page: str, dates: BuildDates) -> str:
     return page.replace(PLACEHOLDER, dates.html()) if PLACEHOLDER in page else page
 
 
-def fill(site_dir: Path, dates: BuildDates) -> int:
-    """Fill the placeholder of every page under ``site_dir``; return how many pages changed.
-    The build does this in its one pass over the finished site (``postbuild.finish``)."""
-    changed = 0
-    for path in sorted(site_dir.rglob("*.html")):
-        page = path.read_text(encoding="utf-8")
-        filled = fill_page(page, dates)
-        if filled != page:
-            path.write_text(filled, encoding="utf-8")
-            changed += 1
-    return changed
-
-
 def macros(ctx: SiteContext) -> dict[str, Macro]:
     """No macros: the date is written after the pages, in ``postbuild``'s pass (``fill_page``)."""
     return {}

@@ -154,18 +154,3 @@ def tag_page(page: str, rel_url: str, base: str) -> str:
 def site_base(site_url: str) -> str:
     """The site URL ending in ``/`` (empty stays empty)."""
     return site_url if site_url.endswith("/") or not site_url else site_url + "/"
-
-
-def add_previews(site_dir: Path, site_url: str) -> int:
-    """Add preview tags to every content page under ``site_dir`` and strip the theme's
-    indentation (``tag_page``); return how many changed. The build does this in its one pass
-    over the finished site (``postbuild.finish``); this walk serves tests and tools."""
-    base = site_base(site_url)
-    changed = 0
-    for path in sorted(site_dir.rglob("*.html")):
-        page = path.read_text(encoding="utf-8")
-        tagged = tag_page(page, page_url(site_dir, path), base)
-        if tagged != page:
-            path.write_text(tagged, encoding="utf-8")
-            changed += 1
-    return changed

@@ -1,12 +1,12 @@
 """Indentation out of built pages (pipeline step 6, in the link-preview pass over every page).
 
 Material's templates indent their markup and leave runs of blank lines: about 4.2 KB of every
-page, 4.3 MB of the site at 1,000 algorithms. ``previews.add_previews`` already reads and
-rewrites every built page, so it passes each one through ``strip_theme_indentation`` on the
-way. That strips only the theme's chrome, around the page's ``<article>``: the article (the
-page's own content, markup from Markdown and the macros) has 2% of the indentation and two
-thirds of the bytes, so it is copied as it is, and stripping costs a fraction of what the whole
-page would.
+page, 4.3 MB of the site at 1,000 algorithms. The link-preview pass (``previews.tag_page``, in
+``postbuild.finish``'s one pass) already reads and rewrites every built page, so it passes each
+one through ``strip_theme_indentation`` on the way. That strips only the theme's chrome,
+around the page's ``<article>``: the article (the page's own content, markup from Markdown and
+the macros) has 2% of the indentation and two thirds of the bytes, so it is copied as it is,
+and stripping costs a fraction of what the whole page would.
 
 The transform changes nothing a reader sees. It touches only text between tags, never a tag
 (attribute values stay byte for byte) and never the content of an element whose whitespace
