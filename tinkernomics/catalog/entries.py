@@ -137,9 +137,6 @@ KINDS = Kinds(ALGORITHM, REFERENCE, FORMULA, HARDWARE, CONVERSION, MODEL, LOSS, 
 KINDS_BY_NAME = KINDS.by_name
 """Kind name -> Kind (the same dict as ``KINDS.by_name``, kept in step with it)."""
 
-T = TypeVar("T", bound=BaseModel)
-
-
 class Of(Generic[M]):
     """A typed accessor on ``Catalog``: ``catalog.algorithms`` is ``catalog.of("algorithm")``."""
 

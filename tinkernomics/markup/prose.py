@@ -43,7 +43,6 @@ MARKUP = "[]<>&\\`*_!"
 MAX_MARKUP = 200
 """Most ``MARKUP`` characters in one text; the catalog's busiest field has about 35."""
 _SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
 
 HINT = ("write Markdown: links as [text](https://...) or [text](../page/), images as "
         "![description](path/on/this/site.png); no HTML tags, comments or headings")

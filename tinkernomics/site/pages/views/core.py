@@ -110,8 +110,6 @@ def yes_no(flag: bool) -> str:
 
 # --------------------------------------------------------------------------- provenance
 
-STATUS_LABELS: dict[Status, str] = {s: s.value for s in Status}
-
 
 @dataclass(frozen=True)
 class Cite:
