@@ -16,7 +16,9 @@ back to MkDocs' own ``Page.render`` for any text outside that shape.
 
 Material's scripts block is written again by ``site_overrides/main.html`` to defer the theme's
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
-build if that block ever holds more than the bundle and the ``extra_javascript`` loop.
+build if that block ever holds more than the bundle and the ``extra_javascript`` loop. It also
+gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
+carries for ``search-terms.js``.
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
@@ -116,6 +118,7 @@ def on_startup(command, dirty):
 
 def on_env(env, config, files):
     env.globals["tn_theme_bundle"] = theme_bundle(env)
+    env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     return env
 
 

@@ -31,23 +31,38 @@ What is relied on, and where:
    ``links_to_anchors``; the hooks' ``_render_raw`` sets the same for an algorithm page without
    Markdown (``convert`` in ``tinkernomics/site/pages/rawhtml.py``), and the build calls
    ``page.render`` after ``on_page_markdown``.
+5. Material's search worker: the page posts it the index (``SEARCH_MESSAGES["setup"]``) and
+   each query (``"query"``), and reads the answers (``"result"``); a message's content is its
+   ``SEARCH_DATA`` field (Material's ``SearchMessageType`` and ``SearchMessage``, in
+   ``integrations/search/worker/message``). Material offers no public way to change how a
+   query is read (its worker takes the words as alternatives), so
+   ``site_overrides/assets/javascripts/search-terms.js`` rewrites the query message. It knows
+   nothing of the message's shape: it reads it from the page's
+   ``<meta name="tn-theme-search">`` (``search_shape``, written by ``main.html`` from the hooks'
+   ``on_env``; without it the script changes nothing). The tests that watch the worker
+   (``tests/helpers_search.py``, ``tests/helpers_browser.py``) read the same constants here.
 
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
 1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
 2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
-   tests/test_themefiles.py tests/test_site_rawhtml.py``: the search index of a tiny built
-   site must be the same with and without the cut (rule 1); the scripts block must still match
-   (rule 2, else the build fails naming main.html); the theme files' tests (rule 3); algorithm
-   pages built without Markdown the same as with it (rule 4).
+   tests/test_themefiles.py tests/test_site_rawhtml.py tests/test_search_terms.py``: the
+   search index of a tiny built site must be the same with and without the cut (rule 1); the
+   scripts block must still match (rule 2, else the build fails naming main.html); the theme
+   files' tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4);
+   a tiny site searched in Chromium must require every word of a query (rule 5).
 3. If rule 4 moved (``test_site_rawhtml.py`` fails): read ``Page.render`` and fix ``_render_raw``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
+   If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the bundle's
+   source map holds it) and set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker now
+   reads a query's words as all required, drop ``search-terms.js`` instead.
 4. ``make build`` and look at a page (header, search, palette toggle).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from jinja2 import nodes
@@ -64,6 +79,19 @@ MATERIAL_SCRIPTS = ("{% block scripts %}<script src=\"{{ 'BUNDLE' | url }}\"></s
                     "{% for script in config.extra_javascript %}{{ script | script_tag }}"
                     "{% endfor %}{% endblock %}")
 """Material's scripts block as main.html writes it again (``BUNDLE``: the path, which changes)."""
+
+SEARCH_MESSAGES = {"setup": {"type": 0}, "ready": {"type": 1}, "query": {"type": 2},
+                   "result": {"type": 3}}
+"""Material's search-worker messages, each by the fields that tell it apart (rule 5)."""
+SEARCH_DATA = "data"
+"""The field of a search-worker message that holds its content (the query's text)."""
+
+
+def search_shape() -> str:
+    """What ``search-terms.js`` needs to know of the query message, as JSON for the page's
+    ``<meta name="tn-theme-search">``: the fields that mark it, the field holding the text."""
+    return json.dumps({"query": SEARCH_MESSAGES["query"], "data": SEARCH_DATA},
+                      separators=(",", ":"), sort_keys=True)
 
 
 class ThemeChanged(Exception):
