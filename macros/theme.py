@@ -28,8 +28,9 @@ What is relied on, and where:
    ``tinkernomics/site/postbuild/themefiles.py`` drops.
 4. MkDocs' ``Page.render`` (``mkdocs/structure/pages.py``): it sets ``content``, ``toc``
    (``get_toc`` of the toc tokens), ``_title_from_render``, ``present_anchor_ids`` and
-   ``links_to_anchors``; the hooks' ``_render_raw`` sets the same for an algorithm page without
-   Markdown (``convert`` in ``tinkernomics/site/pages/rawhtml.py``), and the build calls
+   ``links_to_anchors``; ``render_finished`` sets the same for an algorithm page whose HTML is
+   made without Markdown (the hooks' ``on_page_markdown`` gives such a page a ``render`` that
+   calls it with ``convert`` of ``tinkernomics/site/pages/rawhtml.py``), and the build calls
    ``page.render`` after ``on_page_markdown``.
 5. Material's search worker: the page posts it the index (``SEARCH_MESSAGES["setup"]``) and
    each query (``"query"``), and reads the answers (``"result"``); a message's content is its
@@ -46,16 +47,17 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
 
 1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
 2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
-   tests/test_themefiles.py tests/test_site_rawhtml.py tests/test_search_terms.py``: the
+   tests/test_themefiles.py tests/test_site_rawpage.py tests/test_search_terms.py``: the
    search index of a tiny built site must be the same with and without the cut (rule 1); the
    scripts block must still match (rule 2, else the build fails naming main.html); the theme
    files' tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4);
    a tiny site searched in Chromium must require every word of a query (rule 5).
-3. If rule 4 moved (``test_site_rawhtml.py`` fails): read ``Page.render`` and fix ``_render_raw``.
+3. If rule 4 moved (``test_site_rawpage.py`` fails): read ``Page.render``, fix
+   ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
    If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the bundle's
-   source map holds it) and set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker now
+   source map in the installed package holds it) and set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker now
    reads a query's words as all required, drop ``search-terms.js`` instead.
 4. ``make build`` and look at a page (header, search, palette toggle).
 """
@@ -132,6 +134,23 @@ def theme_bundle(env: Any) -> str:
         "extra_javascript loop: compare it with the scripts block of site_overrides/main.html, "
         "which writes it again to defer the bundle, then update both and MATERIAL_SCRIPTS in "
         "macros/theme.py (its upgrade checklist)")
+
+
+def render_finished(page: Any, html: str, toc_tokens: list[Any], title: str | None,
+                    anchor_ids: set[str]) -> None:
+    """Set on ``page`` what MkDocs' ``Page.render`` sets (rule 4), for HTML made without
+    Markdown: its headings' permalinks are the only links it holds, so no link to an anchor
+    is recorded (MkDocs records them only when it logs at DEBUG level)."""
+    import logging
+
+    from mkdocs.structure.toc import get_toc
+
+    page.content = html
+    page.toc = get_toc(toc_tokens)  # Python-Markdown's toc token shape
+    page._title_from_render = title
+    page.present_anchor_ids = anchor_ids
+    if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+        page.links_to_anchors = {}
 
 
 def search_sections(html: str) -> list[tuple[str | None, str, str]]:

@@ -83,3 +83,11 @@ def test_the_plotly_bundle_is_the_one_the_adapter_names() -> None:
     pinned = re.search(r"plotly\.js (\d+\.\d+\.\d+), vendored", THEME.__doc__ or "")
     assert pinned is not None
     assert f"version\n**{pinned.group(1)}**" in readme.read_text(encoding="utf-8")
+
+
+def test_the_checklist_names_test_files_that_exist() -> None:
+    named = set(re.findall(r"tests/(test_\w+\.py)", THEME.__doc__ or "")) | set(
+        re.findall(r"``(test_\w+\.py)``", THEME.__doc__ or ""))
+    assert len(named) >= 6
+    assert not {n for n in named if not (REPO / "tests" / n).is_file()}, \
+        "the upgrade checklist in macros/theme.py names a test file that does not exist"
