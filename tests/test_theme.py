@@ -67,6 +67,34 @@ def test_a_built_index_is_the_same_with_the_cut_and_skips_what_is_excluded(
     assert "hiddenparagraph" in page and "tn:search-cut" not in page  # the page came back
 
 
+@pytest.mark.build
+def test_the_search_plugin_parses_the_page_the_hooks_cut(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks' priorities (rule 1): Material's search plugin reads each page after the cut
+    (its placeholders, not the excluded text) and the theme renders it after the restore."""
+    from material.plugins.search import plugin as material_search
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    parsed: list[str] = []
+    feed = material_search.Parser.feed
+    monkeypatch.setattr(material_search.Parser, "feed",
+                        lambda self, data: (parsed.append(data), feed(self, data))[1])
+    root = tmp_path / "site-src"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        "site_name: t\ntheme: {name: material}\nplugins: [search]\n"
+        "markdown_extensions: [attr_list, md_in_html]\n"
+        f"hooks: ['{REPO / 'macros' / 'mkdocs_hooks.py'}']\n", encoding="utf-8")
+    build(load_config(str(root / "mkdocs.yml")))
+    index_page = next(text for text in parsed if "Visible words" in text)
+    assert "tn:search-cut" in index_page and "hiddenparagraph" not in index_page, \
+        "walk the upgrade checklist in macros/theme.py (rule 1: the hooks' priorities)"
+    built = (root / "site" / "index.html").read_text(encoding="utf-8")
+    assert "hiddenparagraph" in built and "tn:search-cut" not in built
+
+
 def test_the_pins_are_the_installed_releases() -> None:
     installed = {name: version(name) for name in THEME.PINS}
     assert installed == THEME.PINS, "walk the upgrade checklist in macros/theme.py"
