@@ -9,8 +9,9 @@ Pinned (exact; ``pyproject.toml`` pins the same, ``tests/test_theme.py`` checks 
 
 - mkdocs 1.6.1, mkdocs-material 9.8.2 (``PINS``).
 - plotly.js 4.1.1, vendored (``tinkernomics/site/charts/static/plotly/README.md``: its version and
-  sha256); the charts and their tests use Plotly's public API only (``Plotly.newPlot``,
-  ``relayout``, ``addTraces``, ``purge``, ``downloadImage``, ``gd.layout``) and the drawn SVG.
+  sha256); the charts and their tests use Plotly's public API only (``PLOTLY_API``, and
+  ``gd.layout``) and the drawn SVG, never a graph's ``_``-prefixed fields (``_fullLayout``):
+  ``tests/test_theme.py`` reads the scripts and tests for both.
 
 What is relied on, and where:
 
@@ -56,9 +57,9 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
    ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
-   If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the bundle's
-   source map in the installed package holds it) and set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker now
-   reads a query's words as all required, drop ``search-terms.js`` instead.
+   If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the installed
+   bundle's source map holds it), set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker
+   now reads a query's words as all required, drop ``search-terms.js`` instead.
 4. ``make build`` and look at a page (header, search, palette toggle).
 """
 
@@ -71,6 +72,9 @@ from jinja2 import nodes
 
 PINS = {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2"}
 """The exact releases this adapter was checked against (``pyproject.toml`` pins the same)."""
+
+PLOTLY_API = ("newPlot", "relayout", "addTraces", "purge", "downloadImage", "Plots.resize")
+"""The plotly.js functions the charts call (its documented function reference)."""
 
 SEARCH_PRIORITY = 0
 """The priority of Material's search plugin's ``on_page_context`` (MkDocs' default)."""

@@ -119,3 +119,22 @@ def test_the_checklist_names_test_files_that_exist() -> None:
     assert len(named) >= 6
     assert not {n for n in named if not (REPO / "tests" / n).is_file()}, \
         "the upgrade checklist in macros/theme.py names a test file that does not exist"
+
+
+SCRIPTS = [*sorted((REPO / "site_overrides" / "assets" / "javascripts").glob("*.js")),
+           *sorted((REPO / "tinkernomics" / "site").glob("*/templates/*.js"))]
+
+
+def test_the_charts_call_only_the_plotly_functions_the_adapter_names() -> None:
+    called = {m.group(1) for path in SCRIPTS
+              for m in re.finditer(r"\bPlotly\.([\w.]+)\(", path.read_text(encoding="utf-8"))}
+    assert "newPlot" in called
+    assert called <= set(THEME.PLOTLY_API), "a Plotly call macros/theme.py does not name"
+
+
+def test_no_script_or_test_reads_a_private_plotly_field() -> None:
+    private = re.compile(r"\._full[A-Z]\w*|\bgd\._\w+")  # gd: a graph div
+    paths = [*SCRIPTS, *sorted((REPO / "tests").glob("*.py"))]
+    found = {str(p.relative_to(REPO)): m.group(0) for p in paths if p.name != "test_theme.py"
+             for m in private.finditer(p.read_text(encoding="utf-8"))}
+    assert not found, "Plotly's private fields (use gd.layout, the drawn SVG): " + str(found)
