@@ -314,7 +314,7 @@ def test_test_modules_stay_small() -> None:
 
 def test_every_size_exception_is_still_needed() -> None:
     """An exception ends with its reason: a file back under its rule leaves the list."""
-    limits = {".js": MAX_JS_FUNCTION_LINES, ".css": MAX_CSS_LINES}
+    limits = {".js": MAX_JS_FUNCTION_LINES, ".css": MAX_CSS_LINES, ".py": MAX_TEST_MODULE_LINES}
     for name in SIZE_EXCEPTIONS:
         path = REPO / name
         text = path.read_text(encoding="utf-8")
