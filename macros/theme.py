@@ -44,6 +44,18 @@ What is relied on, and where:
    ``on_env``; without it the script changes nothing). The tests that watch the worker
    (``tests/helpers_search.py``, ``tests/helpers_browser.py``) read the same constants here.
 
+Still outside this module (the package may not import it, or the theme's markup is the
+interface), each caught by a test when a release moves it:
+
+- ``tinkernomics/site/postbuild/knownscripts.py`` reads the theme's inline scripts from its
+  ``templates/partials/javascripts/`` (``test_security_*``: a theme script without a hash);
+  ``themefiles.py`` knows its asset names (rule 3, ``test_themefiles.py``).
+- ``site_overrides/partials/tn-header.html`` names the search dialog by replacing Material's
+  ``role="dialog">`` (``test_a11y_axe.py``).
+- Our stylesheets style Material's markup (its classes, ``data-md-color-scheme``): the
+  browser layout and axe tests see a change; the browser tests read its search box and results
+  (``tests/helpers_search.py``).
+
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
 1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
