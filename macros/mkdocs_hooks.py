@@ -16,7 +16,9 @@ back to MkDocs' own ``Page.render`` for any text outside that shape.
 
 Material's scripts block is written again by ``site_overrides/main.html`` to defer the theme's
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
-build if that block ever holds more than the bundle and the ``extra_javascript`` loop.
+build if that block ever holds more than the bundle and the ``extra_javascript`` loop. It also
+gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
+carries for ``search-terms.js``.
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
@@ -34,16 +36,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, cast
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
-from mkdocs.structure.toc import get_toc
 
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.pages import rawhtml
@@ -82,17 +81,12 @@ ALGORITHMS_INDEX = "algorithms/index.md"
 
 
 def _render_raw(page, config, files):
-    """``Page.render`` (MkDocs 1.6, ``theme.py`` rule 4) without Markdown for a page of headings
-    and finished HTML blocks; any other text goes through ``Page.render`` itself."""
+    """``Page.render`` without Markdown for a page of headings and finished HTML blocks (what
+    it sets: ``theme.render_finished``, rule 4); any other text goes through ``Page.render``."""
     raw = rawhtml.convert(page.markdown)
     if raw is None:
         return Page.render(page, config, files)
-    page.content = raw.html
-    page.toc = get_toc(cast(Any, raw.toc_tokens))  # Python-Markdown's toc token shape
-    page._title_from_render = raw.title
-    page.present_anchor_ids = raw.anchor_ids
-    if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
-        page.links_to_anchors = {}  # the headings' permalinks are the only links it parses
+    theme.render_finished(page, raw.html, raw.toc_tokens, raw.title, raw.anchor_ids)
     return None
 
 
@@ -116,6 +110,7 @@ def on_startup(command, dirty):
 
 def on_env(env, config, files):
     env.globals["tn_theme_bundle"] = theme_bundle(env)
+    env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     return env
 
 

@@ -9,8 +9,9 @@ Pinned (exact; ``pyproject.toml`` pins the same, ``tests/test_theme.py`` checks 
 
 - mkdocs 1.6.1, mkdocs-material 9.8.2 (``PINS``).
 - plotly.js 4.1.1, vendored (``tinkernomics/site/charts/static/plotly/README.md``: its version and
-  sha256); the charts and their tests use Plotly's public API only (``Plotly.newPlot``,
-  ``relayout``, ``addTraces``, ``purge``, ``downloadImage``, ``gd.layout``) and the drawn SVG.
+  sha256); the charts and their tests use Plotly's public API only (``PLOTLY_API``, and
+  ``gd.layout``) and the drawn SVG, never a graph's ``_``-prefixed fields (``_fullLayout``):
+  ``tests/test_theme.py`` reads the scripts and tests for both.
 
 What is relied on, and where:
 
@@ -28,32 +29,64 @@ What is relied on, and where:
    ``tinkernomics/site/postbuild/themefiles.py`` drops.
 4. MkDocs' ``Page.render`` (``mkdocs/structure/pages.py``): it sets ``content``, ``toc``
    (``get_toc`` of the toc tokens), ``_title_from_render``, ``present_anchor_ids`` and
-   ``links_to_anchors``; the hooks' ``_render_raw`` sets the same for an algorithm page without
-   Markdown (``convert`` in ``tinkernomics/site/pages/rawhtml.py``), and the build calls
+   ``links_to_anchors``; ``render_finished`` sets the same for an algorithm page whose HTML is
+   made without Markdown (the hooks' ``on_page_markdown`` gives such a page a ``render`` that
+   calls it with ``convert`` of ``tinkernomics/site/pages/rawhtml.py``), and the build calls
    ``page.render`` after ``on_page_markdown``.
+5. Material's search worker: the page posts it the index (``SEARCH_MESSAGES["setup"]``) and
+   each query (``"query"``), and reads the answers (``"result"``); a message's content is its
+   ``SEARCH_DATA`` field (Material's ``SearchMessageType`` and ``SearchMessage``, in
+   ``integrations/search/worker/message``). Material offers no public way to change how a
+   query is read (its worker takes the words as alternatives), so
+   ``site_overrides/assets/javascripts/search-terms.js`` rewrites the query message. It knows
+   nothing of the message's shape: it reads it from the page's
+   ``<meta name="tn-theme-search">`` (``search_shape``, written by ``main.html`` from the hooks'
+   ``on_env``; without it the script changes nothing). The tests that watch the worker
+   (``tests/helpers_search.py``, ``tests/helpers_browser.py``) read the same constants here.
+
+Still outside this module (the package may not import it, or the theme's markup is the
+interface), each caught by a test when a release moves it:
+
+- ``tinkernomics/site/postbuild/knownscripts.py`` reads the theme's inline scripts from its
+  ``templates/partials/javascripts/`` (``test_security_*``: a theme script without a hash);
+  ``themefiles.py`` knows its asset names (rule 3, ``test_themefiles.py``).
+- ``site_overrides/partials/tn-header.html`` names the search dialog by replacing Material's
+  ``role="dialog">`` (``test_a11y_axe.py``).
+- Our stylesheets style Material's markup (its classes, ``data-md-color-scheme``): the
+  browser layout and axe tests see a change; the browser tests read its search box and results
+  (``tests/helpers_search.py``).
 
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
 1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
 2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
-   tests/test_themefiles.py tests/test_site_rawhtml.py``: the search index of a tiny built
-   site must be the same with and without the cut (rule 1); the scripts block must still match
-   (rule 2, else the build fails naming main.html); the theme files' tests (rule 3); algorithm
-   pages built without Markdown the same as with it (rule 4).
-3. If rule 4 moved (``test_site_rawhtml.py`` fails): read ``Page.render`` and fix ``_render_raw``.
+   tests/test_themefiles.py tests/test_site_rawpage.py tests/test_search_terms.py``: the
+   search index of a tiny built site must be the same with and without the cut (rule 1); the
+   scripts block must still match (rule 2, else the build fails naming main.html); the theme
+   files' tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4);
+   a tiny site searched in Chromium must require every word of a query (rule 5).
+3. If rule 4 moved (``test_site_rawpage.py`` fails): read ``Page.render``, fix
+   ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
+   If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the installed
+   bundle's source map holds it), set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker
+   now reads a query's words as all required, drop ``search-terms.js`` instead.
 4. ``make build`` and look at a page (header, search, palette toggle).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from jinja2 import nodes
 
 PINS = {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2"}
 """The exact releases this adapter was checked against (``pyproject.toml`` pins the same)."""
+
+PLOTLY_API = ("newPlot", "relayout", "addTraces", "purge", "downloadImage", "Plots.resize")
+"""The plotly.js functions the charts call (its documented function reference)."""
 
 SEARCH_PRIORITY = 0
 """The priority of Material's search plugin's ``on_page_context`` (MkDocs' default)."""
@@ -64,6 +97,19 @@ MATERIAL_SCRIPTS = ("{% block scripts %}<script src=\"{{ 'BUNDLE' | url }}\"></s
                     "{% for script in config.extra_javascript %}{{ script | script_tag }}"
                     "{% endfor %}{% endblock %}")
 """Material's scripts block as main.html writes it again (``BUNDLE``: the path, which changes)."""
+
+SEARCH_MESSAGES = {"setup": {"type": 0}, "ready": {"type": 1}, "query": {"type": 2},
+                   "result": {"type": 3}}
+"""Material's search-worker messages, each by the fields that tell it apart (rule 5)."""
+SEARCH_DATA = "data"
+"""The field of a search-worker message that holds its content (the query's text)."""
+
+
+def search_shape() -> str:
+    """What ``search-terms.js`` needs to know of the query message, as JSON for the page's
+    ``<meta name="tn-theme-search">``: the fields that mark it, the field holding the text."""
+    return json.dumps({"query": SEARCH_MESSAGES["query"], "data": SEARCH_DATA},
+                      separators=(",", ":"), sort_keys=True)
 
 
 class ThemeChanged(Exception):
@@ -104,6 +150,23 @@ def theme_bundle(env: Any) -> str:
         "extra_javascript loop: compare it with the scripts block of site_overrides/main.html, "
         "which writes it again to defer the bundle, then update both and MATERIAL_SCRIPTS in "
         "macros/theme.py (its upgrade checklist)")
+
+
+def render_finished(page: Any, html: str, toc_tokens: list[Any], title: str | None,
+                    anchor_ids: set[str]) -> None:
+    """Set on ``page`` what MkDocs' ``Page.render`` sets (rule 4), for HTML made without
+    Markdown: its headings' permalinks are the only links it holds, so no link to an anchor
+    is recorded (MkDocs records them only when it logs at DEBUG level)."""
+    import logging
+
+    from mkdocs.structure.toc import get_toc
+
+    page.content = html
+    page.toc = get_toc(toc_tokens)  # Python-Markdown's toc token shape
+    page._title_from_render = title
+    page.present_anchor_ids = anchor_ids
+    if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+        page.links_to_anchors = {}
 
 
 def search_sections(html: str) -> list[tuple[str | None, str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_site import load_theme
 
 CHROMIUM = Path("/usr/bin/chromium-headless-shell")
 """Debian's ``chromium-headless-shell`` package (`make browser` installs it)."""
@@ -26,20 +28,25 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 """As root in a sandbox with a closed network: no sandboxing, no background connections."""
 
 
+_THEME = load_theme()
 NO_SEARCH_INDEX = """(() => {
+  const setup = SETUP, data = DATA;
   const send = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
-    if (message && message.type === 0 && message.data && Array.isArray(message.data.docs)) {
-      message = {...message, data: {...message.data, docs: []}};
+    const index = message && message[data];
+    if (index && Array.isArray(index.docs)
+        && Object.keys(setup).every(k => message[k] === setup[k])) {
+      message = {...message, [data]: {...index, docs: []}};
     }
     return send.call(this, message, ...rest);
   };
-})();"""
+})();""".replace("SETUP", json.dumps(_THEME.SEARCH_MESSAGES["setup"])).replace(
+    "DATA", json.dumps(_THEME.SEARCH_DATA))
 """An init script: Material's search worker gets the site's search index without its pages
-(its setup message, type 0, carries the whole index; the worker builds a lunr index of every
-page on each full page load). For tabs where nothing searches (the calculator, compare,
-reader and chart modules, the whole-site sweeps); Material's search over the real index has
-its own tests (test_search_ranking.py and the search dialog's axe check)."""
+(its setup message, macros/theme.py rule 5, carries the whole index; the worker builds a lunr
+index of every page on each full page load). For tabs where nothing searches (the calculator,
+compare, reader and chart modules, the whole-site sweeps); Material's search over the real
+index has its own tests (test_search_ranking.py and the search dialog's axe check)."""
 
 SCRIPTS_READY_JS = """() => [...document.querySelectorAll(
     '[data-tn-calc], [data-tn-compare], .tn-algorithms table')]

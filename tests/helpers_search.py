@@ -12,11 +12,14 @@ the open search box after the previous one has been erased and its results have 
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from helpers_site import load_theme
 
 TIMEOUT_MS = 30_000
 QUERY = "input[data-md-component=search-query]"
@@ -33,23 +36,29 @@ ANSWERED = """() => /matching|no match/i.test(
 CLEARED = """() => document.querySelector('input[data-md-component=search-query]').value === ''
   && !(""" + ANSWERED + """)() && !document.querySelector('.md-search-result__list > li')"""
 """The box is empty and no result of an earlier query is shown (Material's placeholder is)."""
+_THEME = load_theme()
 WORKER_LOG = """(() => {
+  const kinds = MESSAGES, data = DATA;
+  const is = (message, kind) => !!message
+    && Object.keys(kinds[kind]).every(k => message[k] === kinds[kind][k]);
   const log = window.__tn_search = {sent: [], answered: 0};
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
-    if (message && message.type === 2) log.sent.push(message.data);
+    if (is(message, "query")) log.sent.push(message[data]);
     return post.apply(this, [message, ...rest]);
   };
   const Base = window.Worker;
   window.Worker = class extends Base {
     constructor(...args) {
       super(...args);
-      this.addEventListener("message", e => { if (e.data && e.data.type === 3) log.answered++; });
+      this.addEventListener("message", e => { if (is(e.data, "result")) log.answered++; });
     }
   };
-})();"""
-"""An init script that only watches: the queries the page sends Material's search worker
-(message type 2, as search-terms.js leaves them) and how many results (type 3) came back."""
+})();""".replace("MESSAGES", json.dumps(_THEME.SEARCH_MESSAGES)).replace(
+    "DATA", json.dumps(_THEME.SEARCH_DATA))
+"""An init script that only watches: the queries the page sends Material's search worker (as
+search-terms.js leaves them) and how many results came back (the messages as the theme adapter,
+macros/theme.py rule 5, knows them)."""
 FINAL = """value => {
   const log = window.__tn_search;
   const words = text => text.toLowerCase().replace(/[+*]/g, "").split(/[\\s-]+/)

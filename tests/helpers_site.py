@@ -133,8 +133,18 @@ def load_hooks(name: str = "tn_hooks") -> ModuleType:
 
 
 def load_theme() -> ModuleType:
-    """The theme adapter (macros/theme.py), as the MkDocs hooks load it."""
-    return load_hooks("tn_hooks_theme").theme
+    """The theme adapter (macros/theme.py), loaded by path under the name the MkDocs hooks give
+    it (the same module once either has loaded it; it imports no MkDocs, so it is cheap)."""
+    import sys
+
+    name = "tinkernomics_theme_adapter"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "macros" / "theme.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def second_build() -> BuiltSite:

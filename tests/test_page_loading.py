@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest_site import BuiltSite
-from helpers_site import PAGES, Node, load_page
+from helpers_site import PAGES, REPO, Node, load_page
 
 from tinkernomics.site.postbuild import stylesheets
 
@@ -22,6 +22,12 @@ def test_the_bundle_joins_every_source_in_cascade_order(tmp_path: Path) -> None:
     positions = [text.index(f".rule-{i} ") for i in range(len(stylesheets.SOURCES))]
     assert positions == sorted(positions)
     assert all(f"/* ---- {name} ---- */" in text for name in stylesheets.SOURCES)
+
+
+def test_every_stylesheet_of_ours_is_a_source() -> None:
+    """A file left out of SOURCES would be copied into the site but in no page's styles."""
+    folder = REPO / "site_overrides" / "assets" / "stylesheets"
+    assert sorted(p.name for p in folder.glob("*.css")) == sorted(stylesheets.SOURCES)
 
 
 def test_a_missing_source_names_the_file(tmp_path: Path) -> None:

@@ -47,6 +47,6 @@ def test_marked_block_reaches_the_page_as_written() -> None:
 def test_marked_block_is_stashed_before_fenced_code() -> None:
     """Raw lines never reach the fenced-code preprocessor (pymdownx.superfences), which ran over
     every line of every raw block before (issue 47: build time at 1,000 algorithms)."""
-    order = [p.name for p in site_markdown().preprocessors._priority]
-    assert order.index("tinkernomics_raw_html") < order.index("fenced_code_block")
-    assert order.index("normalize_whitespace") < order.index("tinkernomics_raw_html")
+    at = site_markdown().preprocessors.get_index_for_name  # Registry's public order
+    assert at("tinkernomics_raw_html") < at("fenced_code_block")
+    assert at("normalize_whitespace") < at("tinkernomics_raw_html")

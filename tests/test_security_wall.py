@@ -18,19 +18,21 @@ from helpers_hostile import INJECTED, MARK, inject
 from tinkernomics.site.postbuild import csp, knownscripts
 
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
-PALETTE = 'var palette=__md_get("__palette");'
-"""The start of Material's palette script: a script the theme's templates write."""
 
 
-def _theme_script(start: str) -> str:
+def _theme_script() -> str:
+    """A script the theme's templates write as it is (no template values): the first of its
+    partials' (found by reading them, not by its text, which a theme release may change)."""
     known = knownscripts.known_scripts()
-    return next(s for s in known.exact if s.startswith(start))
+    return next(body for path in knownscripts.template_files(None)
+                for body in knownscripts.inline_scripts(path.read_text(encoding="utf-8"))
+                if body in known.exact)
 
 
 def _page(*body: str) -> str:
     return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>t</title>"
             f"<script>{_scope_script()}</script></head><body><article>"
-            f"<script>{_theme_script(PALETTE)}</script>{''.join(body)}</article></body></html>")
+            f"<script>{_theme_script()}</script>{''.join(body)}</article></body></html>")
 
 
 def _scope_script() -> str:

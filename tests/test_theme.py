@@ -67,6 +67,34 @@ def test_a_built_index_is_the_same_with_the_cut_and_skips_what_is_excluded(
     assert "hiddenparagraph" in page and "tn:search-cut" not in page  # the page came back
 
 
+@pytest.mark.build
+def test_the_search_plugin_parses_the_page_the_hooks_cut(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks' priorities (rule 1): Material's search plugin reads each page after the cut
+    (its placeholders, not the excluded text) and the theme renders it after the restore."""
+    from material.plugins.search import plugin as material_search
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    parsed: list[str] = []
+    feed = material_search.Parser.feed
+    monkeypatch.setattr(material_search.Parser, "feed",
+                        lambda self, data: (parsed.append(data), feed(self, data))[1])
+    root = tmp_path / "site-src"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        "site_name: t\ntheme: {name: material}\nplugins: [search]\n"
+        "markdown_extensions: [attr_list, md_in_html]\n"
+        f"hooks: ['{REPO / 'macros' / 'mkdocs_hooks.py'}']\n", encoding="utf-8")
+    build(load_config(str(root / "mkdocs.yml")))
+    index_page = next(text for text in parsed if "Visible words" in text)
+    assert "tn:search-cut" in index_page and "hiddenparagraph" not in index_page, \
+        "walk the upgrade checklist in macros/theme.py (rule 1: the hooks' priorities)"
+    built = (root / "site" / "index.html").read_text(encoding="utf-8")
+    assert "hiddenparagraph" in built and "tn:search-cut" not in built
+
+
 def test_the_pins_are_the_installed_releases() -> None:
     installed = {name: version(name) for name in THEME.PINS}
     assert installed == THEME.PINS, "walk the upgrade checklist in macros/theme.py"
@@ -83,3 +111,30 @@ def test_the_plotly_bundle_is_the_one_the_adapter_names() -> None:
     pinned = re.search(r"plotly\.js (\d+\.\d+\.\d+), vendored", THEME.__doc__ or "")
     assert pinned is not None
     assert f"version\n**{pinned.group(1)}**" in readme.read_text(encoding="utf-8")
+
+
+def test_the_checklist_names_test_files_that_exist() -> None:
+    named = set(re.findall(r"tests/(test_\w+\.py)", THEME.__doc__ or "")) | set(
+        re.findall(r"``(test_\w+\.py)``", THEME.__doc__ or ""))
+    assert len(named) >= 6
+    assert not {n for n in named if not (REPO / "tests" / n).is_file()}, \
+        "the upgrade checklist in macros/theme.py names a test file that does not exist"
+
+
+SCRIPTS = [*sorted((REPO / "site_overrides" / "assets" / "javascripts").glob("*.js")),
+           *sorted((REPO / "tinkernomics" / "site").glob("*/templates/*.js"))]
+
+
+def test_the_charts_call_only_the_plotly_functions_the_adapter_names() -> None:
+    called = {m.group(1) for path in SCRIPTS
+              for m in re.finditer(r"\bPlotly\.([\w.]+)\(", path.read_text(encoding="utf-8"))}
+    assert "newPlot" in called
+    assert called <= set(THEME.PLOTLY_API), "a Plotly call macros/theme.py does not name"
+
+
+def test_no_script_or_test_reads_a_private_plotly_field() -> None:
+    private = re.compile(r"\._full[A-Z]\w*|\bgd\._\w+")  # gd: a graph div
+    paths = [*SCRIPTS, *sorted((REPO / "tests").glob("*.py"))]
+    found = {str(p.relative_to(REPO)): m.group(0) for p in paths if p.name != "test_theme.py"
+             for m in private.finditer(p.read_text(encoding="utf-8"))}
+    assert not found, "Plotly's private fields (use gd.layout, the drawn SVG): " + str(found)

@@ -10,15 +10,28 @@
  * required "of" still matches. Nothing else changes: ranking, page boosts and synonyms are the
  * index's (search: boost in the pages' front matter; "also known as" lines on reader pages).
  *
- * The query message is Material's {type: 2, data: "<query>"} (its SearchMessageType.QUERY);
- * tests/test_search_ranking.py types queries into the built site and fails if this stops working.
+ * Material has no public way to change how a query is read, so the query message itself is
+ * rewritten. This script does not know that message's shape: the theme adapter does
+ * (macros/theme.py, rule 5) and the page carries it, <meta name="tn-theme-search"
+ * content='{"query": {fields that mark it}, "data": "the field holding the text"}'>. Without
+ * that tag (a build without the MkDocs hooks) the script changes nothing.
+ * tests/test_search_terms.py searches a tiny site in Chromium and fails if this stops working.
  */
 (function () {
   "use strict";
 
-  var QUERY = 2;
   var PREFIX_BELOW = 4;  // letters: a last word shorter than this is matched as a prefix
-  var send = Worker.prototype.postMessage;
+
+  function readShape() {
+    var meta = document.querySelector('meta[name="tn-theme-search"]');
+    try {
+      var shape = meta && JSON.parse(meta.getAttribute("content"));
+      if (shape && shape.query && typeof shape.data === "string") return shape;
+    } catch (err) {
+      return null;
+    }
+    return null;
+  }
 
   // A word holding a hyphen is two words of the index (mkdocs.yml: the search separator
   // splits at white space and hyphens): "clip-higher" requires "clip" and "higher". Left as
@@ -48,10 +61,22 @@
     }).join(" ");
   }
 
+  function isQuery(message, shape) {
+    if (!message || typeof message[shape.data] !== "string") return false;
+    return Object.keys(shape.query).every(function (key) {
+      return message[key] === shape.query[key];
+    });
+  }
+
+  var shape = readShape();
+  if (!shape) return;
+  var send = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message) {
     var args = Array.prototype.slice.call(arguments);
-    if (message && message.type === QUERY && typeof message.data === "string") {
-      args[0] = { type: QUERY, data: rewrite(message.data) };
+    if (isQuery(message, shape)) {
+      var rewritten = Object.assign({}, message);
+      rewritten[shape.data] = rewrite(message[shape.data]);
+      args[0] = rewritten;
     }
     return send.apply(this, args);
   };

@@ -1,7 +1,8 @@
 """The site's one stylesheet (pipeline step 6, written after the pages; page loading speed).
 
-Our styles are kept as one source file per feature under ``site_overrides/assets/stylesheets/``
-(pages, charts, calculator, algorithms index), which the generator copies into the site. Every
+Our styles are kept as source files per feature under ``site_overrides/assets/stylesheets/``
+(pages, tables, blocks, accessibility, charts, the calculator's parts, algorithms index,
+compare; each under the 400-line rule), which the generator copies into the site. Every
 page needs all of them, and each separate stylesheet in ``<head>`` is a request that holds the
 first paint back on a slow connection (benchmarks/bench_chart_page.py measures the page).
 So the outputs step joins them, in cascade order, into ``assets/stylesheets/site.css``, the only
@@ -14,9 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 FOLDER = "assets/stylesheets"
-SOURCES = ("tinkernomics.css", "charts.css", "calculator.css", "algorithms-table.css",
-           "compare.css")
-"""In cascade order: later files may refine earlier ones."""
+SOURCES = ("tinkernomics.css", "tables.css", "blocks.css", "accessibility.css", "charts.css",
+           "calculator.css", "calculator-summary.css", "calculator-ways.css",
+           "algorithms-table.css", "compare.css")
+"""In cascade order: later files may refine earlier ones. A file split in two keeps its parts
+side by side, in its order, so every rule keeps its place in the cascade."""
 BUNDLE = "site.css"
 
 
