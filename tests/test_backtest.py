@@ -163,3 +163,33 @@ def test_the_page_links_the_file_beside_it(toy: Catalog) -> None:
 
     href = backtestpage.view(toy)["data"]
     assert backtestpage.PAGE + href == backtest_api.PATH and not href.endswith("/")
+
+
+def test_the_page_names_the_runs_outside_2x_first_with_their_notes(catalog: Catalog) -> None:
+    from tinkernomics.site.calculator import backtestpage
+    from tinkernomics.site.calculator.feature import _render
+
+    near = run("near", 1.0, notes="plain")
+    hours = {r.run: r for r in backtest_rows(with_runs(catalog, near))}["near"].estimate_gpu_hours
+    assert hours is not None
+    why = "The paper's two figures *disagree* (A.6 & Figure 1)"
+    far = run("far", hours / 5, notes=why)  # the estimate 5x the actual
+    close = run("close", hours, notes="plain")
+    toy = with_runs(catalog, far, close)
+    view = backtestpage.view(toy)
+    assert [r["id"] for r in view["outside"]] == ["far"]
+    html = _render("backtest.html", **view)
+    intro = html.split('id="outside-2x"', 1)[1].split("</p>", 1)[0]
+    assert 'href="#backtest-far"' in intro and "#backtest-close" not in intro
+    assert "<em>disagree</em> (A.6 &amp; Figure 1)" in html  # markdown rendered, escaped
+    assert "(outside 2×)" in html.split('href="#backtest-far">far</a></td>', 1)[1][:120]
+
+
+def test_the_page_says_nothing_is_outside_2x_when_nothing_is(catalog: Catalog) -> None:
+    from tinkernomics.site.calculator import backtestpage
+    from tinkernomics.site.calculator.feature import _render
+
+    hours = backtest_rows(with_runs(catalog, run("p", 1.0)))[0].estimate_gpu_hours
+    assert hours is not None
+    view = backtestpage.view(with_runs(catalog, run("ok", hours * 1.5)))
+    assert view["outside"] == [] and 'id="outside-2x"' not in _render("backtest.html", **view)

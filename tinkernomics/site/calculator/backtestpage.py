@@ -3,9 +3,11 @@
 ``backtest_page()`` (a macro of the calculator feature, called by ``docs/backtest.md``) renders
 ``derived/calculator/backtest.rows`` as a table: the run and its source, its GPU, the
 calculator's estimate with a link to each stage's settings in the calculator, the GPU-hours the
-run used, the ratio, and which settings the entry assumed; then the spread the calculator
-states beside every self-hosted figure, the time model's constants with their basis, and which
-basis the convergence cost uses. View values are plain strings; the template escapes them.
+run used, the ratio, which settings the entry assumed and the entry's notes (sanitised
+markdown); the runs more than ``OUTSIDE`` (2×) off are named first, each linked to its notes,
+which say why; then the spread the calculator states beside every self-hosted figure, the time
+model's constants with their basis, and which basis the convergence cost uses. View values are
+plain strings (the template escapes them) or sanitised HTML.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.calculator.formatting import fmt_number
 from tinkernomics.site.pages.views import Links
+from tinkernomics.site.pages.views.core import prose_inline
 from tinkernomics.site.pages.views.kinds import entry_anchor, entry_page
 
 PAGE = "backtest/"
 CALCULATOR = "calculator/"
+OUTSIDE = 2.0
+"""A run whose estimate is more than this factor off its actual is named above the table."""
 
 
 def _ratio(value: float | None) -> str:
@@ -62,10 +67,17 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
         "source_url": str(ref.url) if ref and ref.url else "",
         "locator": actual.locator or "",
         "assumed": ", ".join(r.assumed) or "nothing",
+        "notes": prose_inline(run.notes) if run.notes else "",
+        "outside": outside(r.ratio),
         "stages": [{"label": s.label or f"stage {i + 1}",
                     "href": links.to(CALCULATOR) + "?" + urlencode(q, safe=":")}
                    for i, (s, q) in enumerate(zip(run.stages, r.stages, strict=True))],
     }
+
+
+def outside(ratio: float | None) -> bool:
+    """True when an estimate landed more than ``OUTSIDE`` times off its run's actual."""
+    return ratio is not None and not 1 / OUTSIDE <= ratio <= OUTSIDE
 
 
 def view(catalog: Catalog) -> dict[str, Any]:
@@ -73,8 +85,9 @@ def view(catalog: Catalog) -> dict[str, Any]:
     found = backtest_rows(catalog)
     s = backtest.summary(found)
     scalerl = next((r for r in found if r.run == ids.SCALERL_RUN), None)
+    rows = [row_view(catalog, r, links) for r in found]
     return {
-        "rows": [row_view(catalog, r, links) for r in found],
+        "rows": rows, "outside": [r for r in rows if r["outside"]],
         "count": s.count, "mean": _ratio(s.geometric_mean), "low": _ratio(s.low),
         "high": _ratio(s.high),
         "constants": [{"key": c.key, "label": c.label, "value": f"{c.value:g}",
