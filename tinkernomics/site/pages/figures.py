@@ -9,8 +9,8 @@ tooltip). The templates' partials (``_partials.html``: ``shown``,
 of times per build, and nested Jinja macro calls cost more than the rest of a page. Output is
 the same HTML the macros wrote, escaped the same way (markupsafe).
 
-Locators carry ``data-search-exclude``, which the search plugin strips from a page after
-indexing; a file no search plugin reads (the compare column files) drops it with ``unmark``.
+Locators carry ``data-search-exclude`` (the search index leaves them out; the attribute stays
+in the page); a file no search plugin reads (the compare column files) drops it with ``unmark``.
 (Marking the citation numbers and badges too shrinks the index by a few percent but shifts
 its ranking: tests/test_search_ranking.py then fails; issue 47.)
 """
