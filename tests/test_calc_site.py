@@ -196,6 +196,15 @@ def test_calculator_page_is_built(built_site: Any, catalog: Catalog) -> None:
     assert "derived" in badges  # the default LoRA accounting, shown with its status
 
 
+def _summary_text(catalog: Catalog, e: Any) -> list[tuple[str, str]]:
+    return [(row["label"], "".join(c["text"] for c in row["cells"]))
+            for row in calcsite.summary_rows(catalog, e)]
+
+
+def _panel_rows(panel: Any) -> list[tuple[str, str]]:
+    return [(tr.by_tag("th")[0].text(), tr.by_tag("td")[0].text()) for tr in panel.by_tag("tr")]
+
+
 @pytest.mark.build
 def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog) -> None:
     for algo_id in catalog.algorithms:
@@ -208,18 +217,22 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
                  "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
         e = estimate(catalog, query)
         for node, q in ((panel[0], query), (panel[1], inputs.comparison_query(catalog, algo_id))):
-            expected = shown_numbers(catalog, estimate(catalog, q))
-            shown = {n.attrs["data-key"]: n.text() for n in node.iter() if "data-key" in n.attrs}
-            assert shown and all(expected[k] == v for k, v in shown.items()), algo_id
+            # each row as the estimate's summary has it, numbers bare (nothing refills them)
+            expected = _summary_text(catalog, estimate(catalog, q))
+            assert _panel_rows(node) == expected, algo_id
+            keys = [n.attrs["data-key"] for n in node.iter() if "data-key" in n.attrs]
+            assert keys and not any(keys), algo_id  # the style hook, no key: nothing refills
         assert "Comparison run" in panel[1].text() and "Comparison run" not in panel[0].text()
-        shown = {n.attrs["data-key"]: n.text() for n in panel[0].iter() if "data-key" in n.attrs}
         # the panel prices LoRA with the default, sourced accounting and says so
         sourced = catalog.formulas[ids.FLOPS_LORA_SOURCED]
         assert sourced.name in panel[0].text(), algo_id
         # no silent default: without a typical G the panel says G is missing, prices nothing
         assert ("G is missing" in panel[0].text()) == (e["run.G"] is None), algo_id
         if e["run.G"] is None:
+            shown = shown_numbers(catalog, e)
             assert shown["tinker.total"] == shown["self.total"] == "–"
+            bill = next(td for th, td in _panel_rows(panel[0]) if th.startswith("Tinker bill"))
+            assert bill == "–", algo_id
         link = next(a.attrs["href"] for a in panel[0].by_tag("a")  # not a glossary link
                     if "tn-gloss" not in a.attrs.get("class", ""))
         assert link.startswith("../../calculator/?a=" + algo_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,23 @@ def test_the_build_writes_the_date_into_every_page(tmp_path: Path) -> None:
     text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
     assert 'Site built <time datetime="2026-01-02">' in text
     assert 'catalog data as of <time datetime="2026-01-01">' in text
+
+
+def test_a_column_file_holds_each_repeat_once(index: view.SiteIndex) -> None:
+    """Issue 47: a column file (read only by compare.js) labels its heading, not every cell,
+    gives a reference's hover text on its first citation only, and carries no search marks;
+    compare.js restores the rest from the file."""
+    html = feature.column_html(_Ctx(index), "grpo")
+    assert html.count('data-tn-algo="grpo"') == 1 and "data-label" not in html
+    assert "data-search-exclude" not in html
+    titled = re.findall(r'<sup class="tn-cite"><a href="([^"]*)" title=', html)
+    cited = re.findall(r'<sup class="tn-cite"><a href="([^"]*)"', html)
+    assert titled and len(titled) == len(set(titled)) == len(set(cited))
+
+
+def test_compact_leaves_catalog_text_alone() -> None:
+    cite = '<sup class="tn-cite"><a href="r#a" title="A paper">[1]</a></sup>'
+    text = "a note that says data-search-exclude&gt; and title=&#34;x&#34;"
+    html = f'<td>{cite}{text}{cite}<span class="tn-loc" data-search-exclude>§2</span></td>'
+    bare = '<sup class="tn-cite"><a href="r#a">[1]</a></sup>'
+    assert feature.compact(html) == f'<td>{cite}{text}{bare}<span class="tn-loc">§2</span></td>'

@@ -334,6 +334,12 @@ def test_search_index_leaves_out_the_blocks_marked_excluded(built_site: BuiltSit
     index_text = " ".join(t for loc, t in entries.items() if loc.startswith("algorithms/#")
                           or loc == "algorithms/")
     assert "H100-equivalent hours use the factor" not in index_text  # the table's footnote
+    # superseded ScaleRL values are history the Data quality page indexes (issue 47)
+    superseded = [aid for aid, a in catalog.algorithms.items()
+                  if a.scalerl_record and a.scalerl_record.superseded]
+    for aid in superseded:
+        text = " ".join(t for loc, t in entries.items() if loc.startswith(f"algorithms/{aid}/"))
+        assert text and "Superseded values" not in text, aid
 
 
 def test_algorithm_pages_index_what_readers_search_for(built_site: BuiltSite,

@@ -4,7 +4,7 @@
  * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
  * to four, in order): on load the address is read, the selects are set, and each algorithm's
  * column is taken from the page or fetched from its column file (data-tn-columns + <id>.html,
- * written at build by the same template as the page's cells). A change of the selects rewrites
+ * written at build by the same template as the page's cells, less what restore() puts back). A change of the selects rewrites
  * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
  * Nothing here knows a value or a rule: the choices are the selects' options, the limits the
  * root's data-tn-min / data-tn-max, the rows the table's data-tn-row keys.
@@ -56,8 +56,30 @@
       return response.text();
     }).then(function (text) {
       var doc = new DOMParser().parseFromString(text, "text/html");
-      return cellsOf(doc, id);
+      return cellsOf(restore(doc, id), id);
     });
+  }
+
+  /* A column file leaves out what this restores from the file itself
+     (tinkernomics.site.compare.feature.compact): the cells' labels, which the heading holds,
+     and the hover text of a reference's citations after its first, which that one holds. */
+  function restore(doc, id) {
+    var head = doc.querySelector("thead [data-tn-algo]");
+    var name = head ? head.textContent.trim() : id;
+    doc.querySelectorAll("tbody tr[data-tn-row] > td").forEach(function (td) {
+      td.setAttribute("data-tn-algo", id);
+      td.setAttribute("data-label", name);
+    });
+    var titles = new Map();
+    doc.querySelectorAll(".tn-cite a[href]").forEach(function (a) {
+      var href = a.getAttribute("href");
+      if (a.hasAttribute("title")) {
+        if (!titles.has(href)) titles.set(href, a.getAttribute("title"));
+      } else if (titles.has(href)) {
+        a.setAttribute("title", titles.get(href));
+      }
+    });
+    return doc;
   }
 
   function place(table, ids, columns) {

@@ -6,10 +6,17 @@ featured algorithms (``view.featured``), complete without JavaScript. ``write_ou
 page's cells; ``compare.js`` fetches those a link's ``?a=`` selection names and swaps the
 table's columns (it holds no data and no rules). Every algorithm page gets a "Compare" line
 (``pages.add_algorithm_section``, slot ``end``, left out of the search index).
+
+A column file is read only by compare.js, never shown as it is, so it leaves out what the
+script restores from the file itself (``compact``): the cells' labels (the heading holds the id
+and name), a citation's hover text after its reference's first citation in the file (the
+script copies it from that one), and ``data-search-exclude`` (the file is no page, so nothing
+indexes it). Issue 47: one such file per algorithm, about an eighth of each is those repeats.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
@@ -18,7 +25,7 @@ from markupsafe import escape
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.compare import view
 from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site_index
-from tinkernomics.site.pages.figures import PARTIALS
+from tinkernomics.site.pages.figures import PARTIALS, unmark
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links
 
@@ -52,7 +59,27 @@ def compare_html(ctx: SiteContext) -> str:
 def column_html(ctx: SiteContext, algo_id: str) -> str:
     """One algorithm's column file."""
     col = view.column(_index(ctx), algo_id)
-    return ENV.get_template("column.html").render(col=col, rows=view.ROWS).strip() + "\n"
+    return compact(ENV.get_template("column.html").render(col=col, rows=view.ROWS).strip()) + "\n"
+
+
+_CITE = re.compile(r'(<sup class="tn-cite"><a href="([^"]*)") title="[^"]*">')
+"""A citation as ``figures.cite`` writes it (search mark dropped): its link and hover text."""
+
+
+def compact(html: str) -> str:
+    """A column file without what compare.js restores: each reference's citations after the
+    first lose their hover text (the same text, as ``figures.cite`` writes it from the
+    reference), and the search index's marks go."""
+    seen: set[str] = set()
+
+    def cite(match: re.Match[str]) -> str:
+        href = match.group(2)
+        if href in seen:
+            return match.group(1) + ">"
+        seen.add(href)
+        return match.group(0)
+
+    return _CITE.sub(cite, unmark(html))
 
 
 def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:

@@ -8,6 +8,11 @@ tooltip). The templates' partials (``_partials.html``: ``shown``,
 ``brief``, ``badge``, ``cite``, ``cites``) call these functions: a figure is printed thousands
 of times per build, and nested Jinja macro calls cost more than the rest of a page. Output is
 the same HTML the macros wrote, escaped the same way (markupsafe).
+
+Locators carry ``data-search-exclude`` (the search index leaves them out; the attribute stays
+in the page); a file no search plugin reads (the compare column files) drops it with ``unmark``.
+(Marking the citation numbers and badges too shrinks the index by a few percent but shifts
+its ranking: tests/test_search_ranking.py then fails; issue 47.)
 """
 
 from __future__ import annotations
@@ -17,6 +22,19 @@ from collections.abc import Iterable
 from markupsafe import Markup, escape
 
 from tinkernomics.site.pages.views import Cite, Shown
+
+SEARCH_MARK = " data-search-exclude"
+_MARKED = ('<span class="tn-loc"', '<span class="tn-loc tn-loc--long" tabindex="0"')
+"""The start tags this module marks for the search index (each followed by ``SEARCH_MARK``)."""
+
+
+def unmark(html: str) -> str:
+    """``html`` without the search marks this module's tags carry (matched as whole start
+    tags as written here, never in catalog text, which is escaped)."""
+    text = str(html)  # a plain string: Markup.replace would escape the tags
+    for tag in _MARKED:
+        text = text.replace(tag + SEARCH_MARK, tag)
+    return text
 
 
 def cite(c: Cite) -> Markup:
@@ -60,8 +78,8 @@ def locator(text: str) -> Markup:
     if not text:
         return Markup("")
     if len(text) <= LONG_LOCATOR:
-        return Markup(f'<span class="tn-loc" data-search-exclude>{escape(text)}</span>')
-    return Markup(f'<span class="tn-loc tn-loc--long" tabindex="0" data-search-exclude>'
+        return Markup(f'<span class="tn-loc"{SEARCH_MARK}>{escape(text)}</span>')
+    return Markup(f'<span class="tn-loc tn-loc--long" tabindex="0"{SEARCH_MARK}>'
                   f'{escape(text)}</span>')
 
 
