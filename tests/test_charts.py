@@ -284,10 +284,16 @@ def test_standalone_svg_has_title_and_licence(comparison: charts.Chart) -> None:
 
 
 def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: Catalog) -> None:
+    """Every point with its curve and status; the provenance once, on each curve's first row
+    (issue 47), which "fill down" repeats."""
     rows = csv_rows(chartdata.to_csv(comparison))
     assert len(rows) == len(comparison.series) * charts.CURVE_POINTS
     assert tuple(rows[0]) == chartdata.CSV_COLUMNS
-    assert {r["licence"] for r in rows} == {"CC BY 4.0"}
+    firsts = rows[::charts.CURVE_POINTS]
+    assert [r["algorithm_id"] for r in firsts] == [s.algorithm_id for s in comparison.series]
+    assert {r["licence"] for r in firsts} == {"CC BY 4.0"}
+    rest = [r for i, r in enumerate(rows) if i % charts.CURVE_POINTS]
+    assert {r[c] for r in rest for c in chartdata.PROVENANCE_COLUMNS} == {""}
     by_algo = {r["algorithm_id"]: r for r in rows}  # the last point of each
     fit = catalog.algorithms["cispo"].scalerl
     assert fit is not None
@@ -295,7 +301,8 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
     assert float(last["reward_percent"]) == pytest.approx(
         100 * reward(fit, float(last["gb200_hours"])), rel=1e-5)  # percent, as the chart shows
     khatri = catalog.references["scalerl_khatri"]
-    assert last["parameter_status"] == "reported" and last["sources"] == khatri.title
+    first = next(r for r in firsts if r["algorithm_id"] == "cispo")
+    assert last["parameter_status"] == "reported" and first["sources"] == khatri.title
     assert by_algo["dapo"]["parameter_status"] == "derived"  # read off a plot
 
 
