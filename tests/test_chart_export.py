@@ -71,6 +71,8 @@ def test_html_export_inlines_plotly_or_references_it(catalog_dir: Path, tmp_path
         assert 'data-tn-chart="scalerl-dapo"' in html and "tn-chart__spec" in html
         assert "<svg" in html and "http://" not in html.split("<body", 1)[0]
         assert 'src="assets/' not in html and 'href="assets/' not in html  # nothing external
+        # the theme script and colours inline, not the site's shared embed/ files (issue 47)
+        assert "embed/theme" not in html and "prefers-color-scheme" in html.split("<body")[0]
 
 
 def test_unknown_chart_is_an_error_listing_the_ids(catalog_dir: Path) -> None:

@@ -372,7 +372,12 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
     assert "md-header" not in html and "tn-chart__embed" not in html
     assert 'src="../../assets/javascripts/charts.js"' in html
     assert 'href="data.csv"' in html and "data-tn-embed" in html
-    assert "theme" in html and "prefers-color-scheme" in html
+    # the theme script and colours are embed/'s shared files, not inline (issue 47)
+    assert '<script src="../../embed/theme.js"></script>' in html
+    assert '<link rel="stylesheet" href="../../embed/theme.css">' in html
+    assert "<style>" not in html.split("<body")[0] and "<script>" not in html
+    shared = chartsite.files.shared_embed_files()
+    assert "prefers-color-scheme" in shared["theme.css"] and "theme=" in shared["theme.js"]
 
 
 def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
@@ -401,8 +406,9 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
                 for name in chartsite.files.file_names(chart)}
-    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
-                                     chartsite.SITE_CARD}
+    shared = {f"embed/{name}" for name in chartsite.files.shared_embed_files()}
+    assert shared == {"embed/resize.js", "embed/theme.js", "embed/theme.css"}
+    assert set(files) == expected | shared | {chartsite.VENDOR_PLOTLY, chartsite.SITE_CARD}
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \
