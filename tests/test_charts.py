@@ -194,7 +194,11 @@ def test_every_trace_the_charts_draw_is_one_the_basic_bundle_has(catalog: Catalo
 def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
     spec = plotlyspec.plotly_figure(comparison)
     go.Figure(data=spec["data"], layout=spec["layout"])  # raises on any unknown property
-    go.Figure(data=spec["data"], layout=spec["image"]["layout"])
+    image = go.Figure(data=spec["data"], layout=spec["layout"])
+    image.update_layout(spec["image"]["layout"])  # the image's changes, as relayout keys
+    assert image.layout.margin.t == 150 and image.layout.title.text == comparison.title
+    assert image.layout.xaxis.type == "log"  # the page's layout under them
+    assert set(spec["image"]["layout"]) == {"title", "margin.t"}  # not a second copy of it
     for theme in spec["themes"].values():
         go.Figure(data=spec["data"], layout=spec["layout"]).update_layout(theme)
 

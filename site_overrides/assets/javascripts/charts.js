@@ -189,7 +189,8 @@
     var image = chart.spec.image;
     var figure = {
       data: chart.gd.data,
-      layout: themed(image.layout, chart.spec.themes[themeName()]),
+      /* image.layout: what the image changes of the page's layout, as relayout keys */
+      layout: themed(themed(chart.spec.layout, image.layout), chart.spec.themes[themeName()]),
     };
     window.Plotly.downloadImage(figure, {
       format: format, width: image.width, height: image.height, filename: image.filename,
