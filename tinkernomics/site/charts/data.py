@@ -57,8 +57,7 @@ CSV_PROVENANCE = {
     "licence": "the data licence", "licence_url": "the licence's text",
     "page": "the chart's page on the site"}
 """What each of ``PROVENANCE_COLUMNS`` holds (in ``data.json``)."""
-CSV_PROVENANCE_ROWS = ("data.csv: on the first row of each curve, empty on the curve's other rows "
-                       "(fill down to repeat them); data-wide.csv: on every row")
+CSV_PROVENANCE_ROWS = "data.csv: each curve's first row (fill down); data-wide.csv: every row"
 """Where the provenance columns are filled (in ``data.json``, beside ``CSV_PROVENANCE``)."""
 CSV_FILES = {"long": "data.csv", "wide": "data-wide.csv"}
 """Every CSV a chart may have; ``csv_files`` says which one chart has."""
