@@ -431,3 +431,20 @@ def test_caption_states_each_fits_setting_and_what_is_not_drawn(catalog: Catalog
         assert charts.NOT_DRAWN not in one.description
     assert comparison.description.endswith(charts.NOT_DRAWN)
     assert comparison.description.count("Fitted on:") == 1  # one line, settings joined
+
+
+def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
+        comparison: charts.Chart, catalog: Catalog) -> None:
+    """``series/<id>.json`` has no x or customdata on its curve (issue 47): charts.js takes
+    them from the comparison's first curve, which must then be every curve's grid."""
+    first = plotlyspec.plotly_figure(comparison)["data"][0]
+    for algorithm_id in catalog.algorithms:
+        if catalog.algorithms[algorithm_id].scalerl is None:
+            continue
+        series = charts.series_for(catalog, algorithm_id, comparison.x_low, comparison.x_high,
+                                   comparison.factor)
+        full = plotlyspec.series_traces(series, comparison)
+        curve, *marks = plotlyspec.series_file_traces(series, comparison)
+        assert "x" not in curve and "customdata" not in curve and curve["y"] == full[0]["y"]
+        assert (full[0]["x"], full[0]["customdata"]) == (first["x"], first["customdata"])
+        assert marks == full[1:] and all("x" in trace for trace in marks)

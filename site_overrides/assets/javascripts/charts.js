@@ -292,6 +292,10 @@
     })]).then(function (done) {
       var chart = done[0];
       if (!chart) throw new Error("chart not drawn");
+      var grid = chart.gd.data[0];  /* a series file's curve has the chart's shared grid */
+      done[1].forEach(function (trace) {
+        if (!trace.x) { trace.x = grid.x; trace.customdata = grid.customdata; }
+      });
       return window.Plotly.addTraces(chart.gd, done[1]).then(function () {
         option.disabled = true;
         select.selectedIndex = 0;

@@ -351,7 +351,7 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
     for algorithm_id, _name in chart.others:
         series = charts.series_for(ctx.catalog, algorithm_id, chart.x_low, chart.x_high,
                                    chart.factor)
-        traces = plotlyspec.series_traces(series, chart)
+        traces = plotlyspec.series_file_traces(series, chart)
         (folder / f"{algorithm_id}.json").write_text(
             json.dumps(traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False),
             encoding="utf-8")

@@ -141,6 +141,18 @@ def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
             _cmid_trace(s, chart.factor)]
 
 
+GRID_KEYS = ("x", "customdata")
+"""A curve trace's compute (GB200-hours) and H100-hours: on a chart, one grid every curve shares."""
+
+
+def series_file_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
+    """``series_traces`` for a comparison's ``series/<id>.json``, its curve without
+    ``GRID_KEYS``: charts.js takes the comparison's shared grid from its first curve instead
+    of 500 files repeating it (issue 47)."""
+    curve, *marks = series_traces(s, chart)
+    return [{k: v for k, v in curve.items() if k not in GRID_KEYS}, *marks]
+
+
 def _setting_order(chart: Chart, data: list[dict[str, Any]]) -> None:
     """A chart of several settings: the legend keeps the settings' order (``spec.by_setting``),
     each entry naming its curve's label. No group titles: in a phone-sized frame their rows
