@@ -448,3 +448,15 @@ def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
         assert "x" not in curve and "customdata" not in curve and curve["y"] == full[0]["y"]
         assert (full[0]["x"], full[0]["customdata"]) == (first["x"], first["customdata"])
         assert marks == full[1:] and all("x" in trace for trace in marks)
+
+
+def test_the_second_inline_svg_is_named_by_the_first(comparison: charts.Chart) -> None:
+    """A page's narrow SVG has no title or description of its own (issue 47): it is named by
+    the wide one's, which ``aria-labelledby`` reads whether or not that one is shown."""
+    html = chartsite.render_figure(comparison, root="../", site_url="")
+    wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
+    ident = f"tn-svg-{comparison.id}-wide"
+    for svg in (wide, narrow):
+        assert f'aria-labelledby="{ident}-t {ident}-d"' in svg.split(">", 1)[0]
+    assert f'<title id="{ident}-t">' in wide and f'<desc id="{ident}-d">' in wide
+    assert "<desc" not in narrow and 'id="tn-svg-' + comparison.id + '-narrow-t"' not in narrow

@@ -166,7 +166,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "unverified_note": note,
         # The wide SVG's <style> serves both: the narrow one leaves it out.
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
-                      + chartsvg.chart_svg(chart, layout="narrow", styled=False)),
+                      + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by="wide")),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(inert_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),

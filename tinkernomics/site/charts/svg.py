@@ -282,33 +282,37 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
 
 
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
-                 styled: bool = True) -> tuple[float, float, str]:
-    """(width, height, content) of the chart in ``layout``: its title, description, rules
-    (on a page, unless ``styled`` is False; a file's elements carry attributes instead) and
-    drawing, without the element that holds them."""
+                 styled: bool = True, named: bool = True) -> tuple[float, float, str]:
+    """(width, height, content) of the chart in ``layout``: its title and description (unless
+    ``named`` is False), rules (on a page, unless ``styled`` is False; a file's elements carry
+    attributes instead) and drawing, without the element that holds them."""
     f = _frame(chart, LAYOUTS[layout], theme)
     body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
             *_legend(f)]
-    content = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
-               f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
-               + (f"<style>{_css()}</style>" if styled and theme is None else "") + "".join(body))
+    names = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
+             f'<desc id="{ident}-d">{escape(chart.description)}</desc>') if named else ""
+    content = (names + (f"<style>{_css()}</style>" if styled and theme is None else "")
+               + "".join(body))
     return f.layout.width, f.height, content
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
-              theme: str | None = None, styled: bool = True) -> str:
+              theme: str | None = None, styled: bool = True, named_by: str = "") -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
     ``theme`` fixes the colours (files and images, written as attributes) instead of following
     the page palette.
-    ``styled=False`` leaves out its ``<style>``, for a second inline SVG of the same page: a
-    style element in inline SVG applies to the whole document, shown or not."""
+    ``styled=False`` leaves out its ``<style>``, and ``named_by`` (a layout) its title and
+    description, for a second inline SVG of the same page: a style element in inline SVG
+    applies to the whole document, shown or not, and ``aria-labelledby`` names it by the
+    first SVG's title and description, shown or not (issue 47: 400 bytes a page)."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
-    width, height, content = _chart_parts(chart, layout, ident, theme, styled)
+    label = f"tn-svg-{chart.id}-{named_by}" if named_by else ident
+    width, height, content = _chart_parts(chart, layout, ident, theme, styled, not named_by)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}"'
         f'{paint("text", theme)} viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="{ident}-t {ident}-d" preserveAspectRatio="xMidYMid meet">'
+        f'aria-labelledby="{label}-t {label}-d" preserveAspectRatio="xMidYMid meet">'
         f"{content}</svg>"
     )
 
