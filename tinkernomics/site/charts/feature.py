@@ -6,13 +6,13 @@ downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
-``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: the
-embed page, no site chrome, theme from ``?theme=`` or the host; data, images in every variant
-(one file each), the preview card, oEmbed, the Plotly spec);
+``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
+page, data, images in every variant, preview card, oEmbed, Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
-comparison; the site's own preview card; ``embed/resize.js`` for host pages and
-``assets/vendor/plotly.min.js``, the vendored basic bundle of the plotly.js version the
-installed plotly package ships (``static/plotly/``; never a CDN).
+comparison; the site's own preview card; ``files.shared_embed_files`` (``embed/resize.js`` for
+hosts, the embed pages' ``theme.js`` and ``theme.css``) and ``assets/vendor/plotly.min.js``,
+the vendored basic bundle of the plotly.js version the installed plotly package ships
+(``static/plotly/``; never a CDN).
 """
 
 from __future__ import annotations
