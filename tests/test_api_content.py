@@ -11,7 +11,7 @@ from helpers_api import catalog, documents, is_figure, resolve, walk_json
 
 from tinkernomics.catalog.fields import Status
 from tinkernomics.derived import derive
-from tinkernomics.site.api.convert import SIGNIFICANT_DIGITS, curve_grid
+from tinkernomics.site.api.convert import CURVE_DIGITS, SIGNIFICANT_DIGITS, curve_grid
 from tinkernomics.site.api.models import collections
 
 CATALOGS = ["fixture", "real"]
@@ -120,10 +120,10 @@ def test_derived_figures_equal_what_derive_computes(name: str) -> None:
         points = public["curve"]["points"]
         assert len(points) == len(expected)
         for point, (c, r) in zip(points, expected, strict=True):
-            assert point["gb200_hours"] == pytest.approx(c, rel=REL)
-            assert point["reward_percent"] == pytest.approx(r * 100, rel=REL)
-            assert point["h100_equivalent_hours"] == pytest.approx(
-                derive.h100_equivalent_hours(c, factor), rel=REL)
+            h100 = derive.h100_equivalent_hours(c, factor)
+            for value, exact in ((point["gb200_hours"], c), (point["reward_percent"], r * 100),
+                                 (point["h100_equivalent_hours"], h100)):
+                assert value == float(f"{exact:.{CURVE_DIGITS}g}")  # 6 digits (issue 47)
     for formula in cat.formulas.values():
         worked = docs[f"formulas/{formula.id}.json"]["result"]["worked_example"]
         assert worked["result"]["value"] == pytest.approx(

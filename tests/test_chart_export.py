@@ -41,8 +41,10 @@ def test_csv_export_parses_and_matches_the_formula(catalog_dir: Path, tmp_path: 
     assert float(middle["reward_percent"]) == pytest.approx(
         100 * reward(fit, float(middle["gb200_hours"])), rel=1e-5)
     khatri = load_valid_catalog(catalog_dir).references["scalerl_khatri"]
-    assert middle["licence"] == "CC BY 4.0" and middle["sources"] == khatri.title
-    assert middle["data_date"]  # the export is dated as the site's files are
+    first = rows[0]  # the curve's provenance, once (issue 47)
+    assert first["licence"] == "CC BY 4.0" and first["sources"] == khatri.title
+    assert first["data_date"]  # the export is dated as the site's files are
+    assert (middle["licence"], middle["sources"]) == ("", "")
 
 
 def test_json_export_to_stdout_has_source_and_licence(catalog_dir: Path) -> None:
@@ -69,6 +71,8 @@ def test_html_export_inlines_plotly_or_references_it(catalog_dir: Path, tmp_path
         assert 'data-tn-chart="scalerl-dapo"' in html and "tn-chart__spec" in html
         assert "<svg" in html and "http://" not in html.split("<body", 1)[0]
         assert 'src="assets/' not in html and 'href="assets/' not in html  # nothing external
+        # the theme script and colours inline, not the site's shared embed/ files (issue 47)
+        assert "embed/theme" not in html and "prefers-color-scheme" in html.split("<body")[0]
 
 
 def test_unknown_chart_is_an_error_listing_the_ids(catalog_dir: Path) -> None:

@@ -79,6 +79,14 @@ def test_default_selection_shows_and_a_curve_is_added_on_request(browser, served
             f"{3 * charts.FEATURED_MAX + 1 + 3}", timeout=TIMEOUT_MS)
         legend = page.locator(f"{box} .legend .traces").all_text_contents()
         assert any(wanted_name in text for text in legend)
+        # the file's curve has no grid of its own (issue 47): it is drawn on the chart's
+        assert page.evaluate(f"""() => {{
+            const data = document.querySelector('{box} .tn-chart__plot').data;
+            const added = data[data.length - 3];
+            return added.x.length === {charts.CURVE_POINTS}
+              && added.x.every((x, i) => x === data[0].x[i])
+              && added.customdata.every((h, i) => h === data[0].customdata[i]);
+        }}""")
         assert page.locator(f"{box} .tn-chart__status-text").inner_text().startswith("Added")
         assert page.locator(f"{box} option[value='{wanted_id}']").is_disabled()
         assert errors == []

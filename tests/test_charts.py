@@ -194,7 +194,11 @@ def test_every_trace_the_charts_draw_is_one_the_basic_bundle_has(catalog: Catalo
 def test_spec_is_a_valid_plotly_figure(comparison: charts.Chart) -> None:
     spec = plotlyspec.plotly_figure(comparison)
     go.Figure(data=spec["data"], layout=spec["layout"])  # raises on any unknown property
-    go.Figure(data=spec["data"], layout=spec["image"]["layout"])
+    image = go.Figure(data=spec["data"], layout=spec["layout"])
+    image.update_layout(spec["image"]["layout"])  # the image's changes, as relayout keys
+    assert image.layout.margin.t == 150 and image.layout.title.text == comparison.title
+    assert image.layout.xaxis.type == "log"  # the page's layout under them
+    assert set(spec["image"]["layout"]) == {"title", "margin.t"}  # not a second copy of it
     for theme in spec["themes"].values():
         go.Figure(data=spec["data"], layout=spec["layout"]).update_layout(theme)
 
@@ -284,10 +288,16 @@ def test_standalone_svg_has_title_and_licence(comparison: charts.Chart) -> None:
 
 
 def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: Catalog) -> None:
+    """Every point with its curve and status; the provenance once, on each curve's first row
+    (issue 47), which "fill down" repeats."""
     rows = csv_rows(chartdata.to_csv(comparison))
     assert len(rows) == len(comparison.series) * charts.CURVE_POINTS
     assert tuple(rows[0]) == chartdata.CSV_COLUMNS
-    assert {r["licence"] for r in rows} == {"CC BY 4.0"}
+    firsts = rows[::charts.CURVE_POINTS]
+    assert [r["algorithm_id"] for r in firsts] == [s.algorithm_id for s in comparison.series]
+    assert {r["licence"] for r in firsts} == {"CC BY 4.0"}
+    rest = [r for i, r in enumerate(rows) if i % charts.CURVE_POINTS]
+    assert {r[c] for r in rest for c in chartdata.PROVENANCE_COLUMNS} == {""}
     by_algo = {r["algorithm_id"]: r for r in rows}  # the last point of each
     fit = catalog.algorithms["cispo"].scalerl
     assert fit is not None
@@ -295,7 +305,8 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
     assert float(last["reward_percent"]) == pytest.approx(
         100 * reward(fit, float(last["gb200_hours"])), rel=1e-5)  # percent, as the chart shows
     khatri = catalog.references["scalerl_khatri"]
-    assert last["parameter_status"] == "reported" and last["sources"] == khatri.title
+    first = next(r for r in firsts if r["algorithm_id"] == "cispo")
+    assert last["parameter_status"] == "reported" and first["sources"] == khatri.title
     assert by_algo["dapo"]["parameter_status"] == "derived"  # read off a plot
 
 
@@ -365,7 +376,12 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
     assert "md-header" not in html and "tn-chart__embed" not in html
     assert 'src="../../assets/javascripts/charts.js"' in html
     assert 'href="data.csv"' in html and "data-tn-embed" in html
-    assert "theme" in html and "prefers-color-scheme" in html
+    # the theme script and colours are embed/'s shared files, not inline (issue 47)
+    assert '<script src="../../embed/theme.js"></script>' in html
+    assert '<link rel="stylesheet" href="../../embed/theme.css">' in html
+    assert "<style>" not in html.split("<body")[0] and "<script>" not in html
+    shared = chartsite.files.shared_embed_files()
+    assert "prefers-color-scheme" in shared["theme.css"] and "theme=" in shared["theme.js"]
 
 
 def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
@@ -394,8 +410,9 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
                 for name in chartsite.files.file_names(chart)}
-    assert set(files) == expected | {"embed/resize.js", chartsite.VENDOR_PLOTLY,
-                                     chartsite.SITE_CARD}
+    shared = {f"embed/{name}" for name in chartsite.files.shared_embed_files()}
+    assert shared == {"embed/resize.js", "embed/theme.js", "embed/theme.css"}
+    assert set(files) == expected | shared | {chartsite.VENDOR_PLOTLY, chartsite.SITE_CARD}
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert (first / chartsite.VENDOR_PLOTLY).read_bytes() == \
@@ -414,3 +431,32 @@ def test_caption_states_each_fits_setting_and_what_is_not_drawn(catalog: Catalog
         assert charts.NOT_DRAWN not in one.description
     assert comparison.description.endswith(charts.NOT_DRAWN)
     assert comparison.description.count("Fitted on:") == 1  # one line, settings joined
+
+
+def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
+        comparison: charts.Chart, catalog: Catalog) -> None:
+    """``series/<id>.json`` has no x or customdata on its curve (issue 47): charts.js takes
+    them from the comparison's first curve, which must then be every curve's grid."""
+    first = plotlyspec.plotly_figure(comparison)["data"][0]
+    for algorithm_id in catalog.algorithms:
+        if catalog.algorithms[algorithm_id].scalerl is None:
+            continue
+        series = charts.series_for(catalog, algorithm_id, comparison.x_low, comparison.x_high,
+                                   comparison.factor)
+        full = plotlyspec.series_traces(series, comparison)
+        curve, *marks = plotlyspec.series_file_traces(series, comparison)
+        assert "x" not in curve and "customdata" not in curve and curve["y"] == full[0]["y"]
+        assert (full[0]["x"], full[0]["customdata"]) == (first["x"], first["customdata"])
+        assert marks == full[1:] and all("x" in trace for trace in marks)
+
+
+def test_the_second_inline_svg_is_named_by_the_first(comparison: charts.Chart) -> None:
+    """A page's narrow SVG has no title or description of its own (issue 47): it is named by
+    the wide one's, which ``aria-labelledby`` reads whether or not that one is shown."""
+    html = chartsite.render_figure(comparison, root="../", site_url="")
+    wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
+    ident = f"tn-svg-{comparison.id}-wide"
+    for svg in (wide, narrow):
+        assert f'aria-labelledby="{ident}-t {ident}-d"' in svg.split(">", 1)[0]
+    assert f'<title id="{ident}-t">' in wide and f'<desc id="{ident}-d">' in wide
+    assert "<desc" not in narrow and 'id="tn-svg-' + comparison.id + '-narrow-t"' not in narrow

@@ -3,7 +3,8 @@ every CSV the site publishes (``api/v1/*.csv``, ``embed/<id>/data.csv`` and
 ``data-wide.csv``) is written by ``site.safecsv``, so catalog text that starts like a
 spreadsheet formula lands as text (a leading quote, as OWASP recommends) while numbers,
 negative ones included, stay numbers; the chart CSVs carry the data's date, the sources' titles
-and URLs and the licence on every row."""
+and URLs and the licence (``data-wide.csv`` on every row, ``data.csv`` on each curve's
+first row: issue 47)."""
 
 from __future__ import annotations
 
@@ -97,9 +98,13 @@ def test_chart_csvs_carry_date_sources_and_licence(tmp_path: Path) -> None:
     catalog = load_valid_catalog(fitted_catalog_dir(tmp_path))
     chart = charts.build_chart(catalog, charts.COMPARISON_ID, date=DATE)
     refs = {r.id: r for r in chart.sources}
-    for text in (chartdata.to_csv(chart, "https://example.org/tn/"),
-                 chartdata.to_wide_csv(chart, "https://example.org/tn/")):
-        rows = pandas_default_rows(text)
+    long = pandas_default_rows(chartdata.to_csv(chart, "https://example.org/tn/"))
+    firsts = long[::charts.CURVE_POINTS]  # data.csv: each curve's first row (issue 47)
+    assert len(firsts) == len(chart.series) >= 2
+    assert all(r[c] == "" for i, r in enumerate(long) if i % charts.CURVE_POINTS
+               for c in chartdata.PROVENANCE_COLUMNS)
+    for rows in (firsts,
+                 pandas_default_rows(chartdata.to_wide_csv(chart, "https://example.org/tn/"))):
         assert rows and all(r["data_date"] == DATE for r in rows)
         assert all(r["licence"] == "CC BY 4.0" and r["licence_url"].startswith("https://")
                    for r in rows)

@@ -227,6 +227,7 @@ def test_the_csv_metadata_is_in_the_json(comparison: charts.Chart, grpo: charts.
     data = json.loads(json.dumps(chartdata.to_json(comparison, BASE)))
     assert data["csv"]["files"] == {"long": "data.csv", "wide": "data-wide.csv"}
     assert "percent" in data["csv"]["units"]["reward_percent"]
+    assert "first row" in data["csv"]["provenance_rows"]  # where data.csv gives them (issue 47)
     assert chartdata.to_json(grpo)["csv"]["files"] == {"long": "data.csv"}  # one curve
     assert data["page"] == f"{BASE}algorithms/" and data["licence"]["name"] == "CC BY 4.0"
 

@@ -189,7 +189,8 @@
     var image = chart.spec.image;
     var figure = {
       data: chart.gd.data,
-      layout: themed(image.layout, chart.spec.themes[themeName()]),
+      /* image.layout: what the image changes of the page's layout, as relayout keys */
+      layout: themed(themed(chart.spec.layout, image.layout), chart.spec.themes[themeName()]),
     };
     window.Plotly.downloadImage(figure, {
       format: format, width: image.width, height: image.height, filename: image.filename,
@@ -291,6 +292,10 @@
     })]).then(function (done) {
       var chart = done[0];
       if (!chart) throw new Error("chart not drawn");
+      var grid = chart.gd.data[0];  /* a series file's curve has the chart's shared grid */
+      done[1].forEach(function (trace) {
+        if (!trace.x) { trace.x = grid.x; trace.customdata = grid.customdata; }
+      });
       return window.Plotly.addTraces(chart.gd, done[1]).then(function () {
         option.disabled = true;
         select.selectedIndex = 0;

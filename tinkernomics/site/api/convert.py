@@ -60,9 +60,15 @@ cannot change the published files."""
 # --------------------------------------------------------------------------- builder helpers
 
 
-def _sig(value: float) -> float:
-    """A computed value rounded to SIGNIFICANT_DIGITS (see there)."""
-    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+CURVE_DIGITS = 6
+"""A curve point's significant digits: a sampled curve, drawn or tabled, as the chart files give
+it (``charts.spec.num``); at 12 digits the points were 40% of an algorithm's document, which
+the collection repeats (1 MB at 1,000 algorithms, issue 47). A and the other figures keep 12."""
+
+
+def _sig(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
+    """A computed value rounded to SIGNIFICANT_DIGITS (see there), or to ``digits``."""
+    return float(f"{value:.{digits}g}")
 
 
 def figure(f: m.Figure) -> Figure:
@@ -209,10 +215,10 @@ def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> Sca
     params = derive.sigmoid_params(fit)
     points = [
         CurvePoint(
-            gb200_hours=_sig(c),
-            h100_equivalent_hours=(_sig(derive.h100_equivalent_hours(c, fv.factor))
+            gb200_hours=_sig(c, CURVE_DIGITS),
+            h100_equivalent_hours=(_sig(derive.h100_equivalent_hours(c, fv.factor), CURVE_DIGITS)
                                    if fv is not None else None),
-            reward_percent=_sig(r * derive.PERCENT),
+            reward_percent=_sig(r * derive.PERCENT, CURVE_DIGITS),
         )
         for c, r in derive.curve_points(params, curve_grid())
     ]

@@ -3,8 +3,11 @@
 
 The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(url)`` and
 spreadsheets open them as they are; values are in the units the chart shows (rewards in
-percent). ``data.csv`` is long: one row per curve point with status, the date the data last
-changed, the sources' titles and URLs, the licence and the chart's page on every row.
+percent). ``data.csv`` is long: one row per curve point with its chart, algorithm, curve and
+status; the first row of each curve also carries the date the data last changed, the sources'
+titles and URLs, the licence and the chart's page, which the curve's other rows leave empty
+(the same values: a spreadsheet's "fill down" or pandas' ``df.ffill()`` repeats them). Repeated
+on all 61 rows they were 70% of the file, 6 MB at 1,000 algorithms (issue 47).
 ``data-wide.csv``, for a chart of several curves, has one row per compute value and one column
 per curve (every curve of a chart shares its compute grid), then the same provenance columns
 (every source of the chart); a one-curve chart has none, its long table being one column of
@@ -34,8 +37,9 @@ from tinkernomics.site.charts.spec import (
 from tinkernomics.site.safecsv import csv_text
 
 PROVENANCE_COLUMNS = ("data_date", "sources", "source_urls", "licence", "licence_url", "page")
-"""On every row of both CSVs: the date the data last changed (ISO), the sources' titles (``; ``
-between them) and URLs (a space between them), the data licence and the chart's page."""
+"""The date the data last changed (ISO), the sources' titles (``; `` between them) and URLs (a
+space between them), the data licence and the chart's page: on the first row of each curve of
+``data.csv`` (empty on its other rows) and on every row of ``data-wide.csv``."""
 CSV_COLUMNS = ("chart_id", "algorithm_id", "algorithm", "curve", "gb200_hours",
                "h100_equivalent_hours", "reward_percent", "parameter_status",
                *PROVENANCE_COLUMNS)
@@ -48,11 +52,13 @@ CSV_UNITS = {"gb200_hours": "GB200-hours", "h100_equivalent_hours": "H100-hours"
              "reward_percent": "pass rate in percent (0-100), as the chart's axis"}
 CSV_PROVENANCE = {
     "data_date": "date the chart's data last changed (ISO), from its sources",
-    "sources": "titles of the sources the row's numbers rest on, '; ' between them",
+    "sources": "titles of the sources the curve's numbers rest on, '; ' between them",
     "source_urls": "their URLs, a space between them",
     "licence": "the data licence", "licence_url": "the licence's text",
     "page": "the chart's page on the site"}
 """What each of ``PROVENANCE_COLUMNS`` holds (in ``data.json``)."""
+CSV_PROVENANCE_ROWS = "data.csv: each curve's first row (fill down); data-wide.csv: every row"
+"""Where the provenance columns are filled (in ``data.json``, beside ``CSV_PROVENANCE``)."""
 CSV_FILES = {"long": "data.csv", "wide": "data-wide.csv"}
 """Every CSV a chart may have; ``csv_files`` says which one chart has."""
 FRACTION = "fraction"
@@ -77,17 +83,21 @@ def provenance(chart: Chart, source_ids: tuple[str, ...], site_url: str = "") ->
             page_url(chart, site_url)]
 
 
+_UNSTATED = dict.fromkeys(PROVENANCE_COLUMNS, "")
+
+
 def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
-    """One row per curve point (long format), with provenance on every row."""
+    """One row per curve point (long format); a curve's provenance on its first row only."""
     rows = []
     for s in chart.series:
         about = dict(zip(PROVENANCE_COLUMNS, provenance(chart, s.sources, site_url),
                          strict=True))
-        for (c, r), h in zip(s.points, s.h100_hours, strict=True):
+        for i, ((c, r), h) in enumerate(zip(s.points, s.h100_hours, strict=True)):
             rows.append({
                 "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
                 "curve": s.curve, "gb200_hours": num(c), "h100_equivalent_hours": num(h),
-                "reward_percent": percent(r), "parameter_status": s.status.value, **about,
+                "reward_percent": percent(r), "parameter_status": s.status.value,
+                **(about if i == 0 else _UNSTATED),
             })
     return rows
 
@@ -156,6 +166,7 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
         "units": {"compute": "GB200-hours", "h100_equivalent": "H100-hours",
                   "reward": UNITS["reward"], "A": FRACTION, "R0": FRACTION},
         "csv": {"files": csv_files(chart), "units": CSV_UNITS, "provenance": CSV_PROVENANCE,
+                "provenance_rows": CSV_PROVENANCE_ROWS,
                 "wide_columns": {wide_column(s): s.algorithm_id for s in chart.series},
                 "wide_labels": {wide_column(s): s.title for s in chart.series}},
         "conversion": {"id": chart.factor.id, "factor": chart.factor.value,

@@ -2,7 +2,7 @@
 
 Pipeline step 6 run from the command line: the catalog is validated, the chart built by
 ``charts.build_chart`` exactly as for the site, and written as
-- ``csv``: one row per curve point with status, sources and licence on every row;
+- ``csv``: one row per curve point with its status; sources and licence on a curve's first row;
 - ``json``: parameters, points, sources and licence (the site's ``embed/<id>/data.json``);
 - ``html``: one self-contained page (the chart's CSS, loader script and plotly.js from the
   installed plotly package inlined: about 5 MB, works offline), or with ``--plotly-src URL``
@@ -26,7 +26,7 @@ from tinkernomics.site.charts import spec as charts
 FORMATS = ("html", "json", "csv")
 HELP = """Export one chart, built from the validated catalog exactly as on the site.
 
-  csv   one row per curve point; status, sources and licence on every row
+  csv   one row per curve point; sources and licence on each curve's first row
   json  parameters, points, sources and licence (as the site's embed/<ID>/data.json)
   html  a standalone page; plotly.js from the installed plotly package is INLINED
         (about 5 MB, works offline), unless --plotly-src URL names a copy to load

@@ -6,13 +6,13 @@ downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
-``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: the
-embed page, no site chrome, theme from ``?theme=`` or the host; data, images in every variant
-(one file each), the preview card, oEmbed, the Plotly spec);
+``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
+page, data, images in every variant, preview card, oEmbed, Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
-comparison; the site's own preview card; ``embed/resize.js`` for host pages and
-``assets/vendor/plotly.min.js``, the vendored basic bundle of the plotly.js version the
-installed plotly package ships (``static/plotly/``; never a CDN).
+comparison; the site's own preview card; ``files.shared_embed_files`` (``embed/resize.js`` for
+hosts, the embed pages' ``theme.js`` and ``theme.css``) and ``assets/vendor/plotly.min.js``,
+the vendored basic bundle of the plotly.js version the installed plotly package ships
+(``static/plotly/``; never a CDN).
 """
 
 from __future__ import annotations
@@ -71,8 +71,7 @@ def _env() -> Environment:
                        autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
 
-def _template_text(name: str) -> str:
-    return (resources.files("tinkernomics.site.charts") / "templates" / name).read_text("utf-8")
+_template_text = files.template_text
 
 
 def inert_json(value: Any) -> str:
@@ -167,7 +166,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "unverified_note": note,
         # The wide SVG's <style> serves both: the narrow one leaves it out.
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
-                      + chartsvg.chart_svg(chart, layout="narrow", styled=False)),
+                      + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by="wide")),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(inert_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
@@ -217,6 +216,12 @@ class Assets:
     inline_plotly: str = ""
     plotly_src: str = ""
 
+    @property
+    def shared_theme(self) -> str:
+        """Where the theme script and colours are (``embed/``), or "" to inline them (an
+        export that inlines its CSS is one file; the site's embed pages share them)."""
+        return "" if self.inline_css else f"{self.root}{EMBED_DIR}/"
+
 
 def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
                       assets: Assets | None = None) -> str:
@@ -226,8 +231,9 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
     figure = _env().get_template("figure.html").render(c=ctx).strip()
     page = {
         "root": assets.root, "figure": Markup(figure),
-        "theme_script": Markup(_template_text("embed-theme.js").strip()),
-        "theme_css": Markup(embed.embed_theme_css()),
+        "shared": assets.shared_theme, "theme_js": files.THEME_JS, "theme_css": files.THEME_CSS,
+        "inline_theme_js": Markup("" if assets.shared_theme else files.theme_js()),
+        "inline_theme_css": Markup("" if assets.shared_theme else embed.embed_theme_css()),
         "inline_css": Markup(assets.inline_css),
         "inline_js": Markup(_script_safe(assets.inline_js)),
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
@@ -345,7 +351,7 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
     for algorithm_id, _name in chart.others:
         series = charts.series_for(ctx.catalog, algorithm_id, chart.x_low, chart.x_high,
                                    chart.factor)
-        traces = plotlyspec.series_traces(series, chart)
+        traces = plotlyspec.series_file_traces(series, chart)
         (folder / f"{algorithm_id}.json").write_text(
             json.dumps(traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False),
             encoding="utf-8")
@@ -373,7 +379,8 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     shutil.copyfile(plotly_js_path(), vendor)
     embed_root = site_dir / EMBED_DIR
     embed_root.mkdir(parents=True, exist_ok=True)
-    (embed_root / "resize.js").write_text(_template_text("resize.js"), encoding="utf-8")
+    for name, text in files.shared_embed_files().items():
+        (embed_root / name).write_text(text, encoding="utf-8")
     cache = image_cache(ctx)
     started = ctx.extra.pop(_PREFILL_KEY, None)
     if started is not None:  # MkDocs: started before the pages, from the same jobs

@@ -141,6 +141,18 @@ def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
             _cmid_trace(s, chart.factor)]
 
 
+GRID_KEYS = ("x", "customdata")
+"""A curve trace's compute (GB200-hours) and H100-hours: on a chart, one grid every curve shares."""
+
+
+def series_file_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
+    """``series_traces`` for a comparison's ``series/<id>.json``, its curve without
+    ``GRID_KEYS``: charts.js takes the comparison's shared grid from its first curve instead
+    of 500 files repeating it (issue 47)."""
+    curve, *marks = series_traces(s, chart)
+    return [{k: v for k, v in curve.items() if k not in GRID_KEYS}, *marks]
+
+
 def _setting_order(chart: Chart, data: list[dict[str, Any]]) -> None:
     """A chart of several settings: the legend keeps the settings' order (``spec.by_setting``),
     each entry naming its curve's label. No group titles: in a phone-sized frame their rows
@@ -185,20 +197,21 @@ def plotly_figure(chart: Chart) -> dict[str, Any]:
                    "scrollZoom": False},
         "themes": THEMES,
         "narrow": {"width_px": NARROW_PX, "layout": NARROW},
-        "image": image_extras(chart, layout),
+        "image": image_extras(chart),
     }
 
 
-def image_extras(chart: Chart, layout: dict[str, Any]) -> dict[str, Any]:
+def image_extras(chart: Chart) -> dict[str, Any]:
     """A downloaded PNG/SVG: the on-page layout with the title and, under it, the credit,
-    licence, conversion basis and unverified warning (the legend keeps the bottom)."""
+    licence, conversion basis and unverified warning (the legend keeps the bottom). Its ``layout``
+    holds only what differs from the page's, as relayout keys (as ``narrow``): charts.js
+    applies them to the spec's layout, not a second copy of it (issue 47: 1.3 KB a chart)."""
     image_layout = {
-        **layout,
         "title": {"text": chart.title, "x": 0.01, "xanchor": "left", "y": 0.97,
                   "yanchor": "top", "font": {"size": 18},
                   "subtitle": {"text": "<br>".join(attribution_lines(chart)),
                                "font": {"size": 11}}},
-        "margin": {**layout["margin"], "t": 150},
+        "margin.t": 150,
     }
     return {"width": 960, "height": 640, "filename": chart.id, "layout": image_layout}
 

@@ -183,48 +183,65 @@ def _place(series: tuple[Series, ...], layout: Layout, x: float,
     return placed
 
 
-def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
-    return f'<text x="{x}" y="{y}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+def _n(value: float) -> str:
+    """A coordinate as written: rounded to 0.1 px already, without a trailing ``.0``."""
+    return f"{value:g}"
+
+
+def _text(x: float, y: float, text: str, extra: str = "") -> str:
+    """A text at (x, y); its anchor is its group's (``_anchored``), else the start."""
+    return f'<text x="{_n(x)}" y="{_n(y)}"{extra}>{escape(text)}</text>'
+
+
+def _anchored(anchor: str, texts: list[str]) -> str:
+    """Texts sharing an anchor, in one group that says it once (issue 47: a file's bytes)."""
+    return f'<g text-anchor="{anchor}">{"".join(texts)}</g>'
 
 
 def _axes(f: _Frame) -> list[str]:
+    """Background, grid, the H100 axis' ticks, the plot's frame and the axis labels. Grid lines
+    (and ticks) are one path each, not one element per line: the same strokes, a third of the
+    bytes of a file."""
     c = f.chart
-    out = [f'<rect{f.paint("bg")} x="0" y="0" width="{f.layout.width}" height="{f.height}"/>']
-    for k in range(0, round(c.y_high * 10) + 1):
-        y = f.y(k / 10)
-        out.append(f'<line{f.paint("grid")} x1="{f.left}" x2="{f.right}" y1="{y}" y2="{y}"/>')
-        out.append(_text(f.left - 8, y + 4, f"{k * 10}%", "end"))
-    for value in decade_ticks(c.x_low, c.x_high):
-        x = f.x(value)
-        out.append(f'<line{f.paint("grid")} x1="{x}" x2="{x}" y1="{f.top}" y2="{f.bottom}"/>')
-        out.append(_text(x, f.bottom + 18, short_number(value)))
-    for value in decade_ticks(c.x_low_h100, c.x_high_h100):
-        x = f.x(value / c.factor.value)
-        out.append(f'<line{f.paint("axis")} x1="{x}" x2="{x}" y1="{f.top - 5}" y2="{f.top}"/>')
-        out.append(_text(x, f.top - 9, short_number(value)))
-    out.append(f'<rect{f.paint("axis")} x="{f.left}" y="{f.top}" width="{f.right - f.left}" '
-               f'height="{f.layout.plot_height}"/>')
+    rows = [(f.y(k / 10), f"{k * 10}%") for k in range(0, round(c.y_high * 10) + 1)]
+    columns = [(f.x(v), short_number(v)) for v in decade_ticks(c.x_low, c.x_high)]
+    ticks = [(f.x(v / c.factor.value), short_number(v))
+             for v in decade_ticks(c.x_low_h100, c.x_high_h100)]
+    grid = ("".join(f"M{_n(f.left)} {_n(y)}H{_n(f.right)}" for y, _ in rows)
+            + "".join(f"M{_n(x)} {_n(f.top)}V{_n(f.bottom)}" for x, _ in columns))
+    marks = "".join(f"M{_n(x)} {_n(f.top - 5)}V{_n(f.top)}" for x, _ in ticks)
     middle = (f.left + f.right) / 2
-    out.append(_text(middle, f.bottom + 40, X_TITLE))
-    out.append(_text(middle, f.top - 34, f"{X2_TITLE} (× {c.factor.text[:-1]})"))
     y_mid = f.top + f.layout.plot_height / 2
-    out.append(_text(16, y_mid, Y_TITLE, extra=f' transform="rotate(-90 16 {y_mid})"'))
-    return out
+    centred = [*(_text(x, f.bottom + 18, label) for x, label in columns),
+               *(_text(x, f.top - 9, label) for x, label in ticks),
+               _text(middle, f.bottom + 40, X_TITLE),
+               _text(middle, f.top - 34, f"{X2_TITLE} (× {c.factor.text[:-1]})"),
+               _text(16, y_mid, Y_TITLE, f' transform="rotate(-90 16 {_n(y_mid)})"')]
+    return [
+        f'<rect{f.paint("bg")} x="0" y="0" width="{_n(f.layout.width)}" height="{_n(f.height)}"/>',
+        f'<path{f.paint("grid")} d="{grid}"/>',
+        f'<path{f.paint("axis")} d="{marks}"/>',
+        f'<rect{f.paint("axis")} x="{_n(f.left)}" y="{_n(f.top)}" '
+        f'width="{_n(f.right - f.left)}" height="{_n(f.layout.plot_height)}"/>',
+        _anchored("end", [_text(f.left - 8, y + 4, label) for y, label in rows]),
+        _anchored("middle", centred),
+    ]
 
 
 def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
-    pts = f"{x},{round(y - r, 1)} {round(x + r, 1)},{y} {x},{round(y + r, 1)} {round(x - r, 1)},{y}"
+    pts = (f"{_n(x)},{_n(round(y - r, 1))} {_n(round(x + r, 1))},{_n(y)} "
+           f"{_n(x)},{_n(round(y + r, 1))} {_n(round(x - r, 1))},{_n(y)}")
     return f'<polygon points="{pts}" fill="{color}" stroke="#ffffff" stroke-width="1"/>'
 
 
 def _series(f: _Frame, s: Series) -> list[str]:
     c = f.chart
-    pts = " ".join(f"{f.x(x)},{f.y(y)}" for x, y in s.points)
-    a_y = f.y(s.params.A)
+    pts = " ".join(f"{_n(f.x(x))},{_n(f.y(y))}" for x, y in s.points)
+    a_y = _n(f.y(s.params.A))
     return [
         f"<g><title>{escape(s.label)}</title>",
-        f'<line{f.paint("asym")} stroke="{s.color}" x1="{f.x(c.x_low)}" x2="{f.x(c.x_high)}" '
-        f'y1="{a_y}" y2="{a_y}"/>',
+        f'<line{f.paint("asym")} stroke="{s.color}" x1="{_n(f.x(c.x_low))}" '
+        f'x2="{_n(f.x(c.x_high))}" y1="{a_y}" y2="{a_y}"/>',
         f'<polyline{f.paint("curve")} stroke="{s.color}" points="{pts}"/>',
         _diamond(f.x(s.params.C_mid), f.y(s.midpoint_reward), s.color),
         "</g>",
@@ -238,10 +255,10 @@ def _labels(f: _Frame) -> list[str]:
     s = f.chart.series[0]
     p = s.params
     return [
-        _text(f.right - 4, f.y(p.A) - 6, f"asymptote A = {derive.format_number(p.A * 100)}%",
-              "end"),
+        _anchored("end", [_text(f.right - 4, f.y(p.A) - 6,
+                                f"asymptote A = {derive.format_number(p.A * 100)}%")]),
         _text(f.x(p.C_mid) + 10, f.y(s.midpoint_reward) + 16,
-              f"C_mid = {derive.format_number(p.C_mid)} GB200-h", "start"),
+              f"C_mid = {derive.format_number(p.C_mid)} GB200-h"),
     ]
 
 
@@ -251,11 +268,11 @@ def _legend(f: _Frame) -> list[str]:
     out = ['<g class="tn-svg__legend">' if f.theme is None else "<g>"]
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
-        out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{x}" x2="{x + 24}" '
-                   f'y1="{y - 4}" y2="{y - 4}"/>')
-        out.append(_text(x + 30, y, s.label, "start"))
+        out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{_n(x)}" '
+                   f'x2="{_n(x + 24)}" y1="{_n(y - 4)}" y2="{_n(y - 4)}"/>')
+        out.append(_text(x + 30, y, s.label))
     for name, x, row in f.heads:
-        out.append(_text(x, f.bottom + 74 + row * f.layout.legend_row, name, "start",
+        out.append(_text(x, f.bottom + 74 + row * f.layout.legend_row, name,
                          ' font-weight="bold"'))
     return [*out, "</g>"]
 
@@ -265,33 +282,37 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
 
 
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
-                 styled: bool = True) -> tuple[float, float, str]:
-    """(width, height, content) of the chart in ``layout``: its title, description, rules
-    (on a page, unless ``styled`` is False; a file's elements carry attributes instead) and
-    drawing, without the element that holds them."""
+                 styled: bool = True, named: bool = True) -> tuple[float, float, str]:
+    """(width, height, content) of the chart in ``layout``: its title and description (unless
+    ``named`` is False), rules (on a page, unless ``styled`` is False; a file's elements carry
+    attributes instead) and drawing, without the element that holds them."""
     f = _frame(chart, LAYOUTS[layout], theme)
     body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
             *_legend(f)]
-    content = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
-               f'<desc id="{ident}-d">{escape(chart.description)}</desc>'
-               + (f"<style>{_css()}</style>" if styled and theme is None else "") + "".join(body))
+    names = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
+             f'<desc id="{ident}-d">{escape(chart.description)}</desc>') if named else ""
+    content = (names + (f"<style>{_css()}</style>" if styled and theme is None else "")
+               + "".join(body))
     return f.layout.width, f.height, content
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
-              theme: str | None = None, styled: bool = True) -> str:
+              theme: str | None = None, styled: bool = True, named_by: str = "") -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
     ``theme`` fixes the colours (files and images, written as attributes) instead of following
     the page palette.
-    ``styled=False`` leaves out its ``<style>``, for a second inline SVG of the same page: a
-    style element in inline SVG applies to the whole document, shown or not."""
+    ``styled=False`` leaves out its ``<style>``, and ``named_by`` (a layout) its title and
+    description, for a second inline SVG of the same page: a style element in inline SVG
+    applies to the whole document, shown or not, and ``aria-labelledby`` names it by the
+    first SVG's title and description, shown or not (issue 47: 400 bytes a page)."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
-    width, height, content = _chart_parts(chart, layout, ident, theme, styled)
+    label = f"tn-svg-{chart.id}-{named_by}" if named_by else ident
+    width, height, content = _chart_parts(chart, layout, ident, theme, styled, not named_by)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}"'
         f'{paint("text", theme)} viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="{ident}-t {ident}-d" preserveAspectRatio="xMidYMid meet">'
+        f'aria-labelledby="{label}-t {label}-d" preserveAspectRatio="xMidYMid meet">'
         f"{content}</svg>"
     )
 
@@ -344,15 +365,14 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     top = TITLE_PX + 22 * (len(titles) - 1)
     total = top + height + LINE_PX * len(lines) + 12
     inner = placed_chart(chart, (0, top, width, height), f"tn-file-{chart.id}", theme, layout)
-    title = "".join(
-        f'<text x="16" y="{27 + 22 * i}" font-family="{FONT}" font-size="17" font-weight="600" '
-        f'fill="{ink}">{escape(line)}</text>' for i, line in enumerate(titles))
-    credit = "".join(
-        f'<text x="16" y="{top + height + LINE_PX * (i + 1) - 4}" font-family="{FONT}" '
-        f'font-size="11" fill="{ink}">{escape(line)}</text>' for i, line in enumerate(lines))
+    title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
+                    for i, line in enumerate(titles))
+    credit = "".join(f'<text x="16" y="{_n(top + height + LINE_PX * (i + 1) - 4)}">'
+                     f"{escape(line)}</text>" for i, line in enumerate(lines))
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {total}" '
-        f'width="{width}" height="{total}">'
-        f'<rect x="0" y="0" width="{width}" height="{total}" fill="{paper}"/>'
-        f"{title}{inner}{credit}</svg>"
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(total)}" '
+        f'width="{_n(width)}" height="{_n(total)}" font-family="{FONT}" fill="{ink}">'
+        f'<rect x="0" y="0" width="{_n(width)}" height="{_n(total)}" fill="{paper}"/>'
+        f'<g font-size="17" font-weight="600">{title}</g>{inner}'
+        f'<g font-size="11">{credit}</g></svg>'
     )
