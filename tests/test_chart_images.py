@@ -22,7 +22,6 @@ from helpers_charts import (  # noqa: F401  (the fixtures: catalog, grpo)
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import embed, imagejobs, images, plotlyspec, share, svg
-from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 
 OEMBED_RICH_SCHEMA = {
@@ -122,7 +121,7 @@ def test_oembed_is_a_valid_rich_response(grpo: charts.Chart) -> None:
 
 
 def test_snippet_holds_without_script(grpo: charts.Chart) -> None:
-    snippet = chartsite.embed_snippet(grpo, "https://example.org/tn/", "")
+    snippet = embed.embed_snippet(grpo, "https://example.org/tn/")
     iframe = snippet.split("\n")[0]
     assert 'scrolling="no"' in iframe and "container-type:inline-size" in iframe
     assert "cqw" in iframe and "?theme=auto\"" in iframe

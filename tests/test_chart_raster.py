@@ -112,7 +112,7 @@ def test_the_page_stylesheet_and_the_image_attributes_are_the_same_rules(
 def test_every_text_names_a_loaded_face_and_nothing_thorvg_ignores(grpo: charts.Chart) -> None:
     faces = {family for family, _ in raster.FACES.values()}
     for source in (svg.standalone_svg(grpo), images.card_svg(grpo)):
-        texts = [e for e in _elements(raster.rewrite(source)) if e.tag == f"{NS}text"]
+        texts = [e for e in _elements(raster._prepared(source)[0]) if e.tag == f"{NS}text"]
         assert texts
         for e in texts:
             assert e.get("font-family") in faces
@@ -165,7 +165,7 @@ def test_texts_sit_on_their_baseline() -> None:
 
 def test_the_title_is_drawn_bold(grpo: charts.Chart) -> None:
     source = svg.standalone_svg(grpo)
-    title = next(e for e in _elements(raster.rewrite(source))
+    title = next(e for e in _elements(raster._prepared(source)[0])
                  if e.tag == f"{NS}text" and "".join(e.itertext()) == grpo.title)
     assert title.get("font-family") == "Roboto-Bold"  # font-weight 600, drawn bold as resvg did
     band = (0, 0, share.WIDE_PX, 60)
@@ -192,12 +192,12 @@ def test_card_title_starts_at_its_x_and_axis_titles_are_centred(grpo: charts.Cha
 def test_a_style_element_in_an_image_svg_is_an_error() -> None:
     """ThorVG ignores ``<style>``: an image SVG with one would be drawn unstyled."""
     with pytest.raises(ValueError, match="presentation attributes"):
-        raster.rewrite(_page("<style>.a{fill:red}</style>"))
+        raster._prepared(_page("<style>.a{fill:red}</style>"))
 
 
 def test_an_unknown_text_anchor_is_an_error() -> None:
     with pytest.raises(ValueError):
-        raster.rewrite(_page('<text x="1" y="1" text-anchor="justify">a</text>'))
+        raster._prepared(_page('<text x="1" y="1" text-anchor="justify">a</text>'))
 
 
 def test_threads_drawing_images_of_different_sizes_draw_what_one_thread_draws(

@@ -14,6 +14,7 @@ from test_charts_browser import TIMEOUT_MS, _serve
 
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import files
 from tinkernomics.site.charts import spec as charts
 
 pytestmark = [pytest.mark.scale, pytest.mark.browser]
@@ -32,7 +33,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     site = root / "site"
     folder = site / chartsite.EMBED_DIR / charts.COMPARISON_ID / chartsite.SERIES_DIR
     chartsite.write_series_files(ctx, chart, folder)
-    (folder.parent / chartsite.SPEC_FILE).write_text(chartsite.spec_file_text(chart),
+    (folder.parent / chartsite.SPEC_FILE).write_text(files.spec_file_text(chart),
                                                      encoding="utf-8")
     vendor = site / chartsite.VENDOR_PLOTLY
     vendor.parent.mkdir(parents=True)

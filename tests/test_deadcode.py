@@ -19,11 +19,6 @@ PENDING = {
     # (test_pending_names_are_still_unused says when).
     "tinkernomics.site.charts.embed.SCHEME_OF_THEME": "read by nothing",
     "tinkernomics.site.charts.embed.SNIPPET_THEMES": "read by nothing (share.THEMES is read)",
-    "tinkernomics.site.charts.feature.DATA_FILES": "an alias of files.DATA_FILES, unread",
-    "tinkernomics.site.charts.feature.EMPTY_SITEMAP": "an alias of files.EMPTY_SITEMAP, unread",
-    "tinkernomics.site.charts.feature.embed_snippet": "a wrapper tests/test_chart_images.py calls",
-    "tinkernomics.site.charts.feature.spec_file_text": "an alias tests/test_chart_scale.py calls",
-    "tinkernomics.site.charts.raster.rewrite": "tests/test_chart_raster.py reads the rewrite",
 }
 """Test-only or unused names in files this change could not edit, each with why it is here."""
 

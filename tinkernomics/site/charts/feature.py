@@ -46,8 +46,6 @@ VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
 LOADER_JS = "assets/javascripts/charts.js"
 CHART_CSS = "assets/stylesheets/charts.css"
 SPEC_FILE = files.SPEC_FILE
-DATA_FILES = files.DATA_FILES
-EMPTY_SITEMAP = files.EMPTY_SITEMAP
 EMBED_OEMBED_REL = "alternate"
 """The embed page's oEmbed discovery link says exactly ``rel="alternate"``, which parsers that
 match the attribute exactly find (it has no Material script to fetch a sitemap for it)."""
@@ -71,7 +69,6 @@ def _env() -> Environment:
                        autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
 
-_template_text = files.template_text
 
 
 def inert_json(value: Any) -> str:
@@ -101,11 +98,6 @@ def root_from(here: str) -> str:
     depth = len([part for part in here.split("/") if part])
     return "../" * depth or "./"
 
-
-def embed_snippet(chart: charts.Chart, site_url: str, root: str, theme: str = "auto") -> str:
-    """The iframe code a blogger pastes (URLs absolute when site_url is set; charts.js makes
-    relative ones absolute in the reader's browser otherwise)."""
-    return embed.embed_snippet(chart, _site_base(site_url) or root, theme)
 
 
 # --------------------------------------------------------------------------- view model
@@ -333,7 +325,6 @@ def image_cache(ctx: SiteContext) -> images.ImageCache:
     return images.ImageCache(image_cache_folder(ctx.root), draw=draw)
 
 
-spec_file_text = files.spec_file_text
 
 
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,

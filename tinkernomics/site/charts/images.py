@@ -8,7 +8,7 @@ licence, URL and date; light theme) rasterised 1200 px wide; ``chart-dark.png``,
 without a chart.
 
 Rasteriser: ThorVG through the ``thorvg-python`` wheel (no system libraries, no browser), fed the
-image SVG as ``charts.raster.rewrite`` resolves it (a Roboto face per weight, anchors and
+image SVG as ``charts.raster._prepared`` resolves it (a Roboto face per weight, anchors and
 baseline). Roboto comes from the ``font-roboto`` wheel and nothing else, so a build draws the
 same pixels on every machine. Pillow then stores each image with a palette of its most frequent
 colours, compressed by libdeflate (``pngpalette``). Images are cached

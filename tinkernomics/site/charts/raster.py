@@ -162,11 +162,6 @@ def size(svg_text: str, width: int) -> tuple[int, int]:
     return width, math.ceil(view_h * width / view_w - 1e-6)
 
 
-def rewrite(svg_text: str) -> str:
-    """The SVG as ThorVG should be given it: styles as attributes, a face per text, texts
-    anchored at their start and on ThorVG's baseline."""
-    return _prepared(svg_text)[0]
-
 
 def _engine() -> thorvg_python.Engine:
     with _LOCK:  # the first image's threads would each load it
