@@ -13,7 +13,7 @@ from helpers_runs import TOY_8B, TOY_BIG, run, with_runs
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, spread, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows, estimate, graph_for
-from tinkernomics.site.calculator import estimate_cli, layout
+from tinkernomics.site.calculator import backtestpage, estimate_cli, layout
 
 CONST = {c.key: c.value for c in timing.CONSTANTS}
 QUERY = {"m": TOY_8B, "hw": TOY_BIG, "gpus": "8"}
@@ -97,3 +97,11 @@ def test_the_range_states_its_rule(toy: Catalog) -> None:
     lines = estimate_cli.spread_lines(estimate(toy, QUERY))
     assert len(lines) == 1 and spread.RULE in lines[0] and "3 runs" in lines[0]
     assert estimate_cli.spread_lines(estimate(with_runs(toy), QUERY)) == []
+
+
+def test_the_backtest_page_names_both_spreads(toy: Catalog) -> None:
+    view = backtestpage.view(toy)
+    ratios = [r.ratio for r in backtest_rows(toy) if r.ratio is not None]
+    assert view["low"] == f"{min(ratios):.2f}×" and view["rule"] == spread.RULE
+    assert view["inner_low"] == f"{spread.percentile(ratios, spread.LOW):.2f}×"
+    assert view["inner_high"] == f"{spread.percentile(ratios, spread.HIGH):.2f}×"
