@@ -13,10 +13,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from tinkernomics.derived.calculator.backtest import Row, Summary
+    from _typeshed import DataclassInstance
+
+S = TypeVar("S", bound="DataclassInstance")
+"""``backtest.Summary`` (not imported: the back-test imports this module)."""
+
+
+class Rated(Protocol):
+    """A back-tested run (``backtest.Row``): its estimate ÷ actual, None without an estimate."""
+
+    @property
+    def ratio(self) -> float | None: ...
 
 LOW, HIGH = 0.1, 0.9
 """The percentiles of the ratios the range runs between."""
@@ -38,7 +48,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (rank - below)
 
 
-def inner(summary: Summary, found: Sequence[Row]) -> Summary:
+def inner(summary: S, found: Sequence[Rated]) -> S:
     """``summary`` with its low and high the ``LOW`` and ``HIGH`` percentiles of the rows'
     ratios (unchanged when no row has one)."""
     ratios = [r.ratio for r in found if r.ratio is not None and r.ratio > 0]
