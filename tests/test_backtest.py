@@ -12,7 +12,7 @@ from helpers_calc import _fig
 from helpers_runs import run, stage, with_runs
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import backtest
+from tinkernomics.derived.calculator import backtest, spread
 from tinkernomics.derived.calculator.estimate import backtest_rows, estimate
 from tinkernomics.site.calculator import backtest_cli
 
@@ -57,9 +57,13 @@ def test_summary_is_the_geometric_mean_and_range(toy: Catalog) -> None:
 def test_every_estimate_carries_the_published_runs_spread(toy: Catalog) -> None:
     s = backtest.summary(backtest_rows(toy))
     e = estimate(toy, {"m": "toy-1b", "p": "toy-prices", "hw": "toy-big-gpu", "gpus": "8"})
-    assert e["backtest.low"] == s.low and e["backtest.high"] == s.high
-    assert e["self.gpu_hours_low"] == pytest.approx(e["self.gpu_hours"] / s.high)
-    assert e["self.gpu_hours_high"] == pytest.approx(e["self.gpu_hours"] / s.low)
+    ratios = [r.ratio for r in backtest_rows(toy) if r.ratio is not None]
+    # the calculator's range is the runs' middle 80% (spread.py), the summary their extremes
+    assert e["backtest.low"] == pytest.approx(spread.percentile(ratios, spread.LOW))
+    assert e["backtest.high"] == pytest.approx(spread.percentile(ratios, spread.HIGH))
+    assert s.low < e["backtest.low"] < e["backtest.high"] < s.high
+    assert e["self.gpu_hours_low"] == pytest.approx(e["self.gpu_hours"] / e["backtest.high"])
+    assert e["self.gpu_hours_high"] == pytest.approx(e["self.gpu_hours"] / e["backtest.low"])
     # the break-even uses the range: Tinker ÷ self-hosted at both ends
     assert e["breakeven.ratio_low"] == pytest.approx(e["tinker.total"] / e["self.total_high"])
 

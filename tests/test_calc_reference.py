@@ -262,20 +262,25 @@ def test_default_training_mfu_from_deepseek_v3(catalog: Catalog) -> None:
     assert helpers_figures.registry(catalog)["assumption:mfu_train"].source == "deepseek_v3"
 
 
-def test_default_decode_mfu_is_the_roofline(toy: Catalog) -> None:
-    # the toy GPU: 1 TB/s, 1,000 TFLOP/s. Dense 1B: 32 sequences × 2 FLOP × 1e9 ÷ (2 bytes ×
-    # min(1e9, 32 × 1e9)) × 1e12 B/s ÷ 1e15 FLOP/s = 32 × 0.001 = 3.2%
-    dense = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU})["mfu.decode"]
-    assert dense == pytest.approx(32 * 1e12 / 1e15)
-    default_gpu = inputs.choose(toy, {}).hardware
-    decode = helpers_figures.registry(toy)[f"assumption:mfu_decode:{default_gpu}"]
-    assert decode.status == "unverified"
-    # MoE (100B total, 1B active): a batch of 32 reads min(100e9, 32 × 1e9) parameters, 2 bytes
-    # each, for 32 × 1e9 tokens' worth of work: 32 × 2 × 1e9 / (2 × 32e9) × 0.001 = 0.1%
-    moe = estimate(toy, {"m": TOY_MOE, "hw": TOY_GPU})["mfu.decode"]
-    assert moe == pytest.approx(32 * 2 * 1e9 / (2 * 32e9) * 1e12 / 1e15)
-    assert moe < dense / 25
-    assert TOY_ENTRIES["moe"]["total_params"]["value"] == 100  # what the arithmetic assumes
+def test_decode_utilisation_shown_is_the_time_models(toy: Catalog) -> None:
+    """No decode roofline beside the time model: the decode utilisation shown is the one the
+    time model's decode seconds imply (its FLOPs over its GPU-hours at peak), and a reader's
+    decode utilisation is what the time model then runs at."""
+    graph = graph_for(toy)
+    for gone in ("mfu.decode", "mfu.train", "assumption.mfu_decode"):
+        with pytest.raises(KeyError):
+            graph.quantity(gone)
+    assert graph.quantity("self.decode.mfu").shown
+    # a synchronous run on one GPU: decode's GPU-hours are its seconds a step × steps
+    e = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU, "gpus": "1"})
+    overhead = {c.key: c.value for c in timing.CONSTANTS}["run_overhead"]
+    peak = TOY_ENTRIES["hardware"]["bf16_dense_tflops"]["value"] * 1e12
+    implied = e["time.decode_flops"] / (e["time.decode_s"] * (1 + overhead) * peak)
+    assert e["self.decode.mfu"] == pytest.approx(implied)
+    given = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU, "gpus": "1", "md": "5"})
+    assert given["self.decode.mfu"] == pytest.approx(0.05)
+    assert not any(k.startswith("assumption:mfu_decode") for k in helpers_figures.registry(toy))
+
 
 
 def fitted(catalog: Catalog) -> str:
@@ -379,10 +384,15 @@ def test_site_accounting_is_flagged_unverified(catalog: Catalog) -> None:
 
 def test_overridden_assumptions_are_not_listed(catalog: Catalog) -> None:
     keys = [f.key for f in used(catalog, {"mt": "40", "md": "5", "gp": "3"})]
-    assert "assumption:mfu_train" not in keys
-    assert "assumption:mfu_decode:h100" not in keys
+    # the reader's training utilisation replaces the time model's; DeepSeek-V3's figure is
+    # still the prefill default, so it stays listed until the prefill utilisation is given
+    assert "assumption:time:train_mfu_max" not in keys
+    assert "assumption:time:bandwidth_efficiency" not in keys
     assert "hardware:h100:price" not in keys
-    assert "assumption:mfu_prefill" in keys
+    assert {"assumption:mfu_prefill", "assumption:mfu_train"} <= set(keys)
+    keys = [f.key for f in used(catalog, {"mp": "40"})]
+    assert "assumption:mfu_train" not in keys and "assumption:mfu_prefill" not in keys
+    assert "assumption:time:train_mfu_max" in keys
 
 
 def test_typical_g_listed_only_when_used(catalog: Catalog) -> None:

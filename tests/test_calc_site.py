@@ -55,10 +55,10 @@ def test_fmt_kinds(catalog: Catalog) -> None:
     graph = graph_for(catalog)
     kinds = {k: graph.quantity(k).format for k in (
         "tokens.prefill", "self.decode.flops", "self.decode.gpu_hours", "mem.min_gpus",
-        "vram.P_total", "tinker.total", "mfu.decode", "breakeven.ratio")}
+        "vram.P_total", "tinker.total", "self.decode.mfu", "breakeven.ratio")}
     assert kinds == {"tokens.prefill": "count", "self.decode.flops": "flops",
                      "self.decode.gpu_hours": "hours", "mem.min_gpus": "count",
-                     "vram.P_total": "gb", "tinker.total": "usd", "mfu.decode": "percent",
+                     "vram.P_total": "gb", "tinker.total": "usd", "self.decode.mfu": "percent",
                      "breakeven.ratio": "ratio"}
     assert fmt_value("flops", 8.388608e17) == "8.39e17"
     assert fmt_value("gb", 40.5e9) == "40.5 GB"

@@ -413,9 +413,7 @@
     var d = this.d, est = this.est, keys = est.figures;
     var items = keys.map(function (k) {
       var f = d.figs[k], ref = f.source === null ? null : d.refs[f.source];
-      /* The decode roofline depends on the model too: show the value this estimate used. */
-      var text = k.indexOf("assumption:mfu_decode:") === 0
-        ? fmtValue("percent", est.values["mfu.decode"]) + " for " + est.names.model_name : f.text;
+      var text = f.text;
       return '<li class="tn-calc__input tn-calc__input--' + esc(f.status) + '"><span class="tn-calc__status">' +
         esc(f.status) + "</span> " + esc(f.label) + ": <strong>" + esc(text) + "</strong> · " +
         (ref ? '<a href="' + esc(ref.href) + '">' + esc(ref.title) + "</a>" : "no source: assumed here") +

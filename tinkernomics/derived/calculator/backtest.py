@@ -20,7 +20,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.models.runs import PublishedRun, RunMode, RunStage
-from tinkernomics.derived.calculator import ids, inputs
+from tinkernomics.derived.calculator import ids, inputs, spread
 from tinkernomics.derived.calculator.graph import Quantity
 
 
@@ -133,7 +133,7 @@ def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
     the runs are estimated (``estimate.graph_for``): the ranges read the runs' estimates, which
     do not read the ranges."""
     found = rows(catalog, estimate)
-    s = summary(found)
+    s = spread.inner(summary(found), found)  # the middle 80%, not the extremes
     scalerl = next((r.ratio for r in found if r.run == ids.SCALERL_RUN), None)
 
     def const(value: float | None) -> str:
@@ -141,12 +141,12 @@ def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
 
     q = Quantity
     return [
-        q("backtest.low", const(s.low), format="ratio", label="Lowest estimate ÷ actual",
-          shown=False),
+        q("backtest.low", const(s.low), format="ratio",
+          label="10th percentile of estimate ÷ actual", shown=False),
         q("backtest.mean", const(s.geometric_mean), format="ratio",
           label="Geometric mean of estimate ÷ actual", shown=False),
-        q("backtest.high", const(s.high), format="ratio", label="Highest estimate ÷ actual",
-          shown=False),
+        q("backtest.high", const(s.high), format="ratio",
+          label="90th percentile of estimate ÷ actual", shown=False),
         q("backtest.runs", repr(float(s.count)), format="count", label="Published runs back-tested",
           shown=False),
         q("backtest.scalerl", const(scalerl), format="ratio",

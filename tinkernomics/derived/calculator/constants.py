@@ -90,7 +90,7 @@ def constants(catalog: Catalog) -> list[Quantity]:
         c("const.h800_tflops", h800.bf16_dense_tflops.value, "number", "H800 dense BF16",
           f"hardware:{h800.id}:tflops"),
         c("const.decode_sequences", ids.DECODE_SEQUENCES_PER_GPU, "count",
-          "Sequences decoded at once per GPU", "assumption:decode_sequences"),
+          "KV cache reserved per decoding GPU (sequences)", "assumption:decode_sequences"),
         c("const.gb200_tflops", gb200.bf16_dense_tflops.value, "number",
           f"{gb200.name} dense BF16", f"hardware:{gb200.id}:tflops"),
         c("const.h100_tflops", catalog.hardware[factor.to_id].bf16_dense_tflops.value,

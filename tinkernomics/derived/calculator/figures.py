@@ -52,10 +52,10 @@ RULES: tuple[tuple[str, str], ...] = (
     (f"formula:{ids.FLOPS_REFERENCE}", "max(role.reference, role.teacher, role.reward_model)"),
     ("formula:{train_formula}", ""),
     ("formula:{vram_formula}", ""),
-    ("assumption:mfu_train", "missing(set.mfu_train)"),
+    ("assumption:mfu_train", "missing(set.mfu_prefill)"),
     ("assumption:mfu_prefill", "missing(set.mfu_prefill)"),
     ("hardware:{hw}:bandwidth", f"{_DECODE} * (1 - missing(hw.bandwidth))"),
-    ("assumption:decode_sequences", "missing(mem.kv_per_token)"),
+    ("assumption:decode_sequences", "run.online"),
     *((f"assumption:time:{c.key}", TIME_WHEN.get(c.key, "")) for c in timing.CONSTANTS),
     ("setup:total", ""),
 )
@@ -114,7 +114,7 @@ def _price_figures(plist: m.PriceList, names: Mapping[str, str]) -> Iterable[Inp
                       plist.storage_usd_per_gb_month)
 
 
-def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]:
+def _hardware_figures(hw: m.Hardware) -> Iterable[InputFigure]:
     yield _figure(f"hardware:{hw.id}:tflops", f"{hw.name}: dense BF16", hw.bf16_dense_tflops)
     yield _figure(f"hardware:{hw.id}:memory", f"{hw.name}: memory", hw.memory_gb)
     if hw.bandwidth_tb_s is not None:
@@ -122,10 +122,6 @@ def _hardware_figures(catalog: Catalog, hw: m.Hardware) -> Iterable[InputFigure]
     if (rent := default_rental(hw)) is not None:
         yield _figure(f"hardware:{hw.id}:price",
                       f"{hw.name}: rental ({default_rental_label(hw)})", rent.price)
-    if hw.bandwidth_tb_s is not None:
-        yield InputFigure(f"assumption:mfu_decode:{hw.id}", "Decode utilisation (MFU)",
-                          "depends on the model", Status.unverified, hw.bandwidth_tb_s.source,
-                          assumptions.DECODE_INSTEAD, assumptions.decode_note(catalog, hw))
 
 
 def algorithm_figures(algo: m.Algorithm) -> Iterable[InputFigure]:
@@ -148,21 +144,24 @@ def assumption_figures(catalog: Catalog) -> list[InputFigure]:
     percent = derive.format_number(value * derive.PERCENT)
     return [
         InputFigure(
-            "assumption:mfu_train", "Training utilisation (MFU)", f"{percent}%",
+            "assumption:mfu_train", "DeepSeek-V3's training utilisation (MFU)", f"{percent}%",
             Status.derived, "deepseek_v3",
             derivation=f"6 × 37B active × 14.8T tokens ÷ (2.788M H800-hours × 3,600 s × "
-                       f"{derive.format_number(peak, digits=4)} TFLOP/s) ≈ {percent}%"),
+                       f"{derive.format_number(peak, digits=4)} TFLOP/s) ≈ {percent}%; the "
+                       "prefill default (RL training runs at the time model's own "
+                       "utilisation)"),
         InputFigure(
-            "assumption:mfu_prefill", "Prefill and scoring utilisation (MFU)", f"{percent}%",
+            "assumption:mfu_prefill", "Prefill utilisation (MFU)", f"{percent}%",
             Status.unverified, "deepseek_v3", assumptions.PREFILL_INSTEAD,
-            "the training utilisation, reused: prompt processing and log-prob scoring are "
-            "large compute-bound matrix products like the training forward pass"),
+            "DeepSeek-V3's training utilisation, reused: prompt processing is a large "
+            "compute-bound matrix product like the training forward pass"),
         InputFigure(
-            "assumption:decode_sequences", "Sequences decoded at once per GPU",
-            derive.format_number(ids.DECODE_SEQUENCES_PER_GPU), Status.unverified, None,
-            assumptions.DECODE_INSTEAD,
-            "assumed here: a modest continuous-batching decode batch; more sequences at once "
-            "raise decode utilisation, long contexts (KV-cache reads) lower it"),
+            "assumption:decode_sequences", "KV cache the memory sizing reserves, "
+            "sequences per decoding GPU", derive.format_number(ids.DECODE_SEQUENCES_PER_GPU),
+            Status.unverified, None, assumptions.DECODE_INSTEAD,
+            "assumed here: the GPU memory (and the fewest GPUs that hold it) keeps room for "
+            "this many sequences' KV cache; the time model's sampler then decodes as many "
+            "as its free memory holds (also this many when the model's KV size is unknown)"),
     ]
 
 
@@ -184,7 +183,7 @@ def shared_figures(catalog: Catalog) -> list[InputFigure]:
     for plist in catalog.price_lists.values():
         found.extend(_price_figures(plist, names))
     for hw in catalog.hardware.values():
-        found.extend(_hardware_figures(catalog, hw))
+        found.extend(_hardware_figures(hw))
     for formula_id in ids.FORMULA_IDS:
         f = catalog.formulas[formula_id]
         found.append(InputFigure(f"formula:{f.id}", f"Formula: {f.name}", f.expression,

@@ -62,7 +62,8 @@ DEEPSEEK_V3_GPU_HOURS = 2.788e6
 H800_PEAK_HARDWARE = "h100"
 """The H800 is the H100 die with cut interconnect: same dense BF16 peak (facts §8 uses 989)."""
 DECODE_SEQUENCES_PER_GPU = 32.0
-"""Sequences decoded at once per GPU in the decode roofline; an assumption (no source)."""
+"""KV cache the memory sizing reserves per decoding GPU, in sequences (not the decode batch:
+the time model's sampler decodes as many as its free memory holds); an assumption (no source)."""
 
 COOKBOOK_PIN = "tinker_cookbook"
 """Id of the tinker-cookbook pin (``catalog/cookbook/``): its model names and recipes

@@ -11,15 +11,16 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
   fine-tuning, every parameter; weights 2 + gradients 2 + fp32 master and Adam moments 12 bytes
   a trainable parameter (mixed-precision Adam, zero_rajbhandari: 16 bytes a parameter);
 - KV cache: 2 × layers × KV heads × head size × 2 bytes per token, times the tokens held by the
-  sequences decoded at once: a decode batch of ``const.decode_sequences`` on every GPU that
+  sequences the sizing reserves room for: ``const.decode_sequences`` on every GPU that
   decodes (each of the reader's GPUs holds its own KV pool; one pool when the reader gives no
   GPU count, so the memory does not hang on the GPU it is sized for), or the step's rollouts
-  when fewer. Multi-head latent attention caches one
-  latent per layer and token (layers × latent width × 2 bytes). Only the layers that keep a
-  per-token cache count: a hybrid model's full-attention layers (``kv_layers``), not its linear
-  attention or Mamba layers, whose fixed per-sequence state is not counted
-  (``mem.uncounted_layers``, shown as approximate); a sliding-window layer holds at most its
-  window of each sequence (``mem.kv_window``);
+  when fewer. This is room reserved, not the decode batch: the time model's sampler decodes
+  as many sequences as its free memory holds (``time.batch``). Multi-head latent attention
+  caches one latent per layer and token (layers × latent width × 2 bytes).
+  Only the layers that keep a per-token cache count: a hybrid model's full-attention layers
+  (``kv_layers``), not its linear attention or Mamba layers, whose fixed per-sequence state
+  is not counted (``mem.uncounted_layers``, shown as approximate); a sliding-window layer
+  holds at most its window of each sequence (``mem.kv_window``);
 - activations of one micro-batch (korthikanti_activations): per layer 34·s·b·h bytes without
   recomputation (the formula's 5·a·s²·b attention-score term is not stored under flash
   attention) and with selective recomputation, 2·s·b·h with full recomputation (only each
@@ -139,7 +140,8 @@ def _kv() -> list[Quantity]:
         _q("mem.uncounted_layers", "coalesce(model.state_layers, 0.0)",
            label="Layers whose fixed per-sequence state is not counted", fmt="count"),
         _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
-           "const.decode_sequences * mem.pool_gpus)", label="Sequences decoded at once",
+           "const.decode_sequences * mem.pool_gpus)",
+           label="Sequences whose KV cache the memory sizing reserves",
            when="run.online", fmt="count", uses=("assumption:decode_sequences",)),
         _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", label="Tokens held in the KV cache",
            when="run.online", fmt="count"),

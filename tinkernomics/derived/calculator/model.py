@@ -10,7 +10,7 @@ For one RL post-training run, from catalog values only:
    model size, refit, environment and overhead);
 4. memory from the catalog's VRAM formulas and the minimum number of GPUs that hold it;
 5. the compute at which an algorithm's ScaleRL fit reaches a fraction of its asymptote;
-6. the break-even between the two bills (``resources.py`` holds 4 to 6 and the utilisation).
+6. the break-even between the two bills (``resources.py`` holds 4 to 6 and the prefill utilisation).
 
 To add a cost line, add a ``Line`` to ``tinker_lines`` or ``compute_lines``: its quantities,
 its bill's totals and its row on the calculator page follow from it. Expressions keep the
@@ -205,9 +205,15 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
     ]
 
 
+MFU_LABELS = {"decode": "Decode utilisation achieved (time model)"}
+"""Lines whose achieved utilisation is a shown quantity: decode has no utilisation input (the
+time model times it from memory traffic), so the one it implies is printed instead."""
+
+
 def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity]:
     """FLOPs = tokens × FLOPs/token; GPU-hours = the line's share of the time model's run
-    (``timing.share``); utilisation = FLOPs ÷ (GPU-hours × peak); dollars = hours × price."""
+    (``timing.share``); utilisation = FLOPs ÷ (GPU-hours × peak), what the time model implies;
+    dollars = hours × price."""
     found = []
     for line, tokens, per_token, seconds in lines:
         k, w = f"self.{line.key}", ("" if line.when == "1" else line.when)
@@ -221,8 +227,8 @@ def compute_quantities(lines: list[tuple[Line, str, str, str]]) -> list[Quantity
                      label=line.label, when=w),
             Quantity(f"{k}.mfu", f"{k}.flops / ({k}.gpu_hours * 3600.0 * hw.tflops * 1e12) "
                                  f"if {k}.gpu_hours > 0 else 0.0", format="percent",
-                                 label=line.label, when=w,
-                     shown=False),
+                     label=MFU_LABELS.get(line.key, line.label), when=w,
+                     shown=line.key in MFU_LABELS),
             Quantity(f"{k}.usd", f"{k}.gpu_hours * gpu_price", format="usd", label=line.label,
                      when=w),
         ]

@@ -1,9 +1,9 @@
 """The cost model, part two: sizes, utilisation, memory, convergence, break-even (step 5).
 
-Quantities of the graph ``model.build`` assembles (see its docstring). Utilisation defaults:
-training is DeepSeek-V3's effective utilisation, 6·N·D FLOPs over its GPU-hours at peak
-(deepseek_v3, transformer_math, glennklockwood_h100); prefill and scoring reuse it (both are
-compute-bound); decode is the bandwidth roofline of the chosen GPU for a batch of sequences.
+Quantities of the graph ``model.build`` assembles (see its docstring). The one utilisation
+set here is prefill's: DeepSeek-V3's effective training utilisation, 6·N·D FLOPs over its
+GPU-hours at peak (deepseek_v3, transformer_math, glennklockwood_h100), as prompt processing
+is compute-bound. Training, scoring and decode are the time model's (``timing``).
 """
 
 from __future__ import annotations
@@ -48,35 +48,21 @@ def parameters(catalog: Catalog) -> list[Quantity]:
     ]
 
 
-def roofline(catalog: Catalog, hw: str = "hw") -> str:
-    """The decode utilisation a GPU's bandwidth allows a batch of sequences (``hw`` names the
-    GPU's inputs: ``hw.tflops``, ``hw.bandwidth``; ``derived/calculator/waysgraph.py`` writes
-    it for every catalog GPU)."""
-    per_param = inline(catalog, ids.FLOPS_ROLLOUT, P_active="1.0")
-    return ("min(1.0, const.decode_sequences * " + per_param + " * p.active / (2.0 * "
-            f"min(p.total, const.decode_sequences * p.active)) * ({hw}.bandwidth * 1e12) / "
-            f"({hw}.tflops * 1e12))")
-
-
 def utilisation(catalog: Catalog) -> list[Quantity]:
-    """MFU per phase: the reader's setting, else the sourced or assumed default."""
+    """The prefill utilisation: the reader's setting, else DeepSeek-V3's measured training
+    utilisation (``assumption.mfu_train``, which nothing else reads). Training and scoring run
+    at the time model's ``time.mfu_train`` and decode is timed from memory traffic
+    (``timing``): their utilisation is shown as the time model has it (``time.mfu_train``,
+    ``self.decode.mfu``), never as a second, unused figure."""
     dsv3 = inline(catalog, ids.FLOPS_FULL, P_active="const.dsv3_active")
-    roofline_hw = roofline(catalog)
     q = Quantity
     return [
         q("assumption.mfu_train", f"{dsv3} * const.dsv3_tokens / (const.dsv3_gpu_hours * "
           "3600.0 * (const.h800_tflops * 1e12))", format="percent",
-          label="Training utilisation (MFU)",
+          label="DeepSeek-V3's training utilisation (MFU)",
           uses=("assumption:mfu_train",), shown=False),
-        q("assumption.mfu_decode", roofline_hw, format="percent", label="Decode utilisation (MFU)",
-          uses=("assumption:decode_sequences", "assumption:mfu_decode:{hw}"), shown=False),
-        q("mfu.train", "coalesce(set.mfu_train / 100.0, assumption.mfu_train)", format="percent",
-          label="Training MFU"),
         q("mfu.prefill", "coalesce(set.mfu_prefill / 100.0, assumption.mfu_train)",
-          format="percent",
-          label="Prefill and scoring MFU"),
-        q("mfu.decode", "coalesce(set.mfu_decode / 100.0, assumption.mfu_decode, "
-          "assumption.mfu_train)", format="percent", label="Decode MFU"),
+          format="percent", label="Prefill utilisation (MFU)"),
     ]
 
 

@@ -5,9 +5,10 @@
 calculator's estimate with a link to each stage's settings in the calculator, the GPU-hours the
 run used, the ratio, which settings the entry assumed and the entry's notes (sanitised
 markdown); the runs more than ``OUTSIDE`` (2×) off are named first, each linked to its notes,
-which say why; then the spread the calculator states beside every self-hosted figure, the time
-model's constants with their basis, and which basis the convergence cost uses. View values are
-plain strings (the template escapes them) or sanitised HTML.
+which say why; then the spread (its extremes, and the middle the calculator states beside
+every self-hosted figure: ``spread.py``), the time model's constants with their basis, and
+which basis the convergence cost uses. View values are plain strings (the template escapes
+them) or sanitised HTML.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from urllib.parse import urlencode
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.runs import PublishedRun
-from tinkernomics.derived.calculator import backtest, ids, timing
+from tinkernomics.derived.calculator import backtest, ids, spread, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.calculator.formatting import fmt_number
@@ -84,12 +85,14 @@ def view(catalog: Catalog) -> dict[str, Any]:
     links = Links(PAGE)
     found = backtest_rows(catalog)
     s = backtest.summary(found)
+    inner = spread.inner(s, found)
     scalerl = next((r for r in found if r.run == ids.SCALERL_RUN), None)
     rows = [row_view(catalog, r, links) for r in found]
     return {
         "rows": rows, "outside": [r for r in rows if r["outside"]],
         "count": s.count, "mean": _ratio(s.geometric_mean), "low": _ratio(s.low),
-        "high": _ratio(s.high),
+        "high": _ratio(s.high), "inner_low": _ratio(inner.low),
+        "inner_high": _ratio(inner.high), "rule": spread.RULE,
         "constants": [{"key": c.key, "label": c.label, "value": f"{c.value:g}",
                        "basis": c.basis} for c in timing.CONSTANTS],
         "scalerl": _ratio(scalerl.ratio) if scalerl else "",

@@ -17,7 +17,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.derived import listing, ways
-from tinkernomics.derived.calculator import inputs, limits, offline, usage
+from tinkernomics.derived.calculator import inputs, limits, offline, spread, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
@@ -52,6 +52,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                            "follows"),
     ("--rollout-gpus", "set.rollout_gpus", "GPUs that only sample (sampling not colocated "
                                            "with training)"),
+    ("--mfu-train", "set.mfu_train", "training and scoring utilisation, % of peak (default: "
+                                     "the time model's, which grows with model size)"),
     ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
     ("--price-list", "price_list", "Tinker price list id"),
     ("--oversample", "set.oversample", "rollouts sampled per rollout trained on"),
@@ -195,9 +197,19 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
     elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
         found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
                      f"{listing.listing_text(catalog, est.choice.model)}")
-    return found + limits.context_lines(
+    return found + spread_lines(est) + limits.context_lines(
         est.resolved.names["model_name"], run.row, run.context, est.env.get("model.context"),
         run.served_context, est.env.get("price.prefill") is not None)
+
+
+def spread_lines(est: Estimate) -> list[str]:
+    """The rule of the self-hosted range (``spread.RULE``), when published runs give one."""
+    low, high, runs = (est.values.get(k) for k in ("backtest.low", "backtest.high",
+                                                   "backtest.runs"))
+    if low is None or high is None or not runs:
+        return []
+    return [f"self-hosted range (*_low, *_high): {spread.RULE}, over {runs:.0f} runs: "
+            f"{fmt_value('ratio', low)}–{fmt_value('ratio', high)}"]
 
 
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:

@@ -110,8 +110,8 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
                  ("1", "asynchronous: sampling overlaps training")]),
         field("set.tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
               help="From a pilot run: replaces the decode physics."),
-        field("set.mfu_train", "Training MFU (%)", "num", pct(e["time.mfu_train"])),
-        field("set.mfu_prefill", "Prefill and scoring MFU (%)", "num", pct(e["mfu.prefill"])),
+        field("set.mfu_train", "Training and scoring MFU (%)", "num", pct(e["time.mfu_train"])),
+        field("set.mfu_prefill", "Prefill MFU (%)", "num", pct(e["mfu.prefill"])),
         field("set.mfu_decode", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
     ]}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import ids, limits
+from tinkernomics.derived.calculator import ids, limits, spread
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.tree import to_tree
 
@@ -32,22 +32,29 @@ def cases(*pairs: tuple[str, str]) -> list[list[Any]]:
     return [[_w(when), template] for when, template in pairs]
 
 
+def spread_rule() -> str:
+    """The range's rule in words (``spread.RULE``), with the count of runs it is taken over."""
+    return (f"the middle {spread.INNER:.0%} of {{backtest.runs:count}} published runs "
+            f"({spread.LOW * 100:.0f}th–{spread.HIGH * 100:.0f}th percentile)")
+
+
 def self_hosted_card() -> dict[str, Any]:
     """The self-hosted bill: GPU-hours, wall-clock on the run's GPUs and, when the catalog
     holds published runs, the spread they landed at (``backtest.*``)."""
     own = ("{self.total}<small>{self.gpu_hours} GPU-hours on {hw_name:text} at {gpu_price} per "
            "GPU-hour; ≈ {wall_clock_hours} hours on {time.gpus:count} GPU")
-    spread = ("; published runs used {backtest.low}–{backtest.high} of such estimates, so "
-              "{self.gpu_hours_low}–{self.gpu_hours_high} GPU-hours "
-              "({self.total_low}–{self.total_high}); see the back-test")
+    ranged = ("; over " + spread_rule() + ", such estimates came out at {backtest.low}–"
+              "{backtest.high} of what the run used, so {self.gpu_hours_low}–"
+              "{self.gpu_hours_high} GPU-hours ({self.total_low}–{self.total_high}); see the "
+              "back-test")
     return {"title": "Self-hosted compute", "cases": cases(
         ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
          "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
          "GPU-hour (USD) to price them</small>"),
         ("missing(backtest.low) * (time.gpus == 1)", own + "</small>"),
         ("missing(backtest.low)", own + "s</small>"),
-        ("time.gpus == 1", own + spread + "</small>"),
-        ("", own + "s" + spread + "</small>"))}
+        ("time.gpus == 1", own + ranged + "</small>"),
+        ("", own + "s" + ranged + "</small>"))}
 
 
 def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
@@ -60,7 +67,8 @@ def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]
             "GPU-hours) makes both bills equal; Tinker costs {breakeven.ratio} the self-hosted "
             "compute")
     even_range = (" ({breakeven.ratio_low}–{breakeven.ratio_high} over the published runs' "
-                  "spread: {breakeven.gpu_price_low}–{breakeven.gpu_price_high} per GPU-hour)")
+                  f"middle {spread.INNER:.0%}: {{breakeven.gpu_price_low}}–"
+                  "{breakeven.gpu_price_high} per GPU-hour)")
     return [
         {"title": "Tinker bill", "cases": cases(
             *gone,
@@ -173,7 +181,8 @@ MEMORY_FLAGS = [f"formula:{ids.MEM_ZERO}", f"formula:{ids.MEM_KV}",
                 f"formula:{ids.MEM_ACTIVATIONS}"]
 
 
-KV_TAIL = ("× {mem.decode_sequences:count} sequences decoded at once × "
+KV_TAIL = ("× {mem.decode_sequences:count} sequences, the KV room the sizing reserves "
+           "(the sampler then decodes as many as its free memory holds) × "
            "{tokens.sequence_per_episode:count} tokens")
 KV_CASES = (
     ("1 - missing(model.kv_latent)", "{mem.kv_per_token:count} bytes a token (multi-head latent "
@@ -250,17 +259,23 @@ def _tinker(graph: Graph) -> dict[str, Any]:
 
 
 def _own(graph: Graph) -> dict[str, Any]:
-    note = ('<p class="tn-calc__note">Utilisation: training {mfu.train}, prefill and scoring '
-            "{mfu.prefill}, decode {mfu.decode}. Compute only: no idle GPUs, engineering, "
-            "storage or egress. The reward model and critic are taken as large as the "
-            "policy.</p>")
+    note = ('<p class="tn-calc__note">Utilisation, as the time model runs it: training and '
+            "scoring {time.mfu_train}, prefill {mfu.prefill}; decode %s. Compute only: no idle "
+            "GPUs, engineering, storage or egress. The reward model and critic are taken as "
+            "large as the policy.</p>")
+    physics = ("is timed from memory traffic ({time.batch:count} sequences decoded at once per "
+               "sampler, tensor parallel {time.tp:count}), which makes {self.decode.mfu} of "
+               "peak")
+    given = "at the utilisation or throughput you gave: {self.decode.mfu} of peak"
     return _table(
         "calc-self", "Self-hosted compute", ["Phase", "How", "FLOP", "GPU-hours", "Cost"],
         line_rows(graph, "self"),
         ["at {gpu_price} per GPU-hour", "{self.flops}", "{self.gpu_hours}", "{self.total}"],
-        ["assumption:mfu_train", "assumption:mfu_prefill", "assumption:mfu_decode:{hw}",
-         "formula:{train_formula}", "hardware:{hw}:price"],
-        after=[cases(("", note)), training_note()])
+        ["assumption:time:train_mfu_max", "assumption:mfu_prefill",
+         "assumption:time:bandwidth_efficiency", "formula:{train_formula}",
+         "hardware:{hw}:price"],
+        after=[cases(("missing(set.mfu_decode) * missing(set.tps)", note % physics),
+                     ("", note % given)), training_note()])
 
 
 NO_FIT = ("<p>No sourced ScaleRL fit exists for {algorithm_name:text}, so no compute to "
