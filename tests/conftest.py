@@ -73,6 +73,7 @@ from conftest_site import (  # noqa: E402
     built_site,  # noqa: F401 - the real site, built once per test run
     make_shared_folder,
     remove_shared_folder,
+    site_server,  # noqa: F401 - that site on a loopback port, one server per worker
     start_session_site,
 )
 
