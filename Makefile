@@ -107,9 +107,11 @@ XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker) but the heavy groups below
 	$(BIN)/pytest -q -m "not scale and not sweep" $(XDIST)
 
-# The whole-site sweeps (axe-core, the keyboard walk, the layout at each viewport) take over a
-# minute of the suite's two workers: .ci/run runs them after make test (under 3 minutes).
-test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard and the layout on every page (a minute)
+# The whole-site sweeps (axe-core, the keyboard walk, the layout at each viewport; the policy
+# in Chromium on every page, every chart in each host frame, the embed page at every size)
+# take over a minute of the suite's workers: .ci/run runs them after make test (under 3
+# minutes), which keeps one of each kind (a page of each kind, two charts, a coarser grid).
+test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard, the layout, the policy, every chart's frames (a minute)
 	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser
