@@ -100,13 +100,18 @@ serve: setup ## serve the site with live reload on port 8000 (make serve PORT=80
 # built once, in the background, while the tests that need no site run (tests/conftest_site.py).
 # Files are handed out in the order tests/conftest.py sorts them (no-site first, then the longest
 # by the last runs' times): without --no-loadscope-reorder xdist orders them by test count.
-XDIST := -n auto --dist loadfile --no-loadscope-reorder
+# One worker more than the cores: a worker waiting on Chromium, a server or a build it started
+# leaves its core to the others (with one worker a core, two cores were about two-thirds busy).
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 test: setup browser java axe ## set up and run every test (unit, build, browser, Nu HTML checker) but the heavy groups below
 	$(BIN)/pytest -q -m "not scale and not sweep" $(XDIST)
 
-# The whole-site sweeps (axe-core, the keyboard walk, the layout at each viewport) take over a
-# minute of the suite's two workers: .ci/run runs them after make test (under 3 minutes).
-test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard and the layout on every page (a minute)
+# The whole-site sweeps (axe-core, the keyboard walk, the layout at each viewport; the policy
+# in Chromium on every page, every chart in each host frame, the embed page at every size)
+# take over a minute of the suite's workers: .ci/run runs them after make test (under 3
+# minutes), which keeps one of each kind (a page of each kind, two charts, a coarser grid).
+test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard, the layout, the policy, every chart's frames (a minute)
 	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser

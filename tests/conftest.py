@@ -9,10 +9,14 @@ starts the real site's one build in the background as soon as collection shows a
 ``helpers_*.py`` hold what several files share; ``fixtures/`` the fixture catalogs (``valid/``,
 never today's prices; invalid ones are copies with one mistake each, ``helpers_catalog``).
 Browser tests reuse one tab per module (``test_calc_browser.SharedTab``,
-``helpers_chart_site.ReusedTab``: a new tab is the suite's largest cost), give Material's search
+``helpers_chart_site.ReusedTab``: a new tab is the suite's largest cost), load the site from one
+server per worker (``site_server``; test servers stop at once, ``helpers_browser.start_server``:
+never wait on a fixed delay where a condition can be waited for), give Material's search
 worker an empty index unless they search (``helpers_browser.NO_SEARCH_INDEX``) and run Debian's
 ``chromium-headless-shell``. ``-m scale`` (``make test-scale``) and ``-m sweep``
-(``make test-sweep``) are the heavy groups outside ``make test``'s 3 minutes."""
+(``make test-sweep``) are the heavy groups outside ``make test``'s 3 minutes: a check over every
+page or every chart keeps one of each kind in ``make test`` and puts the rest in ``sweep``
+(``test_security_csp``, ``test_embeds_frames_browser``); .ci/run runs all three."""
 
 from __future__ import annotations
 
@@ -73,6 +77,7 @@ from conftest_site import (  # noqa: E402
     built_site,  # noqa: F401 - the real site, built once per test run
     make_shared_folder,
     remove_shared_folder,
+    site_server,  # noqa: F401 - that site on a loopback port, one server per worker
     start_session_site,
 )
 

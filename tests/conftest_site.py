@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,3 +143,16 @@ def start_session_site(items: list[pytest.Item]) -> None:
 def built_site() -> BuiltSite:
     """The site built from the real catalog (shared by every test and every xdist worker)."""
     return SessionSite().wait()
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site: BuiltSite) -> Iterator[str]:
+    """The session's site served on a loopback port at the root path (its base URL), one server
+    per worker for every browser module that loads its pages over HTTP (the browser's HTTP cache
+    works there; a routed context has none). Pages are read, never written: a test that needs
+    a page changed answers it with a route of its own. A test whose pages must sit under the
+    site URL's sub-path uses ``helpers_a11y.served_site``."""
+    from helpers_browser import served_folder
+
+    with served_folder(built_site.root) as base:
+        yield base

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import helpers_figures
 import pytest
 from conftest_site import SUB_PATH_URL
-from helpers_browser import NO_SEARCH_INDEX, served_folder
+from helpers_browser import NO_SEARCH_INDEX
 from helpers_calc import real_catalog, shown_numbers
 from helpers_security import routed_site
 
@@ -60,13 +60,6 @@ CASES: dict[str, dict[str, str]] = {
     "invalid-values": {"steps": "abc", "G": "0", "in": "-5", "K": "9999", "T": "1.5",
                        "md": "1e3", "hw": "nope", "ref": "0", "lf": "Site"},
 }
-
-
-@pytest.fixture(scope="module")
-def calc_server(built_site: Any) -> Iterator[str]:
-    """The built site on a loopback port (stopped after the module)."""
-    with served_folder(built_site.root) as base:
-        yield base
 
 
 class SharedTab:
@@ -151,9 +144,9 @@ def open_calculator(tab: SharedTab, base: str, query: dict[str, str], *, width: 
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_browser_equals_python(calc_tab: SharedTab, calc_server: str, catalog: Catalog,
+def test_browser_equals_python(calc_tab: SharedTab, site_server: str, catalog: Catalog,
                                case: str) -> None:
-    assert_page_equals_python(calc_tab, calc_server, catalog, CASES[case])
+    assert_page_equals_python(calc_tab, site_server, catalog, CASES[case])
 
 
 def assert_page_equals_python(tab: SharedTab, base: str, catalog: Catalog,
@@ -185,11 +178,11 @@ def assert_page_equals_python(tab: SharedTab, base: str, catalog: Catalog,
     ({"lf": "site"}, "flops_lora_training"),
     ({"lf": "site", "ft": "full"}, "flops_training"),
 ])
-def test_page_names_the_training_formula(calc_tab: SharedTab, calc_server: str, catalog: Catalog,
+def test_page_names_the_training_formula(calc_tab: SharedTab, site_server: str, catalog: Catalog,
                                          query: dict[str, str], formula_id: str) -> None:
     """The results say which formula priced training, with its status; R and D show only when
     the formula uses them, and the accounting setting only under LoRA."""
-    page, errors = open_calculator(calc_tab, calc_server, query)
+    page, errors = open_calculator(calc_tab, site_server, query)
     note = page.locator(".tn-calc__training-formula")
     shown_id = note.get_attribute("data-formula")
     badge = note.locator(".tn-badge").first.text_content()
@@ -205,10 +198,10 @@ def test_page_names_the_training_formula(calc_tab: SharedTab, calc_server: str, 
     assert chosen == query.get("lf", "sourced")
 
 
-def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
+def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, site_server: str,
                                        catalog: Catalog) -> None:
     """The Fireworks preset link shows the prefill and sample totals of the hand computation."""
-    page, errors = open_calculator(calc_tab, calc_server, CASES["fireworks-episode"])
+    page, errors = open_calculator(calc_tab, site_server, CASES["fireworks-episode"])
 
     def text(key: str) -> str:
         return page.text_content(f'#calc-tinker + .tn-scroll [data-key="{key}"]')
@@ -223,9 +216,9 @@ def test_fireworks_numbers_on_the_page(calc_tab: SharedTab, calc_server: str,
     assert errors == []
 
 
-def test_editing_a_field_updates_url_and_numbers(calc_tab: SharedTab, calc_server: str,
+def test_editing_a_field_updates_url_and_numbers(calc_tab: SharedTab, site_server: str,
                                                  catalog: Catalog) -> None:
-    page, errors = open_calculator(calc_tab, calc_server, {})
+    page, errors = open_calculator(calc_tab, site_server, {})
     page.fill('input[name="steps"]', "250")
     page.wait_for_function("() => window.tnCalculator.last().env['run.steps'] === 250")
     url = page.url
@@ -245,8 +238,8 @@ def test_editing_a_field_updates_url_and_numbers(calc_tab: SharedTab, calc_serve
     assert ppo["a"] == "ppo" and (ppo["G"], ppo["K"]) == (query["G"], query["K"])
 
 
-def test_preset_link_reproduces_the_estimate(calc_tab: SharedTab, calc_server: str) -> None:
-    page, errors = open_calculator(calc_tab, calc_server, {})
+def test_preset_link_reproduces_the_estimate(calc_tab: SharedTab, site_server: str) -> None:
+    page, errors = open_calculator(calc_tab, site_server, {})
     preset = calcsite.preset_queries(real_catalog())[1]  # what the second preset sets
     page.click(".tn-calc__preset >> nth=1")
     page.wait_for_function("(m) => window.tnCalculator.last().names.model === m", arg=preset["m"])
@@ -261,9 +254,9 @@ def test_preset_link_reproduces_the_estimate(calc_tab: SharedTab, calc_server: s
 
 
 @pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
-def test_page_fits_the_viewport(calc_tab: SharedTab, calc_server: str, width: int,
+def test_page_fits_the_viewport(calc_tab: SharedTab, site_server: str, width: int,
                                 scheme: str) -> None:
-    page, errors = open_calculator(calc_tab, calc_server, CASES["ppo-full"], width=width,
+    page, errors = open_calculator(calc_tab, site_server, CASES["ppo-full"], width=width,
                                    scheme=scheme)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert errors == []
@@ -274,9 +267,9 @@ TRICKY = [0.0, 0.125, 0.0625, 2.5, 12.25, 99.96, 99.95, 999.995, 1234.5, -1234.5
           0.001, 1e-7, 1e15, 9.995e17, 33.086247460769475, 2264.96, -0.0001, 123456789.5]
 
 
-def test_number_formatting_matches_python(calc_tab: SharedTab, calc_server: str) -> None:
+def test_number_formatting_matches_python(calc_tab: SharedTab, site_server: str) -> None:
     """calculator.js formats like formatting.fmt_* on ties, tiny and huge values, negatives."""
-    page, errors = open_calculator(calc_tab, calc_server, {})
+    page, errors = open_calculator(calc_tab, site_server, {})
     got = page.evaluate(
         """values => values.map(v => [window.tnCalculator.format.number(v),
             window.tnCalculator.format.count(v), window.tnCalculator.format.usd(v)])""",
@@ -371,13 +364,13 @@ def extended_html(built_site: Any, extended: Catalog) -> str:
 
 
 @pytest.mark.parametrize("case", ["defaults", "opd-teacher", "no-price-row"])
-def test_new_quantity_needs_no_javascript(calc_tab: SharedTab, calc_server: str,
+def test_new_quantity_needs_no_javascript(calc_tab: SharedTab, site_server: str,
                                           extended_html: str, extended: Catalog,
                                           catalog: Catalog, case: str) -> None:
     """A cost line and a quantity added in Python alone: computed identically in Chromium,
     shown in the Tinker table, and counted in the Tinker total."""
     query = CASES[case]
-    shown = dict(assert_page_equals_python(calc_tab, calc_server, extended, query,
+    shown = dict(assert_page_equals_python(calc_tab, site_server, extended, query,
                                            html=extended_html))
     e, plain = estimate(extended, query), estimate(catalog, query)
     assert "tinker.egress" not in plain.numbers
@@ -391,14 +384,14 @@ def test_new_quantity_needs_no_javascript(calc_tab: SharedTab, calc_server: str,
     assert e["self.usd_per_episode"] == plain["self.total"] / plain["tokens.episodes"]
 
 
-def test_javascript_evaluates_any_tree(calc_tab: SharedTab, calc_server: str) -> None:
+def test_javascript_evaluates_any_tree(calc_tab: SharedTab, site_server: str) -> None:
     """The browser's generic evaluator against tree.evaluate on expressions it never saw."""
     cases = ["min(a, b) * ceil(c / 3) + max(a, 2.5) ** 0.5", "coalesce(m, a) - missing(m)",
              "a / b if c > 4 else -a", "(a == 2.0) + (b <= 3) + (c >= 9)", "m * 2 + a",
              "coalesce(m * 2, b * 1e15) / 7"]
     env = {"a": 2.0, "b": 3.0, "c": 10.0, "m": None}
     graph = [[f"q{i}", "number", 1, None, tree.to_tree(x)] for i, x in enumerate(cases)]
-    page, errors = open_calculator(calc_tab, calc_server, {})
+    page, errors = open_calculator(calc_tab, site_server, {})
     got = page.evaluate("([g, env]) => window.tnCalculator.evaluate(g, env)", [graph, env])
     assert errors == []
     for i, expression in enumerate(cases):

@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
-from helpers_browser import served_folder
 from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
@@ -25,9 +24,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server(built_site: Any) -> Iterator[str]:
-    with served_folder(built_site.root) as base:
-        yield base + "calculator/"
+def server(site_server: str) -> str:
+    return site_server + "calculator/"
 
 
 @pytest.fixture(scope="module")

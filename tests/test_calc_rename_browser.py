@@ -16,7 +16,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from helpers_browser import served_folder
 from test_calc_browser import SharedTab, open_calculator
 
 from tinkernomics.catalog.entries import Catalog
@@ -56,12 +55,6 @@ def rename(html: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def base(built_site: Any) -> Iterator[str]:
-    with served_folder(built_site.root) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def renamed_html(built_site: Any) -> str:
     return rename((built_site.root / "calculator" / "index.html").read_text(encoding="utf-8"))
 
@@ -77,7 +70,7 @@ def _query(page: Any) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
 
 
-def test_page_follows_renamed_keys(tab: SharedTab, base: str, renamed_html: str,
+def test_page_follows_renamed_keys(tab: SharedTab, site_server: str, renamed_html: str,
                                    catalog: Catalog) -> None:
     model = sorted(m for m in catalog.models if m != inputs.default_model(catalog))[0]
     hw = sorted(h for h in catalog.hardware if h != inputs.DEFAULT_HARDWARE)[0]
@@ -85,7 +78,7 @@ def test_page_follows_renamed_keys(tab: SharedTab, base: str, renamed_html: str,
                 if inputs.typical(a)["G"] is not None)
     query = {_key(inputs.key("model")): model, _key(inputs.key("hardware")): hw,
              _key(inputs.key("lora")): inputs.FULL, _key(inputs.key("algorithm")): algo.id}
-    page, errors = open_calculator(tab, base, query, html=renamed_html)
+    page, errors = open_calculator(tab, site_server, query, html=renamed_html)
     last = page.evaluate("() => window.tnCalculator.last()")
     assert (last["names"]["model"], last["names"]["hw"]) == (model, hw)
     assert last["choice"]["lora"] is False

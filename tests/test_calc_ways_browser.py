@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
-from helpers_browser import served_folder
 from test_calc_browser import SharedTab
 from test_recipe_export import SOURCES, config_fields
 
@@ -32,12 +31,6 @@ from tinkernomics.site.calculator.presets import preset_queries
 pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parent.parent
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
-
-
-@pytest.fixture(scope="module")
-def site(built_site: Any) -> Iterator[str]:
-    with served_folder(built_site.root) as base:
-        yield base
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +67,10 @@ def assert_rows_match(shown: list[list[Any]], expected: list[ways.Row]) -> None:
 
 
 @pytest.mark.parametrize("preset", [0, 2], ids=["default run", "distillation preset"])
-def test_every_way_is_priced_for_the_run_on_screen(tab: SharedTab, site: str, catalog: Catalog,
-                                                    preset: int) -> None:
+def test_every_way_is_priced_for_the_run_on_screen(tab: SharedTab, site_server: str,
+                                                    catalog: Catalog, preset: int) -> None:
     query = preset_queries(catalog)[preset]
-    page = tab.open(site + "calculator/" + ("?" + urlencode(query) if preset else ""))
+    page = tab.open(site_server + "calculator/" + ("?" + urlencode(query) if preset else ""))
     shown = page.evaluate(ROWS)
     assert tab.errors == []
     expected = python_rows(catalog, query)
@@ -87,13 +80,14 @@ def test_every_way_is_priced_for_the_run_on_screen(tab: SharedTab, site: str, ca
         assert any(r.not_offered for r in expected)
 
 
-def test_a_not_offered_row_follows_the_model(tab: SharedTab, site: str, catalog: Catalog) -> None:
+def test_a_not_offered_row_follows_the_model(tab: SharedTab, site_server: str,
+                                             catalog: Catalog) -> None:
     """Changing the model in the form re-prices every row, and a service whose models list
     lacks it says 'not offered' with its own words."""
     found = catalog.of("way")
     limited = next(w for w in found.values() if w.models is not None)
     other = next(m for m in catalog.models if m not in (limited.models or ()))
-    page = tab.open(site + "calculator/")
+    page = tab.open(site_server + "calculator/")
     page.select_option('select[name="m"]', other)
     page.wait_for_function(f"() => location.search.includes('m={other}')")
     page.wait_for_selector("[data-tn-calc][data-tn-ready]")
@@ -106,7 +100,7 @@ def test_a_not_offered_row_follows_the_model(tab: SharedTab, site: str, catalog:
     assert_rows_match(shown, expected)
 
 
-def test_a_pinned_subset_lives_in_the_link(browser: Any, tab: SharedTab, site: str,
+def test_a_pinned_subset_lives_in_the_link(browser: Any, tab: SharedTab, site_server: str,
                                            catalog: Catalog) -> None:
     """Pin two lists (one superseded) in the form: the link carries exactly them; a fresh page
     at that link shows the same rows and boxes; an unknown id is dropped from the link."""
@@ -114,7 +108,7 @@ def test_a_pinned_subset_lives_in_the_link(browser: Any, tab: SharedTab, site: s
     newest = {w.id for w in ways.newest_by_series(found.values()).values()}
     old = next(wid for wid in found if wid not in newest)
     pick = sorted({old, next(iter(newest))})
-    page = tab.open(site + "calculator/")
+    page = tab.open(site_server + "calculator/")
     page.eval_on_selector('[data-field="w"]', "box => { box.closest('details').open = true; }")
     page.eval_on_selector_all('input[name="w"]',
                               "boxes => boxes.forEach(b => { b.checked = false; })")
@@ -150,10 +144,10 @@ def python_recipe(catalog: Catalog, search: str) -> recipe.RecipeExport:
 
 @pytest.mark.parametrize("algorithm", ["grpo", "dapo", "opd"])
 def test_the_recipe_is_pythons_and_names_only_cookbook_arguments(
-        tab: SharedTab, site: str, catalog: Catalog, algorithm: str) -> None:
+        tab: SharedTab, site_server: str, catalog: Catalog, algorithm: str) -> None:
     """The page's command and config are ``recipe.export``'s for the link, every argument is a
     field of the recipe's config class at the pinned commit, and G changes it."""
-    page = tab.open(site + f"calculator/?a={algorithm}&G=4")
+    page = tab.open(site_server + f"calculator/?a={algorithm}&G=4")
     command, python = page.evaluate(CODE)
     expected = python_recipe(catalog, page.evaluate("location.search"))
     page.fill('input[name="G"]', "12")
@@ -164,7 +158,8 @@ def test_the_recipe_is_pythons_and_names_only_cookbook_arguments(
     assert (command, python) == (expected.command(), expected.python())
     assert changed == after.command() != command and "group_size=12" in changed
     pin, rec = recipe.pin(catalog), recipe.recipe_for(catalog, algorithm)
-    assert pin is not None and rec is not None and pin.commit in page_text_of(site, algorithm)
+    assert pin is not None and rec is not None
+    assert pin.commit in page_text_of(site_server, algorithm)
     fields = config_fields(SOURCES / pin.repository / pin.commit / rec.path, rec.config_class)
     names = {arg.split("=", 1)[0] for arg in command.splitlines()[0].split()[3:]}
     assert names and names <= fields, names - fields
@@ -178,11 +173,11 @@ def page_text_of(site: str, algorithm: str) -> str:
         return str(response.read().decode("utf-8"))
 
 
-def test_the_recipe_follows_the_algorithm_and_copies(tab: SharedTab, site: str,
+def test_the_recipe_follows_the_algorithm_and_copies(tab: SharedTab, site_server: str,
                                                      catalog: Catalog) -> None:
     """Switching the algorithm changes the recipe (DAPO's clip thresholds appear); the copy
     button puts the command on the clipboard."""
-    page = tab.open(site + "calculator/?a=grpo")
+    page = tab.open(site_server + "calculator/?a=grpo")
     page.evaluate("navigator.clipboard.writeText('')")  # nothing copied by an earlier test
     grpo, _ = page.evaluate(CODE)
     page.select_option('select[name="a"]', "dapo")
@@ -199,10 +194,10 @@ def test_the_recipe_follows_the_algorithm_and_copies(tab: SharedTab, site: str,
     assert copied == dapo and label == "Copied"
 
 
-def test_the_ways_page_recipes_have_copy_buttons(tab: SharedTab, site: str) -> None:
+def test_the_ways_page_recipes_have_copy_buttons(tab: SharedTab, site_server: str) -> None:
     """Every recipe block of the build-time Ways to run page has a copy button that copies it."""
     page = tab.reset()
-    page.goto(site + "ways/")
+    page.goto(site_server + "ways/")
     page.evaluate("navigator.clipboard.writeText('')")  # nothing copied by an earlier test
     page.wait_for_selector(".tn-recipe pre .md-code__button")
     blocks = page.locator(".tn-recipe pre")

@@ -8,18 +8,16 @@ iframe on another origin and the iframe's height follows its content."""
 
 from __future__ import annotations
 
-import functools
 import html
 import io
 import mimetypes
-import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
-from helpers_browser import NO_SEARCH_INDEX
+from helpers_browser import NO_SEARCH_INDEX, start_server
 from helpers_chart_site import ReusedTab
 from helpers_security import file_for
 
@@ -69,10 +67,7 @@ class _LocalSitemap(_Quiet):
 
 
 def _serve(directory: Path, handler: type[_Quiet] = _Quiet) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(handler, directory=str(directory)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return start_server(directory, handler)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from urllib.request import urlopen
 
 import pytest
 import yaml
+from helpers_browser import SHUTDOWN_POLL_S
 from helpers_contrib import (
     BIN,
     conditional_placeholders,
@@ -257,7 +258,8 @@ def served(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
     port = urlsplit(built.base).port
     handler = functools.partial(_Quiet, directory=str(www))
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever,
+                              kwargs={"poll_interval": SHUTDOWN_POLL_S}, daemon=True)
     thread.start()
     try:
         yield built.base

@@ -3,10 +3,12 @@ another origin than the host pages, in the frames bloggers really get:
 
 - the embed page alone, swept over boxes from 300x300 to 800x900: nothing overlaps, nothing
   is clipped, the chart is never a strip (it drops the Share row, the legend, the caption);
+  `make test` sweeps a grid that meets every step, the ``sweep`` group the finer one;
 - every chart in a 400x480 Notion-style sandboxed frame, on a 720 px host with a strict
   policy (``default-src 'self'; frame-src <site>; script-src <site>``, the strict snippet)
   and in a 342 px fixed frame: nothing overlaps, a link opens a new tab, the height is right
-  (the strict host's frame is sized by resize.js to the page's natural height);
+  (the strict host's frame is sized by resize.js to the page's natural height); `make test`
+  checks the comparison chart and one algorithm's, the ``sweep`` group the others;
 - resize.js sizes only its own frames, within 150..4000 px.
 """
 
@@ -113,15 +115,38 @@ def _sweep_ids(site: Path) -> list[str]:
     return [i for i in ids if i == charts.COMPARISON_ID] + own
 
 
+TWO, REST = "two", "rest"
+CHART_GROUPS = [pytest.param(TWO, id=TWO), pytest.param(REST, id=REST, marks=pytest.mark.sweep)]
+"""The checks of every chart run, in `make test`, on the comparison chart and one algorithm's
+(``_sweep_ids``: the two kinds of chart, drawn by the same code as the rest); the other charts
+of the catalog are the ``sweep`` group's (`make test-sweep`, which .ci/run runs too)."""
+
+
+def charts_of(site: Path, group: str) -> list[str]:
+    two = _sweep_ids(site)
+    return two if group == TWO else [i for i in chart_ids(site) if i not in two]
+
+
+GRIDS = [pytest.param(((300, 400, 560, 800), (300, 360, 420, 480, 560, 720, 900)), id="steps"),
+         pytest.param(((300, 342, 400, 480, 560, 640, 720, 800),
+                       (300, 360, 420, 480, 560, 640, 720, 800, 900)), id="every-size",
+                      marks=pytest.mark.sweep)]
+"""Frame sizes (widths, heights): in `make test` a grid that still meets every step from nothing
+dropped to the caption dropped (the test asserts it saw them all), the finer grid in the sweep."""
+
+
+@pytest.mark.parametrize("grid", GRIDS)
 def test_embed_page_degrades_without_overlap_from_300x300_to_800x900(
-        tabs: ReusedTab, base_url: str, built_site: BuiltSite) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite,  # noqa: F811
+        grid: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
     seen: set[str] = set()
+    widths, heights = grid
     for chart_id in _sweep_ids(built_site.root):
         with tabs.fresh({"width": 800, "height": 900}) as tab:
             tab.goto(base_url + f"embed/{chart_id}/")
             tab.locator(".tn-chart--armed").wait_for(timeout=TIMEOUT_MS)
-            for width in (300, 342, 400, 480, 560, 640, 720, 800):
-                for height in (300, 360, 420, 480, 560, 640, 720, 800, 900):
+            for width in widths:
+                for height in heights:
                     tab.set_viewport_size({"width": width, "height": height})
                     m = tab.evaluate(LAYOUT)
                     assert_laid_out(m, f"{chart_id} {width}x{height}")
@@ -182,12 +207,13 @@ def _link_opens_a_new_tab(tab, selector: str = ".tn-embed__credit a") -> str:
     return url
 
 
+@pytest.mark.parametrize("group", CHART_GROUPS)
 @pytest.mark.parametrize("same_origin", [True, False])
 def test_every_chart_in_a_notion_style_sandboxed_frame(
         tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
-        same_origin: bool) -> None:
+        same_origin: bool, group: str) -> None:
     sandbox = NOTION_SANDBOX + (" allow-same-origin" if same_origin else "")
-    for chart_id in chart_ids(built_site.root):
+    for chart_id in charts_of(built_site.root, group):
         src = f"{base_url}embed/{chart_id}/?theme=auto"
         url = host(f'<iframe src="{src}" width="400" height="480" sandbox="{sandbox}" '
                    'frameborder="0"></iframe>')
@@ -212,12 +238,14 @@ def _strict_snippet(site: Path, chart_id: str, base: str) -> str:
     return html.unescape(area).replace(SUB_PATH_URL, base)
 
 
+@pytest.mark.parametrize("group", CHART_GROUPS)
 def test_every_chart_on_a_720_px_host_with_a_strict_policy(
-        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
+        group: str) -> None:
     origin = base_url.split("/", 3)
     site = f"{origin[0]}//{origin[2]}"
     policy = f"default-src 'self'; frame-src {site}; script-src {site}"
-    for chart_id in chart_ids(built_site.root):
+    for chart_id in charts_of(built_site.root, group):
         snippet = _strict_snippet(built_site.root, chart_id, base_url)
         assert "style" not in snippet
         url = host(f"<main>{snippet}</main>", policy, files={"host.css": "main{width:720px}"},
@@ -241,9 +269,11 @@ def test_every_chart_on_a_720_px_host_with_a_strict_policy(
             assert _link_opens_a_new_tab(tab).startswith(SUB_PATH_URL)
 
 
+@pytest.mark.parametrize("group", CHART_GROUPS)
 def test_every_chart_in_a_342_px_fixed_frame(
-        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host) -> None:  # noqa: F811
-    for chart_id in chart_ids(built_site.root):
+        tabs: ReusedTab, base_url: str, built_site: BuiltSite, host,  # noqa: F811
+        group: str) -> None:
+    for chart_id in charts_of(built_site.root, group):
         src = f"{base_url}embed/{chart_id}/?theme=auto"
         height = json.loads((built_site.root / "embed" / chart_id / "oembed.json")
                             .read_text("utf-8"))["height"]

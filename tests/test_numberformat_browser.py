@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from helpers_browser import served_folder
 from test_calc_browser import SharedTab, open_calculator
 from test_calc_rename_browser import _DATA
 
@@ -42,12 +41,6 @@ def numbers() -> list[float]:
 
 
 @pytest.fixture(scope="module")
-def base(built_site: Any) -> Iterator[str]:
-    with served_folder(built_site.root) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def tab(browser: Any) -> Iterator[SharedTab]:
     shared = SharedTab(browser)
     yield shared
@@ -58,14 +51,14 @@ def _written(page: Any, values: list[float]) -> list[str]:
     return list(page.evaluate("(xs) => xs.map(window.tnCalculator.format.number)", values))
 
 
-def test_page_writes_numbers_as_python(tab: SharedTab, base: str) -> None:
+def test_page_writes_numbers_as_python(tab: SharedTab, site_server: str) -> None:
     values = numbers()
-    page, errors = open_calculator(tab, base, {})
+    page, errors = open_calculator(tab, site_server, {})
     assert _written(page, values) == [fmt_number(v) for v in values]
     assert errors == []
 
 
-def test_page_follows_shipped_style(tab: SharedTab, base: str, built_site: Any) -> None:
+def test_page_follows_shipped_style(tab: SharedTab, site_server: str, built_site: Any) -> None:
     html = (built_site.root / "calculator" / "index.html").read_text(encoding="utf-8")
 
     def restyle(match: Any) -> str:
@@ -74,6 +67,6 @@ def test_page_follows_shipped_style(tab: SharedTab, base: str, built_site: Any) 
         return match.group(1) + script_json(d) + match.group(3)
 
     values = numbers()
-    page, errors = open_calculator(tab, base, {}, html=_DATA.sub(restyle, html))
+    page, errors = open_calculator(tab, site_server, {}, html=_DATA.sub(restyle, html))
     assert _written(page, values) == [numberformat.write(v, OTHER) for v in values]
     assert errors == []

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from test_calc_browser import SharedTab, calc_server, calc_tab, open_calculator  # noqa: F401
+from test_calc_browser import SharedTab, calc_tab, open_calculator  # noqa: F401
 
 from tinkernomics.cli import main
 
@@ -54,11 +54,11 @@ def cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, A
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_browser_equals_estimate_json(calc_tab: SharedTab, calc_server: str,  # noqa: F811
+def test_browser_equals_estimate_json(calc_tab: SharedTab, site_server: str,  # noqa: F811
                                       capsys: pytest.CaptureFixture[str], case: str) -> None:
     args, query = CASES[case]
     cli = cli_json(args, capsys)
-    page, errors = open_calculator(calc_tab, calc_server, query)
+    page, errors = open_calculator(calc_tab, site_server, query)
     numbers = page.evaluate("window.tnCalculator.last().numbers")
     assert errors == []
     got = {k: None if v is None else float(v) for k, v in numbers.items()}

@@ -11,7 +11,7 @@ view's column files (no ``<head>``) are opened directly the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -99,11 +99,43 @@ def test_no_injected_script_runs_or_loads_from_another_host(built_site: BuiltSit
     assert any("script-src" in v for v in result["violations"]), result["violations"]
 
 
+def _answer(html: str) -> Callable[[Any], None]:
+    return lambda route: route.fulfill(status=200, body=html, content_type="text/html")
+
+
+@pytest.fixture(scope="module")
+def refreshed(built_site: BuiltSite, tab) -> dict[str, dict[str, Any]]:
+    """What each refresh payload's page did: every page opened in a tab of its own (the
+    module's context), then all given ``REFRESH_GRACE_MS`` together, so each waits at least
+    that long after its load (a grace per page in turn cost a second a payload). A page's own
+    requests tell which of them asked for the refresh target or another host."""
+    first, watch = tab
+    opened: dict[str, tuple[Any, str, list[str], dict[str, Any]]] = {}
+    try:
+        for name in REFRESHES:
+            url = SUB_PATH_URL + f"probe-{name}/"
+            html = csp.with_policy(inject(_built(built_site, PAGE), INJECTED[name]),
+                                   known_scripts(REPO_ROOT)).text
+            first.context.route(url, _answer(html))
+            page, requests = first.context.new_page(), []
+            page.on("request", lambda request, found=requests: found.append(request.url))
+            opened[name] = page, url, requests, visit(page, url, watch)
+        first.wait_for_timeout(REFRESH_GRACE_MS)
+        return {name: {**result, "left": page.url != url,
+                       "asked": [u for u in requests if REDIRECT in u],
+                       "foreign": [*result["foreign"], *(u for u in requests
+                                                         if not u.startswith(SUB_PATH_URL))]}
+                for name, (page, url, requests, result) in opened.items()}
+    finally:
+        for page, url, _, _ in opened.values():
+            page.close()
+            first.context.unroute(url)
+        watch.missing.clear()
+
+
 @pytest.mark.parametrize("name", REFRESHES)
-def test_no_refresh_redirects(built_site: BuiltSite, tab, name: str) -> None:
-    hostile = csp.with_policy(inject(_built(built_site, PAGE), INJECTED[name]),
-                              known_scripts(REPO_ROOT)).text
-    result = _open(tab, f"probe-{name}/", hostile)
+def test_no_refresh_redirects(refreshed: dict[str, dict[str, Any]], name: str) -> None:
+    result = refreshed[name]
     assert not result["left"] and result["asked"] == [] and result["foreign"] == []
     assert result["pwned"] == 0
 

@@ -34,6 +34,9 @@ CHANGE_S = 120.0
 """A save must show its result within this (a rebuild of the real site takes seconds)."""
 LOAD_S = 60.0
 """One request may take this long; longer is a hanging server."""
+POLL_S = 0.1
+"""Between two loads of a page that does not show the result yet (each of the test's seven
+rebuilds ends, on average, half a poll before the test sees it)."""
 
 
 class Server:
@@ -71,7 +74,7 @@ class Server:
                 return text
             assert time.monotonic() - start < timeout_s, \
                 f"{path}: not as expected in {timeout_s} s:\n{self.tail()}"
-            time.sleep(0.5)
+            time.sleep(POLL_S)
 
     def tail(self) -> str:
         return self.log.read_text(encoding="utf-8")[-4000:]

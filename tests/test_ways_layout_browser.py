@@ -9,11 +9,9 @@ cell labelled and inside the screen. Geometry only: no price is read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from helpers_browser import served_folder
 
 pytestmark = pytest.mark.browser
 
@@ -34,12 +32,6 @@ TABLES = """() => Array.from(document.querySelectorAll('table.tn-ways-table')).m
 })"""
 
 
-@pytest.fixture(scope="module")
-def site(built_site: Any) -> Iterator[str]:
-    with served_folder(built_site.root) as base:
-        yield base
-
-
 def _open(browser: Any, site: str, path: str, width: int) -> Any:
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(f"{site}/{path}")
@@ -47,8 +39,8 @@ def _open(browser: Any, site: str, path: str, width: int) -> Any:
     return page
 
 
-def test_at_1280_the_tables_fit_and_cells_have_room(browser: Any, site: str) -> None:
-    page = _open(browser, site, "ways/", 1280)
+def test_at_1280_the_tables_fit_and_cells_have_room(browser: Any, site_server: str) -> None:
+    page = _open(browser, site_server, "ways/", 1280)
     try:
         tables = page.evaluate(TABLES)
         assert tables
@@ -59,8 +51,8 @@ def test_at_1280_the_tables_fit_and_cells_have_room(browser: Any, site: str) -> 
         page.close()
 
 
-def test_at_390_each_way_is_a_card_with_its_total_in_view(browser: Any, site: str) -> None:
-    page = _open(browser, site, "ways/", 390)
+def test_at_390_each_way_is_a_card_with_its_total_in_view(browser: Any, site_server: str) -> None:
+    page = _open(browser, site_server, "ways/", 390)
     try:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         for t in page.evaluate(TABLES):
@@ -76,8 +68,8 @@ def test_at_390_each_way_is_a_card_with_its_total_in_view(browser: Any, site: st
         page.close()
 
 
-def test_free_tiers_come_after_every_paid_way(browser: Any, site: str) -> None:
-    page = _open(browser, site, "ways/", 1280)
+def test_free_tiers_come_after_every_paid_way(browser: Any, site_server: str) -> None:
+    page = _open(browser, site_server, "ways/", 1280)
     try:
         for t in page.evaluate(TABLES):
             rows = t["rows"]
@@ -88,8 +80,8 @@ def test_free_tiers_come_after_every_paid_way(browser: Any, site: str) -> None:
         page.close()
 
 
-def test_the_compare_cards_at_390_stay_on_screen(browser: Any, site: str) -> None:
-    page = _open(browser, site, "compare/", 390)
+def test_the_compare_cards_at_390_stay_on_screen(browser: Any, site_server: str) -> None:
+    page = _open(browser, site_server, "compare/", 390)
     try:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         cells = page.evaluate("""() => Array.from(document.querySelectorAll(

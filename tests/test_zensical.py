@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_browser import SHUTDOWN_POLL_S
 from helpers_calc import real_catalog
 from helpers_contrib import run_cli_in_process
 
@@ -306,7 +307,8 @@ def _serve(directory: Path) -> ThreadingHTTPServer:
                                          functools.partial(_Quiet, directory=str(directory)))
         except OSError:
             continue
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever,
+                         kwargs={"poll_interval": SHUTDOWN_POLL_S}, daemon=True).start()
         return server
     raise RuntimeError(f"no free port in {PORTS}")
 
