@@ -94,12 +94,19 @@ longer grows (the formula would leave a blank band under it)."""
 def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
     """``max()`` of the lines through consecutive estimates: for a height that falls with
     width faster at first (text re-wrapping), that is the line joining the estimates."""
-    lines = []
+    lines = [f"{b}px + {s} * {WIDTH_CSS}" for b, s in secant_terms(chart, nodes)]
+    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+
+
+def secant_terms(chart: Chart, nodes: tuple[int, ...]) -> list[list[str]]:
+    """(intercept px, slope) of each line of ``_secants``, as the formula prints them (the
+    embed box ships these and charts.js writes the same formula)."""
+    terms = []
     for w1, w2 in itertools.pairwise(nodes):
         h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
         slope = (h2 - h1) / (w2 - w1)
-        lines.append(f"{h1 - slope * w1:.0f}px + {slope:.4f} * {WIDTH_CSS}")
-    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+        terms.append([f"{h1 - slope * w1:.0f}", f"{slope:.4f}"])
+    return terms
 
 
 def one_height(chart: Chart, width: int = FALLBACK_WIDTH_PX) -> int:
