@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import helpers_embedbox as box
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_chart_site import ReusedTab, charted_algorithm
@@ -46,11 +47,11 @@ def expected(chart: charts.Chart, theme: str, transparent: bool) -> dict[str, st
     base = SUB_PATH_URL
     size = share.png_size(chart, SUB_PATH_URL)
     out = {"Embed code": embed.embed_snippet(chart, base, theme),
-           "Embed code without inline style": embed.strict_snippet(chart, base, theme),
+           "Embed code without inline style": box.strict_snippet(chart, base, theme),
            "Embed address": embed.embed_src(chart, base, theme),
-           "Image HTML": share.html_snippet(chart, base, size, theme),
-           "Image Markdown": share.markdown_snippet(chart, base, theme),
-           "Caption": cite.caption_text(chart, base),
+           "Image HTML": box.html_snippet(chart, base, size, theme),
+           "Image Markdown": box.markdown_snippet(chart, base, theme),
+           "Caption": box.caption_text(chart, base),
            "Citation": cite.cite_text(chart, base),
            "BibTeX": cite.bibtex(chart, base)}
     if transparent:

@@ -2,7 +2,7 @@
 one snippet per kind of host, side by side, and attribution as text.
 
 - blog or CMS: the iframe with its height formula, and ``resize.js`` for exact heights (with
-  the one policy line a host with a strict Content-Security-Policy adds: ``embed.csp_line``);
+  the one policy line a host with a strict Content-Security-Policy adds, naming the site);
 - a strict policy: the iframe with no inline style, its height an attribute;
 - Notion, Medium and link previews: the embed page's plain URL;
 - a newsletter: the image with its caption (HTML or Markdown, ``share``);
@@ -11,11 +11,11 @@ one snippet per kind of host, side by side, and attribution as text.
 The page carries only the chart's facts (``box_data``, JSON in a ``<template>``: no inline
 script) and, for a reader without JavaScript, the plain embed address as a link. charts.js
 (``fillBox``) writes the box's hosts, theme menu and every snippet from those facts, per
-theme and background; the snippets it writes equal ``embed.embed_snippet``,
-``embed.strict_snippet``, ``embed.embed_src``, ``share.html_snippet``,
-``share.markdown_snippet`` and ``cite`` (tests/test_embedbox_browser.py holds both sides to
-that). Every height is ``embed.one_height``. URLs are absolute when the site knows its URL;
-otherwise they are relative to the page and charts.js makes them absolute in the browser.
+theme and background. The snippets it writes equal ``embed.embed_snippet`` (the oEmbed
+html), ``embed.embed_src`` and the reference builders in tests/helpers_embedbox.py
+(tests/test_embedbox_browser.py holds the two sides to that). Every height is
+``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
+relative to the page and charts.js makes them absolute in the browser.
 """
 
 from __future__ import annotations
