@@ -11,6 +11,7 @@ from pathlib import Path
 import helpers_embedbox as box
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from helpers_a11y import axe_violations, open_site
 from helpers_chart_site import ReusedTab, charted_algorithm
 from test_charts_browser import TIMEOUT_MS, base_url  # noqa: F401
 
@@ -75,3 +76,35 @@ def test_every_snippet_for_every_theme_and_background(
                 tab.locator(".tn-chart__theme").first.select_option(theme)
                 seen = tab.evaluate(SNIPPETS)
                 assert seen == expected(chart, theme, transparent), (theme, transparent)
+
+
+def test_the_open_box_is_axe_clean_and_works_without_script(
+        browser, base_url: str, built_site: BuiltSite) -> None:  # noqa: F811
+    """Open, with the hosts charts.js writes, the box has no axe violation (the page none
+    serious); a reader without
+    JavaScript finds the embed address as a link in it."""
+    algorithm = charted_algorithm(built_site.root)
+    page, foreign = open_site(browser, built_site.root, SUB_PATH_URL, axe=True)
+    try:
+        page.goto(SUB_PATH_URL + f"algorithms/{algorithm}/", wait_until="load")
+        page.locator(".tn-chart__embed summary").first.click()
+        page.locator(".tn-chart__embed textarea").first.wait_for(timeout=TIMEOUT_MS)
+        found = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
+                 for v in axe_violations(page)
+                 if v["impact"] in ("serious", "critical")  # as test_a11y_axe; or in the box:
+                 or any("tn-chart" in str(n["target"]) for n in v["nodes"])]
+    finally:
+        page.context.close()
+    assert not found and not foreign
+    tab = ReusedTab(browser, java_script_enabled=False)
+    try:
+        with tab.fresh({"width": 1280, "height": 900}) as plain:
+            plain.goto(base_url + f"algorithms/{algorithm}/")
+            plain.locator(".tn-chart__embed summary").first.click()
+            link = plain.locator(".tn-chart__embed-plain a").first
+            assert link.is_visible()
+            href = link.get_attribute("href") or ""
+            assert href.endswith(f"embed/{charts.ALGORITHM_PREFIX}{algorithm}/?theme=auto")
+            assert plain.locator(".tn-chart__embed textarea").count() == 0
+    finally:
+        tab.close()
