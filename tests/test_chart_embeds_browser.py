@@ -7,6 +7,7 @@ chart from the keyboard keeps the focus on the chart, which has an accessible na
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Callable, Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -63,9 +64,12 @@ class _BlockScripts(_Quiet):
 
 
 def snippet_of(site: Path, page: str, base: str) -> str:
+    """The embed code of the page's first chart: its box writes it in the browser, equal to
+    the oEmbed response's html (tests/test_embedbox_browser.py, test_embeds_frames_browser)."""
     text = (site / page).read_text(encoding="utf-8")
-    snippet = text.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
-    return html.unescape(snippet.split("</textarea>", 1)[0]).replace(SUB_PATH_URL, base)
+    chart_id = html.unescape(text.split('data-tn-chart="', 1)[1].split('"', 1)[0])
+    oembed = json.loads((site / "embed" / chart_id / "oembed.json").read_text("utf-8"))
+    return str(oembed["html"]).replace(SUB_PATH_URL, base)
 
 
 def loaded_frame(tab) -> object:

@@ -8,8 +8,8 @@ iframe on another origin and the iframe's height follows its content."""
 
 from __future__ import annotations
 
-import html
 import io
+import json
 import mimetypes
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -272,9 +272,9 @@ def wait_heights_match(page, child, unlike: float | None = None) -> float:
 def test_embed_in_an_iframe_on_another_origin_sizes_itself(
         plain: ReusedTab, base_url: str, built_site: BuiltSite,
         tmp_path: Path) -> None:
-    page_html = (built_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
-    snippet = page_html.split('class="tn-chart__snippet"', 1)[1].split(">", 1)[1]
-    snippet = html.unescape(snippet.split("</textarea>", 1)[0])
+    # The embed code the box writes is the oEmbed html (tests/test_embedbox_browser.py).
+    oembed = built_site.root / "embed" / charts.COMPARISON_ID / "oembed.json"
+    snippet = str(json.loads(oembed.read_text(encoding="utf-8"))["html"])
     assert f'<iframe src="{SUB_PATH_URL}embed/{charts.COMPARISON_ID}/' in snippet
     _host_page(tmp_path, snippet.replace("?theme=auto", "?theme=dark"), SUB_PATH_URL, base_url)
     host = _serve(tmp_path)

@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import helpers_embedbox as box
 import pytest
 from helpers_charts import fitted_catalog, reward
 
@@ -86,7 +87,7 @@ def test_wordpress_keeps_a_full_width_frame_of_the_one_height(
     assert int(kept["height"]) == data["height"] == embed.one_height(chart) in (height, height + 1)
     assert data["width"] == embed.FALLBACK_WIDTH_PX
     assert embed.height_css(chart).startswith(f"height:{data['height']}px;")
-    assert f'height="{data["height"]}"' in embed.strict_snippet(chart, BASE)
+    assert f'height="{data["height"]}"' in box.strict_snippet(chart, BASE)
     assert kept["title"].startswith(chart.title)
 
 
@@ -100,9 +101,9 @@ def test_an_oembed_file_per_common_width_gives_its_height(grpo: charts.Chart,
 
 def test_the_strict_snippet_has_no_inline_style_and_the_policy_line_names_the_site(
         grpo: charts.Chart) -> None:
-    strict = embed.strict_snippet(grpo, BASE)
+    strict = box.strict_snippet(grpo, BASE)
     assert "style" not in strict and "<script" in strict and "resize.js" in strict
-    assert embed.csp_line(BASE) == ("script-src https://example.org; "
+    assert box.csp_line(BASE) == ("script-src https://example.org; "
                                     "frame-src https://example.org")
 
 
@@ -171,13 +172,13 @@ def test_image_snippets_carry_alt_text_that_states_the_finding(grpo: charts.Char
     alt = share.alt_text(grpo)
     p = grpo.series[0].params
     assert grpo.series[0].name in alt and f"{p.A * 100:g}%" in alt  # the chart's own numbers
-    html = share.html_snippet(grpo, BASE, (1200, 894), "auto")
+    html = box.html_snippet(grpo, BASE, (1200, 894), "auto")
     assert 'alt="' in html and "chart-narrow.png" in html and "chart-dark.png" in html
     assert 'width="1200" height="894"' in html
     assert html.startswith(f'<figure><a href="{BASE}algorithms/grpo/#chart-scalerl-grpo">')
-    light = share.html_snippet(grpo, BASE, (1200, 894), "light")
+    light = box.html_snippet(grpo, BASE, (1200, 894), "light")
     assert "dark" not in light.split("<img", 1)[0] and "chart.png" in light
-    markdown = share.markdown_snippet(grpo, BASE)
+    markdown = box.markdown_snippet(grpo, BASE)
     assert markdown.startswith("[![Line chart:") and f"({BASE}embed/scalerl-grpo/chart.png)" \
         in markdown
     finding = share.finding(comparison)

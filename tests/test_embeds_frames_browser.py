@@ -14,7 +14,6 @@ another origin than the host pages, in the frames bloggers really get:
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 from collections.abc import Callable, Iterator
@@ -230,12 +229,13 @@ def charts_page(site: BuiltSite, chart_id: str) -> str:
     return str(data["page"]).removeprefix(SUB_PATH_URL)
 
 
-def _strict_snippet(site: Path, chart_id: str, base: str) -> str:
-    page = SUB_PATH_URL + charts_page(BuiltSite(site, ""), chart_id)
-    text = (site / page.removeprefix(SUB_PATH_URL) / "index.html").read_text("utf-8")
-    marker = 'aria-label="Embed code without inline style for '
-    area = text.split(marker, 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
-    return html.unescape(area).replace(SUB_PATH_URL, base)
+def _strict_snippet(tabs: ReusedTab, site: Path, chart_id: str, base: str) -> str:
+    """The strict snippet as the chart's page writes it in its embed box (charts.js)."""
+    with tabs.fresh({"width": 1280, "height": 900}) as tab:
+        tab.goto(base + charts_page(BuiltSite(site, ""), chart_id))
+        area = tab.locator('textarea[aria-label^="Embed code without inline style for "]')
+        area.first.wait_for(state="attached", timeout=TIMEOUT_MS)
+        return area.first.input_value().replace(SUB_PATH_URL, base)
 
 
 @pytest.mark.parametrize("group", CHART_GROUPS)
@@ -246,7 +246,7 @@ def test_every_chart_on_a_720_px_host_with_a_strict_policy(
     site = f"{origin[0]}//{origin[2]}"
     policy = f"default-src 'self'; frame-src {site}; script-src {site}"
     for chart_id in charts_of(built_site.root, group):
-        snippet = _strict_snippet(built_site.root, chart_id, base_url)
+        snippet = _strict_snippet(tabs, built_site.root, chart_id, base_url)
         assert "style" not in snippet
         url = host(f"<main>{snippet}</main>", policy, files={"host.css": "main{width:720px}"},
                    head="<link rel='stylesheet' href='host.css'>")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import helpers_embedbox as box
 import pytest
 from helpers_charts import fitted_catalog_fixture, fitted_grpo_fixture  # noqa: F401
 
@@ -48,12 +49,12 @@ def test_alt_text_reads_as_english_and_fits_420_characters(comparison: charts.Ch
 
 
 def test_caption_names_title_source_date_licence_and_url(comparison: charts.Chart) -> None:
-    text = cite.caption_text(comparison, BASE)
+    text = box.caption_text(comparison, BASE)
     assert comparison.title in text and "2026-11-30" in text and "CC BY 4.0" in text
     assert comparison.sources[0].title in text and comparison.sources[0].id not in text
     assert text.endswith(f"{BASE}algorithms/#chart-{comparison.id}")
-    markdown = share.markdown_snippet(comparison, BASE)
-    html = share.html_snippet(comparison, BASE, (1200, 800))
+    markdown = box.markdown_snippet(comparison, BASE)
+    html = box.html_snippet(comparison, BASE, (1200, 800))
     for snippet in (markdown, html):
         assert "2026-11-30" in snippet and "CC BY 4.0" in snippet and "tinker-nomics" in snippet
     assert "<figcaption>" in html
@@ -76,7 +77,7 @@ def test_hostile_titles_are_escaped_in_every_text_format(comparison: charts.Char
     field = next(line for line in entry.splitlines() if line.startswith("  title = "))
     assert "\\input" not in field.replace("\\textbackslash{}input", "")
     assert field.count("{") - field.count("\\{") == field.count("}") - field.count("\\}")
-    markdown = share.markdown_snippet(hostile, BASE)
+    markdown = box.markdown_snippet(hostile, BASE)
     assert not re.search(r"(?<!\\)<img", markdown) and "\\<img" in markdown
-    html = share.html_snippet(hostile, BASE, (1200, 800))
+    html = box.html_snippet(hostile, BASE, (1200, 800))
     assert "<img src=x" not in html

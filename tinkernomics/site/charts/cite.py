@@ -36,11 +36,6 @@ def caption_parts(chart: Chart, base: str) -> list[str]:
             f"Data licence {LICENCE}.", page_url(chart, base)]
 
 
-def caption_text(chart: Chart, base: str) -> str:
-    """The caption as one line of plain text (title, source, date, licence, URL)."""
-    return " ".join(caption_parts(chart, base))
-
-
 def _year(chart: Chart) -> str:
     return chart.date[:4] if chart.date else ""
 

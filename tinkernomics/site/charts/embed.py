@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 from html import escape
 from typing import Any
-from urllib.parse import urlsplit
 
 from tinkernomics.site.charts.spec import LICENCE, LICENCE_URL, PUBLISHER, Chart
 from tinkernomics.site.charts.spec import THEMES as CHART_THEMES
@@ -94,12 +93,19 @@ longer grows (the formula would leave a blank band under it)."""
 def _secants(chart: Chart, nodes: tuple[int, ...]) -> str:
     """``max()`` of the lines through consecutive estimates: for a height that falls with
     width faster at first (text re-wrapping), that is the line joining the estimates."""
-    lines = []
+    lines = [f"{b}px + {s} * {WIDTH_CSS}" for b, s in secant_terms(chart, nodes)]
+    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+
+
+def secant_terms(chart: Chart, nodes: tuple[int, ...]) -> list[list[str]]:
+    """(intercept px, slope) of each line of ``_secants``, as the formula prints them (the
+    embed box ships these and charts.js writes the same formula)."""
+    terms = []
     for w1, w2 in itertools.pairwise(nodes):
         h1, h2 = embed_height(chart, w1), embed_height(chart, w2)
         slope = (h2 - h1) / (w2 - w1)
-        lines.append(f"{h1 - slope * w1:.0f}px + {slope:.4f} * {WIDTH_CSS}")
-    return f"max({', '.join(lines)})" if len(lines) > 1 else lines[0]
+        terms.append([f"{h1 - slope * w1:.0f}", f"{slope:.4f}"])
+    return terms
 
 
 def one_height(chart: Chart, width: int = FALLBACK_WIDTH_PX) -> int:
@@ -162,26 +168,6 @@ def embed_snippet(chart: Chart, base: str, theme: str = "auto", height: int | No
     return f"{embed_iframe(chart, base, theme, height, css)}\n{resize_script(base)}"
 
 
-def strict_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
-    """For a host with a strict Content-Security-Policy: no inline style (a ``style-src 'self'``
-    policy drops it), the height an attribute, the script from the site (``csp_line``)."""
-    return (f"<iframe {_frame_attributes(chart, base, theme, one_height(chart))}></iframe>\n"
-            f"{resize_script(base)}")
-
-
-def site_origin(base: str) -> str:
-    """``https://host`` of the site URL ("" without one: charts.js fills it in the page)."""
-    parts = urlsplit(base)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
-
-
-def csp_line(base: str) -> str:
-    """What a host with a strict policy adds to it so the embed and resize.js load."""
-    origin = site_origin(base) or SITE_ORIGIN_PLACEHOLDER
-    return f"script-src {origin}; frame-src {origin}"
-
-
-SITE_ORIGIN_PLACEHOLDER = "<this site's origin>"
 OEMBED_WIDTHS = (360, 480, 640, EMBED_MAX_WIDTH_PX)
 """Besides ``oembed.json`` (``FALLBACK_WIDTH_PX`` wide), an ``oembed-<width>.json`` per width:
 a static site cannot read ``maxwidth``, so a consumer (or a page's discovery link) picks the

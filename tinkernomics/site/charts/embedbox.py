@@ -2,34 +2,57 @@
 one snippet per kind of host, side by side, and attribution as text.
 
 - blog or CMS: the iframe with its height formula, and ``resize.js`` for exact heights (with
-  the one policy line a host with a strict Content-Security-Policy adds: ``embed.csp_line``);
+  the one policy line a host with a strict Content-Security-Policy adds, naming the site);
 - a strict policy: the iframe with no inline style, its height an attribute;
 - Notion, Medium and link previews: the embed page's plain URL;
 - a newsletter: the image with its caption (HTML or Markdown, ``share``);
 - the caption as text and "cite this chart" (plain text and BibTeX, ``cite``).
 
-Every height is ``embed.one_height``. URLs are absolute when the site knows its URL;
-otherwise they are relative to the page and charts.js makes them absolute in the browser.
+The page carries only the chart's facts (``box_data``, JSON in a ``<template>``: no inline
+script) and, for a reader without JavaScript, the plain embed address as a link. charts.js
+(``fillBox``) writes the box's hosts, theme menu and every snippet from those facts, per
+theme and background. The snippets it writes equal ``embed.embed_snippet`` (the oEmbed
+html), ``embed.embed_src`` and the reference builders in tests/helpers_embedbox.py
+(tests/test_embedbox_browser.py holds the two sides to that). Every height is
+``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
+relative to the page and charts.js makes them absolute in the browser.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from markupsafe import Markup
+
 from tinkernomics.site.charts import cite, embed, share
-from tinkernomics.site.charts.spec import Chart
+from tinkernomics.site.charts.spec import LICENCE_URL, Chart
+
+
+def box_data(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
+    """The facts charts.js builds the box's snippets from; ``base`` is the site URL, or the
+    page's root without one."""
+    width, height = share.png_size(chart, site_url)
+    return {
+        "id": chart.id, "base": base, "page": chart.page, "title": chart.title,
+        "alt": share.alt_text(chart), "png": [width, height],
+        "height": embed.one_height(chart),
+        "narrow": embed.secant_terms(chart, embed.NARROW_NODES),
+        "wide": embed.secant_terms(chart, embed.WIDE_NODES),
+        "caption": cite.caption_parts(chart, base)[:3], "licence": LICENCE_URL,
+        "cite": cite.cite_text(chart, base), "bibtex": cite.bibtex(chart, base),
+    }
+
+
+def _inert(value: Any) -> str:
+    """JSON as a ``<template>``'s text: ``<``, ``>``, ``&`` as ``\\u003c``... (as
+    ``feature.inert_json``, which imports this module)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def box_texts(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
-    """Every text of the box; ``base`` is the site URL, or the page's root without one."""
-    return {
-        "snippet": embed.embed_snippet(chart, base),
-        "strict": embed.strict_snippet(chart, base),
-        "csp": embed.csp_line(site_url.rstrip("/") + "/" if site_url else ""),
-        "url": embed.embed_src(chart, base),
-        "images": share.image_snippets(chart, site_url, base),
-        "caption": cite.caption_text(chart, base),
-        "cite": cite.cite_text(chart, base),
-        "bibtex": cite.bibtex(chart, base),
-        "height": embed.one_height(chart),
-    }
+    """What figure.html prints in the box: the facts (``data``, inert JSON) and the plain
+    embed address (the no-script fallback)."""
+    return {"data": Markup(_inert(box_data(chart, site_url, base))),
+            "url": embed.embed_src(chart, base)}

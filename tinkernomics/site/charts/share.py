@@ -7,19 +7,20 @@ dark, wide (1200 px, the downloadable SVG's layout) and narrow (the phone layout
 its 13 px text is 11.7 px when shown 360 px wide). Each prints the date its data are as of; a
 post that must not change when the data do saves the image and hosts it (the box says so): the
 site keeps no dated copy (``files``). The same variants exist as SVG files.
+
+The ``<picture>`` and Markdown snippets are written in the browser by charts.js
+(``imageSnippets``) from the facts ``embedbox.box_data`` ships; tests/helpers_embedbox.py
+holds the reference text they must equal.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape
 
 from tinkernomics.derived import derive
-from tinkernomics.site.charts import cite, raster
-from tinkernomics.site.charts.spec import LICENCE_URL, Chart, Series
+from tinkernomics.site.charts import raster
+from tinkernomics.site.charts.spec import Chart, Series
 from tinkernomics.site.charts.svg import standalone_svg
 
 
@@ -49,11 +50,6 @@ VARIANTS = (
     Variant("chart-narrow-dark", "dark", "narrow", NARROW_PX),
 )
 """``chart.png`` first: the file the oEmbed thumbnail and the tools row name."""
-BY_STEM = {v.stem: v for v in VARIANTS}
-THEMES = ("auto", "light", "dark")
-"""The snippet themes (as ``embed.SNIPPET_THEMES``)."""
-NARROW_MEDIA = "(max-width: 600px)"
-DARK_MEDIA = "(prefers-color-scheme: dark)"
 
 
 # --------------------------------------------------------------------------- alt text
@@ -169,87 +165,7 @@ def alt_text(chart: Chart) -> str:
     return _fit(text)
 
 
-# --------------------------------------------------------------------------- snippets
-
-
-def image_url(chart: Chart, base: str, variant: Variant) -> str:
-    return f"{base}embed/{chart.id}/{variant.png()}"
-
-
-def _sources(chart: Chart, base: str, theme: str) -> list[tuple[str, str]]:
-    """(media, file stem) of the ``<source>`` elements, most specific first."""
-    narrow = f"{NARROW_MEDIA} and {DARK_MEDIA}"
-    if theme == "auto":
-        return [(narrow, "chart-narrow-dark"), (NARROW_MEDIA, "chart-narrow"),
-                (DARK_MEDIA, "chart-dark")]
-    return [(NARROW_MEDIA, "chart-narrow-dark" if theme == "dark" else "chart-narrow")]
-
-
-def html_snippet(chart: Chart, base: str, size: tuple[int, int], theme: str = "auto") -> str:
-    """A ``<picture>``: the narrow image on phones, the dark one where ``theme`` asks (``auto``:
-    the reader's system setting); a host that strips ``<picture>`` keeps the ``<img>``, which
-    links to the chart's page. ``size`` is the wide PNG's (width, height)."""
-    wide = BY_STEM["chart-dark" if theme == "dark" else "chart"]
-    sources = theme_parts(chart, base, theme)["sources"]
-    img = (f'<img src="{escape(image_url(chart, base, wide))}" width="{size[0]}" '
-           f'height="{size[1]}" alt="{escape(alt_text(chart))}" loading="lazy" '
-           'style="max-width:100%;height:auto">')
-    page = escape(cite.page_url(chart, base))
-    return (f'<figure><a href="{page}"><picture>{sources}{img}</picture></a>'
-            f"<figcaption>{_html_caption(chart, base)}</figcaption></figure>")
-
-
-def _html_caption(chart: Chart, base: str) -> str:
-    """The caption (``cite.caption_parts``) with the page and the licence as links."""
-    title, source, licence, page = cite.caption_parts(chart, base)
-    return (f"{escape(title)} {escape(source)} "
-            f'<a href="{escape(LICENCE_URL)}">{escape(licence)}</a> '
-            f'<a href="{escape(page)}">{escape(page)}</a>')
-
-
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
-
-
-def _markdown_text(text: str) -> str:
-    """Catalog text in Markdown: every character Markdown reads as markup (or raw HTML: ``<``)
-    backslash-escaped."""
-    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), text)
-
-
-def markdown_snippet(chart: Chart, base: str, theme: str = "auto") -> str:
-    """``[![alt](chart.png)](page)`` and the caption in italics: Markdown has one image,
-    light unless ``theme`` is dark."""
-    stem = "chart-dark" if theme == "dark" else "chart"
-    url = image_url(chart, base, BY_STEM[stem])
-    title, source, licence, page = cite.caption_parts(chart, base)
-    caption = _markdown_text(f"{title} {source} {licence}")
-    return (f"[![{_markdown_text(alt_text(chart))}]({url})]({page})\n"
-            f"*{caption}* <{page}>")
-
-
 @lru_cache(maxsize=4096)
 def png_size(chart: Chart, site_url: str) -> tuple[int, int]:
     """``chart.png``'s (width, height), from its SVG (nothing drawn)."""
     return raster.size(standalone_svg(chart, site_url), WIDE_PX)
-
-
-def theme_parts(chart: Chart, base: str, theme: str) -> dict[str, str]:
-    """What changes in the image snippets with the theme: the ``<source>`` elements and the
-    file of the ``<img>`` (and of the Markdown image)."""
-    sources = "".join(
-        f'<source media="{media}" srcset="{escape(image_url(chart, base, BY_STEM[stem]))}">'
-        for media, stem in _sources(chart, base, theme))
-    return {"sources": sources, "image": BY_STEM["chart-dark" if theme == "dark" else "chart"]
-            .png()}
-
-
-def image_snippets(chart: Chart, site_url: str, base: str) -> dict[str, str]:
-    """The ``auto`` image snippets, and per theme only what differs (JSON for the theme menu's
-    ``data-tn-image-themes``: charts.js swaps the sources and the image file, so a chart page
-    does not carry every snippet three times); ``base`` is the site URL, or the page's root
-    without one."""
-    size = png_size(chart, site_url)
-    parts = {t: theme_parts(chart, base, t) for t in THEMES}
-    return {"themes": json.dumps(parts, ensure_ascii=False),
-            "html_auto": html_snippet(chart, base, size, "auto"),
-            "markdown_auto": markdown_snippet(chart, base, "auto")}
