@@ -14,7 +14,7 @@ from tinkernomics.site.charts.spec import LICENCE_URL, Chart
 
 BY_STEM = {v.stem: v for v in VARIANTS}
 THEMES = ("auto", "light", "dark")
-"""The snippet themes (as ``embed.SNIPPET_THEMES``)."""
+"""The snippet themes (the values of ``?theme=``)."""
 NARROW_MEDIA = "(max-width: 600px)"
 DARK_MEDIA = "(prefers-color-scheme: dark)"
 

@@ -14,13 +14,9 @@ from __future__ import annotations
 import pytest
 from helpers_deadcode import Module, getattr_shims, package_unreached, unreached
 
-PENDING = {
-    # In files other helpers own this session; the lead removes each entry once it is resolved
-    # (test_pending_names_are_still_unused says when).
-    "tinkernomics.site.charts.embed.SCHEME_OF_THEME": "read by nothing",
-    "tinkernomics.site.charts.embed.SNIPPET_THEMES": "read by nothing (share.THEMES is read)",
-}
-"""Test-only or unused names in files this change could not edit, each with why it is here."""
+PENDING: dict[str, str] = {}
+"""Test-only or unused names a change could not remove yet, each with why (none now);
+test_pending_names_are_still_unused says when one may leave."""
 
 ADAPTER_CLAIMS = {
     "macros.theme.PINS": "the exact releases the adapter was checked against (test_theme)",

@@ -29,8 +29,6 @@ NARROW_MAX_PX = 600
 """The embed page takes the narrow layout at or below this width (charts.css, same number)."""
 FALLBACK_WIDTH_PX = 720
 """Width the plain ``height`` (for browsers without container units) is computed for."""
-SNIPPET_THEMES = ("auto", "light", "dark")
-"""Values of ``?theme=`` (and of the snippet's theme menu)."""
 
 
 @dataclass(frozen=True)
@@ -214,7 +212,6 @@ def oembed(chart: Chart, base: str, thumbnail: tuple[int, int],
 # --------------------------------------------------------------------------- embed page theme
 
 EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
-SCHEME_OF_THEME = {"light": "default", "dark": "slate"}
 
 
 def _theme_rules(theme: str, selectors: list[str]) -> str:
