@@ -28,7 +28,11 @@ from tinkernomics.site.build import OutputError, shared_site, start_all_outputs,
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
 from tinkernomics.site.relink import for_source_file
 
-_CONTEXT_KEY = "tinkernomics_context"
+_CONTEXT_ATTR = "tinkernomics_context"
+"""The build's ``SiteContext``, held on the plugin object for ``on_post_build`` (MkDocs only).
+Not in ``env.variables``: mkdocs-macros serialises every variable to JSON for a debug line
+before the build (``on_pre_build``, logged or not), and the catalog's text form cost about a
+second at 1,000 algorithms (issue 47)."""
 _PROBLEMS_KEY = "tinkernomics_catalog_problems"
 _STUB_KEY = "tinkernomics_stub_page"
 _ALGORITHM_STUB = re.compile(r'\{\{ algorithm_page\("([a-z0-9][a-z0-9_.-]*)"\) \}\}\s*')
@@ -54,6 +58,8 @@ def _relinked(fn, page):
 
 def define_env(env) -> None:
     zensical = _under_zensical(env)
+    if not zensical:
+        setattr(env, _CONTEXT_ATTR, None)
     try:
         # Zensical: env.conf is its config dict, one object per build, shared by every page.
         ctx, macros = shared_site(Path(env.project_dir), site_url=env.conf.get("site_url") or "",
@@ -71,8 +77,8 @@ def define_env(env) -> None:
         # print, not log: a logged warning would abort the --strict build
         print(terminal_report(err.problems), file=sys.stderr, flush=True)
         return
-    env.variables[_CONTEXT_KEY] = ctx
     if not zensical:  # MkDocs: once per build, before the pages (Zensical writes outputs after)
+        setattr(env, _CONTEXT_ATTR, ctx)
         start_all_outputs(ctx)
     page = env.page if zensical else None
     for name, fn in macros.items():
@@ -102,7 +108,7 @@ def on_post_page_macros(env) -> None:
 
 def on_post_build(env) -> None:
     """MkDocs only: the same step as `tinkernomics outputs`, with the context already loaded."""
-    ctx = env.variables.get(_CONTEXT_KEY)
+    ctx = getattr(env, _CONTEXT_ATTR, None)
     if ctx is None:  # serving an invalid catalog: pages list the problems, nothing else to write
         return
     try:

@@ -4,8 +4,11 @@ catalog text. Synthetic pages only; the anchors are read from ``docs/glossary.md
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
+
+import pytest
 
 from tinkernomics.site.postbuild import glossarylinks
 from tinkernomics.site.postbuild.previews import tag_page
@@ -75,3 +78,65 @@ def test_whole_words_only() -> None:
 def test_the_preview_pass_links_every_page() -> None:
     out = tag_page(page("<p>Sampling is decode-bound: low MFU.</p>"), "hardware/", "")
     assert ("../glossary/#mfu", "MFU") in links(out)
+
+
+def test_needles_spell_out_each_terms_literal_start() -> None:
+    """The finder tries a term only where one of its needles is: every needle a match must
+    start with, and a pattern with no literal start is refused rather than never found."""
+    assert glossarylinks.needles("[Cc]ritic") == ["Critic", "critic"]
+    assert glossarylinks.needles("KV[ -]cache") == ["KV cache", "KV-cache"]
+    assert glossarylinks.needles("GPU-hours?") == ["GPU-hour"]
+    assert glossarylinks.needles("ZeRO(?:-[123])?") == ["ZeRO"]
+    assert glossarylinks.needles("MoE|[Mm]ixture")[:1] == ["MoE"]
+    for pattern in (r"\d+ GPUs", "(?:a|b)c", "[Xx]?y"):
+        with pytest.raises(ValueError, match="no literal start"):
+            glossarylinks.needles(pattern)
+    assert all(glossarylinks.needles(pattern) for _, pattern in glossarylinks.TERMS)
+
+
+_PIECES = ("MFU", "mfu", "xMFU", "ZeRO-3", "KV cache", "KV-cache", "critic", "Critic", "critics",
+           "reward model", "Reward model", "mean@k", "GPU-hours", "decode", "prefill", "BF16",
+           " ", ", ", ". ", "<p>", "</p>", "<a href=\"x\">", "</a>", "<A HREF='y'>", "</A>",
+           "<code>", "</code>", "<span title=\"MFU critic\">", "</span>", "<h2>", "</h2>",
+           "<!-- MFU -->", "<svg>", "<text>", "</text>", "</svg>", "<br/>", "<a/>", "&lt;",
+           "<em>", "</em>", "<pre>", "</pre>", "a < b", "<Summary>", "</SUMMARY>", "x>y")
+
+
+def _per_text(article: str, href: str) -> str:
+    """The reference: every text between two tags searched on its own, in order."""
+    done: set[str] = set()
+    out: list[str] = []
+    skipped: list[str] = []
+    position = 0
+
+    def text(part: str) -> str:
+        def wrap(match: re.Match[str]) -> str:
+            if match.start() and re.match(r"[\w@-]", part[match.start() - 1]):
+                return match.group()
+            anchor = glossarylinks.TERMS[int(match.lastgroup[1:])][0]  # type: ignore[index]
+            if anchor in done:
+                return match.group()
+            done.add(anchor)
+            return f'<a class="tn-gloss" href="{href}#{anchor}">{match.group()}</a>'
+        return part if skipped else glossarylinks._FINDER.sub(wrap, part)
+
+    for tag in re.finditer(r"""<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>"']*(?:(?:"[^"]*"|'[^']*')"""
+                           r"""[^>"']*)*>""", article, re.S):
+        out += [text(article[position:tag.start()]), tag.group()]
+        position = tag.end()
+        name = (tag.group(2) or "").lower()
+        if name in glossarylinks._SKIPPED and not re.search(r"/\s*>$", tag.group()):
+            if not tag.group(1):
+                skipped.append(name)
+            elif name in skipped:
+                while skipped and skipped.pop() != name:
+                    pass
+    return "".join([*out, text(article[position:])])
+
+
+def test_whole_article_search_links_what_a_search_of_each_text_links() -> None:
+    rng = random.Random(47)
+    for _ in range(400):
+        article = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 40)))
+        expected = _per_text(article, "g/")
+        assert glossarylinks._link_article(article, "g/", set()) == expected, article

@@ -79,3 +79,13 @@ def test_the_command_line_follows_a_renamed_key(catalog: Catalog) -> None:
     query = estimate_cli.query_of(args)
     assert query == {"model_x": "qwen3-8b", "group_x": "4"}
     assert check_query(catalog, query, estimate_cli.option_of()) == query
+
+
+def test_a_links_inputs_are_made_once_per_catalog_and_follow_a_new_declaration(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every estimate reads them (issue 47: made again for each of 2,000 estimates before)."""
+    first = inputs.link_inputs(catalog)
+    assert inputs.link_inputs(catalog) is first
+    monkeypatch.setattr(inputs, "INPUTS", tuple(list(inputs.INPUTS)))
+    again = inputs.link_inputs(catalog)
+    assert again is not first and again == first

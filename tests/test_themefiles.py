@@ -18,6 +18,7 @@ from tinkernomics.site.postbuild.themefiles import (
     drop_source_maps,
     drop_unused_search_languages,
     drop_unused_theme_files,
+    index_languages,
 )
 
 THEME_ASSETS = Path(material.__file__).resolve().parent / "templates" / "assets"
@@ -61,6 +62,22 @@ def test_a_site_without_assets_is_left_alone(tmp_path: Path) -> None:
     write(tmp_path / "index.html", b"<p>hi</p>")
     assert drop_source_maps(tmp_path) == 0
     assert (tmp_path / "index.html").read_bytes() == b"<p>hi</p>"
+
+
+def test_the_index_languages_are_read_from_its_head(tmp_path: Path) -> None:
+    """MkDocs writes the config first: the pages' texts after it (megabytes at 1,000
+    algorithms) are not read, so not even a cut-off tail stops it; another layout is read
+    whole."""
+    index = tmp_path / "search_index.json"
+    index.write_text('{"config":{"lang":["en"],"separator":"x"},"docs":[{"text":"' + "a" * 99999,
+                     encoding="utf-8")
+    assert index_languages(index) == ["en"]
+    index.write_text(json.dumps({"docs": [{"text": "b" * 99999}], "config": {"lang": ["de"]}}),
+                     encoding="utf-8")
+    assert index_languages(index) == ["de"]
+    index.write_text('{"config":{"lang":["ja"],"x":"' + "c" * 99999 + '"},"docs":[]}',
+                     encoding="utf-8")
+    assert index_languages(index) == ["ja"]
 
 
 @pytest.mark.build

@@ -289,13 +289,21 @@ def way_options(catalog: Catalog) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def link_inputs(catalog: Catalog) -> list[Input]:
+def link_inputs(catalog: Catalog) -> tuple[Input, ...]:
     """Every query key of a link, in the order a link writes them (``INPUTS`` with the VRAM
-    overrides after ``VRAM_AFTER``, and the catalog's ways as the options of ``WAYS``)."""
-    cut = next(i for i, x in enumerate(INPUTS) if x.name == VRAM_AFTER) + 1
-    found = [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
-    return [replace(i, options=way_options(catalog)) if i.name == WAYS else i
-            for i in found]
+    overrides after ``VRAM_AFTER``, and the catalog's ways as the options of ``WAYS``): the
+    same for every estimate of a catalog, so made once per catalog and ``INPUTS``
+    (``Catalog.memo``)."""
+    held = catalog.memo.get(_LINK_INPUTS)
+    if held is None or held[0] is not INPUTS:
+        cut = next(i for i, x in enumerate(INPUTS) if x.name == VRAM_AFTER) + 1
+        found = [*INPUTS[:cut], *vram_inputs(catalog), *INPUTS[cut:]]
+        held = catalog.memo[_LINK_INPUTS] = (INPUTS, tuple(
+            replace(i, options=way_options(catalog)) if i.name == WAYS else i for i in found))
+    return held[1]
+
+
+_LINK_INPUTS = "calculator.link_inputs"
 
 
 def listed(query: Mapping[str, str], spec: Input) -> tuple[str, ...]:

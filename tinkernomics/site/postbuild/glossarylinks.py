@@ -54,11 +54,20 @@ _SKIPPED = frozenset({"a", "code", "pre", "kbd", "samp", "h1", "h2", "h3", "h4",
                       "script", "style", "template", "svg", "math", "textarea", "select",
                       "option", "button", "label", "summary", "title", "noscript"})
 """Elements whose content is never linked: links, code, headings, not-prose."""
-_TAG = re.compile(r"""<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""",
-                  re.S)
 _VOID_END = re.compile(r"/\s*>$")
 _WORDISH = re.compile(r"[\w@-]")
 """A character that joins a term to its neighbour (a term is matched as a whole word)."""
+
+
+def _any_case(name: str) -> str:
+    """``name`` as a pattern matching it in any ASCII case (``a`` -> ``[Aa]``)."""
+    return "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in name)
+
+
+_SKIPPED_NAMES = "|".join(_any_case(n) for n in sorted(_SKIPPED, key=len, reverse=True))
+_TAG = re.compile(rf"""<!--.*?-->|<(/?)(?:({_SKIPPED_NAMES})(?![\w-])|[A-Za-z][\w-]*)"""
+                  r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""", re.S)
+"""A comment or a tag; group 2 is the tag's name when it is a skipped element's (any case)."""
 
 
 def _first_chars(pattern: str) -> str | None:
@@ -70,9 +79,8 @@ def _first_chars(pattern: str) -> str | None:
 
 
 def _finder() -> re.Pattern[str]:
-    """One pattern for every term. The word boundary before a term is checked by ``wrap``, not
-    by a look-behind: a pattern that starts with a set of first letters lets the regular
-    expression engine skip ahead to them (about five times faster over a page's prose)."""
+    """One pattern for every term, each its own named group, tried in ``TERMS`` order. The word
+    boundary before a term is checked apart, not by a look-behind."""
     terms = "|".join(f"(?P<t{i}>(?:{pattern})(?![\\w@-]))" for i, (_, pattern) in enumerate(TERMS))
     firsts = [_first_chars(pattern) for _, pattern in TERMS]
     if any(f is None for f in firsts):
@@ -82,6 +90,48 @@ def _finder() -> re.Pattern[str]:
 
 
 _FINDER = _finder()
+_ANCHORS = {f"t{i}": anchor for i, (anchor, _) in enumerate(TERMS)}
+"""The finder's group names (each term's one capturing group) -> the terms' anchors."""
+_LITERAL = re.compile(r"[A-Za-z0-9 @-](?![?*+{])|\[([A-Za-z0-9 @-]+)\](?![?*+{])")
+"""One character of a pattern's literal start: a character, or a set of them (``[Cc]``),
+not followed by a repetition."""
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern``'s top-level alternatives (``MoE|[Mm]ixture...`` -> two)."""
+    parts, depth, start, in_set = [], 0, 0, False
+    for i, char in enumerate(pattern):
+        if in_set or char == "[":
+            in_set = char != "]"
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+    return [*parts, pattern[start:]]
+
+
+def needles(pattern: str) -> list[str]:
+    """Every text a match of ``pattern`` must start with (its literal start spelled out:
+    ``[Cc]ritic`` -> ``Critic``, ``critic``); a pattern with a start shorter than two
+    characters is refused (the finder would have to try every position)."""
+    found: list[str] = []
+    for alternative in _alternatives(pattern):
+        spelled, pos = [""], 0
+        while (step := _LITERAL.match(alternative, pos)) is not None:
+            chars = step.group(1) or step.group()
+            spelled = [s + c for s in spelled for c in chars]
+            pos = step.end()
+        if len(spelled[0]) < 2:
+            raise ValueError(f"glossary pattern {pattern!r}: no literal start to search for")
+        found.extend(spelled)
+    return found
+
+
+_NEEDLES = tuple(sorted({n for _, pattern in TERMS for n in needles(pattern)}))
+_ANCHOR_SET = frozenset(anchor for anchor, _ in TERMS)
+_LINKED = re.compile(rf'(?:{re.escape(GLOSSARY_PAGE)}|glossary\.md)#([\w-]*)"')
+"""A link to a glossary entry (the page's address or its Markdown source): its anchor."""
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 
 
@@ -102,50 +152,101 @@ def link_first_uses(page: str, rel_url: str) -> str:
         return page
     href = f"{root_of(rel_url)}{GLOSSARY_PAGE}"
     article = page[start:end]
-    done = {anchor for anchor, _ in TERMS if f'{GLOSSARY_PAGE}#{anchor}"' in article
-            or f'glossary.md#{anchor}"' in article}
+    done = set(_ANCHOR_SET.intersection(_LINKED.findall(article)))
     return page[:start] + _link_article(article, href, done) + page[end:]
 
 
 def _link_article(article: str, href: str, done: set[str]) -> str:
+    """``article`` with the first prose use of each term not in ``done`` linked.
+
+    The terms' matches are found first, in the whole article (``_candidates``): a term holds no
+    ``<`` or ``>``, so a match never spans a tag, and the matches lying in the article's texts
+    are the ones a search of each text finds. The tags are then walked only as far as a match
+    of a term still unlinked lies, to tell whether it sits in a tag or in a skipped element:
+    an article whose terms are all linked or absent is not walked at all."""
+    found = _candidates(article, done)
+    if not found:
+        return article
+    last = {anchor: start for start, _, anchor in found}
     out: list[str] = []
     skipped: list[str] = []
-    position = 0
+    copied = text_start = i = 0
+    needed = _still_needed(last, done)
+
+    def take(upto: int) -> int:
+        """Link the matches before ``upto`` that lie in prose; the number of matches taken."""
+        nonlocal copied, needed
+        k = i
+        while k < len(found) and found[k][0] < upto:
+            start, end, anchor = found[k]
+            k += 1
+            if start >= text_start and not skipped and anchor not in done:
+                done.add(anchor)
+                out.extend((article[copied:start], _link(href, anchor, article[start:end])))
+                copied = end
+                needed = _still_needed(last, done)
+        return k
+
     for tag in _TAG.finditer(article):
-        text = article[position:tag.start()]
-        out.append(text if skipped else _link_text(text, href, done))
-        out.append(tag.group())
-        position = tag.end()
-        _track(tag, skipped)
-    tail = article[position:]
-    out.append(tail if skipped else _link_text(tail, href, done))
+        i = take(tag.start())
+        if i == len(found) or needed < tag.start():
+            break
+        text_start = tag.end()
+        if tag[2] is not None:
+            _track(tag, skipped)
+    else:
+        take(len(article))
+    out.append(article[copied:])
     return "".join(out)
 
 
+def _occurrences(text: str, needle: str) -> list[int]:
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def _candidates(article: str, done: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, anchor) of the finder's whole-word matches of terms not in ``done``, in
+    order: the matches its scan of ``article`` makes (each resumes after the last one), tried
+    only where a term's literal start is (``needles``)."""
+    if len(done) == len(TERMS):
+        return []
+    starts = sorted({at for needle in _NEEDLES for at in _occurrences(article, needle)})
+    found: list[tuple[int, int, str]] = []
+    resume = 0
+    for start in starts:
+        match = _FINDER.match(article, start) if start >= resume else None
+        if match is None:
+            continue
+        resume = match.end()
+        if start and _WORDISH.match(article, start - 1):
+            continue  # inside a longer word: not the term
+        anchor = _ANCHORS[match.lastgroup or ""]
+        if anchor not in done:
+            found.append((start, match.end(), anchor))
+    return found
+
+
+def _still_needed(last: dict[str, int], done: set[str]) -> int:
+    """How far the tags must be walked: the last match of a term not linked yet (-1: none)."""
+    return max((at for anchor, at in last.items() if anchor not in done), default=-1)
+
+
+def _link(href: str, anchor: str, text: str) -> str:
+    return f'<a class="{LINK_CLASS}" href="{href}#{anchor}">{text}</a>'
+
+
 def _track(tag: re.Match[str], skipped: list[str]) -> None:
-    """Keep the stack of open skipped elements (a skipped element's content may nest tags)."""
-    closing, name = tag.group(1), (tag.group(2) or "").lower()
-    if name not in _SKIPPED or _VOID_END.search(tag.group()):
+    """Keep the stack of open skipped elements (a skipped element's content may nest tags);
+    ``tag`` is a skipped element's."""
+    if _VOID_END.search(tag.group()):
         return
-    if not closing:
+    name = tag.group(2).lower()
+    if not tag.group(1):
         skipped.append(name)
     elif name in skipped:
         while skipped and skipped.pop() != name:
             pass
-
-
-def _link_text(text: str, href: str, done: set[str]) -> str:
-    """Wrap the first occurrence of each term not yet linked (``done`` grows)."""
-    if len(done) == len(TERMS) or not text.strip():
-        return text
-
-    def wrap(match: re.Match[str]) -> str:
-        if match.start() and _WORDISH.match(text, match.start() - 1):
-            return match.group()  # inside a longer word: not the term
-        anchor = TERMS[int(next(k for k, v in match.groupdict().items() if v)[1:])][0]
-        if anchor in done:
-            return match.group()
-        done.add(anchor)
-        return f'<a class="{LINK_CLASS}" href="{href}#{anchor}">{match.group()}</a>'
-
-    return _FINDER.sub(wrap, text)

@@ -21,6 +21,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 ASSETS_DIR = "assets"
 """Where the theme's bundles and their maps are copied."""
@@ -77,14 +78,35 @@ def _folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+_CONFIG_FIRST = '{"config":'
+"""How MkDocs' search plugin starts its index: the config object before the pages' texts."""
+_HEAD_CHARS = 65536
+
+
+def index_languages(index: Path) -> Any:
+    """``config.lang`` of the search index. Only the file's head is read when the config comes
+    first, as MkDocs writes it: the pages' texts after it are megabytes at 1,000 algorithms
+    (issue 47); any other layout is read whole."""
+    with index.open(encoding="utf-8") as file:
+        head = file.read(_HEAD_CHARS)
+    if head.startswith(_CONFIG_FIRST):
+        try:
+            config, _ = json.JSONDecoder().raw_decode(head, len(_CONFIG_FIRST))
+        except json.JSONDecodeError:
+            pass  # a config longer than the head: read the whole file
+        else:
+            return config.get("lang") if isinstance(config, dict) else None
+    data = json.loads(index.read_text(encoding="utf-8"))
+    return data.get("config", {}).get("lang") if isinstance(data, dict) else None
+
+
 def drop_unused_search_languages(site_dir: Path) -> int:
     """Delete the search worker's language files when the site searches English only; return
     the bytes removed."""
     index, lunr = site_dir / SEARCH_INDEX, site_dir / LUNR_DIR
     if not index.is_file() or not lunr.is_dir():
         return 0
-    languages = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("lang")
-    if languages != ["en"]:
+    if index_languages(index) != ["en"]:
         return 0
     removed = _folder_size(lunr)
     shutil.rmtree(lunr)
