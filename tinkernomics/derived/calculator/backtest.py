@@ -105,21 +105,25 @@ def rows(catalog: Catalog, estimate: Estimator) -> list[Row]:
 
 @dataclass(frozen=True)
 class Summary:
-    """The spread of the ratios: geometric mean, lowest and highest."""
+    """The spread of the ratios: geometric mean, lowest and highest, and the middle
+    ``spread.INNER`` the calculator states (``inner_low`` to ``inner_high``)."""
 
     count: int
     geometric_mean: float | None
     low: float | None
     high: float | None
+    inner_low: float | None
+    inner_high: float | None
 
 
 def summary(found: list[Row]) -> Summary:
-    """Geometric mean and range of the ratios of the rows that have an estimate."""
+    """Geometric mean and ranges of the ratios of the rows that have an estimate."""
     ratios = [r.ratio for r in found if r.ratio is not None and r.ratio > 0]
     if not ratios:
-        return Summary(0, None, None, None)
+        return Summary(0, None, None, None, None, None)
     mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-    return Summary(len(ratios), mean, min(ratios), max(ratios))
+    return Summary(len(ratios), mean, min(ratios), max(ratios),
+                   spread.percentile(ratios, spread.LOW), spread.percentile(ratios, spread.HIGH))
 
 
 MISSING = "0.0 / 0.0"
@@ -133,7 +137,7 @@ def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
     the runs are estimated (``estimate.graph_for``): the ranges read the runs' estimates, which
     do not read the ranges."""
     found = rows(catalog, estimate)
-    s = spread.inner(summary(found), found)  # the middle 80%, not the extremes
+    s = summary(found)
     scalerl = next((r.ratio for r in found if r.run == ids.SCALERL_RUN), None)
 
     def const(value: float | None) -> str:
@@ -141,11 +145,11 @@ def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
 
     q = Quantity
     return [
-        q("backtest.low", const(s.low), format="ratio",
+        q("backtest.low", const(s.inner_low), format="ratio",
           label="10th percentile of estimate ÷ actual", shown=False),
         q("backtest.mean", const(s.geometric_mean), format="ratio",
           label="Geometric mean of estimate ÷ actual", shown=False),
-        q("backtest.high", const(s.high), format="ratio",
+        q("backtest.high", const(s.inner_high), format="ratio",
           label="90th percentile of estimate ÷ actual", shown=False),
         q("backtest.runs", repr(float(s.count)), format="count", label="Published runs back-tested",
           shown=False),

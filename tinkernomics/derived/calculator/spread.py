@@ -4,29 +4,15 @@ The back-test (``backtest.py``) sets every published run's estimate beside what 
 calculator's range is the middle ``INNER`` of those ratios, the ``LOW`` to ``HIGH`` percentile
 (linear interpolation between the sorted ratios at rank q × (n − 1), numpy's default), not
 their extremes: one run whose own source is inconsistent (or mis-entered) would otherwise set
-the range for every estimate. The rule is general (no run is named), the page and the CLI
-state it (``RULE``), and the Back-test page still shows the lowest and highest ratio.
+the range for every estimate. ``backtest.summary`` takes both; the rule is general (no run is
+named), the page and the CLI state it (``RULE``), and the Back-test page still shows the lowest
+and highest ratio.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, TypeVar
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
-S = TypeVar("S", bound="DataclassInstance")
-"""``backtest.Summary`` (not imported: the back-test imports this module)."""
-
-
-class Rated(Protocol):
-    """A back-tested run (``backtest.Row``): its estimate ÷ actual, None without an estimate."""
-
-    @property
-    def ratio(self) -> float | None: ...
 
 LOW, HIGH = 0.1, 0.9
 """The percentiles of the ratios the range runs between."""
@@ -47,12 +33,3 @@ def percentile(values: Sequence[float], q: float) -> float:
     above = min(below + 1, len(ordered) - 1)
     return ordered[below] + (ordered[above] - ordered[below]) * (rank - below)
 
-
-def inner(summary: S, found: Sequence[Rated]) -> S:
-    """``summary`` with its low and high the ``LOW`` and ``HIGH`` percentiles of the rows'
-    ratios (unchanged when no row has one)."""
-    ratios = [r.ratio for r in found if r.ratio is not None and r.ratio > 0]
-    if not ratios:
-        return summary
-    return dataclasses.replace(summary, low=percentile(ratios, LOW),
-                               high=percentile(ratios, HIGH))

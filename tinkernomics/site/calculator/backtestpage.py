@@ -85,14 +85,13 @@ def view(catalog: Catalog) -> dict[str, Any]:
     links = Links(PAGE)
     found = backtest_rows(catalog)
     s = backtest.summary(found)
-    inner = spread.inner(s, found)
     scalerl = next((r for r in found if r.run == ids.SCALERL_RUN), None)
     rows = [row_view(catalog, r, links) for r in found]
     return {
         "rows": rows, "outside": [r for r in rows if r["outside"]],
         "count": s.count, "mean": _ratio(s.geometric_mean), "low": _ratio(s.low),
-        "high": _ratio(s.high), "inner_low": _ratio(inner.low),
-        "inner_high": _ratio(inner.high), "rule": spread.RULE,
+        "high": _ratio(s.high), "inner_low": _ratio(s.inner_low),
+        "inner_high": _ratio(s.inner_high), "rule": spread.RULE,
         "constants": [{"key": c.key, "label": c.label, "value": f"{c.value:g}",
                        "basis": c.basis} for c in timing.CONSTANTS],
         "scalerl": _ratio(scalerl.ratio) if scalerl else "",
