@@ -106,7 +106,7 @@ def test_no_import_cycles() -> None:
 LAYERS = ("tinkernomics.catalog", "tinkernomics.derived", "tinkernomics.site")
 LEAVES = {"tinkernomics.derived.expr", "tinkernomics.markup", "tinkernomics.markup.mathml",
           "tinkernomics.markup.prose", "tinkernomics.markup.sanitise",
-          "tinkernomics.markup.invisible"}
+          "tinkernomics.markup.invisible", "tinkernomics.markup.templatejson"}
 """Modules that import nothing from the package but each other, so any layer may use them."""
 
 

@@ -32,6 +32,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import model, resources, tree
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
 from tinkernomics.derived.calculator.graph import Line, Quantity
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import pagedata
 from tinkernomics.site.calculator import presets as calcpresets
@@ -351,7 +352,7 @@ def extended_page(built_site: Any, catalog: Catalog) -> str:
     presets = [{"label": label, "href": "?" + calcsite.query_string(q)}
                for (label, _), q in zip(calcpresets.presets(), calcsite.preset_queries(catalog),
                                         strict=True)]
-    data = pagedata.script_json(pagedata.page_data(catalog, links, presets))
+    data = template_json(pagedata.page_data(catalog, links, presets), sort_keys=True)
     return re.sub(r'(<template class="tn-calc__data"[^>]*>).*?(</template>)',
                   lambda match: match.group(1) + data + match.group(2), html, count=1,
                   flags=re.DOTALL)

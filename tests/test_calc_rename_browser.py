@@ -20,7 +20,7 @@ from test_calc_browser import SharedTab, open_calculator
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
-from tinkernomics.site.calculator.pagedata import script_json
+from tinkernomics.markup.templatejson import template_json
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +44,7 @@ def rename(html: str) -> str:
             inp["dependents"] = [_key(k) for k in inp["dependents"]]
             inp["keeps"] = [_key(k) for k in inp["keeps"]]
         d["defaults"]["query"] = {_key(k): v for k, v in d["defaults"]["query"].items()}
-        return match.group(1) + script_json(d) + match.group(3)
+        return match.group(1) + template_json(d, sort_keys=True) + match.group(3)
 
     found, count = _DATA.subn(data, html)
     assert count == 1

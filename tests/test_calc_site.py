@@ -14,6 +14,7 @@ from helpers_site import load_page
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import ids, inputs, tree, waysgraph
 from tinkernomics.derived.calculator.estimate import estimate, graph_for
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import form, layout, pagedata
 from tinkernomics.site.calculator import presets as calcpresets
@@ -86,7 +87,7 @@ def test_page_ships_the_graph_not_a_copy(catalog: Catalog) -> None:
     shipped_inputs = {i["key"]: i for i in data["inputs"]}  # ranges shipped, not retyped in JS
     assert {k: shipped_inputs[k]["lo"] for k in inputs.SPEC} == {
         k: spec["lo"] for k, spec in inputs.SPEC.items()}
-    json.loads(pagedata.script_json(data))  # serialisable, no NaN
+    json.loads(template_json(data, sort_keys=True))  # serialisable, no NaN
 
 
 def test_graph_uses_the_catalog_formulas(catalog: Catalog) -> None:
@@ -99,7 +100,7 @@ def test_graph_uses_the_catalog_formulas(catalog: Catalog) -> None:
 
 def test_page_does_not_grow_with_algorithms(catalog: Catalog) -> None:
     """Algorithms are files fetched on demand: the page data holds none of them."""
-    text = pagedata.script_json(page(catalog))
+    text = template_json(page(catalog), sort_keys=True)
     for algo_id, _algo in catalog.algorithms.items():
         assert f"algorithm:{algo_id}:" not in text
     # each algorithm's own file carries its typical G (or None) and its fit's figures
@@ -267,8 +268,8 @@ def test_calculator_page_does_not_grow_with_the_catalog(catalog: Catalog) -> Non
     small_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=catalog))
     big_html = calcsite.calculator_html(SiteContext(root=catalog.root, catalog=bigger))
     assert len(big_html) == len(small_html)
-    one = pagedata.script_json(pagedata.algorithm_data(
-        bigger, bigger.algorithms["synthetic-0999"], Links(pagedata.CALCULATOR)))
+    one = template_json(pagedata.algorithm_data(
+        bigger, bigger.algorithms["synthetic-0999"], Links(pagedata.CALCULATOR)), sort_keys=True)
     assert len(one) < 4_000
 
 

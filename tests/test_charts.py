@@ -20,6 +20,7 @@ from helpers_charts import csv_rows, fitted_catalog, many_fits_catalog_dir, rewa
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import AssertedBy, Status
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartsite
@@ -335,9 +336,9 @@ def test_json_has_sources_licence_and_parameters(comparison: charts.Chart) -> No
 # --------------------------------------------------------------------------- HTML
 
 
-def test_inert_json_is_plain_text_to_the_html_parser() -> None:
+def test_template_json_is_plain_text_to_the_html_parser() -> None:
     value = {"a": "</template><!-- &amp; >"}
-    text = chartsite.inert_json(value)
+    text = template_json(value)
     assert not set("<>&") & set(text)
     assert json.loads(text) == value
 

@@ -19,8 +19,8 @@ from test_calc_browser import SharedTab, open_calculator
 from test_calc_rename_browser import _DATA
 
 from tinkernomics.derived import numberformat
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.calculator.formatting import fmt_number
-from tinkernomics.site.calculator.pagedata import script_json
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +64,7 @@ def test_page_follows_shipped_style(tab: SharedTab, site_server: str, built_site
     def restyle(match: Any) -> str:
         d = json.loads(match.group(2))
         d["number_format"] = OTHER.data()
-        return match.group(1) + script_json(d) + match.group(3)
+        return match.group(1) + template_json(d, sort_keys=True) + match.group(3)
 
     values = numbers()
     page, errors = open_calculator(tab, site_server, {}, html=_DATA.sub(restyle, html))

@@ -26,6 +26,7 @@ from markupsafe import Markup
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
 from tinkernomics.derived.calculator import inputs
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator import asof, backtestpage, form, pagedata
@@ -161,7 +162,7 @@ def calculator_html(ctx: SiteContext) -> str:
     today = staleness_day(ctx.root)  # staleness: the build day
     data = pagedata.page_data(catalog, links, presets, today)
     return _render(
-        "calculator.html", data=Markup(pagedata.script_json(data)),
+        "calculator.html", data=Markup(template_json(data, sort_keys=True)),
         groups=form.form_groups(catalog, e), presets=presets,
         summary=summary_rows(catalog, e), run=describe_run(e), bar=bar_items(catalog, e),
         noscript=noscript_view(catalog, links, queries[0]),

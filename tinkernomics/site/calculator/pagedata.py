@@ -11,7 +11,6 @@ figures), fetched from the site itself when chosen.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from tinkernomics.derived.calculator import (
     waysgraph,
 )
 from tinkernomics.derived.calculator.graph import Graph, to_json
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.calculator import asof, layout, recipelayout, wayslayout
 from tinkernomics.site.pages.views import REFERENCES, Links
 
@@ -178,24 +178,14 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
     }
 
 
-def script_json(value: Any, indent: int | None = None) -> str:
-    """JSON that is plain text to the HTML parser: ``<``, ``>`` and ``&`` written as
-    ``\\u003c``, ``\\u003e``, ``\\u0026`` (still the same JSON). The page carries it as the
-    text of a ``<template>``, not a ``<script type="application/json">``: Material's instant
-    navigation re-creates every inline script of the new page without its attributes, which ran
-    the data as code (refused by the page's Content-Security-Policy) and lost its class."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
-                      sort_keys=True, indent=indent)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def write_algorithm_files(catalog: Catalog, site_dir: Path) -> None:
     """``calculator/algorithms/index.json`` and ``<id>.json`` per algorithm, in the site."""
     folder = site_dir / CALCULATOR / ALGORITHMS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     links = Links(CALCULATOR)
     index = [[aid, a.name] for aid, a in catalog.algorithms.items()]
-    (folder / "index.json").write_text(script_json(index), encoding="utf-8")
+    (folder / "index.json").write_text(template_json(index, sort_keys=True), encoding="utf-8")
     for aid, algo in catalog.algorithms.items():
-        (folder / f"{aid}.json").write_text(script_json(algorithm_data(catalog, algo, links)),
+        data = algorithm_data(catalog, algo, links)
+        (folder / f"{aid}.json").write_text(template_json(data, sort_keys=True),
                                             encoding="utf-8")

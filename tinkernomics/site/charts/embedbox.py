@@ -20,11 +20,11 @@ relative to the page and charts.js makes them absolute in the browser.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from markupsafe import Markup
 
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.charts import cite, embed, share
 from tinkernomics.site.charts.spec import LICENCE_URL, Chart
 
@@ -44,15 +44,9 @@ def box_data(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
     }
 
 
-def _inert(value: Any) -> str:
-    """JSON as a ``<template>``'s text: ``<``, ``>``, ``&`` as ``\\u003c``... (as
-    ``feature.inert_json``, which imports this module)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
 
 def box_texts(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
     """What figure.html prints in the box: the facts (``data``, inert JSON) and the plain
     embed address (the no-script fallback)."""
-    return {"data": Markup(_inert(box_data(chart, site_url, base))),
+    return {"data": Markup(template_json(box_data(chart, site_url, base))),
             "url": embed.embed_src(chart, base)}

@@ -32,6 +32,7 @@ from markupsafe import Markup
 
 from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
+from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import embed, embedbox, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
@@ -70,16 +71,6 @@ def _env() -> Environment:
 
 
 
-
-def inert_json(value: Any) -> str:
-    """JSON to embed as the text of a ``<template>``: ``<``, ``>`` and ``&`` are written as
-    ``\\u003c``, ``\\u003e``, ``\\u0026`` (still valid JSON), so the HTML parser sees plain text.
-
-    Not a ``<script type="application/json">``: Material's instant navigation re-creates every
-    inline script of the new page WITHOUT its attributes, which would run the JSON as code.
-    """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def plotly_js_path() -> Path:
@@ -160,7 +151,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
                       + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by="wide")),
         "frame_style": frame_style(chart),
-        "spec_json": (Markup(inert_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
+        "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
         "spec_url": "" if mode == EXPORT else f"{data_base}{SPEC_FILE}",
         "data_links": mode != EXPORT,
