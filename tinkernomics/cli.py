@@ -160,7 +160,8 @@ COMMANDS: tuple[Setup, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tinkernomics", description=__doc__.splitlines()[0])
+    summary = __doc__.splitlines()[0].replace("``", "")
+    parser = argparse.ArgumentParser(prog="tinkernomics", description=summary)
     sub = parser.add_subparsers(dest="command", required=True)
     for setup in COMMANDS:
         setup(sub)

@@ -216,7 +216,8 @@ def add_estimate_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("estimate", help="price and size an RL run (the calculator's estimate)")
     p.add_argument("catalog", nargs="?", default="catalog", help="catalog folder")
     for option, name, text in OPTIONS:
-        p.add_argument(option, default=None, help=f"{text} (link key {inputs.key(name)})")
+        help_text = f"{text} (link key {inputs.key(name)})".replace("%", "%%")  # argparse %-formats
+        p.add_argument(option, default=None, help=help_text)
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sync", dest="asynchronous", action="store_false", default=None,
