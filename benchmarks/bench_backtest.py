@@ -34,21 +34,23 @@ def table(catalog: object) -> float:
     for r in rows:
         est = "–" if r.estimate_gpu_hours is None else f"{r.estimate_gpu_hours:,.0f}"
         ratio = "–" if r.ratio is None else f"{r.ratio:.2f}"
-        print(f"{r.run:24} {est:>10} {r.actual_gpu_hours:>10,.0f} {ratio:>7}")
-        loss += math.log(r.ratio) ** 2 if r.ratio else 0.0
+        scored = "" if r.scored else "  not scored (its source reads two ways)"
+        print(f"{r.run:24} {est:>10} {r.actual_gpu_hours:>10,.0f} {ratio:>7}{scored}")
+        loss += math.log(r.ratio) ** 2 if r.ratio and r.scored else 0.0
     s = backtest.summary(rows)
     if s.geometric_mean is not None:
-        print(f"geometric mean {s.geometric_mean:.2f} over {s.count} runs "
+        print(f"geometric mean {s.geometric_mean:.2f} over {s.count} scored runs "
               f"(range {s.low:.2f}-{s.high:.2f})")
         print(targets(rows, s.geometric_mean))
     return loss
 
 
 def targets(rows: list[backtest.Row], mean: float) -> str:
-    """The issue's targets, met or not: each run within 2x, the geometric mean within 1.25x."""
+    """The issue's targets, met or not: each scored run within 2x, the geometric mean within
+    1.25x."""
     outside = [f"{r.run} {r.ratio:.2f}" for r in rows
-               if r.ratio is not None and not 0.5 <= r.ratio <= 2.0]
-    runs = "every run within 2x" if not outside else f"outside 2x: {', '.join(outside)}"
+               if r.scored and r.ratio is not None and not 0.5 <= r.ratio <= 2.0]
+    runs = "every scored run within 2x" if not outside else f"outside 2x: {', '.join(outside)}"
     within = 1 / 1.25 <= mean <= 1.25
     return f"{runs}; geometric mean {'within' if within else 'outside'} 1.25x"
 
@@ -71,7 +73,7 @@ def search(catalog: object) -> Searched:
         values = dict(zip(keys, combo, strict=True))
         _use(values)
         rows = estimate.backtest_rows(catalog)  # type: ignore[arg-type]
-        found.append((values, {r.run: r.ratio for r in rows if r.ratio}))
+        found.append((values, {r.run: r.ratio for r in rows if r.ratio and r.scored}))
     return found
 
 

@@ -1,7 +1,8 @@
 """Cross-entry rules of published runs (pipeline step 2): ``catalog/runs/`` entries name a
 model, an algorithm and a GPU the catalog holds, and each stage's figures agree with each other
-(a cap at least the mean completion length, GPUs left to train on when some only sample), so
-the back-test never meets a run it cannot price."""
+(a cap at least the mean completion length, GPUs left to train on when some only sample), and
+each other reading of a setting names a stage and setting the run has, in its unit, with a value
+of its own, so the back-test never meets a run it cannot price."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
             wanted = getattr(run, field)
             if wanted not in catalog.known_ids(kind):
                 yield unknown(catalog, entry, (field,), wanted, kind, kind)
+        yield from _reading_problems(catalog, key, run)
         for i, stage in enumerate(run.stages):
             if stage.max_completion_tokens.value < stage.mean_completion_tokens.value:
                 yield catalog.problem("run", key, ("stages", i, "max_completion_tokens"),
@@ -34,3 +36,27 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
                                       "every GPU samples: none is left to train on",
                                       "rollout_gpus counts the GPUs that only sample, part "
                                       "of gpus")
+
+
+def _reading_problems(catalog: Catalog, key: str, run: PublishedRun) -> Iterator[Problem]:
+    """A reading names a stage the run has and a setting that stage gives, in the same unit,
+    with another value."""
+    for i, reading in enumerate(run.readings):
+        if reading.stage > len(run.stages):
+            yield catalog.problem("run", key, ("readings", i, "stage"),
+                                  f"the run has {len(run.stages)} stage(s)",
+                                  "stages are counted from 1")
+            continue
+        entered = getattr(run.stages[reading.stage - 1], reading.setting.value)
+        if entered is None:
+            yield catalog.problem("run", key, ("readings", i, "setting"),
+                                  f"stage {reading.stage} gives no {reading.setting.value}",
+                                  "a reading replaces a setting the stage states")
+        elif entered.unit != reading.value.unit:
+            yield catalog.problem("run", key, ("readings", i, "value", "unit"),
+                                  f"the setting's unit is '{entered.unit.value}'",
+                                  "give the value in the setting's unit")
+        elif entered.value == reading.value.value:
+            yield catalog.problem("run", key, ("readings", i, "value"),
+                                  "the same value as the stage's",
+                                  "a reading gives the other value the source supports")

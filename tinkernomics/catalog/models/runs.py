@@ -8,6 +8,11 @@ the authors state is ``reported``; one the entry had to assume is ``unverified``
 ``asserted_by`` and ``reported_instead`` (what the sources say instead), so a reader sees which
 settings were stated and which were guessed. A run in stages (a longer context after some
 steps, more GPUs) lists each stage.
+
+A setting the source states in words that read two ways (a paper's "2048 prompts" where its own
+batch sizes count completions) gets a ``Reading``: the other value, quoted from the source. The
+back-test prices the run under every reading and scores it under none, since no estimate can be
+judged against a run whose shape is known only up to that factor.
 """
 
 from __future__ import annotations
@@ -69,6 +74,32 @@ class RunStage(StrictModel):
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 
+class Setting(StrEnum):
+    """A stage setting a ``Reading`` may give another value of (the numbers the estimate reads)."""
+
+    steps = "steps"
+    prompts = "prompts"
+    group = "group"
+    prompt_tokens = "prompt_tokens"
+    mean_completion_tokens = "mean_completion_tokens"
+    max_completion_tokens = "max_completion_tokens"
+    turns = "turns"
+    gpus = "gpus"
+    rollout_gpus = "rollout_gpus"
+
+
+class Reading(StrictModel):
+    """Another value of one setting that the source's words also support."""
+
+    stage: int = Field(default=1, ge=1, le=100, description="The stage it replaces a setting "
+                                                            "of, counted from 1.")
+    setting: Setting = Field(description="The stage's setting, e.g. `prompts`.")
+    value: Annotated[Figure, FigureRange(ge=0, le=1e9, hint="the setting's value under this "
+                                                            "reading (allowed 0 to 1e9)")] = Field(
+        description="The value under this reading, in the setting's unit, with its locator.")
+    why: Prose = Field(description="Why the source reads both ways.")
+
+
 class PublishedRun(StrictModel):
     """A published RL run with its settings, stack, GPUs and the resources it used."""
 
@@ -88,4 +119,8 @@ class PublishedRun(StrictModel):
     stages: list[RunStage] = Field(min_length=1, description="The run's stages, in order.")
     actual_gpu_hours: Annotated[Figure, GPU_HOURS] = Field(
         description="GPU-hours the whole run used (GPUs × wall-clock hours), unit `gpu_hours`.")
+    readings: list[Reading] = Field(
+        default_factory=list, description="Other readings of settings the source states "
+                                          "ambiguously; a run with any is priced under each and "
+                                          "not scored.")
     notes: Prose | None = Field(default=None, description="Anything a reader should know.")

@@ -8,6 +8,9 @@ estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
 spread the calculator states beside every self-hosted figure. The rows come from the catalog
 only: the same code back-tests a run added tomorrow. No constant is chosen per run.
+
+A run with other ``readings`` of a setting (its source's words support two values) is priced
+under each reading as well and left out of the summary: it is shown, not scored.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.models.runs import PublishedRun, RunMode, RunStage
+from tinkernomics.catalog.models.runs import PublishedRun, Reading, RunMode, RunStage
 from tinkernomics.derived.calculator import ids, inputs, spread
 from tinkernomics.derived.calculator.graph import Quantity
 
@@ -64,6 +67,15 @@ def assumed(run: PublishedRun) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Priced:
+    """The run under another reading of one setting: which, and the estimate it gives."""
+
+    label: str
+    why: str
+    estimate_gpu_hours: float | None
+
+
+@dataclass(frozen=True)
 class Row:
     """One published run back-tested."""
 
@@ -74,13 +86,25 @@ class Row:
     actual_gpu_hours: float
     assumed: tuple[str, ...]
     stages: tuple[dict[str, str], ...]
+    readings: tuple[Priced, ...] = ()
 
     @property
     def ratio(self) -> float | None:
         """Estimate ÷ actual (1.0 is exact); None when the estimate is missing."""
-        if self.estimate_gpu_hours is None:
-            return None
-        return self.estimate_gpu_hours / self.actual_gpu_hours
+        return _ratio(self.estimate_gpu_hours, self.actual_gpu_hours)
+
+    @property
+    def scored(self) -> bool:
+        """False when the source reads two ways: the run is priced, not scored."""
+        return not self.readings
+
+    def reading_ratio(self, reading: Priced) -> float | None:
+        """Estimate ÷ actual under another reading."""
+        return _ratio(reading.estimate_gpu_hours, self.actual_gpu_hours)
+
+
+def _ratio(estimate: float | None, actual: float) -> float | None:
+    return None if estimate is None else estimate / actual
 
 
 Estimator = Callable[[Catalog, Mapping[str, str]], Any]
@@ -88,13 +112,39 @@ Estimator = Callable[[Catalog, Mapping[str, str]], Any]
 so this module cannot import it)."""
 
 
-def row(catalog: Catalog, run: PublishedRun, estimate: Estimator) -> Row:
-    """Back-test one run: its stages' estimates summed, beside its actual GPU-hours."""
-    queries = tuple(query(run, s) for s in run.stages)
+def _hours(catalog: Catalog, queries: tuple[dict[str, str], ...],
+           estimate: Estimator) -> float | None:
     hours = [estimate(catalog, q).values.get("self.gpu_hours") for q in queries]
-    total = None if any(h is None for h in hours) else sum(h for h in hours if h is not None)
-    return Row(run.id, run.name, run.hardware, total, run.actual_gpu_hours.value,
-               tuple(assumed(run)), queries)
+    return None if any(h is None for h in hours) else sum(h for h in hours if h is not None)
+
+
+def read(run: PublishedRun, reading: Reading) -> PublishedRun:
+    """``run`` with one setting replaced by another reading's value."""
+    stages = list(run.stages)
+    index = reading.stage - 1
+    stages[index] = stages[index].model_copy(update={reading.setting.value: reading.value})
+    return run.model_copy(update={"stages": stages, "readings": []})
+
+
+def _label(run: PublishedRun, reading: Reading) -> str:
+    where = f"stage {reading.stage} " if len(run.stages) > 1 else ""
+    return f"{where}{reading.setting.value} = {reading.value.value:,.0f}"
+
+
+def _priced(catalog: Catalog, run: PublishedRun, reading: Reading,
+            estimate: Estimator) -> Priced:
+    other = read(run, reading)
+    queries = tuple(query(other, s) for s in other.stages)
+    return Priced(_label(run, reading), reading.why, _hours(catalog, queries, estimate))
+
+
+def row(catalog: Catalog, run: PublishedRun, estimate: Estimator) -> Row:
+    """Back-test one run: its stages' estimates summed, beside its actual GPU-hours (and the
+    same under each other reading of a setting)."""
+    queries = tuple(query(run, s) for s in run.stages)
+    readings = tuple(_priced(catalog, run, r, estimate) for r in run.readings)
+    return Row(run.id, run.name, run.hardware, _hours(catalog, queries, estimate),
+               run.actual_gpu_hours.value, tuple(assumed(run)), queries, readings)
 
 
 def rows(catalog: Catalog, estimate: Estimator) -> list[Row]:
@@ -117,8 +167,8 @@ class Summary:
 
 
 def summary(found: list[Row]) -> Summary:
-    """Geometric mean and ranges of the ratios of the rows that have an estimate."""
-    ratios = [r.ratio for r in found if r.ratio is not None and r.ratio > 0]
+    """Geometric mean and ranges of the ratios of the scored rows that have an estimate."""
+    ratios = [r.ratio for r in found if r.scored and r.ratio is not None and r.ratio > 0]
     if not ratios:
         return Summary(0, None, None, None, None, None)
     mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
@@ -154,7 +204,8 @@ def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
         q("backtest.runs", repr(float(s.count)), format="count", label="Published runs back-tested",
           shown=False),
         q("backtest.scalerl", const(scalerl), format="ratio",
-          label="Time model ÷ ScaleRL's measured GB200-hours, on its own 8B run", shown=False),
+          label="Time model ÷ ScaleRL's measured GB200-hours, on its 8B recipe at its "
+                "default batch", shown=False),
         q("self.gpu_hours_low", "self.gpu_hours / backtest.high", format="hours",
           label="GPU-hours, low end (published runs' spread)"),
         q("self.gpu_hours_high", "self.gpu_hours / backtest.low", format="hours",

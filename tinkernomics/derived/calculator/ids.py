@@ -69,6 +69,8 @@ COOKBOOK_PIN = "tinker_cookbook"
 """Id of the tinker-cookbook pin (``catalog/cookbook/``): its model names and recipes
 (``derived/recipe.py``; the estimate's ``model.cookbook`` flag)."""
 
-SCALERL_RUN = "scalerl-8b"
-"""The published run (``catalog/runs/``) of ScaleRL's 8B recipe: the Back-test page and the
-convergence block set its back-test ratio beside the measured GB200-hours (one basis, stated)."""
+SCALERL_RUN = "scalerl-8b-first-epoch"
+"""The published run (``catalog/runs/``) of ScaleRL's 8B recipe at the paper's default batch
+(its first epoch, appendix A.6: the batch its sigmoid fits were made at): the Back-test page and
+the convergence block set its back-test ratio beside the measured GB200-hours (one basis,
+stated)."""

@@ -2,9 +2,10 @@
 
 ``document(catalog)`` turns ``derived/calculator/backtest.rows`` into the public model below:
 every published run (``catalog/runs/``) with its calculator estimate, the GPU-hours it used,
-the ratio (estimate ÷ actual), the settings its entry assumed and each stage's calculator
-link; then the spread (geometric mean, lowest, highest) and the time model's constants with
-their basis. ``write(catalog, site_dir)`` writes it after the build
+the ratio (estimate ÷ actual), the settings its entry assumed, each stage's calculator
+link, and whether it is scored (a run whose source reads two ways is priced under each reading
+and left out of the summary); then the spread (geometric mean, lowest, highest) and the time
+model's constants with their basis. ``write(catalog, site_dir)`` writes it after the build
 (``site/calculator/feature.write_outputs``), so a reader or a script can take the page's table
 as data. It is a file of its own, not a collection of ``/api/v1/``: the API's schema and
 version are unchanged. Numbers are plain JSON numbers (null when missing); text is data.
@@ -34,6 +35,15 @@ class Stage(ApiModel):
     query: str = Field(description="The calculator link's query string (calculator/?<query>).")
 
 
+class Reading(ApiModel):
+    """The run priced under another reading of one setting."""
+
+    label: str = Field(description="Which setting, and its value under this reading.")
+    why: str = Field(description="Why the source reads both ways (Markdown).")
+    estimate_gpu_hours: float | None = Field(description="The estimate under this reading.")
+    ratio: float | None = Field(description="estimate ÷ actual under this reading.")
+
+
 class Run(ApiModel):
     """One published run back-tested."""
 
@@ -46,6 +56,8 @@ class Run(ApiModel):
     ratio: float | None = Field(description="estimate ÷ actual (1 is exact).")
     assumed: list[str] = Field(description="Settings the entry assumed ('stage: field').")
     stages: list[Stage] = Field(description="Each stage's calculator settings.")
+    scored: bool = Field(description="False when the source reads two ways: not in the summary.")
+    readings: list[Reading] = Field(description="The run under each other reading.")
 
 
 class Constant(ApiModel):
@@ -59,7 +71,7 @@ class Constant(ApiModel):
 class Summary(ApiModel):
     """How far the estimates landed from the runs."""
 
-    count: int = Field(description="Runs with an estimate.")
+    count: int = Field(description="Scored runs with an estimate.")
     geometric_mean: float | None = Field(description="Geometric mean of the ratios.")
     low: float | None = Field(description="Lowest ratio.")
     high: float | None = Field(description="Highest ratio.")
@@ -79,7 +91,10 @@ def _run(catalog: Catalog, r: backtest.Row) -> Run:
               for label, q in zip(labels, r.stages, strict=True)]
     return Run(id=r.run, name=r.name, hardware=r.hardware,
                estimate_gpu_hours=r.estimate_gpu_hours, actual_gpu_hours=r.actual_gpu_hours,
-               ratio=r.ratio, assumed=list(r.assumed), stages=stages)
+               ratio=r.ratio, assumed=list(r.assumed), stages=stages, scored=r.scored,
+               readings=[Reading(label=p.label, why=p.why,
+                                 estimate_gpu_hours=p.estimate_gpu_hours,
+                                 ratio=r.reading_ratio(p)) for p in r.readings])
 
 
 def document(catalog: Catalog) -> Backtest:

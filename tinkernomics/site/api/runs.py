@@ -2,14 +2,24 @@
 
 A ``run`` entry (``catalog/runs/``) is published by the generic collection
 (``generic.public_model``); its ``stages`` hold this model, each setting a public ``Figure``
-(reported when the authors state it, unverified when the entry assumed it).
+(reported when the authors state it, unverified when the entry assumed it); its ``readings``
+hold ``Reading``, a twin of the authoring model.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
+from tinkernomics.catalog.models import runs
 from tinkernomics.site.api.provenance import ApiModel, Figure
+from tinkernomics.site.api.twins import Twin
+
+
+class Reading(Twin, of=runs.Reading, described={
+        "stage": "The stage whose setting it replaces, counted from 1.",
+        "value": "The setting's value under this reading, with its source."}):
+    """Another value of one setting that the run's source also supports (a run with any is
+    priced under each on the back-test and not scored)."""
 
 
 class RunStage(ApiModel):

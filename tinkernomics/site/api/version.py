@@ -6,7 +6,7 @@ Bump ``API_VERSION`` (and add a CHANGELOG_API.md entry) whenever the generated s
 
 from __future__ import annotations
 
-API_VERSION = "1.12.0"
+API_VERSION = "1.13.0"
 """Semantic version of the public API. Bump it (and add a CHANGELOG_API.md entry) whenever the
 generated schema changes: patch for wording, minor for additions, major (new /api/vN/) for
 anything that breaks a reader."""

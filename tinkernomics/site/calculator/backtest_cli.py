@@ -3,8 +3,9 @@
 
 The rows are ``derived/calculator/backtest.rows``: each ``catalog/runs/`` entry's stages priced
 by the calculator's graph, summed, set beside the run's GPU-hours. The text table prints run,
-GPU, estimate, actual, ratio and the settings the entry assumed; ``--json`` the same rows and
-the summary (geometric mean, lowest and highest ratio) as data.
+GPU, estimate, actual, ratio and the settings the entry assumed, and under a run whose source
+reads two ways, each other reading's estimate and ratio (such a run is not scored); ``--json``
+the same rows and the summary (geometric mean, lowest and highest ratio) as data.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from tinkernomics.site.calculator.estimate_cli import valid_catalog
 
 def as_json(rows: list[backtest.Row]) -> dict[str, Any]:
     """The rows (with their ratio) and the summary, as plain data."""
-    return {"runs": [{**asdict(r), "ratio": r.ratio} for r in rows],
+    return {"runs": [{**asdict(r), "ratio": r.ratio, "scored": r.scored,
+                      "reading_ratios": [r.reading_ratio(p) for p in r.readings]}
+                     for r in rows],
             "summary": asdict(backtest.summary(rows))}
 
 
@@ -33,12 +36,19 @@ def print_table(rows: list[backtest.Row]) -> None:
     print(f"{'run':24} {'GPU':10} {'estimate':>10} {'actual':>10} {'ratio':>6}  assumed")
     for r in rows:
         ratio = "–" if r.ratio is None else f"{r.ratio:.2f}"
+        scored = "" if r.scored else "; not scored: the source reads two ways"
         print(f"{r.run:24} {r.hardware:10} {_hours(r.estimate_gpu_hours):>10} "
-              f"{_hours(r.actual_gpu_hours):>10} {ratio:>6}  {len(r.assumed)} settings")
+              f"{_hours(r.actual_gpu_hours):>10} {ratio:>6}  {len(r.assumed)} settings{scored}")
+        for p in r.readings:
+            other = r.reading_ratio(p)
+            print(f"  {'read as ' + p.label:33} {_hours(p.estimate_gpu_hours):>10} {'':>10} "
+                  f"{'–' if other is None else f'{other:.2f}':>6}")
     s = backtest.summary(rows)
+    unscored = sum(not r.scored for r in rows)
     if s.geometric_mean is not None:
-        print(f"geometric mean {s.geometric_mean:.2f} over {s.count} runs; range "
-              f"{s.low:.2f}-{s.high:.2f} (estimate ÷ actual GPU-hours)")
+        print(f"geometric mean {s.geometric_mean:.2f} over {s.count} scored runs; range "
+              f"{s.low:.2f}-{s.high:.2f} (estimate ÷ actual GPU-hours)"
+              + (f"; {unscored} not scored" if unscored else ""))
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:

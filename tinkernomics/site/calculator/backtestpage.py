@@ -5,7 +5,8 @@
 calculator's estimate with a link to each stage's settings in the calculator, the GPU-hours the
 run used, the ratio, which settings the entry assumed and the entry's notes (sanitised
 markdown); the runs more than ``OUTSIDE`` (2×) off are named first, each linked to its notes,
-which say why; then the spread (its extremes, and the middle the calculator states beside
+which say why; a run whose source reads two ways is shown under each reading and named as not
+scored; then the spread (its extremes, and the middle the calculator states beside
 every self-hosted figure: ``spread.py``), the time model's constants with their basis, and
 which basis the convergence cost uses. View values are plain strings (the template escapes
 them) or sanitised HTML.
@@ -69,7 +70,11 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
         "locator": actual.locator or "",
         "assumed": ", ".join(r.assumed) or "nothing",
         "notes": prose_inline(run.notes) if run.notes else "",
-        "outside": outside(r.ratio),
+        "outside": r.scored and outside(r.ratio),
+        "scored": r.scored,
+        "readings": [{"label": p.label, "why": prose_inline(p.why),
+                      "estimate": _hours(p.estimate_gpu_hours),
+                      "ratio": _ratio(r.reading_ratio(p))} for p in r.readings],
         "stages": [{"label": s.label or f"stage {i + 1}",
                     "href": links.to(CALCULATOR) + "?" + urlencode(q, safe=":")}
                    for i, (s, q) in enumerate(zip(run.stages, r.stages, strict=True))],
@@ -89,6 +94,7 @@ def view(catalog: Catalog) -> dict[str, Any]:
     rows = [row_view(catalog, r, links) for r in found]
     return {
         "rows": rows, "outside": [r for r in rows if r["outside"]],
+        "unscored": [r for r in rows if not r["scored"]],
         "count": s.count, "mean": _ratio(s.geometric_mean), "low": _ratio(s.low),
         "high": _ratio(s.high), "inner_low": _ratio(s.inner_low),
         "inner_high": _ratio(s.inner_high), "rule": spread.RULE,

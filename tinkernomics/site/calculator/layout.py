@@ -301,7 +301,8 @@ def _convergence() -> dict[str, Any]:
                "magnitude, not a forecast for your run.</p>")
     moe = stretch % ", {model.active_b:number}B active, a mixture of experts"
     basis = ("<p>Basis: ScaleRL's measured GB200-hours, not this page's time model, which "
-             "puts ScaleRL's own 8B run at {backtest.scalerl} of the hours the paper reports "
+             "puts ScaleRL's 8B recipe at its default batch at {backtest.scalerl} of the hours "
+             "the paper reports "
              "(see the back-test): a bottom-up estimate of the same recipe is about that factor "
              "apart.</p>")
     fit, moe_run = "(1 - missing(fit.C_mid))", "(model.active_b < model.total_b)"
