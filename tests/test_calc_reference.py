@@ -68,6 +68,14 @@ def overhead_hours(e: Estimate) -> float:
     return e["self.overhead.gpu_hours"]
 
 
+def with_run_overhead(e: Estimate, hours: float) -> float:
+    """The run's GPU-hours: the steps' ``hours`` plus the time model's evaluation, checkpoint
+    and restart overhead, a fraction of them (its own line, in no phase's hours)."""
+    share = {c.key: c.value for c in timing.CONSTANTS}["run_overhead"]
+    assert e["self.run_overhead.gpu_hours"] == pytest.approx(hours * share)
+    return hours * (1 + share)
+
+
 def test_tokens_single_turn(toy: Catalog) -> None:
     t = run(toy)
     assert t["tokens.episodes"] == 90 * 100 * 100 == 900_000
@@ -112,7 +120,7 @@ def test_self_hosted_by_hand(toy: Catalog) -> None:
     assert lines["train"].formula == "flops_lora_training_sourced"
     assert lines["train"].flops_per_token == pytest.approx(4e9)
     assert lines["train"].gpu_hours == pytest.approx(train_hours(4e9))
-    hours = 1 + 5 + 2 + train_hours(4e9) + overhead_hours(own)
+    hours = with_run_overhead(own, 1 + 5 + 2 + train_hours(4e9) + overhead_hours(own))
     assert own["self.gpu_hours"] == pytest.approx(hours)
     assert own["self.total"] == pytest.approx(hours * 2.0)
 
@@ -125,7 +133,7 @@ def test_self_hosted_site_accounting_by_hand(toy: Catalog) -> None:
     assert train.formula == "flops_lora_training"
     assert train.flops_per_token == pytest.approx(2e9 + 6e9 * 32 / 1000)
     assert train.gpu_hours == pytest.approx(train_hours(2.192e9))
-    hours = 1 + 5 + 2 + train_hours(2.192e9) + overhead_hours(own)
+    hours = with_run_overhead(own, 1 + 5 + 2 + train_hours(2.192e9) + overhead_hours(own))
     assert own["self.gpu_hours"] == pytest.approx(hours)
     assert own["self.total"] == pytest.approx(hours * 2.0)
     # rank and hidden size move only this accounting: R = 64, D = 2,000 -> 2e9 + 6e9 × 0.032
@@ -159,7 +167,7 @@ def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
 ])
 def test_break_even_by_hand(toy: Catalog, accounting: str, hours: float) -> None:
     result = run(toy, lf=accounting)
-    hours += overhead_hours(result)
+    hours = with_run_overhead(result, hours + overhead_hours(result))
     tinker, own = 9900.05, hours * 2.0
     # $/GPU-hour where the bills meet
     assert result["breakeven.gpu_price"] == pytest.approx(tinker / hours)
@@ -201,7 +209,7 @@ def test_ppo_adds_critic_and_reward_model(toy: Catalog) -> None:
     result = run(toy, a="ppo", K="2")
     lines = cost_lines(toy, result, "self")
     assert list(lines) == ["prefill", "decode", "environment", "reference", "reward_model",
-                           "train", "critic", "overhead"]
+                           "train", "critic", "overhead", "run_overhead"]
     assert lines["critic"].flops == lines["train"].flops  # same size, same mode, K passes
     assert result.resolved.names["not_covered"] == "critic and reward model"
 
@@ -273,9 +281,9 @@ def test_decode_utilisation_shown_is_the_time_models(toy: Catalog) -> None:
     assert graph.quantity("self.decode.mfu").shown
     # a synchronous run on one GPU: decode's GPU-hours are its seconds a step × steps
     e = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU, "gpus": "1"})
-    overhead = {c.key: c.value for c in timing.CONSTANTS}["run_overhead"]
     peak = TOY_ENTRIES["hardware"]["bf16_dense_tflops"]["value"] * 1e12
-    implied = e["time.decode_flops"] / (e["time.decode_s"] * (1 + overhead) * peak)
+    # the evaluation/restart overhead is a line of its own: decode's hours are its seconds
+    implied = e["time.decode_flops"] / (e["time.decode_s"] * peak)
     assert e["self.decode.mfu"] == pytest.approx(implied)
     given = estimate(toy, {"m": TOY_MODEL, "hw": TOY_GPU, "gpus": "1", "md": "5"})
     assert given["self.decode.mfu"] == pytest.approx(0.05)

@@ -160,7 +160,8 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
     turn. Scoring: one forward pass over the trajectories per model kept for it
     (flops_ref_logprobs; the reward model and critic are taken as large as the policy).
     Training: K passes of the training formula for the policy (and the old-policy log-probs),
-    and for the critic if any. Overhead: refit and the fixed work of a step. Each line's
+    and for the critic if any. Overhead: refit and the fixed work of a step; evaluation,
+    checkpoints and restarts, a fraction of the steps' time (``run_overhead``). Each line's
     GPU-hours are its share of the time model's step (``timing``), its utilisation what the
     FLOPs make of them.
     """
@@ -202,6 +203,9 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
         (idle("overhead", "Refit and fixed work per step",
               "{time.refit_s:number} s a step: weights to the sampler and the step's fixed "
               "work"), "0.0", "0.0", t["overhead"]),
+        (idle("run_overhead", "Evaluation, checkpoints and restarts",
+              "{const.time.run_overhead:number} × the steps' time (fitted on published runs)"),
+         "0.0", "0.0", t["run_overhead"]),
     ]
 
 

@@ -71,25 +71,26 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: large-batch decode reaches half the dense peak"),
     Constant("decode_floor", 0.005, "Shortest decode iteration, seconds",
              "fitted on the published runs (catalog/runs/), which no longer constrain it below "
-             "5 ms once decode reads the KV cache: kernel launches and sampling of one "
-             "iteration with CUDA graphs. The eight runs before AReaL's held-out five fitted "
-             "0.04; AReaL's runs at 32 and 128 GPUs, whose steps wait for a 27,648-token tail, "
-             "showed that too slow"),
-    Constant("train_mfu_max", 0.2, "Training utilisation of a large model",
-             "fitted on the published runs (0.15 and 0.3 fit worse): RL trainers reach far "
-             "less than pre-training (DeepSeek-V3's reached 35% of the H800's BF16 peak) with "
-             "variable-length sequences, micro-batches and offloading between phases"),
+             "5 ms once decode reads the KV cache (2.5 ms fits as well; 5 ms is kept as the "
+             "kernel launches and sampling of one iteration with CUDA graphs). The eight runs "
+             "before AReaL's held-out five fitted 0.04; AReaL's runs at 32 and 128 GPUs, whose "
+             "steps wait for a 27,648-token tail, showed that too slow"),
+    Constant("train_mfu_max", 0.4, "Training utilisation of a large model",
+             "fitted on the scored published runs (0.3 and 0.5 fit worse), near what "
+             "pre-training reaches (DeepSeek-V3: 35% of the H800's BF16 peak); small models "
+             "reach far less (train_half_params). It was 0.2 while ScaleRL's 100k GB200-hour "
+             "run, whose batch the paper states two ways, was scored"),
     Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
              "fitted on the published runs: small models train far below the peak"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
-    Constant("step_seconds", 40.0, "Fixed seconds per step",
+    Constant("step_seconds", 30.0, "Fixed seconds per step",
              "fitted on the published runs: optimiser step, weight sync and cache "
              "re-allocation between sampling and training, scheduling, reward calls (Mini-R1's "
              "notebook measures 45-60 s a step of which decode and training are a fraction)"),
-    Constant("run_overhead", 0.0, "Evaluation, checkpoints and restarts",
-             "fitted on the published runs, which fit best with none beyond the per-step "
-             "seconds (0%; 10% and 25% fit worse); kept so a reader can add it"),
+    Constant("run_overhead", 0.25, "Evaluation, checkpoints and restarts",
+             "fitted on the scored published runs (25%; 10% and 40% fit worse): the time a "
+             "run spends beyond its training steps, on evaluation, checkpoints and restarts"),
 )
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
@@ -203,6 +204,7 @@ def _totals(p: str) -> list[tuple[str, str]]:
         ("step_s", f"(max({rollout}, {learn}) if run.asynchronous else {rollout} + {learn}) + "
                    f"{p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
+        ("run_overhead_s", f"const.time.run_overhead * {p}.busy_s"),
         ("hours", f"run.steps * {p}.step_s * (1.0 + const.time.run_overhead) / 3600.0"),
         ("gpu_hours", f"{p}.hours * {p}.gpus"),
     ]
@@ -211,15 +213,17 @@ def _totals(p: str) -> list[tuple[str, str]]:
 PHASE_SECONDS = {
     "prefill": "prefill_s", "decode": "decode_s", "environment": "env_s", "train": "train_s",
     "critic": "critic_s", "reference": "reference_s", "teacher": "teacher_s",
-    "reward_model": "reward_model_s", "overhead": "refit_s",
+    "reward_model": "reward_model_s", "overhead": "refit_s", "run_overhead": "run_overhead_s",
 }
 """Each compute line (``model.compute_lines``) and the seconds of a step it takes."""
 
 
 def share(p: str, seconds: str) -> str:
-    """GPU-hours of one phase: the run's GPU-hours × the phase's share of the busy time (an
-    asynchronous step overlaps phases, so shares split the overlapped step)."""
-    return f"{p}.gpu_hours * {p}.{seconds} / {p}.busy_s"
+    """GPU-hours of one phase: the steps' GPU-hours (the run's, without the evaluation, checkpoint
+    and restart overhead) × the phase's share of the busy time (an asynchronous step overlaps
+    phases, so shares split the overlapped step). The overhead is a phase of its own
+    (``run_overhead_s``: that fraction of the busy time), so no phase's utilisation counts it."""
+    return f"{p}.gpu_hours / (1.0 + const.time.run_overhead) * {p}.{seconds} / {p}.busy_s"
 
 
 def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quantity]:
