@@ -13,6 +13,7 @@ from helpers_charts import many_fits_catalog
 from test_charts_browser import TIMEOUT_MS, _serve
 
 from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import export as chartexport
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import files
 from tinkernomics.site.charts import spec as charts
@@ -41,7 +42,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     overrides = Path(__file__).resolve().parent.parent / "site_overrides"
     assets = chartsite.Assets(
         root="", inline_css=(overrides / chartsite.CHART_CSS).read_text(encoding="utf-8"),
-        inline_js=(overrides / chartsite.LOADER_JS).read_text(encoding="utf-8"),
+        inline_js=chartexport.loader_js(overrides.parent),
         plotly_src=chartsite.VENDOR_PLOTLY)
     page = chartsite.render_standalone(chart, "", mode=chartsite.PAGE, assets=assets)
     page = page.replace("<html lang=\"en\" data-tn-embed>", "<html lang=\"en\">", 1)

@@ -1,10 +1,10 @@
-"""One expression evaluator: ``tree.evaluate`` in Python and ``evaluate`` in calculator.js.
+"""One expression evaluator: ``tree.evaluate`` in Python and ``evaluate`` in calculator-eval.js.
 
 The Formulas page's worked examples, the calculator in Python and the calculator in the browser
 evaluate the same expression language with the same rules: every value is a finite real
 number or missing (``None``, JavaScript ``null``, shown as "–"). ``0/0``, ``-1/0``,
 ``(-8) ** 0.5`` and ``10 ** 400`` are missing in both; a worked example with no finite value is
-an ``ExpressionError`` naming its expression. calculator.js runs in node (its evaluator needs
+an ``ExpressionError`` naming its expression. calculator-eval.js runs in node (its evaluator needs
 no page: the script is loaded with a stub ``window`` and ``document``).
 """
 
@@ -26,7 +26,7 @@ from tinkernomics.derived.calculator.tree import value_of
 from tinkernomics.derived.expr import ExpressionError
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "site_overrides" / "assets" / "javascripts" / "calculator.js"
+SCRIPT = ROOT / "site_overrides" / "assets" / "javascripts" / "calculator-eval.js"
 NODE = shutil.which("node") or "/usr/bin/node"
 
 EDGES = ["0 / 0", "-1 / 0", "1 / 0", "(-8) ** 0.5", "10 ** 400", "0 ** -1", "1e308 * 10",
@@ -59,7 +59,7 @@ process.stdout.write(JSON.stringify(values, (k, v) =>
 
 def js_values(expressions: list[str], env: dict[str, float | None],
               tmp_path: Path) -> list[Any]:
-    """Each expression's value computed by calculator.js in node (one process for all)."""
+    """Each expression's value computed by calculator-eval.js in node (one process for all)."""
     graph = [[f"q{i}", "number", 1, None, tree.to_tree(x)] for i, x in enumerate(expressions)]
     payload = tmp_path / "payload.json"
     payload.write_text(json.dumps({"graph": graph, "env": env}), encoding="utf-8")

@@ -1,4 +1,4 @@
-/* tinker-nomics chart loader (site pages, embed pages, exported pages).
+/* tinker-nomics chart loader (site pages, embed pages, exported pages): drawing and theming.
  *
  * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
@@ -20,15 +20,15 @@
  *   label), so focus does not fall to <body> when the button goes.
  * - "Add a curve" (comparison chart) fetches the chosen curve's traces, written at build
  *   under embed/scalerl-comparison/series/, and adds them: no curve is computed here.
- * - On an embed page it posts the page's natural height to the parent frame (embed/resize.js,
- *   and WordPress's wp-embed.js when the frame's URL carries its secret), drops what does not
- *   fit a short frame (fit), and in a frame on another origin or sandboxed makes every link
- *   and download open in a new tab (else the top window, else the frame itself).
- * - Copy buttons fall back to showing the text selected where the clipboard is refused.
+ * - Copy buttons and the embed box are in charts-share.js, the embed page's fit to its frame,
+ *   height messages and links in charts-frame.js (embed and exported pages only). Both load
+ *   before this file (deferred scripts run in order; the embed page lists them in order) and
+ *   register on the one global, window.tnCharts; this file starts everything.
  */
 (function () {
   "use strict";
 
+  var tn = window.tnCharts = window.tnCharts || {};
   var SCHEME = "data-md-color-scheme";
   var script = document.currentScript;
   var plotlySrc = (script && script.getAttribute("data-plotly-src")) ||
@@ -36,6 +36,9 @@
   var plotlyPromise = null;
   var live = [];
   var visibility = null;
+
+  /* The charts drawn and still tracked (charts-frame.js syncs their legends). */
+  tn.live = function () { return live; };
 
   function loadPlotly() {
     if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -197,206 +200,6 @@
     });
   }
 
-  /* Where the clipboard is refused (a frame on another origin without
-     allow="clipboard-write", a sandbox, plain http), the text is shown selected, to copy by
-     hand: never a silent failure. */
-  function showText(button, text) {
-    var field = button.parentNode.querySelector(".tn-chart__copy-fallback");
-    if (!field) {
-      field = document.createElement("input");
-      field.type = "text";
-      field.readOnly = true;
-      field.className = "tn-chart__copy-fallback";
-      field.setAttribute("aria-label", "Copy this address (Ctrl+C or long press)");
-      button.parentNode.insertBefore(field, button.nextSibling);
-    }
-    field.value = text;
-    field.hidden = false;
-    field.focus();
-    field.select();
-  }
-
-  function copyText(button, text, area) {
-    var label = button.textContent;
-    var done = function () {
-      button.textContent = "copied";
-      setTimeout(function () { button.textContent = label; }, 2000);
-    };
-    var fallback = function () {
-      if (area) {
-        area.focus();
-        area.select();
-        var copied = false;
-        try { copied = document.execCommand("copy"); } catch (error) { copied = false; }
-        if (copied) done();
-        return;
-      }
-      showText(button, text);
-    };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, fallback);
-    } else {
-      fallback();
-    }
-  }
-
-  function copySnippet(button) {
-    var area = button.previousElementSibling;
-    if (!area || area.tagName !== "TEXTAREA") {
-      area = button.parentNode.querySelector(".tn-chart__snippet");
-    }
-    copyText(button, area.value, area);
-  }
-
-  /* The embed box (tinkernomics.site.charts.embedbox): the page ships the chart's facts as
-     JSON in a <template>, and a plain embed address for a reader without JavaScript; this
-     writes the hosts, the theme menu and every snippet from those facts, for the chosen theme
-     and background. Each snippet equals its Python builder (embed.py, share.py, cite.py;
-     tests/test_embedbox_browser.py holds the two sides together). A fixed theme is in the
-     iframe's query (for the embed page's script) and repeated as a fragment (its CSS reads
-     that when scripts are off in the frame), with bg=transparent if asked. */
-  var FRAME_MAX_PX = 960;  /* embed.EMBED_MAX_WIDTH_PX */
-  var NARROW_STEP = "clamp(0px, (600.5px - 100cqw) * 1000, 100000px)";  /* embed.height_css */
-  var NARROW_MEDIA = "(max-width: 600px)";  /* share.NARROW_MEDIA, DARK_MEDIA */
-  var DARK_MEDIA = "(prefers-color-scheme: dark)";
-
-  function esc(text) {  /* as Python's html.escape */
-    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
-  }
-
-  function markdownText(text) {  /* as share._markdown_text */
-    return text.replace(/[\\`*_[\]<>]/g, "\\$&");
-  }
-
-  function secants(terms) {  /* as embed._secants */
-    var width = "min(100cqw, " + FRAME_MAX_PX + "px)";
-    var lines = terms.map(function (t) { return t[0] + "px + " + t[1] + " * " + width; });
-    return lines.length > 1 ? "max(" + lines.join(", ") + ")" : lines[0];
-  }
-
-  function frameSnippets(d, theme, clear) {
-    var query = function (amp) {
-      return "?theme=" + theme + (clear ? amp + "bg=transparent" : "") +
-        (theme === "auto" ? "" : "#theme=" + theme);
-    };
-    var dir = d.base + "embed/" + d.id + "/";
-    var attributes = 'src="' + esc(dir) + query("&amp;") + '" width="100%" height="' +
-      d.height + '" title="' + esc(d.title + " (tinker-nomics)") + '" frameborder="0" ' +
-      'scrolling="no" loading="lazy" allow="clipboard-write"';
-    var script = "\n<script src=\"" + d.base + "embed/resize.js\" async></script>";
-    var css = "height:" + d.height + "px;height:min(" + secants(d.narrow) + ", " +
-      secants(d.wide) + " + " + NARROW_STEP + ")";
-    return [
-      '<div style="container-type:inline-size;max-width:' + FRAME_MAX_PX + 'px"><iframe ' +
-        attributes + ' style="display:block;width:100%;' + css + ';border:0"></iframe></div>' +
-        script,
-      "<iframe " + attributes + "></iframe>" + script,
-      dir + query("&"),
-    ];
-  }
-
-  function imageSnippets(d, theme) {
-    var file = function (stem) { return d.base + "embed/" + d.id + "/" + stem + ".png"; };
-    var wide = file(theme === "dark" ? "chart-dark" : "chart");
-    var sources = theme === "auto"
-      ? [[NARROW_MEDIA + " and " + DARK_MEDIA, "chart-narrow-dark"],
-        [NARROW_MEDIA, "chart-narrow"], [DARK_MEDIA, "chart-dark"]]
-      : [[NARROW_MEDIA, theme === "dark" ? "chart-narrow-dark" : "chart-narrow"]];
-    var page = d.base + d.page + "#chart-" + d.id;
-    var c = d.caption;
-    var picture = sources.map(function (s) {
-      return '<source media="' + s[0] + '" srcset="' + esc(file(s[1])) + '">';
-    }).join("") + '<img src="' + esc(wide) + '" width="' + d.png[0] + '" height="' +
-      d.png[1] + '" alt="' + esc(d.alt) + '" loading="lazy" style="max-width:100%;height:auto">';
-    return [
-      '<figure><a href="' + esc(page) + '"><picture>' + picture + "</picture></a><figcaption>" +
-        esc(c[0]) + " " + esc(c[1]) + ' <a href="' + esc(d.licence) + '">' + esc(c[2]) +
-        '</a> <a href="' + esc(page) + '">' + esc(page) + "</a></figcaption></figure>",
-      "[![" + markdownText(d.alt) + "](" + wide + ")](" + page + ")\n*" +
-        markdownText(c.join(" ")) + "* <" + page + ">",
-      c.join(" ") + " " + page, d.cite, d.bibtex,
-    ];
-  }
-
-  function setSnippetTheme(details) {
-    var theme = details.querySelector(".tn-chart__theme").value;
-    var clear = details.querySelector(".tn-chart__bg").checked;
-    var texts = frameSnippets(details.tnBox, theme, clear)
-      .concat(imageSnippets(details.tnBox, theme));
-    var areas = details.querySelectorAll(".tn-chart__snippet");
-    for (var i = 0; i < areas.length; i++) areas[i].value = texts[i];
-  }
-
-  function snippetArea(rows, label, button) {
-    return '<textarea class="tn-chart__snippet" readonly rows="' + rows +
-      '" spellcheck="false" aria-label="' + label + '"></textarea>\n' +
-      '<button type="button" class="md-button tn-chart__copy" data-tn-copy>' + button +
-      "</button>";
-  }
-
-  function host(title, text, areas) {
-    return '<div class="tn-chart__host"><p class="tn-chart__host-title">' + title + "</p>\n" +
-      (text ? "<p>" + text + "</p>\n" : "") + areas.join("\n") + "</div>";
-  }
-
-  /* The box's menu and hosts (the same on every page) around this chart's facts. */
-  function boxHtml(d) {
-    var t = esc(d.title);
-    var origin = esc(new URL(d.base).origin);
-    return "<p>One snippet per kind of host; each frame is " + d.height + " px tall to start " +
-      "with and, in any smaller box down to 300×300, drops the Share row, then the legend, " +
-      "then the caption rather than overlap. Theme: <select class=\"tn-chart__theme\" " +
-      "aria-label=\"Theme of the embedded chart\"><option value=\"auto\">reader's system " +
-      "setting</option><option value=\"light\">light</option><option value=\"dark\">dark" +
-      "</option></select> <label><input type=\"checkbox\" class=\"tn-chart__bg\"> " +
-      "transparent background</label></p>\n<div class=\"tn-chart__hosts\">\n" + [
-      host("Blog or CMS", "Sizes itself without a script; the script makes the height exact. " +
-        "A site with a strict Content-Security-Policy adds <code class=\"tn-chart__csp\">" +
-        "script-src " + origin + "; frame-src " + origin + "</code>.",
-        [snippetArea(5, "Embed code for " + t, "Copy embed code")]),
-      host("Strict policy, no inline style", "No <code>style</code> attribute for a " +
-        "<code>style-src 'self'</code> policy to drop; the height is an attribute, the script " +
-        "from this site.", [snippetArea(5, "Embed code without inline style for " + t,
-        "Copy strict embed code")]),
-      host("Notion, Medium, link previews", "Paste the address into an embed block; links " +
-        "open in a new tab from a sandboxed frame. The theme menu pins the page's theme " +
-        "(<code>?theme=dark</code>) where the system setting is not the page's.",
-        [snippetArea(2, "Embed address of " + t, "Copy address")]),
-      host("Newsletter: image and caption", "The narrow image on phones, the dark one for a " +
-        "dark system setting; alt text states what the chart shows.",
-        [snippetArea(5, "Image HTML for " + t, "Copy image HTML"),
-          snippetArea(3, "Image Markdown for " + t, "Copy image Markdown")]),
-      host("Caption and citation", "", [snippetArea(3, "Caption for " + t, "Copy caption"),
-        snippetArea(3, "Citation of " + t, "Copy citation"),
-        snippetArea(5, "BibTeX for " + t, "Copy BibTeX")]),
-    ].join("\n") + "\n</div>";
-  }
-
-  /* Without a site URL the facts' addresses are relative to the page: make them absolute. */
-  function boxFacts(details) {
-    var d = JSON.parse(details.querySelector("template.tn-chart__box").content.textContent);
-    var base = new URL(d.base || "./", location.href).href;
-    if (base !== d.base) {
-      var page = function (b) { return b + d.page + "#chart-" + d.id; };
-      d.cite = d.cite.split(page(d.base)).join(page(base));
-      d.bibtex = d.bibtex.split(page(d.base)).join(page(base));
-      d.base = base;
-    }
-    return d;
-  }
-
-  function fillBox(details) {
-    var plain = details.querySelector(".tn-chart__embed-plain");
-    if (!plain || !details.querySelector("template.tn-chart__box")) return;
-    details.tnBox = boxFacts(details);
-    var body = document.createElement("div");
-    body.innerHTML = boxHtml(details.tnBox);
-    while (body.firstChild) details.insertBefore(body.firstChild, plain);
-    plain.hidden = true;
-    setSnippetTheme(details);
-  }
-
   function addCurve(box, button) {
     var select = box.querySelector(".tn-chart__select");
     var status = box.querySelector(".tn-chart__status-text");
@@ -436,9 +239,9 @@
       } else if (target.hasAttribute("data-tn-image")) {
         downloadImage(box, target.getAttribute("data-tn-image"));
       } else if (target.hasAttribute("data-tn-copy")) {
-        copySnippet(target);
+        tn.copySnippet(target);
       } else if (target.hasAttribute("data-tn-copy-link")) {
-        copyText(target, new URL(target.getAttribute("data-tn-copy-link"), location.href).href);
+        tn.copyText(target, new URL(target.getAttribute("data-tn-copy-link"), location.href).href);
       } else if (target.hasAttribute("data-tn-add")) {
         addCurve(box, target);
       }
@@ -446,9 +249,9 @@
     var details = box.querySelector(".tn-chart__embed");
     if (details) {
       details.addEventListener("change", function (event) {
-        if (event.target.matches(".tn-chart__theme, .tn-chart__bg")) setSnippetTheme(details);
+        if (event.target.matches(".tn-chart__theme, .tn-chart__bg")) tn.setSnippetTheme(details);
       });
-      fillBox(details);
+      tn.fillBox(details);
     }
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */
@@ -498,214 +301,9 @@
     }
   }
 
-  /* The embed page fills its frame (charts.css): its natural height is the figure's content
-     (scrollHeight, clipped or not) with the chart box at its own aspect ratio instead of the
-     size it was given, then the credit line. */
-  function naturalHeight() {
-    var main = document.querySelector(".tn-embed__main");
-    var figure = main && main.querySelector(".tn-chart");
-    var frame = figure && figure.querySelector(".tn-chart__frame");
-    var credit = main && main.lastElementChild;
-    if (!figure || !frame || !credit) return document.body.getBoundingClientRect().height;
-    var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
-    var box = frame.getBoundingClientRect();
-    var own = ratio.length === 2 && ratio[0] > 0 ? box.width * ratio[1] / ratio[0] : box.height;
-    var style = getComputedStyle(credit);
-    var after = credit.getBoundingClientRect().height + (parseFloat(style.marginTop) || 0) +
-      (parseFloat(style.marginBottom) || 0) +
-      (parseFloat(getComputedStyle(main).paddingBottom) || 0);
-    return figure.getBoundingClientRect().top + window.scrollY + figure.scrollHeight -
-      box.height + own + after;
-  }
-
-  /* An embed shorter than it needs drops, in order, the Share row (level 1), the legend for a
-     one-line key (2: the static chart's view box is cropped above its legend, the interactive
-     chart hides its own) and the caption's description (3), stopping at the first level at
-     which what is left fits (charts.css, classes tn-fit-1..3); a level fits when the chart
-     box loses at most FIT_SLACK of its own height (it keeps its proportions, a little
-     narrower), rather than drop a whole row for a few pixels. Returns the height the page
-     needs with nothing dropped, which the host is told. */
-  var FIT_SLACK = 0.05;
-  var fitLevel = 0;
-
-  function cropLegend(crop) {
-    var svgs = document.querySelectorAll(".tn-embed .tn-chart__fallback svg");
-    var frame = document.querySelector(".tn-embed .tn-chart__frame");
-    for (var i = 0; i < svgs.length; i++) {
-      var svg = svgs[i];
-      if (!svg.tnViewBox) svg.tnViewBox = svg.getAttribute("viewBox");
-      var box = svg.tnViewBox.split(/\s+/).map(parseFloat);
-      var lines = svg.querySelectorAll(".tn-svg__legend line");
-      var top = lines.length ? parseFloat(lines[0].getAttribute("y1")) - 16 : box[3];
-      var height = crop ? Math.min(box[3], top) : box[3];
-      svg.setAttribute("viewBox", box[0] + " " + box[1] + " " + box[2] + " " + height);
-      var layout = svg.classList.contains("tn-svg--narrow") ? "narrow" : "wide";
-      if (frame) frame.style.setProperty("--tn-ar-" + layout, box[2] + " / " + height);
-    }
-  }
-
-  /* The interactive chart's legend follows, once the level is settled. */
-  function syncPlotLegend() {
-    live.forEach(function (chart) {
-      var shown = fitLevel < 2 && chart.spec.layout.showlegend !== false;
-      if (chart.gd.isConnected && chart.legend !== shown) {
-        chart.legend = shown;
-        window.Plotly.relayout(chart.gd, { showlegend: shown });
-      }
-    });
-  }
-
-  function setFitLevel(level) {
-    var root = document.documentElement;
-    for (var n = 1; n <= 3; n++) root.classList.toggle("tn-fit-" + n, level >= n);
-    if ((level >= 2) !== (fitLevel >= 2)) cropLegend(level >= 2);
-    fitLevel = level;
-  }
-
-  function chartHeight() {
-    var frame = document.querySelector(".tn-embed .tn-chart__frame");
-    if (!frame) return 0;
-    var ratio = getComputedStyle(frame).aspectRatio.split("/").map(parseFloat);
-    var width = frame.getBoundingClientRect().width;
-    return ratio.length === 2 && ratio[0] > 0 ? width * ratio[1] / ratio[0] : 0;
-  }
-
-  function fits() {
-    return naturalHeight() - window.innerHeight <= FIT_SLACK * chartHeight() + 0.5;
-  }
-
-  /* Without its description the caption may leave room: show as many of its lines as fit. */
-  function clampDescription() {
-    var root = document.documentElement;
-    var desc = document.querySelector(".tn-embed .tn-chart__desc");
-    root.classList.remove("tn-fit-clamp");
-    if (!desc) return;
-    var line = parseFloat(getComputedStyle(desc).lineHeight) || 22;
-    var lines = Math.floor((window.innerHeight - naturalHeight()) / line);
-    root.classList.add("tn-fit-clamp");
-    for (; lines >= 1; lines--) {
-      root.style.setProperty("--tn-desc-lines", String(lines));
-      if (naturalHeight() <= window.innerHeight + 0.5) return;
-    }
-    root.classList.remove("tn-fit-clamp");
-  }
-
-  function fit() {
-    var root = document.documentElement;
-    if (!root.classList.contains("tn-fill")) return naturalHeight();
-    root.classList.add("tn-fitted");
-    root.classList.remove("tn-fit-clamp");
-    setFitLevel(0);
-    var full = naturalHeight();
-    while (fitLevel < 3 && !fits()) setFitLevel(fitLevel + 1);
-    if (fitLevel === 3) clampDescription();
-    syncPlotLegend();
-    return full;
-  }
-
-  /* WordPress's oEmbed sanitiser adds #?secret=... to the frame's URL and sandboxes it; its
-     host script (wp-embed.js) then sets the height and follows links the frame posts with
-     that secret ({message: "height" | "link", value, secret}). */
-  var wpSecret = (/[#&?]secret=([A-Za-z0-9]+)/.exec(location.hash) || [])[1] || "";
-
-  function toParent(message) {
-    window.parent.postMessage(message, "*");
-  }
-
-  /* Embed pages tell the host page their height (embed/resize.js, or WordPress's script). */
-  function reportHeight() {
-    var framed = window.parent !== window;
-    var last = -1;
-    var post = function (again) {
-      var height = Math.ceil(fit());
-      if (!framed || (height === last && again !== true)) return;
-      last = height;
-      toParent({ type: "tinkernomics:height", height: height });
-      if (wpSecret) toParent({ message: "height", value: height, secret: wpSecret });
-    };
-    new ResizeObserver(post).observe(document.body);
-    window.addEventListener("resize", post);
-    document.addEventListener("tn-chart:ready", post);
-    if (document.fonts && document.fonts.ready) document.fonts.ready.then(post);
-    window.addEventListener("message", function (event) {
-      var data = event.data;
-      if (event.source !== window.parent || !data) return;
-      /* resize.js, loaded after this frame had spoken, or WordPress's host script, ready */
-      if (data.type === "tinkernomics:ask" || (data.message === "ready" && data.secret === wpSecret)) {
-        post(true);
-      }
-    });
-    post();
-  }
-
-  /* In a frame on another origin (a blog, Notion, Medium/Embedly) or sandboxed (an opaque
-     origin; WordPress), links leave the frame for a new tab: target=_top throws in a sandbox
-     without top navigation, and a sandbox without allow-downloads drops the download of
-     the Share row's files, which open in the new tab instead. */
-  function crossOrigin() {
-    if (window.parent === window) return false;
-    try {
-      return !window.parent.location.href;
-    } catch (error) {
-      return true;
-    }
-  }
-
-  /* A new tab (allow-popups), else the top window, else this frame itself. */
-  function leaveFrame(url, tabFirst) {
-    var opened = null;
-    if (tabFirst) {
-      try { opened = window.open(url, "_blank"); } catch (error) { opened = null; }
-    }
-    if (opened) {
-      try { opened.opener = null; } catch (error) { /* another origin already */ }
-      return;
-    }
-    try {
-      window.top.location.href = url;
-      return;
-    } catch (error) { /* sandboxed: no top navigation */ }
-    location.href = url;
-  }
-
-  /* WordPress's sandbox (allow-scripts only) has no popups: its host script follows the
-     link it is told of, else the top window or this frame. */
-  function openFromFrame(url) {
-    if (wpSecret) {
-      toParent({ message: "link", value: url, secret: wpSecret });
-      setTimeout(function () { leaveFrame(url, false); }, 400);  /* the host did not */
-    } else {
-      leaveFrame(url, true);
-    }
-  }
-
-  function guardLinks() {
-    if (window.parent === window || !(crossOrigin() || wpSecret || window.origin === "null")) {
-      return;
-    }
-    var links = document.querySelectorAll(".tn-embed a[href]");
-    for (var i = 0; i < links.length; i++) {
-      links[i].removeAttribute("download");
-      links[i].setAttribute("target", "_blank");
-      links[i].setAttribute("rel", "noopener");
-    }
-    document.documentElement.classList.add("tn-framed");
-    document.addEventListener("click", function (event) {
-      var link = event.target.closest && event.target.closest("a[target=_blank]");
-      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) {
-        return;
-      }
-      event.preventDefault();
-      openFromFrame(link.href);
-    });
-  }
-
   function start() {
     watchScheme();
-    if (document.documentElement.hasAttribute("data-tn-embed")) {
-      reportHeight();
-      guardLinks();
-    }
+    if (document.documentElement.hasAttribute("data-tn-embed")) tn.startFrame();
     if (window.document$ && typeof window.document$.subscribe === "function") {
       window.document$.subscribe(scan);
     } else {

@@ -4,9 +4,10 @@ Pipeline step 6 run from the command line: the catalog is validated, the chart b
 ``charts.build_chart`` exactly as for the site, and written as
 - ``csv``: one row per curve point with its status; sources and licence on a curve's first row;
 - ``json``: parameters, points, sources and licence (the site's ``embed/<id>/data.json``);
-- ``html``: one self-contained page (the chart's CSS, loader script and plotly.js from the
-  installed plotly package inlined: about 5 MB, works offline), or with ``--plotly-src URL``
-  a small page that loads plotly.js from that URL (e.g. a copy you host; never a CDN default).
+- ``html``: one self-contained page (the chart's CSS, the loader's scripts joined in load
+  order and plotly.js from the installed plotly package inlined: about 5 MB, works offline), or
+  with ``--plotly-src URL`` a small page that loads plotly.js from that URL (e.g. a copy you
+  host; never a CDN default).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def _asset_text(project: Path, relative: str) -> str:
     return (project / OVERRIDES / relative).read_text(encoding="utf-8")
 
 
+def loader_js(project: Path) -> str:
+    """The chart loader's files joined in load order, for a page that inlines its script."""
+    return "\n".join(_asset_text(project, name) for name in chartsite.LOADER_SCRIPTS)
+
+
 def export_text(chart: charts.Chart, fmt: str, *, project: Path, site_url: str = "",
                 plotly_src: str = "") -> str:
     """The chart in one format, as text."""
@@ -62,7 +68,7 @@ def export_text(chart: charts.Chart, fmt: str, *, project: Path, site_url: str =
     assets = chartsite.Assets(
         root="",
         inline_css=_asset_text(project, chartsite.CHART_CSS),
-        inline_js=_asset_text(project, chartsite.LOADER_JS),
+        inline_js=loader_js(project),
         inline_plotly="" if plotly_src else chartsite.plotly_js_path().read_text("utf-8"),
         plotly_src=plotly_src,
     )

@@ -44,7 +44,10 @@ from tinkernomics.site.postbuild import previews
 
 EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
-LOADER_JS = "assets/javascripts/charts.js"
+LOADER_SCRIPTS = ("assets/javascripts/charts-share.js", "assets/javascripts/charts-frame.js",
+                  "assets/javascripts/charts.js")
+"""The chart loader's files (``site_overrides/``) in load order: charts.js, last, starts it.
+Embed pages link them all and exports inline them; site pages need no charts-frame.js."""
 CHART_CSS = "assets/stylesheets/charts.css"
 SPEC_FILE = files.SPEC_FILE
 EMBED_OEMBED_REL = "alternate"
@@ -218,7 +221,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "inline_theme_js": Markup("" if assets.shared_theme else files.theme_js()),
         "inline_theme_css": Markup("" if assets.shared_theme else embed.embed_theme_css()),
         "inline_css": Markup(assets.inline_css),
-        "inline_js": Markup(_script_safe(assets.inline_js)),
+        "inline_js": Markup(_script_safe(assets.inline_js)), "scripts": LOADER_SCRIPTS,
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),
         "plotly_src": assets.plotly_src,
         "fill": mode == EMBED,
