@@ -19,6 +19,8 @@ operation order of the original reference, so every figure stays bit for bit wha
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import ids, inputs, limits, memory, resources, timing
 from tinkernomics.derived.calculator.constants import constants, inline
@@ -200,6 +202,15 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
          "tokens.train", "train.flops_per_token", t["train"]),
         (line("critic", "Critic training", "training", "role.critic", "{formula:train_formula}"),
          "tokens.train", "train.flops_per_token", t["critic"]),
+        *_overhead_lines(idle),
+    ]
+
+
+def _overhead_lines(idle: Callable[[str, str, str], Line]) -> list[tuple[Line, str, str, str]]:
+    """The lines that do no FLOPs besides the environment: refit and a step's fixed work, and
+    evaluation, checkpoints and restarts."""
+    t = timing.PHASE_SECONDS
+    return [
         (idle("overhead", "Refit and fixed work per step",
               "{time.refit_s:number} s a step: weights to the sampler and the step's fixed "
               "work"), "0.0", "0.0", t["overhead"]),
