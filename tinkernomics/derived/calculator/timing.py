@@ -17,8 +17,8 @@ multiplied by the steps:
   launches, sampling, scheduling). A synchronous step runs until its longest completion: the
   iterations are the mean length's waves (one wave when the batch holds every sequence) of
   every turn, plus the cap's tail once: the longest episode's excess over the mean. An
-  asynchronous run (``async``) overlaps the tail and the training with the next step's
-  sampling.
+  asynchronous run (``async``) overlaps the tail, the training and the trainer's refit and
+  fixed work with the next step's sampling: its step lasts the longer of the two.
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
   sequence (6 × layers × heads × head size × tokens, per token, causal); with full
@@ -201,8 +201,8 @@ def _totals(p: str) -> list[tuple[str, str]]:
     return [
         ("rollout_s", rollout),
         ("learn_s", learn),
-        ("step_s", f"(max({rollout}, {learn}) if run.asynchronous else {rollout} + {learn}) + "
-                   f"{p}.refit_s"),
+        ("step_s", f"max({rollout}, {learn} + {p}.refit_s) if run.asynchronous else "
+                   f"{rollout} + {learn} + {p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
         ("run_overhead_s", f"const.time.run_overhead * {p}.busy_s"),
         ("hours", f"run.steps * {p}.step_s * (1.0 + const.time.run_overhead) / 3600.0"),
