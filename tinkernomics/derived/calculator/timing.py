@@ -95,10 +95,10 @@ CONSTANTS: tuple[Constant, ...] = (
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
 FITTED: dict[str, tuple[float, ...]] = {
-    "decode_floor": (0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04),
+    "decode_floor": (0.0025, 0.005, 0.01, 0.02, 0.04),
     "train_mfu_max": (0.2, 0.3, 0.4, 0.5),
     "step_seconds": (10.0, 20.0, 30.0, 40.0, 60.0, 80.0),
-    "run_overhead": (0.0, 0.1, 0.25, 0.4),
+    "run_overhead": (0.0, 0.1, 0.25, 0.4, 0.6),
 }
 """The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants; it
 prints the best point over every catalog run and, leaving out one source's runs at a time,

@@ -8,8 +8,10 @@ markdown); the runs more than ``OUTSIDE`` (2×) off are named first, each linked
 which say why; a run whose source reads two ways is shown under each reading and named as not
 scored; then the spread (its extremes, and the middle the calculator states beside
 every self-hosted figure: ``spread.py``), the time model's constants with their basis, and
-which basis the convergence cost uses. View values are plain strings (the template escapes
-them) or sanitised HTML.
+which basis the convergence cost uses. Each run's own section is left out of the search index
+(the table names the runs): with every run saying "GPU-hours" twice, a catalog of runs would
+otherwise outrank the page a reader searching the term wants. View values are plain strings
+(the template escapes them) or sanitised HTML.
 """
 
 from __future__ import annotations
