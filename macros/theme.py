@@ -58,6 +58,13 @@ What is relied on, and where:
    accessible name: ``site_overrides/partials/tn-header.html`` adds one to that text (the hooks'
    ``on_env`` hands it over; Zensical's dialog has a name already).
 
+8. Material's markup our stylesheets, scripts, templates and tests name (``MARKUP``): its
+   classes (``md-typeset``, ``md-button``...), CSS colour variables (``--md-*``) and data
+   attributes (``data-md-color-scheme``...). Most are its documented customisation interface;
+   CSS cannot read this module, so a rename is still followed in the stylesheets, but every name
+   is declared here: ``tests/test_theme_boundary.py`` fails on a name used and not listed, and
+   on a listed name the installed theme no longer has (naming the files that use it).
+
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
 The macros module (``macros/__init__.py``, under MkDocs and Zensical) and ``tinkernomics outputs``
@@ -67,11 +74,10 @@ search cut. ``tests/test_theme_boundary.py`` fails if a theme internal (a privat
 or markup named here) appears in any other module, template, script or test.
 
 What stays outside, by design: Material's documented customisation interface (the template
-blocks ``site_overrides/main.html`` extends, ``partials/header.html``, the ``md-``
-classes, ``--md-*`` colour variables and ``data-md-color-scheme`` our stylesheets and tests use,
-``data-search-exclude``) changes only in a major release; the browser layout and axe tests see
-it move. ``main.html`` writes Material's scripts block again (rule 2): the build fails naming
-it if that block changes.
+blocks ``site_overrides/main.html`` extends, ``partials/header.html``, ``data-search-exclude``)
+changes only in a major release; the browser layout and axe tests see it move. The markup of
+rule 8 is written where it is styled, and listed here. ``main.html`` writes Material's scripts
+block again (rule 2): the build fails naming it if that block changes.
 
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
@@ -93,6 +99,9 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
    ``tinkernomics/site/pages/searchcut.py`` follows.
    If rule 3 or 6 moved (``test_themefiles.py``, ``test_security_wall.py``): set ``PROFILE``.
    If rule 7 moved (``test_a11y_axe.py``): set ``SEARCH_DIALOG``.
+   If rule 8 moved (``test_theme_boundary.py`` names a ``MARKUP`` name the theme lost): find
+   its new name in the release's templates and stylesheets, rename it in ``MARKUP`` and in the
+   files the test names.
    If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the installed
    bundle's source map holds it), set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker
    now reads a query's words as all required, drop ``search-terms.js`` instead.
@@ -130,6 +139,26 @@ this file."""
 
 SEARCH_DIALOG = 'role="dialog">'
 """The end of the search dialog's opening tag in Material's ``partials/search.html`` (rule 7)."""
+
+MARKUP = frozenset({
+    # classes
+    "md-annotation__index", "md-button", "md-button--primary", "md-code__button",
+    "md-container", "md-content", "md-content__inner", "md-copyright", "md-header",
+    "md-header__button", "md-nav--primary", "md-nav__link", "md-progress", "md-search",
+    "md-search-result", "md-search-result__item", "md-search-result__list",
+    "md-search-result__meta", "md-search__input", "md-tag", "md-typeset",
+    "md-typeset__scrollwrap", "md-typeset__table",
+    # colour and font variables
+    "--md-accent-fg-color", "--md-code-bg-color", "--md-code-fg-color", "--md-code-font-family",
+    "--md-code-hl-constant-color", "--md-default-bg-color", "--md-default-fg-color",
+    "--md-default-fg-color--light", "--md-default-fg-color--lighter",
+    "--md-default-fg-color--lightest", "--md-footer-fg-color--light", "--md-hue",
+    "--md-typeset-a-color", "--md-typeset-table-color", "--md-typeset-table-color--light",
+    "--md-warning-fg-color",
+    # data attributes
+    "data-md-color-primary", "data-md-color-scheme", "data-md-component",
+})
+"""Material's markup the site's own files name (rule 8)."""
 
 PINS = {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2"}
 """The exact releases this adapter was checked against (``pyproject.toml`` pins the same)."""

@@ -30,6 +30,7 @@ ADAPTER_CLAIMS = {
                                   "(test_theme)",
     "macros.theme.templates": "the installed Material's templates, read by the theme files' "
                               "and scripts' tests (test_themefiles, test_scripts_deferred)",
+    "macros.theme.MARKUP": "Material's markup the site's files name (test_theme_boundary)",
     "macros.theme.build_in_process": "a tiny Material site built while the parser is watched "
                                      "(test_theme)",
 }

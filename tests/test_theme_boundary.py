@@ -15,6 +15,7 @@ timer wraps MkDocs' internals on purpose, and no test runs it).
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -96,14 +97,19 @@ def scanned_files(root: Path) -> list[Path]:
                   if not p.relative_to(root).as_posix().startswith(SKIPPED))
 
 
+@functools.cache
+def codes(root: Path) -> tuple[tuple[Path, str], ...]:
+    """(path, code) of every scanned file under ``root`` (read once per test run)."""
+    return tuple((path, code_of(path)) for path in scanned_files(root))
+
+
 def internals_named(root: Path, exempt: set[Path]) -> dict[str, list[str]]:
     """Every scanned file but ``exempt`` that names a theme internal: file -> what it names."""
     patterns = {what: re.compile(pattern) for what, pattern in INTERNALS.items()}
     found: dict[str, list[str]] = {}
-    for path in scanned_files(root):
+    for path, code in codes(root):
         if path in exempt:
             continue
-        code = code_of(path)
         named = [f"{what}: {m.group(0)!r}" for what, pattern in patterns.items()
                  if (m := pattern.search(code))]
         if named:
@@ -115,6 +121,43 @@ def test_no_file_but_the_adapter_names_a_theme_internal() -> None:
     found = internals_named(REPO, {ADAPTER, Path(__file__).resolve()})
     assert not found, ("theme internals outside macros/theme.py (declare them there and read "
                        f"them from it): {found}")
+
+
+_MARKUP = re.compile(r"(?<![\w-])(?:--md-[\w-]*\w|data-md-[\w-]*\w|md-[a-z][\w-]*\w)")
+"""A name of Material's markup: a class, a CSS variable, a data attribute."""
+
+
+def markup_named(root: Path, exempt: set[Path]) -> dict[str, set[str]]:
+    """Every Material markup name in the scanned files' code -> the files naming it."""
+    found: dict[str, set[str]] = {}
+    for path, code in codes(root):
+        if path not in exempt:
+            for name in set(_MARKUP.findall(code)):
+                found.setdefault(name, set()).add(path.relative_to(root).as_posix())
+    return found
+
+
+def test_every_theme_markup_name_used_is_declared_in_the_adapter() -> None:
+    used = markup_named(REPO, {ADAPTER, Path(__file__).resolve()})
+    undeclared = {name: sorted(files) for name, files in used.items()
+                  if name not in THEME.MARKUP}
+    assert not undeclared, ("Material markup named outside macros/theme.py's MARKUP (add it "
+                            f"there, rule 8): {undeclared}")
+    assert not THEME.MARKUP - set(used), "MARKUP lists names nothing uses any more"
+
+
+def test_the_installed_theme_still_has_every_markup_name_the_site_uses() -> None:
+    """A release that renames or drops a class, variable or attribute we style or select fails
+    here, naming it and the files to follow it in (rule 8 of the upgrade checklist)."""
+    theme = THEME.templates()
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                     for p in sorted(theme.rglob("*"))
+                     if p.suffix in (".html", ".css", ".js") and ".icons" not in p.parts
+                     and "lunr" not in p.parts)
+    gone = sorted(name for name in THEME.MARKUP
+                  if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text))
+    used = markup_named(REPO, {ADAPTER})
+    assert not gone, {name: sorted(used.get(name, ())) for name in gone}
 
 
 def test_the_adapter_names_each_internal_it_declares() -> None:
