@@ -57,7 +57,6 @@ What is relied on, and where:
 7. Material's search dialog (``partials/search.html``) opens with ``SEARCH_DIALOG`` and no
    accessible name: ``site_overrides/partials/tn-header.html`` adds one to that text (the hooks'
    ``on_env`` hands it over; Zensical's dialog has a name already).
-
 8. Material's markup our stylesheets, scripts, templates and tests name (``MARKUP``): its
    classes (``md-typeset``, ``md-button``...), CSS colour variables (``--md-*``) and data
    attributes (``data-md-color-scheme``...). Most are its documented customisation interface;
@@ -85,11 +84,13 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
    touches: packaging metadata, checked against ``PINS``).
 2. ``pytest tests/test_theme.py tests/test_theme_boundary.py tests/test_searchcut.py
    tests/test_scripts_deferred.py tests/test_themefiles.py tests/test_site_rawpage.py
-   tests/test_search_terms.py tests/test_security_wall.py``: the
-   search index of a tiny built site must be the same with and without the cut (rule 1); the
-   scripts block must still match (rule 2, else the build fails naming main.html); the theme
-   files' tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4);
-   a tiny site searched in Chromium must require every word of a query (rule 5).
+   tests/test_search_terms.py tests/test_security_wall.py tests/test_a11y_axe.py``: the search
+   index of a tiny built site must be the same with and without the cut (rule 1); the scripts
+   block must still match (rule 2, else the build fails naming main.html); the theme files'
+   tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4); a tiny
+   site searched in Chromium must require every word of a query (rule 5); the theme's inline
+   scripts allowed (rule 6); the search dialog named (rule 7); every markup name still there
+   (rule 8).
 3. If rule 4 moved (``test_site_rawpage.py`` fails): read ``Page.render``, fix
    ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
