@@ -53,7 +53,8 @@ INTERNALS = {
 SUFFIXES = (".py", ".html", ".js", ".css", ".md")
 SCANNED = ("tinkernomics", "macros", "site_overrides", "tests")
 SKIPPED = ("tests/fixtures/", "tinkernomics/site/charts/static/plotly/")
-"""Catalog fixtures are data; the vendored plotly.js is Plotly itself."""
+"""Catalog fixtures are data; the vendored plotly.js is Plotly itself (and ``node_modules``
+folders, axe-core's under tests/, are installed packages)."""
 
 
 def _blank_python(text: str) -> str:
@@ -92,7 +93,8 @@ def code_of(path: Path) -> str:
 
 def scanned_files(root: Path) -> list[Path]:
     found = [p for top in SCANNED for p in (root / top).rglob("*")
-             if p.suffix in SUFFIXES and p.is_file() and "__pycache__" not in p.parts]
+             if p.suffix in SUFFIXES and p.is_file()
+             and not {"__pycache__", "node_modules"} & set(p.parts)]
     return sorted(p for p in found
                   if not p.relative_to(root).as_posix().startswith(SKIPPED))
 
