@@ -68,6 +68,7 @@ def probe(work: Path, *, serve: bool) -> tuple[list[Row], list[str]]:
     from probe_yaml import serve_cases, yaml_cases
     from synth import copy_project, keep_algorithms
 
+    from tinkernomics.site.outputs import THEME_ADAPTER, read_theme_adapter
     from tinkernomics.site.postbuild.knownscripts import known_scripts
 
     base = keep_algorithms(copy_project(work / "base"), KEPT_ALGORITHMS)
@@ -89,7 +90,7 @@ def probe(work: Path, *, serve: bool) -> tuple[list[Row], list[str]]:
         rows += catalog_outcomes(run, found)
         page = next(r for r in ("formulas/index.html", "index.html") if (run.site / r).exists())
         _say("markup injected before the policy pass, addresses, messages")
-        known = known_scripts(HERE.parent)
+        known = known_scripts(HERE.parent, read_theme_adapter(HERE.parent / THEME_ADAPTER))
         rows += [Row("built page: injected markup", n, *r)
                  for n, r in injected(browser, run.site, SITE_URL, page, known).items()]
         rows += [Row("addresses (query, fragment)", n, *r)

@@ -1,13 +1,15 @@
 """mkdocs-macros adapter: the package's macros for the pages, its outputs after them.
 
-Thin on purpose (see tinkernomics.site.build): no logic here, so the package survives a move
-to another site generator. Zensical runs this same module (it implements mkdocs-macros) but calls
+Thin on purpose (see tinkernomics.site.build): no logic here, so the package survives a move to
+another site generator. Zensical runs this same module (it implements mkdocs-macros) but calls
 ``define_env`` once per page and never ``on_post_build``: ``shared_site`` loads the catalog once
 per build either way, a Zensical build writes the outputs afterwards (``macros/zensical_build.py``
 or ``tinkernomics outputs``), and under Zensical each macro's links are rewritten relative to the
-page's source file (``tinkernomics.site.relink``). An invalid catalog fails the build with the
-validator's messages; while serving, every page shows them instead
-(tinkernomics.site.contributing.devserver).
+page's source file (``tinkernomics.site.relink``). The theme's facts (``SiteContext.theme``) are
+the theme adapter's ``PROFILE`` (``theme.py`` beside this file), read as data
+(``tinkernomics.site.outputs.read_theme_adapter``) the same way ``tinkernomics outputs`` reads it.
+An invalid catalog fails the build with the validator's messages; while serving, every page shows
+them instead (tinkernomics.site.contributing.devserver).
 
 An algorithm page's source is one stub, ``{{ algorithm_page("<id>") }}``: under MkDocs
 ``on_pre_page_macros`` calls the macro itself and marks the page ``render_macros: false``, so
@@ -26,8 +28,11 @@ from pathlib import Path
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import OutputError, shared_site, start_all_outputs, write_all_outputs
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
+from tinkernomics.site.outputs import read_theme_adapter
 from tinkernomics.site.relink import for_source_file
 
+THEME_ADAPTER = Path(__file__).with_name("theme.py")
+"""The theme adapter, whose ``PROFILE`` the build receives."""
 _CONTEXT_ATTR = "tinkernomics_context"
 """The build's ``SiteContext``, held on the plugin object for ``on_post_build`` (MkDocs only).
 Not in ``env.variables``: mkdocs-macros serialises every variable to JSON for a debug line
@@ -63,7 +68,8 @@ def define_env(env) -> None:
     try:
         # Zensical: env.conf is its config dict, one object per build, shared by every page.
         ctx, macros = shared_site(Path(env.project_dir), site_url=env.conf.get("site_url") or "",
-                                  build=env.conf if zensical else None)
+                                  build=env.conf if zensical else None,
+                                  theme=read_theme_adapter(THEME_ADAPTER))
     except CatalogError as err:
         if not _serving():
             if zensical:

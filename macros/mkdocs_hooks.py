@@ -1,7 +1,8 @@
 """MkDocs hooks (mkdocs.yml ``hooks:``): the search plugin parses only what it indexes, and
 ``mkdocs serve`` draws no chart PNGs.
 
-Thin, like the macros adapter beside it: the work is ``tinkernomics.site.pages.searchcut``.
+Thin, like the macros adapter beside it: the work is ``tinkernomics.site.pages.searchcut``,
+given the search plugin's rules from the theme adapter (``theme.profile()``).
 When a page's HTML is ready (``on_page_content``, after every other plugin's), the parts the
 search index ignores are taken out; Material's search plugin indexes the rest in its
 ``on_page_context`` (default priority, 0), and after it, before the theme renders the page, the
@@ -18,7 +19,8 @@ Material's scripts block is written again by ``site_overrides/main.html`` to def
 bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html``, and fails the
 build if that block ever holds more than the bundle and the ``extra_javascript`` loop. It also
 gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
-carries for ``search-terms.js``.
+carries for ``search-terms.js``, and the search dialog's markup that the header labels
+(``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``).
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
@@ -34,7 +36,6 @@ inline scripts, for the live-reload script MkDocs writes into every response
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import sys
@@ -42,7 +43,6 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs.structure.pages import Page
 
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.pages import rawhtml
@@ -65,6 +65,8 @@ def _load_theme():
 
 
 theme = _load_theme()
+THEME = theme.profile()
+"""The theme's facts (the search plugin's rules for the cut)."""
 
 _CUT: dict[str, list[str]] = {}
 """The parts cut from each page (by source path), held between the two hooks."""
@@ -72,7 +74,7 @@ _CUT: dict[str, list[str]] = {}
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri.startswith(ALGORITHM_PAGES) and page.file.src_uri != ALGORITHMS_INDEX:
-        page.render = functools.partial(_render_raw, page)  # this page object only
+        theme.render_without_markdown(page, rawhtml.convert)  # this page object only (rule 4)
     return markdown
 
 
@@ -80,25 +82,15 @@ ALGORITHM_PAGES = "algorithms/"
 ALGORITHMS_INDEX = "algorithms/index.md"
 
 
-def _render_raw(page, config, files):
-    """``Page.render`` without Markdown for a page of headings and finished HTML blocks (what
-    it sets: ``theme.render_finished``, rule 4); any other text goes through ``Page.render``."""
-    raw = rawhtml.convert(page.markdown)
-    if raw is None:
-        return Page.render(page, config, files)
-    theme.render_finished(page, raw.html, raw.toc_tokens, raw.title, raw.anchor_ids)
-    return None
-
-
 @event_priority(theme.AFTER_OTHERS)
 def on_page_content(html, page, config, files):
-    kept, _CUT[page.file.src_uri] = cut(html)
+    kept, _CUT[page.file.src_uri] = cut(html, THEME)
     return kept
 
 
 @event_priority(theme.AFTER_OTHERS)  # after the search plugin (theme.SEARCH_PRIORITY)
 def on_page_context(context, page, config, nav):
-    page.content = restore(page.content, _CUT.pop(page.file.src_uri, []))
+    page.content = restore(page.content, _CUT.pop(page.file.src_uri, []), THEME)
     return context
 
 
@@ -111,6 +103,7 @@ def on_startup(command, dirty):
 def on_env(env, config, files):
     env.globals["tn_theme_bundle"] = theme_bundle(env)
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
+    env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)
     return env
 
 

@@ -11,7 +11,8 @@ Pinned (exact; ``pyproject.toml`` pins the same, ``tests/test_theme.py`` checks 
 - plotly.js 4.1.1, vendored (``tinkernomics/site/charts/static/plotly/README.md``: its version and
   sha256); the charts and their tests use Plotly's public API only (``PLOTLY_API``, and
   ``gd.layout``) and the drawn SVG, never a graph's ``_``-prefixed fields (``_fullLayout``):
-  ``tests/test_theme.py`` reads the scripts and tests for both.
+  ``tests/test_theme.py`` reads the scripts for the first, ``tests/test_theme_boundary.py``
+  every script and test for the second.
 
 What is relied on, and where:
 
@@ -20,19 +21,25 @@ What is relied on, and where:
    it (``on_page_context`` at ``AFTER_OTHERS``). The cut itself
    (``tinkernomics/site/pages/searchcut.py``) mirrors the plugin's HTML parser: a section ends at
    every h1-h6, even inside an excluded element; an excluded element ends at the first end tag
-   of its own name; the void elements are ``VOID``; after indexing, ``data-search-*="..."``
-   attributes are stripped. ``search_sections`` runs that parser for the tests.
+   of its own name (the structure ``searchcut.py`` follows); what marks an exclusion, which
+   elements are void and which attributes are stripped after indexing are ``PROFILE``'s
+   ``search_exclude``, ``search_void`` and ``search_stripped``. ``search_sections`` and
+   ``search_parser`` run that parser for the tests.
 2. Material's ``base.html`` scripts block is its bundle's ``<script>`` plus the
    ``extra_javascript`` loop (``MATERIAL_SCRIPTS``): ``site_overrides/main.html`` writes it
    again, deferred, with the bundle path ``theme_bundle`` reads.
 3. Material's built assets (source maps, search language files) that
-   ``tinkernomics/site/postbuild/themefiles.py`` drops.
+   ``tinkernomics/site/postbuild/themefiles.py`` drops: where they are (``PROFILE``'s
+   ``source_maps_under``, ``search_languages``), and the search index whose ``config.lang``
+   says whether the languages are needed (``search_index``; MkDocs' search plugin writes its
+   ``config`` first: ``search_index_start``).
 4. MkDocs' ``Page.render`` (``mkdocs/structure/pages.py``): it sets ``content``, ``toc``
    (``get_toc`` of the toc tokens), ``_title_from_render``, ``present_anchor_ids`` and
    ``links_to_anchors``; ``render_finished`` sets the same for an algorithm page whose HTML is
-   made without Markdown (the hooks' ``on_page_markdown`` gives such a page a ``render`` that
-   calls it with ``convert`` of ``tinkernomics/site/pages/rawhtml.py``), and the build calls
-   ``page.render`` after ``on_page_markdown``.
+   made without Markdown (the hooks' ``on_page_markdown`` calls ``render_without_markdown``,
+   which gives such a page a ``render`` that calls it with ``convert`` of
+   ``tinkernomics/site/pages/rawhtml.py``), and the build calls ``page.render`` after
+   ``on_page_markdown``.
 5. Material's search worker: the page posts it the index (``SEARCH_MESSAGES["setup"]``) and
    each query (``"query"``), and reads the answers (``"result"``); a message's content is its
    ``SEARCH_DATA`` field (Material's ``SearchMessageType`` and ``SearchMessage``, in
@@ -43,32 +50,59 @@ What is relied on, and where:
    ``<meta name="tn-theme-search">`` (``search_shape``, written by ``main.html`` from the hooks'
    ``on_env``; without it the script changes nothing). The tests that watch the worker
    (``tests/helpers_search.py``, ``tests/helpers_browser.py``) read the same constants here.
+6. Material's inline scripts: the templates in ``templates/partials/javascripts/`` of its
+   package (and of Zensical's, the same scripts) are the theme's only inline scripts, which the
+   pages' Content-Security-Policy allows (``PROFILE``'s ``script_packages`` and
+   ``script_templates``; read by ``tinkernomics/site/postbuild/knownscripts.py``).
+7. Material's search dialog (``partials/search.html``) opens with ``SEARCH_DIALOG`` and no
+   accessible name: ``site_overrides/partials/tn-header.html`` adds one to that text (the hooks'
+   ``on_env`` hands it over; Zensical's dialog has a name already).
+8. Material's markup our stylesheets, scripts, templates and tests name (``MARKUP``): its
+   classes (``md-typeset``, ``md-button``...), CSS colour variables (``--md-*``) and data
+   attributes (``data-md-color-scheme``...). Most are its documented customisation interface;
+   CSS cannot read this module, so a rename is still followed in the stylesheets, but every name
+   is declared here: ``tests/test_theme_boundary.py`` fails on a name used and not listed, and
+   on a listed name the installed theme no longer has (naming the files that use it).
 
-Still outside this module (the package may not import it, or the theme's markup is the
-interface), each caught by a test when a release moves it:
+How the package learns these facts without importing the theme or this module: ``PROFILE`` is
+plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
+The macros module (``macros/__init__.py``, under MkDocs and Zensical) and ``tinkernomics outputs``
+read it with ``tinkernomics.site.outputs.read_theme_adapter``, which parses this file and never
+runs it, and hand it to the build (``SiteContext.theme``); the hooks hand ``profile()`` to the
+search cut. ``tests/test_theme_boundary.py`` fails if a theme internal (a private path, module
+or markup named here) appears in any other module, template, script or test.
 
-- ``tinkernomics/site/postbuild/knownscripts.py`` reads the theme's inline scripts from its
-  ``templates/partials/javascripts/`` (``test_security_*``: a theme script without a hash);
-  ``themefiles.py`` knows its asset names (rule 3, ``test_themefiles.py``).
-- ``site_overrides/partials/tn-header.html`` names the search dialog by replacing Material's
-  ``role="dialog">`` (``test_a11y_axe.py``).
-- Our stylesheets style Material's markup (its classes, ``data-md-color-scheme``): the
-  browser layout and axe tests see a change; the browser tests read its search box and results
-  (``tests/helpers_search.py``).
+What stays outside, by design: Material's documented customisation interface (the template
+blocks ``site_overrides/main.html`` extends, ``partials/header.html``, ``data-search-exclude``)
+changes only in a major release; the browser layout and axe tests see it move. The markup of
+rule 8 is written where it is styled, and listed here. ``main.html`` writes Material's scripts
+block again (rule 2): the build fails naming it if that block changes.
 
 Upgrade checklist (a new mkdocs-material or mkdocs):
 
-1. Install it, set ``PINS`` and the pins in ``pyproject.toml``.
-2. ``pytest tests/test_theme.py tests/test_searchcut.py tests/test_scripts_deferred.py
-   tests/test_themefiles.py tests/test_site_rawpage.py tests/test_search_terms.py``: the
-   search index of a tiny built site must be the same with and without the cut (rule 1); the
-   scripts block must still match (rule 2, else the build fails naming main.html); the theme
-   files' tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4);
-   a tiny site searched in Chromium must require every word of a query (rule 5).
+1. Install it, set ``PINS`` and the pins in ``pyproject.toml`` (the only other file a release
+   touches: packaging metadata, checked against ``PINS``).
+2. ``pytest tests/test_theme.py tests/test_theme_boundary.py tests/test_searchcut.py
+   tests/test_scripts_deferred.py tests/test_themefiles.py tests/test_site_rawpage.py
+   tests/test_search_terms.py tests/test_security_wall.py tests/test_a11y_axe.py``: the search
+   index of a tiny built site must be the same with and without the cut (rule 1); the scripts
+   block must still match (rule 2, else the build fails naming main.html); the theme files'
+   tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4); a tiny
+   site searched in Chromium must require every word of a query (rule 5); the theme's inline
+   scripts allowed (rule 6); the search dialog named (rule 7); every markup name still there
+   (rule 8).
 3. If rule 4 moved (``test_site_rawpage.py`` fails): read ``Page.render``, fix
    ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
-   ``material/plugins/search/plugin.py`` against the rules above, fix ``searchcut.py``.
+   ``material/plugins/search/plugin.py`` against the rules above and set ``PROFILE``'s
+   ``search_*``; if its structure moved (where a section or an exclusion ends), set
+   ``search_exclude`` to ``""``: no cut, the same index, a slower build, until
+   ``tinkernomics/site/pages/searchcut.py`` follows.
+   If rule 3 or 6 moved (``test_themefiles.py``, ``test_security_wall.py``): set ``PROFILE``.
+   If rule 7 moved (``test_a11y_axe.py``): set ``SEARCH_DIALOG``.
+   If rule 8 moved (``test_theme_boundary.py`` names a ``MARKUP`` name the theme lost): find
+   its new name in the release's templates and stylesheets, rename it in ``MARKUP`` and in the
+   files the test names.
    If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the installed
    bundle's source map holds it), set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker
    now reads a query's words as all required, drop ``search-terms.js`` instead.
@@ -77,10 +111,55 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from jinja2 import nodes
+
+PROFILE = {
+    # rule 6: the theme's inline scripts (Zensical's package holds the same partials)
+    "script_packages": ["material", "zensical"],
+    "script_templates": "templates/partials/javascripts",
+    # rule 3: the built assets no page loads
+    "source_maps_under": "assets",
+    "search_index": "search/search_index.json",
+    "search_index_start": '{"config":',
+    "search_languages": "assets/javascripts/lunr",
+    # rule 1: the search plugin's HTML parser
+    "search_exclude": "data-search-exclude",
+    "search_void": ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                    "param", "source", "track", "wbr"],
+    "search_stripped": r'\s?data-search-\w+="[^"]+"',
+}
+"""The theme's facts the package needs, as plain data (``tinkernomics.site.build.ThemeProfile``
+says what each field is). Keep it a literal: ``read_theme_adapter`` parses it without running
+this file."""
+
+SEARCH_DIALOG = 'role="dialog">'
+"""The end of the search dialog's opening tag in Material's ``partials/search.html`` (rule 7)."""
+
+MARKUP = frozenset({
+    # classes
+    "md-annotation__index", "md-button", "md-button--primary", "md-code__button",
+    "md-container", "md-content", "md-content__inner", "md-copyright", "md-header",
+    "md-header__button", "md-nav--primary", "md-nav__link", "md-progress", "md-search",
+    "md-search-result", "md-search-result__item", "md-search-result__list",
+    "md-search-result__meta", "md-search__input", "md-tag", "md-typeset",
+    "md-typeset__scrollwrap", "md-typeset__table",
+    # colour and font variables
+    "--md-accent-fg-color", "--md-code-bg-color", "--md-code-fg-color", "--md-code-font-family",
+    "--md-code-hl-constant-color", "--md-default-bg-color", "--md-default-fg-color",
+    "--md-default-fg-color--light", "--md-default-fg-color--lighter",
+    "--md-default-fg-color--lightest", "--md-footer-fg-color--light", "--md-hue",
+    "--md-typeset-a-color", "--md-typeset-table-color", "--md-typeset-table-color--light",
+    "--md-warning-fg-color",
+    # data attributes
+    "data-md-color-primary", "data-md-color-scheme", "data-md-component",
+})
+"""Material's markup the site's own files name (rule 8)."""
 
 PINS = {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2"}
 """The exact releases this adapter was checked against (``pyproject.toml`` pins the same)."""
@@ -103,6 +182,13 @@ SEARCH_MESSAGES = {"setup": {"type": 0}, "ready": {"type": 1}, "query": {"type":
 """Material's search-worker messages, each by the fields that tell it apart (rule 5)."""
 SEARCH_DATA = "data"
 """The field of a search-worker message that holds its content (the query's text)."""
+
+
+def profile() -> Any:
+    """``PROFILE`` as the package's ``ThemeProfile`` (what ``read_theme_adapter`` reads)."""
+    from tinkernomics.site.build import ThemeProfile
+
+    return ThemeProfile.from_data(PROFILE)
 
 
 def search_shape() -> str:
@@ -152,6 +238,23 @@ def theme_bundle(env: Any) -> str:
         "macros/theme.py (its upgrade checklist)")
 
 
+def render_without_markdown(page: Any, convert: Callable[[str], Any]) -> None:
+    """Give this page object a ``render`` (rule 4) that builds its HTML, table of contents and
+    title with ``convert(markdown)`` (an object with ``html``, ``toc_tokens``, ``title`` and
+    ``anchor_ids``), or, when that returns None, with MkDocs' own ``Page.render``."""
+    page.render = functools.partial(_render_converted, page, convert)
+
+
+def _render_converted(page: Any, convert: Callable[[str], Any], config: Any, files: Any) -> None:
+    from mkdocs.structure.pages import Page
+
+    raw = convert(page.markdown)
+    if raw is None:
+        return Page.render(page, config, files)
+    render_finished(page, raw.html, raw.toc_tokens, raw.title, raw.anchor_ids)
+    return None
+
+
 def render_finished(page: Any, html: str, toc_tokens: list[Any], title: str | None,
                     anchor_ids: set[str]) -> None:
     """Set on ``page`` what MkDocs' ``Page.render`` sets (rule 4), for HTML made without
@@ -169,11 +272,16 @@ def render_finished(page: Any, html: str, toc_tokens: list[Any], title: str | No
         page.links_to_anchors = {}
 
 
-def search_sections(html: str) -> list[tuple[str | None, str, str]]:
-    """The sections Material's search plugin keeps from ``html``: (id, title, text)."""
+def search_parser() -> type:
+    """Material's search plugin's HTML parser (the tests watch what it is fed)."""
     from material.plugins.search import plugin as material_search
 
-    parser = material_search.Parser()
+    return material_search.Parser
+
+
+def search_sections(html: str) -> list[tuple[str | None, str, str]]:
+    """The sections Material's search plugin keeps from ``html``: (id, title, text)."""
+    parser = search_parser()()
     parser.feed(html)
     parser.close()
     return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
@@ -184,3 +292,18 @@ def void_elements() -> set[str]:
     from material.plugins.search import plugin as material_search
 
     return set(material_search.void)
+
+
+def templates() -> Path:
+    """The installed Material's templates folder (its ``base.html``, partials and assets)."""
+    import material
+
+    return Path(material.__file__).resolve().parent / "templates"
+
+
+def build_in_process(config_file: Path) -> None:
+    """``mkdocs build`` of ``config_file`` in this process (a test watching the plugins)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    build(load_config(str(config_file)))

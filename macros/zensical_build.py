@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", default=CONFIG_FILE, help="default: mkdocs.yml")
     config = Path(parser.parse_args(argv).config_file).resolve()
     zensical.build(str(config), {"clean": True, "strict": True})
-    site = read_config(config)
+    site = read_config(config, theme_adapter=Path(__file__).with_name("theme.py"))
     write_site_outputs(site)
     print(f"wrote embeds, API and vendor files into {site.site_dir}")
     return 0

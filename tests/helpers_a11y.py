@@ -53,9 +53,9 @@ def bare_material_site(tmp: Path, *, overrides: Path | None = None) -> Path:
     """Bare Material pages with our theme settings and our nav's shape (every page a title and
     one section, so it has a table of contents), plus one page outside the nav
     (``outside/``). With ``overrides``, that folder is the theme's custom_dir."""
-    from mkdocs.utils.yaml import yaml_load
+    from helpers_site import mkdocs_config
 
-    ours = yaml_load((REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    ours = mkdocs_config()
     theme = {k: v for k, v in ours["theme"].items() if k != "custom_dir"}
     if overrides is not None:
         theme["custom_dir"] = str(overrides)

@@ -106,9 +106,9 @@ def test_the_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) -> 
 def test_mkdocs_with_our_settings_fails_on_a_broken_markdown_link(tmp_path: Path, link: str,
                                                                   fails: bool) -> None:
     """A tiny site with mkdocs.yml's own `validation` and `strict` settings."""
-    from mkdocs.utils.yaml import yaml_load
+    from helpers_site import mkdocs_config
 
-    ours = yaml_load((REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    ours = mkdocs_config()
     assert ours["strict"] is True
     config = {"site_name": "t", "strict": ours["strict"], "validation": ours["validation"],
               "nav": ["index.md", "other.md"]}

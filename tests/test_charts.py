@@ -30,7 +30,9 @@ from tinkernomics.site.charts import svg as chartsvg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 PLOTLY_JS_VERSION = "4.1.1"
-PLOTLY_JS_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba"
+PLOTLY_JS_SHA256 = re.search(r"sha256: `(\w+)`", (chartsite.plotly_js_path().parent / "README.md")
+                             .read_text(encoding="utf-8")).group(1)  # type: ignore[union-attr]
+"""The vendored bundle's hash, as its README records it (one place to change on a refresh)."""
 """The vendored bundle (tinkernomics/site/charts/static/plotly/README.md says how to refresh)."""
 BASIC_BUNDLE_TRACES = {"scatter", "bar", "pie"}
 """The trace types plotly.js's basic partial bundle can draw."""

@@ -26,6 +26,13 @@ ADAPTER_CLAIMS = {
     "macros.theme.search_sections": "Material's search parser, what searchcut mirrors "
                                     "(test_searchcut)",
     "macros.theme.void_elements": "Material's parser's void elements (test_searchcut)",
+    "macros.theme.search_parser": "Material's search parser, watched while a tiny site builds "
+                                  "(test_theme)",
+    "macros.theme.templates": "the installed Material's templates, read by the theme files' "
+                              "and scripts' tests (test_themefiles, test_scripts_deferred)",
+    "macros.theme.MARKUP": "Material's markup the site's files name (test_theme_boundary)",
+    "macros.theme.build_in_process": "a tiny Material site built while the parser is watched "
+                                     "(test_theme)",
 }
 """The theme adapter's claims about Material, MkDocs and Plotly: data only its checklist tests
 read, kept in the one module a theme release may change (issue 41), not test helpers."""

@@ -6,17 +6,15 @@ which writes Material's block again with the path the MkDocs hook reads from Mat
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from types import ModuleType
 
-import material
 import pytest
 from conftest_site import BuiltSite
-from helpers_site import load_hooks, mkdocs_config
+from helpers_site import load_hooks, load_theme, mkdocs_config
 from jinja2 import DictLoader, Environment, FileSystemLoader
 from mkdocs.exceptions import PluginError
 
-MATERIAL_TEMPLATES = Path(material.__file__).parent / "templates"
+MATERIAL_TEMPLATES = load_theme().templates()
 _SCRIPT = re.compile(r"<script\b([^>]*)>")
 _SRC = re.compile(r'\ssrc="([^"]+)"')
 

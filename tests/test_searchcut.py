@@ -14,13 +14,25 @@ import pytest
 from conftest_site import BuiltSite
 from helpers_site import load_hooks, load_theme, mkdocs_config
 
-from tinkernomics.site.pages import searchcut
-from tinkernomics.site.pages.searchcut import PLACEHOLDER, cut, restore
+from tinkernomics.site.build import NO_THEME
+from tinkernomics.site.pages.searchcut import PLACEHOLDER
+from tinkernomics.site.pages.searchcut import cut as cut_with
+from tinkernomics.site.pages.searchcut import restore as restore_with
 
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 
 
 THEME = load_theme()
+PROFILE = THEME.profile()
+
+
+def cut(html: str) -> tuple[str, list[str]]:
+    """The cut with the search plugin's rules as the theme adapter declares them."""
+    return cut_with(html, PROFILE)
+
+
+def restore(html: str, parts: list[str]) -> str:
+    return restore_with(html, parts, PROFILE)
 
 
 def indexed(html: str) -> list[tuple[str | None, str, str]]:
@@ -113,7 +125,15 @@ def test_restore_strips_what_material_strips() -> None:
 
 
 def test_void_elements_match_materials() -> None:
-    assert THEME.void_elements() == set(searchcut.VOID)
+    assert THEME.void_elements() == set(PROFILE.search_void)
+
+
+def test_without_the_themes_rules_nothing_is_cut() -> None:
+    """No profile (``NO_THEME``), or an adapter that turned the cut off (an empty mark, its
+    upgrade checklist's way out): the page goes to the indexer whole."""
+    html = CUT_CASES["element interior"]
+    assert cut_with(html, NO_THEME) == (html, [])
+    assert PROFILE.search_exclude in html and cut(html)[1]
 
 
 def test_hooks_cut_before_search_and_restore_after(repo_root: Path) -> None:

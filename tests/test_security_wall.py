@@ -7,26 +7,28 @@ payloads in Chromium are in test_security_wall_browser.py.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from helpers_hostile import INJECTED, MARK, inject
+from helpers_site import load_theme
 
+from tinkernomics.site.build import NO_THEME
 from tinkernomics.site.postbuild import csp, knownscripts
 
+PROFILE = load_theme().profile()
+"""The theme's facts as the theme adapter declares them (where its inline scripts are)."""
+KNOWN = knownscripts.known_scripts(None, PROFILE)
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
 
 def _theme_script() -> str:
     """A script the theme's templates write as it is (no template values): the first of its
     partials' (found by reading them, not by its text, which a theme release may change)."""
-    known = knownscripts.known_scripts()
-    return next(body for path in knownscripts.template_files(None)
+    return next(body for path in knownscripts.theme_script_files(PROFILE)
                 for body in knownscripts.inline_scripts(path.read_text(encoding="utf-8"))
-                if body in known.exact)
+                if body in KNOWN.exact)
 
 
 def _page(*body: str) -> str:
@@ -37,10 +39,7 @@ def _page(*body: str) -> str:
 
 def _scope_script() -> str:
     """Material's scope script as a page two folders down has it (a template with a value)."""
-    spec = importlib.util.find_spec("material")
-    assert spec is not None and spec.submodule_search_locations
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    base = folder / knownscripts.THEME_SCRIPTS / "base.html"
+    base = next(p for p in knownscripts.theme_script_files(PROFILE) if p.name == "base.html")
     body = knownscripts.inline_scripts(base.read_text(encoding="utf-8"))[0]
     return re.sub(r"\{\{.*?\}\}", "../..", body)
 
@@ -57,7 +56,7 @@ def _hashes(page: str) -> set[str]:
 
 def test_the_theme_scripts_are_known() -> None:
     page = _page()
-    result = csp.with_policy(page)
+    result = csp.with_policy(page, KNOWN)
     assert _hashes(result.text) == {csp.script_hash(s) for s in csp.inline_scripts(page)}
     assert len(_hashes(result.text)) == 2 and result.blocked == 0
 
@@ -66,8 +65,8 @@ def test_the_theme_scripts_are_known() -> None:
 def test_injected_markup_gets_no_hash(name: str) -> None:
     """A payload put into a page before the pass adds no hash: the policy is the one the page
     would have without it (on the old pass every injected script was hashed)."""
-    clean = csp.with_policy(_page()).text
-    result = csp.with_policy(inject(_page(), INJECTED[name]))
+    clean = csp.with_policy(_page(), KNOWN).text
+    result = csp.with_policy(inject(_page(), INJECTED[name]), KNOWN)
     assert _hashes(result.text) == _hashes(clean)
     assert _script_src(result.text) == _script_src(clean)
 
@@ -75,9 +74,15 @@ def test_injected_markup_gets_no_hash(name: str) -> None:
 def test_a_script_that_copies_a_theme_script_with_its_own_code_is_not_known() -> None:
     scope = _scope_script()
     escaped = scope.replace('"../.."', f'"x",location),{MARK}//"')
-    assert knownscripts.known_scripts().allows(scope)
-    assert not knownscripts.known_scripts().allows(escaped)
-    assert not knownscripts.known_scripts().allows(scope + ";" + MARK)
+    assert KNOWN.allows(scope)
+    assert not KNOWN.allows(escaped)
+    assert not KNOWN.allows(scope + ";" + MARK)
+
+
+def test_without_the_themes_facts_no_theme_script_is_known() -> None:
+    """The package knows the theme's scripts only from the adapter's profile."""
+    assert not knownscripts.known_scripts(None, NO_THEME).allows(_theme_script())
+    assert not list(knownscripts.theme_script_files(NO_THEME))
 
 
 def test_template_bodies_become_literals_patterns_or_nothing() -> None:
@@ -105,7 +110,7 @@ class _Metas(HTMLParser):
 @pytest.mark.parametrize("name", [n for n in sorted(INJECTED)
                                   if "refresh" in n or "srcdoc" in n or "policy" in n])
 def test_no_http_equiv_or_srcdoc_survives_but_the_policy(name: str) -> None:
-    result = csp.with_policy(inject(_page(), INJECTED[name]))
+    result = csp.with_policy(inject(_page(), INJECTED[name]), KNOWN)
     names = re.findall(r"(?<![\w-])(?:http-equiv|srcdoc)(?=[\s/>=])", result.text, re.I)
     assert names == ["http-equiv"], names
     parser = _Metas()
@@ -115,8 +120,8 @@ def test_no_http_equiv_or_srcdoc_survives_but_the_policy(name: str) -> None:
 
 
 def test_the_pass_is_idempotent_and_replaces_its_old_policy() -> None:
-    once = csp.with_policy(inject(_page(), INJECTED["meta-refresh"])).text
-    assert csp.with_policy(once).text == once
+    once = csp.with_policy(inject(_page(), INJECTED["meta-refresh"]), KNOWN).text
+    assert csp.with_policy(once, KNOWN).text == once
     assert len(META.findall(once)) == 1
 
 
@@ -136,8 +141,8 @@ def test_add_policies_reports_what_it_disarmed(tmp_path) -> None:
     (tmp_path / "a" / "index.html").write_text(inject(_page(), INJECTED["script"]
                                                       + INJECTED["meta-refresh"]), "utf-8")
     (tmp_path / "frag.html").write_text("<p>x</p>", "utf-8")
-    report = csp.add_policies(tmp_path)
+    report = csp.add_policies(tmp_path, KNOWN)
     assert report.changed == 2
     assert report.blocked == {"a/index.html": 1} and report.renamed == {"a/index.html": 1}
     assert len(report.warnings()) == 2 and "a/index.html" in report.warnings()[0]
-    assert csp.add_policies(tmp_path).changed == 0
+    assert csp.add_policies(tmp_path, KNOWN).changed == 0

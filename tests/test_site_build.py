@@ -15,7 +15,16 @@ from urllib.parse import urldefrag, urlsplit
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite, run_mkdocs_build
 from helpers_contrib import run_cli_in_process
-from helpers_site import PAGES, Node, article, load_page, page_file, parse, second_build
+from helpers_site import (
+    PAGES,
+    Node,
+    article,
+    load_page,
+    load_theme,
+    page_file,
+    parse,
+    second_build,
+)
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
@@ -319,7 +328,7 @@ def remote(url: str) -> bool:
 
 def search_entries(site: Path) -> dict[str, str]:
     """The built search index: location -> text."""
-    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / load_theme().PROFILE["search_index"]).read_text(encoding="utf-8"))
     return {doc["location"]: doc["text"] for doc in index["docs"]}
 
 

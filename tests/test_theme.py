@@ -49,7 +49,7 @@ def _build(tmp_path: Path, *, hooks: bool) -> list[dict[str, str]]:
     (root / "mkdocs.yml").write_text("\n".join(config) + "\n", encoding="utf-8")
     subprocess.run([str(MKDOCS), "build", "-q", "-f", str(root / "mkdocs.yml")], check=True,
                    cwd=root, capture_output=True)
-    index = json.loads((root / "site" / "search" / "search_index.json").read_text("utf-8"))
+    index = json.loads((root / "site" / THEME.PROFILE["search_index"]).read_text("utf-8"))
     return [{k: doc[k] for k in ("location", "title", "text")} for doc in index["docs"]]
 
 
@@ -72,13 +72,10 @@ def test_the_search_plugin_parses_the_page_the_hooks_cut(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The hooks' priorities (rule 1): Material's search plugin reads each page after the cut
     (its placeholders, not the excluded text) and the theme renders it after the restore."""
-    from material.plugins.search import plugin as material_search
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
     parsed: list[str] = []
-    feed = material_search.Parser.feed
-    monkeypatch.setattr(material_search.Parser, "feed",
+    parser = THEME.search_parser()
+    feed = parser.feed
+    monkeypatch.setattr(parser, "feed",
                         lambda self, data: (parsed.append(data), feed(self, data))[1])
     root = tmp_path / "site-src"
     (root / "docs").mkdir(parents=True)
@@ -87,7 +84,7 @@ def test_the_search_plugin_parses_the_page_the_hooks_cut(tmp_path: Path,
         "site_name: t\ntheme: {name: material}\nplugins: [search]\n"
         "markdown_extensions: [attr_list, md_in_html]\n"
         f"hooks: ['{REPO / 'macros' / 'mkdocs_hooks.py'}']\n", encoding="utf-8")
-    build(load_config(str(root / "mkdocs.yml")))
+    THEME.build_in_process(root / "mkdocs.yml")
     index_page = next(text for text in parsed if "Visible words" in text)
     assert "tn:search-cut" in index_page and "hiddenparagraph" not in index_page, \
         "walk the upgrade checklist in macros/theme.py (rule 1: the hooks' priorities)"
@@ -132,9 +129,55 @@ def test_the_charts_call_only_the_plotly_functions_the_adapter_names() -> None:
     assert called <= set(THEME.PLOTLY_API), "a Plotly call macros/theme.py does not name"
 
 
-def test_no_script_or_test_reads_a_private_plotly_field() -> None:
-    private = re.compile(r"\._full[A-Z]\w*|\bgd\._\w+")  # gd: a graph div
-    paths = [*SCRIPTS, *sorted((REPO / "tests").glob("*.py"))]
-    found = {str(p.relative_to(REPO)): m.group(0) for p in paths if p.name != "test_theme.py"
-             for m in private.finditer(p.read_text(encoding="utf-8"))}
-    assert not found, "Plotly's private fields (use gd.layout, the drawn SVG): " + str(found)
+# --------------------------------------------------------------------------- the theme's facts
+
+
+def test_the_package_reads_the_profile_the_adapter_declares() -> None:
+    """``PROFILE`` is read as data (never run) by the macros module and ``tinkernomics
+    outputs``; the hooks build the same profile from it."""
+    from tinkernomics.site.outputs import read_config, read_theme_adapter
+
+    adapter = REPO / "macros" / "theme.py"
+    assert read_theme_adapter(adapter) == THEME.profile()
+    assert read_config(REPO / "mkdocs.yml").theme_adapter == adapter
+    assert THEME.profile().search_exclude and THEME.profile().script_packages
+
+
+def test_the_profile_reaches_the_context_of_a_build(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.site import build as sitebuild
+
+    monkeypatch.setattr(sitebuild, "_SHARED", {})
+    monkeypatch.setattr(sitebuild, "all_macros", lambda ctx: {})
+    monkeypatch.setattr(sitebuild, "load_valid_catalog", lambda *a, **k: None)
+    ctx, _ = sitebuild.shared_site(tmp_path, theme=THEME.profile())
+    assert ctx.theme == THEME.profile()
+    bare, _ = sitebuild.shared_site(tmp_path)
+    assert bare.theme == sitebuild.NO_THEME
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("X = 1\n", "no PROFILE = {...}"),
+    ("PROFILE = {'search_void': 'br'}\n", "search_void must be a list of strings"),
+    ("PROFILE = {'search_voids': []}\n", "unknown field(s) search_voids"),
+    ("PROFILE = dict(a=1)\n", "PROFILE"),
+    ("PROFILE = {\n", "cannot read the theme adapter"),
+])
+def test_a_bad_adapter_is_one_line_naming_it(tmp_path: Path, text: str, message: str) -> None:
+    from tinkernomics.site.build import OutputError
+    from tinkernomics.site.outputs import read_theme_adapter
+
+    adapter = tmp_path / "theme.py"
+    adapter.write_text(text, encoding="utf-8")
+    with pytest.raises(OutputError, match=re.escape(message)) as caught:
+        read_theme_adapter(adapter)
+    assert str(caught.value).startswith(str(adapter)) and "\n" not in str(caught.value)
+
+
+def test_outputs_take_another_theme_adapter(tmp_path: Path) -> None:
+    from helpers_contrib import run_cli_in_process
+
+    (tmp_path / "site").mkdir()
+    done = run_cli_in_process("outputs", "--site-dir", str(tmp_path / "site"),
+                              "--theme-adapter", str(tmp_path / "none.py"), cwd=REPO)
+    assert done.returncode == 1 and str(tmp_path / "none.py") in done.stderr

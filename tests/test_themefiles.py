@@ -8,20 +8,28 @@ import json
 import re
 from pathlib import Path
 
-import material
 import pytest
 from conftest_site import BuiltSite
+from helpers_site import load_theme
 
+from tinkernomics.site.build import NO_THEME
+from tinkernomics.site.postbuild import themefiles
 from tinkernomics.site.postbuild.themefiles import (
-    LUNR_DIR,
-    SEARCH_INDEX,
-    drop_source_maps,
     drop_unused_search_languages,
     drop_unused_theme_files,
     index_languages,
 )
 
-THEME_ASSETS = Path(material.__file__).resolve().parent / "templates" / "assets"
+THEME = load_theme()
+PROFILE = THEME.profile()
+"""Where the theme adapter says the theme's files are (rule 3 of macros/theme.py)."""
+ASSETS, LUNR_DIR, SEARCH_INDEX = (PROFILE.source_maps_under, PROFILE.search_languages,
+                                  PROFILE.search_index)
+THEME_ASSETS = THEME.templates() / ASSETS
+
+
+def drop_source_maps(site: Path) -> int:
+    return themefiles.drop_source_maps(site, ASSETS)
 COMMENT = re.compile(rb"\n?(//|/\*)# sourceMappingURL=\S+( \*/)?\s*\Z")
 
 
@@ -31,7 +39,7 @@ def write(path: Path, data: bytes) -> None:
 
 
 def test_maps_and_the_comments_naming_them_go_other_bytes_stay(tmp_path: Path) -> None:
-    js, css = tmp_path / "assets/javascripts", tmp_path / "assets/stylesheets"
+    js, css = tmp_path / ASSETS / "javascripts", tmp_path / ASSETS / "stylesheets"
     write(js / "bundle.min.js", b"(()=>{a<b})();\n//# sourceMappingURL=bundle.min.js.map\n\n")
     write(js / "bundle.min.js.map", b'{"version":3}' * 100)
     write(js / "workers/search.js", b"x();\n//# sourceMappingURL=../search.js.map")
@@ -68,27 +76,28 @@ def test_the_index_languages_are_read_from_its_head(tmp_path: Path) -> None:
     """MkDocs writes the config first: the pages' texts after it (megabytes at 1,000
     algorithms) are not read, so not even a cut-off tail stops it; another layout is read
     whole."""
-    index = tmp_path / "search_index.json"
-    index.write_text('{"config":{"lang":["en"],"separator":"x"},"docs":[{"text":"' + "a" * 99999,
+    index = tmp_path / "index.json"
+    start = PROFILE.search_index_start  # how MkDocs starts it: the config first
+    index.write_text(start + '{"lang":["en"],"separator":"x"},"docs":[{"text":"' + "a" * 99999,
                      encoding="utf-8")
-    assert index_languages(index) == ["en"]
+    assert index_languages(index, PROFILE.search_index_start) == ["en"]
     index.write_text(json.dumps({"docs": [{"text": "b" * 99999}], "config": {"lang": ["de"]}}),
                      encoding="utf-8")
-    assert index_languages(index) == ["de"]
-    index.write_text('{"config":{"lang":["ja"],"x":"' + "c" * 99999 + '"},"docs":[]}',
+    assert index_languages(index, PROFILE.search_index_start) == ["de"]
+    index.write_text(start + '{"lang":["ja"],"x":"' + "c" * 99999 + '"},"docs":[]}',
                      encoding="utf-8")
-    assert index_languages(index) == ["ja"]
+    assert index_languages(index, PROFILE.search_index_start) == ["ja"]
 
 
 @pytest.mark.build
 def test_built_site_has_no_source_map_and_the_theme_bundles_are_otherwise_intact(
         built_site: BuiltSite) -> None:
-    assets = built_site.root / "assets"
+    assets = built_site.root / ASSETS
     assert not list(assets.rglob("*.map"))
     theme_maps = list(THEME_ASSETS.rglob("*.map"))
     assert theme_maps, "the theme ships source maps: this test checks they are dropped"
     compared = 0
-    lunr = THEME_ASSETS / "javascripts" / "lunr"
+    lunr = THEME.templates() / LUNR_DIR
     for source in THEME_ASSETS.rglob("*"):
         if source.suffix not in (".js", ".css") or not source.is_file() or lunr in source.parents:
             continue
@@ -105,24 +114,31 @@ def search_site(root: Path, languages: list[str]) -> Path:
     write(root / SEARCH_INDEX, json.dumps({"config": {"lang": languages}, "docs": []}).encode())
     write(root / LUNR_DIR / "min/lunr.de.min.js", b"de();")
     write(root / LUNR_DIR / "tinyseg.js", b"ja();")
-    write(root / "assets/javascripts/workers/search.js", b"worker();")
+    write(root / ASSETS / "javascripts/workers/search.js", b"worker();")
     return root
 
 
 def test_an_english_only_site_loses_the_search_languages_and_keeps_the_worker(
         tmp_path: Path) -> None:
     site = search_site(tmp_path, ["en"])
-    assert drop_unused_theme_files(site) == len(b"de();") + len(b"ja();")
+    assert drop_unused_theme_files(site, PROFILE) == len(b"de();") + len(b"ja();")
     assert not (site / LUNR_DIR).exists()
-    assert (site / "assets/javascripts/workers/search.js").read_bytes() == b"worker();"
-    assert drop_unused_search_languages(site) == 0
+    assert (site / ASSETS / "javascripts/workers/search.js").read_bytes() == b"worker();"
+    assert drop_unused_search_languages(site, PROFILE) == 0
+
+
+def test_without_the_themes_facts_nothing_is_dropped(tmp_path: Path) -> None:
+    site = search_site(tmp_path, ["en"])
+    write(site / ASSETS / "x.js.map", b"{}")
+    assert drop_unused_theme_files(site, NO_THEME) == 0
+    assert (site / LUNR_DIR / "tinyseg.js").is_file() and (site / ASSETS / "x.js.map").is_file()
 
 
 @pytest.mark.parametrize("languages", [["en", "de"], ["ja"], []])
 def test_any_other_language_list_keeps_every_search_language(tmp_path: Path,
                                                              languages: list[str]) -> None:
     site = search_site(tmp_path, languages)
-    assert drop_unused_search_languages(site) == 0
+    assert drop_unused_search_languages(site, PROFILE) == 0
     assert (site / LUNR_DIR / "min/lunr.de.min.js").is_file()
     assert (site / LUNR_DIR / "tinyseg.js").is_file()
 
@@ -130,7 +146,7 @@ def test_any_other_language_list_keeps_every_search_language(tmp_path: Path,
 def test_no_search_index_keeps_the_search_languages(tmp_path: Path) -> None:
     site = search_site(tmp_path, ["en"])
     (site / SEARCH_INDEX).unlink()
-    assert drop_unused_search_languages(site) == 0
+    assert drop_unused_search_languages(site, PROFILE) == 0
     assert (site / LUNR_DIR / "tinyseg.js").is_file()
 
 
@@ -139,6 +155,6 @@ def test_built_site_searches_english_only_without_the_language_files(
         built_site: BuiltSite) -> None:
     index = json.loads((built_site.root / SEARCH_INDEX).read_text(encoding="utf-8"))
     assert index["config"]["lang"] == ["en"]
-    assert (THEME_ASSETS / "javascripts" / "lunr").is_dir()
+    assert (THEME.templates() / LUNR_DIR).is_dir()
     assert not (built_site.root / LUNR_DIR).exists()
-    assert list((built_site.root / "assets/javascripts/workers").glob("search.*.min.js"))
+    assert list((built_site.root / ASSETS / "javascripts/workers").glob("search.*.min.js"))

@@ -33,6 +33,7 @@ from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_browser import SHUTDOWN_POLL_S
 from helpers_calc import real_catalog
 from helpers_contrib import run_cli_in_process
+from helpers_site import load_theme
 
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
@@ -244,7 +245,8 @@ def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: B
                 and d["location"] != "algorithms/" and not d["location"].startswith("algorithms/#")}
 
     zensical = json.loads((zensical_site.root / "search.json").read_text(encoding="utf-8"))
-    mkdocs = json.loads((built_site.root / "search" / "search_index.json").read_text("utf-8"))
+    mkdocs = json.loads((built_site.root / load_theme().PROFILE["search_index"]).read_text(
+        "utf-8"))
     found = algorithm_sections(zensical["items"])
     assert found == algorithm_sections(mkdocs["docs"])
     assert found and not {loc for loc in found if loc.endswith(

@@ -25,9 +25,11 @@ def counted_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Path]
     """SiteContext.load and the macros stubbed out, recording every load of a project."""
     loads: list[Path] = []
 
-    def fake_load(root: Path, site_url: str = "") -> sitebuild.SiteContext:
+    def fake_load(root: Path, site_url: str = "",
+                  theme: sitebuild.ThemeProfile = sitebuild.NO_THEME) -> sitebuild.SiteContext:
         loads.append(root)
-        return sitebuild.SiteContext(root=root, catalog=None, site_url=site_url)  # type: ignore[arg-type]
+        return sitebuild.SiteContext(root=root, catalog=None,  # type: ignore[arg-type]
+                                     site_url=site_url, theme=theme)
 
     monkeypatch.setattr(sitebuild.SiteContext, "load", staticmethod(fake_load))
     monkeypatch.setattr(sitebuild, "all_macros", lambda ctx: {"m": lambda: "x"})

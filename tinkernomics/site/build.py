@@ -11,7 +11,12 @@ MkDocs from ``on_post_build``, anything else through ``tinkernomics outputs`` (s
 - ``macros(ctx) -> dict[str, Callable[..., str]]``  macros it adds to pages, and optionally
 - ``write_outputs(ctx, site_dir: Path) -> None``    files it writes after the pages are built.
 
-Feature modules never import a site generator; they receive plain values.
+Feature modules never import a site generator; they receive plain values. What the build must
+know of the page theme's files and markup (its inline scripts' folder, the assets it copies, its
+search indexer's rules) is such a value too: a ``ThemeProfile``, declared as plain data by the
+theme adapter (``macros/theme.py``, ``PROFILE``) and handed over by whoever runs the build
+(``shared_site``'s ``theme``, ``tinkernomics outputs --theme-adapter``). Nothing in the package
+names the theme's internals; ``tests/test_theme_boundary.py`` checks it.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import errno
 import importlib
 import os
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
@@ -51,21 +56,75 @@ CATALOG_ENV = "TINKERNOMICS_CATALOG"
 Macro = Callable[..., str]
 
 
+@dataclass(frozen=True)
+class ThemeProfile:
+    """The page theme's facts the build relies on, as plain data (the theme adapter's
+    ``PROFILE``; its docstring says what each is in the theme). The empty profile is no theme:
+    no theme script is allowed by the pages' policy, no theme file dropped, no search cut."""
+
+    script_packages: tuple[str, ...] = ()
+    """Installed packages whose inline-script templates a page's policy allows."""
+    script_templates: str = ""
+    """Where in each of those packages the templates of its inline scripts are."""
+    source_maps_under: str = ""
+    """The site folder the theme copies its bundles and their source maps into."""
+    search_index: str = ""
+    """The search index in the built site; its ``config.lang`` lists the languages searched."""
+    search_index_start: str = ""
+    """How the index starts when its config comes first (then only its head is read)."""
+    search_languages: str = ""
+    """The folder of the search worker's files for languages other than English."""
+    search_exclude: str = ""
+    """The attribute that keeps an element (or a heading's section) out of the index."""
+    search_void: frozenset[str] = frozenset()
+    """The elements the indexer's HTML parser never expects an end tag for."""
+    search_stripped: str = ""
+    """A pattern of the attributes the indexer strips from a page once it has read it."""
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ThemeProfile:
+        """A profile from plain data (lists for tuples and sets); an unknown key or a value of
+        the wrong type is a ``ValueError`` naming it."""
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"theme profile: unknown field(s) {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name, value in data.items():
+            kind = str(known[name].type)
+            if kind == "str":
+                if not isinstance(value, str):
+                    raise ValueError(f"theme profile: {name} must be a string")
+                values[name] = value
+                continue
+            if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)) \
+                    or not all(isinstance(item, str) for item in value):
+                raise ValueError(f"theme profile: {name} must be a list of strings")
+            values[name] = tuple(value) if kind.startswith("tuple") else frozenset(value)
+        return cls(**values)
+
+
+NO_THEME = ThemeProfile()
+"""No theme facts (unit tests of a feature, a site built without the adapter)."""
+
+
 @dataclass
 class SiteContext:
-    """Everything a feature needs: the validated catalog, the project root, the site URL."""
+    """Everything a feature needs: the validated catalog, the project root, the site URL, and
+    the theme's facts (``theme``)."""
 
     root: Path
     catalog: Catalog
     site_url: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    theme: ThemeProfile = NO_THEME
 
     @classmethod
-    def load(cls, root: Path, site_url: str = "") -> SiteContext:
+    def load(cls, root: Path, site_url: str = "", theme: ThemeProfile = NO_THEME) -> SiteContext:
         """Load and validate the catalog once; raise CatalogError listing every problem."""
         catalog = load_valid_catalog(catalog_dir(root), docs_dir=root / "docs",
                                      needs=site_needs(), names=site_names())
-        return cls(root=root, catalog=catalog, site_url=site_url)
+        return cls(root=root, catalog=catalog, site_url=site_url, theme=theme)
 
     @cached_property
     def factor(self) -> Any:
@@ -103,7 +162,7 @@ class _Shared:
     """The build this entry was last checked for (held, so its id cannot be reused)."""
 
 
-_SHARED: dict[tuple[str, str], _Shared] = {}
+_SHARED: dict[tuple[str, str, ThemeProfile], _Shared] = {}
 _SHARED_LOCK = threading.Lock()
 
 
@@ -131,8 +190,8 @@ def fingerprint(root: Path) -> Fingerprint:
     return tuple(sorted(found))
 
 
-def shared_site(root: Path, site_url: str = "",
-                build: object | None = None) -> tuple[SiteContext, dict[str, Macro]]:
+def shared_site(root: Path, site_url: str = "", build: object | None = None,
+                theme: ThemeProfile = NO_THEME) -> tuple[SiteContext, dict[str, Macro]]:
     """The context and macros for ``root``: loaded once, again only when the catalog changed.
 
     Zensical runs the macros module's ``define_env`` for every page (re-executing the module, so
@@ -140,16 +199,16 @@ def shared_site(root: Path, site_url: str = "",
     ``build`` is an object that lives as long as one build (Zensical's config dict): for the
     same build the catalog is not checked again (stat-ing 2,000 files per page costs seconds
     at 1,000 pages). Without it (MkDocs: one call per build) every call checks the catalog, so
-    an edit during ``serve`` is never missed.
+    an edit during ``serve`` is never missed. ``theme``: the theme adapter's profile.
     """
-    key = (str(root.resolve()), site_url)
+    key = (str(root.resolve()), site_url, theme)
     with _SHARED_LOCK:
         cached = _SHARED.get(key)
         if cached is not None and build is not None and cached.build is build:
             return cached.ctx, cached.macros
         now = fingerprint(root)
         if cached is None or cached.fingerprint != now:
-            ctx = SiteContext.load(root, site_url=site_url)
+            ctx = SiteContext.load(root, site_url=site_url, theme=theme)
             cached = _Shared(now, ctx, all_macros(ctx), build)
             _SHARED[key] = cached
         cached.build = build

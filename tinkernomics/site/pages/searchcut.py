@@ -1,29 +1,34 @@
 """Hand the search indexer only what it indexes (pipeline: pages, build speed).
 
-Material's search plugin parses every page's HTML with Python's ``HTMLParser`` to split it into
-sections, then drops what carries ``data-search-exclude``: an element, or a heading's whole
-section. On an algorithm page most of the HTML is excluded (the chart's fallback SVGs, the ScaleRL
-parameters, the typical-run panel, the unverified values, the references), yet parsing it was
-the largest single cost of a build at 1,000 algorithms.
+The theme's search plugin (Material's) parses every page's HTML with Python's ``HTMLParser`` to
+split it into sections, then drops what carries its exclusion mark: an element, or a heading's
+whole section. On an algorithm page most of the HTML is excluded (the chart's fallback SVGs, the
+ScaleRL parameters, the typical-run panel, the unverified values, the references), yet parsing it
+was the largest single cost of a build at 1,000 algorithms.
 
-``cut(html)`` takes those excluded parts out before the indexer runs, leaving a numbered
+``cut(html, theme)`` takes those excluded parts out before the indexer runs, leaving a numbered
 placeholder comment; ``restore`` puts them back afterwards (the MkDocs hooks in
-``macros/mkdocs_hooks.py`` call the two around the search plugin). Only what the indexer would
-certainly ignore is cut, so the index is the same, entry for entry:
+``macros/mkdocs_hooks.py`` call the two around the search plugin). What marks an exclusion, which
+elements the parser takes as void and which attributes it strips after indexing are the theme
+adapter's (``ThemeProfile``'s ``search_*``, rule 1 of ``macros/theme.py``): an empty mark cuts
+nothing. Only what the indexer would certainly ignore is cut, so the index is the same, entry
+for entry:
 
-- the inside of an element marked ``data-search-exclude`` (the element's tags stay);
-- the body of a section whose heading is marked ``data-search-exclude``, up to the next heading.
+- the inside of an element carrying the mark (the element's tags stay);
+- the body of a section whose heading carries the mark, up to the next heading.
 
 A part is cut only if it is a balanced fragment (every tag it opens it closes, so the parser's
 nesting is the same after it), holds no heading (a heading starts a section even inside an
-excluded element), no element of the excluded element's own tag (Material ends the exclusion at
-the first end tag of that name), and no unfinished ``<script>`` or ``<style>``. Anything else is
+excluded element), no element of the excluded element's own tag (the parser ends the exclusion
+at the first end tag of that name), and no unfinished ``<script>`` or ``<style>``. Anything else is
 left for the parser as it was: a missed cut costs time, never a search entry.
 """
 
 from __future__ import annotations
 
 import re
+
+from tinkernomics.site.build import ThemeProfile
 
 PLACEHOLDER = "<!--tn:search-cut:{}-->"
 _PLACEHOLDER_START = PLACEHOLDER.split("{")[0]
@@ -34,7 +39,6 @@ _ATTRS = r"[^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*"
 _TAG = re.compile(rf"<(/?)({_NAME})({_ATTRS})>")
 """A start or end tag: group 1 ``/`` for an end tag, 2 the name, 3 the attributes."""
 _ATTR_NAME = re.compile(r"""[\s/]*([^\s=>/"']+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?""")
-_MARK = "data-search-exclude"
 _MARKUP = re.compile(
     r"<!--.*?-->|<(script|style)\b[^>]*>.*?</\1\s*>"
     r"|(<!--|<(?:script|style)\b)"
@@ -43,23 +47,18 @@ _MARKUP = re.compile(
 names a script or style), the start of an unfinished one (group 2), and tags (group 3 the name,
 with ``/`` for an end tag; group 4 its attributes, ending in ``/`` if it closes itself)."""
 _HEADING = re.compile(r"<h[1-6][\s>]", re.I)
-VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                  "param", "source", "track", "wbr"})
-"""HTML's void elements: they never take an end tag, as the indexer's parser knows."""
-_MATERIAL_ATTRS = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")
-"""What Material's search plugin strips from the page after indexing; applied to restored parts
-too, so the page is what it would have been."""
 
 
-def cut(html: str) -> tuple[str, list[str]]:
+def cut(html: str, theme: ThemeProfile) -> tuple[str, list[str]]:
     """``html`` without the parts the search index ignores, and those parts in order (none if
     the page already holds a placeholder's text, which ``restore`` would then misread)."""
-    if _MARK not in html or _PLACEHOLDER_START in html:
+    if not theme.search_exclude or theme.search_exclude not in html \
+            or _PLACEHOLDER_START in html:
         return html, []
     parts: list[str] = []
     out: list[str] = []
     pos = 0
-    for start, end in sorted(_excluded_spans(html)):
+    for start, end in sorted(_excluded_spans(html, theme.search_exclude, theme.search_void)):
         if start < pos:  # inside a part already cut
             continue
         out.append(html[pos:start])
@@ -70,34 +69,37 @@ def cut(html: str) -> tuple[str, list[str]]:
     return "".join(out), parts
 
 
-def restore(html: str, parts: list[str]) -> str:
-    """``html`` from ``cut`` (and the indexer) with its parts back in their places."""
+def restore(html: str, parts: list[str], theme: ThemeProfile) -> str:
+    """``html`` from ``cut`` (and the indexer) with its parts back in their places, less the
+    attributes the indexer strips from a page (``search_stripped``), as it would have left them."""
     if not parts:
         return html
-    return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))]), html)
+    stripped = re.compile(theme.search_stripped) if theme.search_stripped else None
+    return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))], stripped), html)
 
 
-def _finished(part: str) -> str:
-    return _MATERIAL_ATTRS.sub("", part) if "data-search-" in part else part
+def _finished(part: str, stripped: re.Pattern[str] | None) -> str:
+    return stripped.sub("", part) if stripped is not None else part
 
 
-def _excluded_spans(html: str) -> list[tuple[int, int]]:
+def _excluded_spans(html: str, mark: str, void: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of each part safe to cut; an excluded element inside another, or inside an
     excluded section, gives a span within the outer one, which ``cut`` skips."""
     spans = []
-    at = html.find(_MARK)
+    at = html.find(mark)
     while at >= 0:
         match = _TAG.match(html, html.rfind("<", 0, at))
         at_mark = at
-        at = html.find(_MARK, at + len(_MARK))
+        at = html.find(mark, at + len(mark))
         if match is None or match.end() <= at_mark or match.group(1):
             continue
-        if _MARK not in _attribute_names(match.group(3)):
+        if mark not in _attribute_names(match.group(3)):
             continue
         tag = match.group(2).lower()
-        if tag in VOID or match.group(3).endswith("/"):
+        if tag in void or match.group(3).endswith("/"):
             continue
-        span = _section_body(html, match, tag) if _is_heading(tag) else _interior(html, match, tag)
+        span = (_section_body(html, match, tag, void) if _is_heading(tag)
+                else _interior(html, match, tag, void))
         if span is not None:
             spans.append(span)
     return spans
@@ -111,16 +113,18 @@ def _is_heading(tag: str) -> bool:
     return len(tag) == 2 and tag[0] == "h" and tag[1] in "123456"
 
 
-def _interior(html: str, start_tag: re.Match[str], tag: str) -> tuple[int, int] | None:
+def _interior(html: str, start_tag: re.Match[str], tag: str,
+              void: frozenset[str]) -> tuple[int, int] | None:
     """The inside of an excluded element, up to the first end tag of its name."""
     start = start_tag.end()
     end = html.find(f"</{tag}>", start)
-    if end > start and _safe(html, start, end, tag):
+    if end > start and _safe(html, start, end, tag, void):
         return start, end
     return None
 
 
-def _section_body(html: str, start_tag: re.Match[str], tag: str) -> tuple[int, int] | None:
+def _section_body(html: str, start_tag: re.Match[str], tag: str,
+                  void: frozenset[str]) -> tuple[int, int] | None:
     """The body of an excluded heading's section: from its end tag to the next heading."""
     close = html.find(f"</{tag}>", start_tag.end())
     if close < 0:
@@ -128,12 +132,12 @@ def _section_body(html: str, start_tag: re.Match[str], tag: str) -> tuple[int, i
     start = close + len(tag) + 3
     following = _HEADING.search(html, start)
     end = following.start() if following else len(html)
-    if end > start and _safe(html, start, end, None):
+    if end > start and _safe(html, start, end, None, void):
         return start, end
     return None
 
 
-def _safe(html: str, start: int, end: int, own_tag: str | None) -> bool:
+def _safe(html: str, start: int, end: int, own_tag: str | None, void: frozenset[str]) -> bool:
     """True if the indexer's parser leaves ``html[start:end]`` in the state it entered it:
     balanced tags, no heading, no element named ``own_tag``, every comment, script and style
     closed inside it (their text is not markup, so the scan steps over it)."""
@@ -149,6 +153,6 @@ def _safe(html: str, start: int, end: int, own_tag: str | None) -> bool:
                 return False
         elif name == own_tag or _is_heading(name):
             return False
-        elif name not in VOID and not attributes.endswith("/"):
+        elif name not in void and not attributes.endswith("/"):
             stack.append(name)
     return not stack

@@ -36,8 +36,8 @@ def macros(ctx: SiteContext) -> dict[str, Any]:
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     """The passes over the finished site, in the order the module docstring gives."""
     write_bundle(site_dir)
-    drop_unused_theme_files(site_dir)
+    drop_unused_theme_files(site_dir, ctx.theme)
     dates = build_dates(ctx.root, catalog_dir(ctx.root))
-    report = finish_pages(site_dir, ctx.site_url, dates, known_scripts(ctx.root))
+    report = finish_pages(site_dir, ctx.site_url, dates, known_scripts(ctx.root, ctx.theme))
     for line in report.warnings():
         log.warning("content security: %s", line)

@@ -5,10 +5,12 @@ does not bless what it finds in a page: a ``<script>`` that reached a page some 
 (catalog text the sanitiser missed) matches no known source, gets no hash, and the browser
 refuses to run it. The known sources are read from the templates themselves, once a build:
 
-- the theme's own inline scripts, the files of its ``partials/javascripts/`` folder (Material's,
-  and Zensical's when installed, the same scripts): its local-storage helpers, palette, tabs,
-  announcement and consent scripts. The theme's other templates (its redirect page) are not
-  sources: the site writes no such page, and a redirect script is not one to allow anywhere;
+- the theme's own inline scripts: the templates in the folder the theme adapter names
+  (``ThemeProfile``'s ``script_templates``) of each installed package it names
+  (``script_packages``; Material's and Zensical's, the same scripts): its local-storage
+  helpers, palette, tabs, announcement and consent scripts. The theme's other templates (its
+  redirect page) are not sources: the site writes no such page, and a redirect script is not
+  one to allow anywhere. Without a profile (``NO_THEME``) no theme script is allowed;
 - every inline ``<script>`` in the project's template overrides (``site_overrides/``) and in
   the package's ``templates/`` folders;
 - every ``.js`` file in the package's ``templates/`` folders, whole, as a template inserts it
@@ -31,10 +33,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-THEME_PACKAGES = ("material", "zensical")
-"""Themes whose inline scripts are allowed (each only if installed)."""
-THEME_SCRIPTS = Path("templates", "partials", "javascripts")
-"""Where a theme keeps the templates of its inline scripts."""
+from tinkernomics.site.build import NO_THEME, ThemeProfile
+
 OVERRIDES = "site_overrides"
 """The project's theme overrides (mkdocs.yml ``custom_dir``), relative to the project root."""
 PACKAGE_SITE = Path(__file__).resolve().parent.parent
@@ -92,12 +92,19 @@ def body_pattern(body: str) -> str | re.Pattern[str] | None:
     return re.compile("".join(out), re.S)
 
 
-def template_files(project_root: Path | None) -> Iterator[Path]:
-    """Every template file whose inline scripts are known sources (see the module docstring)."""
-    for name in THEME_PACKAGES:
+def theme_script_files(theme: ThemeProfile) -> Iterator[Path]:
+    """The templates of the theme's inline scripts, in each installed package it names."""
+    if not theme.script_templates:
+        return
+    for name in theme.script_packages:
         spec = importlib.util.find_spec(name)
         for location in (spec.submodule_search_locations or []) if spec else []:
-            yield from sorted((Path(location) / THEME_SCRIPTS).glob("*.html"))
+            yield from sorted((Path(location) / theme.script_templates).glob("*.html"))
+
+
+def template_files(project_root: Path | None, theme: ThemeProfile = NO_THEME) -> Iterator[Path]:
+    """Every template file whose inline scripts are known sources (see the module docstring)."""
+    yield from theme_script_files(theme)
     if project_root is not None:
         yield from sorted((project_root / OVERRIDES).rglob("*.html"))
     yield from sorted(PACKAGE_SITE.glob("*/templates/*.html"))
@@ -121,9 +128,9 @@ def collect(bodies: Iterable[str]) -> KnownScripts:
 
 
 @functools.lru_cache(maxsize=4)
-def known_scripts(project_root: Path | None = None) -> KnownScripts:
-    """The inline scripts the site's templates write (read once per project)."""
-    known = collect(b for path in template_files(project_root)
+def known_scripts(project_root: Path | None = None, theme: ThemeProfile = NO_THEME) -> KnownScripts:
+    """The inline scripts the site's templates write (read once per project and theme)."""
+    known = collect(b for path in template_files(project_root, theme)
                     for b in inline_scripts(path.read_text(encoding="utf-8")))
     texts = [path.read_text(encoding="utf-8") for path in script_files()]
     whole = {*texts, *(t.strip() for t in texts)}
