@@ -75,22 +75,24 @@ CONSTANTS: tuple[Constant, ...] = (
              "kernel launches and sampling of one iteration with CUDA graphs). The eight runs "
              "before AReaL's held-out five fitted 0.04; AReaL's runs at 32 and 128 GPUs, whose "
              "steps wait for a 27,648-token tail, showed that too slow"),
-    Constant("train_mfu_max", 0.4, "Training utilisation of a large model",
-             "fitted on the scored published runs (0.3 and 0.5 fit worse), near what "
-             "pre-training reaches (DeepSeek-V3: 35% of the H800's BF16 peak); small models "
-             "reach far less (train_half_params). It was 0.2 while ScaleRL's 100k GB200-hour "
-             "run, whose batch the paper states two ways, was scored"),
+    Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
+             "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
+             "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
+             "trading against the run overhead (bench_backtest.py --fit prints the grid's "
+             "losses). DeepSeek-V3's pre-training reached 35% of the H800's BF16 peak; small "
+             "models reach far less (train_half_params)"),
     Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
              "fitted on the published runs: small models train far below the peak"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
-    Constant("step_seconds", 30.0, "Fixed seconds per step",
+    Constant("step_seconds", 20.0, "Fixed seconds per step",
              "fitted on the published runs: optimiser step, weight sync and cache "
              "re-allocation between sampling and training, scheduling, reward calls (Mini-R1's "
              "notebook measures 45-60 s a step of which decode and training are a fraction)"),
-    Constant("run_overhead", 0.25, "Evaluation, checkpoints and restarts",
-             "fitted on the scored published runs (25%; 10% and 40% fit worse): the time a "
-             "run spends beyond its training steps, on evaluation, checkpoints and restarts"),
+    Constant("run_overhead", 0.4, "Evaluation, checkpoints and restarts",
+             "fitted on the scored published runs (40%; 25% and 60% fit worse at the capped "
+             "training utilisation): the time a run spends beyond its training steps, on "
+             "evaluation, checkpoints and restarts"),
 )
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
