@@ -217,7 +217,7 @@ class _Reader:
                 _track(tag, self.skipped)
 
 
-def _occurrences(text: str, needle: str) -> list[int]:
+def _occurrences(text: bytes, needle: bytes) -> list[int]:
     found, at = [], text.find(needle)
     while at >= 0:
         found.append(at)
@@ -225,7 +225,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
-def _searched(spelled: tuple[str, ...]) -> tuple[str, ...]:
+def _searched(spelled: tuple[str, ...]) -> tuple[bytes, ...]:
     """What to look for in a lower-cased article so as to find every place one of ``spelled``
     starts: each lower-cased, those with the first ``_SHARED`` characters in common as their
     common prefix (``mixture of experts``, ``mixture-of-experts``... -> ``mixture``), and none
@@ -234,7 +234,8 @@ def _searched(spelled: tuple[str, ...]) -> tuple[str, ...]:
     for needle in {n.lower() for n in spelled}:
         groups.setdefault(needle[:_SHARED], []).append(needle)
     merged = {_common_start(group) for group in groups.values()}
-    return tuple(sorted(n for n in merged if not any(n != m and n.startswith(m) for m in merged)))
+    return tuple(sorted(n.encode("ascii") for n in merged
+                        if not any(n != m and n.startswith(m) for m in merged)))
 
 
 def _common_start(texts: list[str]) -> str:
@@ -250,13 +251,11 @@ _SEARCHED = _searched(_NEEDLES)
 
 def _starts(article: str) -> list[int]:
     """Every offset at which a needle starts, and perhaps others (where the finder then matches
-    nothing): the lower-cased needles' places in the lower-cased article, one search each, when
-    lower-casing kept every character's offset (it only ever lengthens a character, so the
-    same length means the same offsets); else every needle's places."""
-    low = article.lower()
-    if len(low) == len(article):
-        return sorted({at for needle in _SEARCHED for at in _occurrences(low, needle)})
-    return sorted({at for needle in _NEEDLES for at in _occurrences(article, needle)})
+    nothing): the lower-cased needles' places in the article's bytes, every non-ASCII character
+    a ``?`` (one byte for one character: the offsets stay the article's) and the ASCII letters
+    lower-cased, one search each (a search of bytes is faster than of text)."""
+    low = article.encode("ascii", "replace").lower()
+    return sorted({at for needle in _SEARCHED for at in _occurrences(low, needle)})
 
 
 def _candidates(article: str, done: set[str]) -> list[tuple[int, int, str]]:
