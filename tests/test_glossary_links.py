@@ -162,3 +162,13 @@ def test_one_search_serves_the_spellings_of_a_term() -> None:
     searched = glossarylinks._searched(("Critic", "critic", "Mixture of experts",
                                          "mixture-of-experts", "MoE", "KV cache", "KV-cache"))
     assert searched == (b"critic", b"kv cache", b"kv-cache", b"mixture", b"moe")
+
+
+def test_skipped_names_pattern_matches_exactly_the_skipped_names() -> None:
+    names = re.compile(rf"(?:{glossarylinks._SKIPPED_NAMES})\Z")
+    for name in glossarylinks._SKIPPED:
+        for spelled in (name, name.upper(), name.title()):
+            assert names.match(spelled), spelled
+    for other in ("abbr", "b", "s", "span", "sup", "h7", "header", "codes", "scrip", "tbody", ""):
+        assert not names.match(other), other
+    assert glossarylinks._any_case_trie(["a", "ab", "abc", "b"]) == "[Aa](?:[Bb](?:[Cc])?)?|[Bb]"

@@ -64,7 +64,23 @@ def _any_case(name: str) -> str:
     return "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in name)
 
 
-_SKIPPED_NAMES = "|".join(_any_case(n) for n in sorted(_SKIPPED, key=len, reverse=True))
+def _any_case_trie(names: list[str]) -> str:
+    """A pattern matching any of ``names`` in any ASCII case, as a tree of their first
+    characters (``code|kbd`` -> ``[Cc](?:[Oo](?:...))|[Kk](?:...)``): at a tag the matcher
+    tries the names that start with its first letter, not every name in turn."""
+    rests: dict[str, list[str]] = {}
+    for name in names:
+        rests.setdefault(name[0], []).append(name[1:])
+    branches = []
+    for first, tails in sorted(rests.items()):
+        longer = [tail for tail in tails if tail]
+        inner = f"(?:{_any_case_trie(longer)})" if longer else ""
+        optional = "?" if longer and len(longer) < len(tails) else ""
+        branches.append(f"{_any_case(first)}{inner}{optional}")
+    return "|".join(branches)
+
+
+_SKIPPED_NAMES = _any_case_trie(sorted(_SKIPPED))
 _TAG = re.compile(rf"""<!--.*?-->|<(/?)(?:({_SKIPPED_NAMES})(?![\w-])|[A-Za-z][\w-]*)"""
                   r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""", re.S)
 """A comment or a tag; group 2 is the tag's name when it is a skipped element's (any case)."""
