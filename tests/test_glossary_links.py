@@ -99,7 +99,10 @@ _PIECES = ("MFU", "mfu", "xMFU", "ZeRO-3", "KV cache", "KV-cache", "critic", "Cr
            " ", ", ", ". ", "<p>", "</p>", "<a href=\"x\">", "</a>", "<A HREF='y'>", "</A>",
            "<code>", "</code>", "<span title=\"MFU critic\">", "</span>", "<h2>", "</h2>",
            "<!-- MFU -->", "<svg>", "<text>", "</text>", "</svg>", "<br/>", "<a/>", "&lt;",
-           "<em>", "</em>", "<pre>", "</pre>", "a < b", "<Summary>", "</SUMMARY>", "x>y")
+           "<em>", "</em>", "<pre>", "</pre>", "a < b", "<Summary>", "</SUMMARY>", "x>y",
+           "<span title=\"a > critic\">", "<!-- critic", "-->", "CRITIC", "MIXTURE-of-experts",
+           "mixture of experts", "İ", "é", "<b class='x'>", "</b>", "<a title=\"/\">",
+           "<a / >", "</a/>", "</a >", "<abbr>", "</abbr>")
 
 
 def _per_text(article: str, href: str) -> str:
@@ -140,3 +143,32 @@ def test_whole_article_search_links_what_a_search_of_each_text_links() -> None:
         article = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 40)))
         expected = _per_text(article, "g/")
         assert glossarylinks._link_article(article, "g/", set()) == expected, article
+
+
+def test_every_place_a_term_may_start_is_tried() -> None:
+    """The lower-cased search (``_starts``) finds every place any term's exact spelling starts,
+    at the article's offsets, in plain and non-ASCII articles (``İ`` lower-cases to two
+    characters: bytes lower-cased do not move an offset)."""
+    rng = random.Random(4747)
+    for _ in range(300):
+        article = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 40)))
+        exact = {at for needle in glossarylinks._NEEDLES for at in range(len(article))
+                 if article.startswith(needle, at)}
+        assert exact <= set(glossarylinks._starts(article)), article
+    assert glossarylinks._starts("İé critic MoE ≈ CRITIC") == [3, 10, 16]
+
+
+def test_one_search_serves_the_spellings_of_a_term() -> None:
+    searched = glossarylinks._searched(("Critic", "critic", "Mixture of experts",
+                                         "mixture-of-experts", "MoE", "KV cache", "KV-cache"))
+    assert searched == (b"critic", b"kv cache", b"kv-cache", b"mixture", b"moe")
+
+
+def test_skipped_names_pattern_matches_exactly_the_skipped_names() -> None:
+    names = re.compile(rf"(?:{glossarylinks._SKIPPED_NAMES})\Z")
+    for name in glossarylinks._SKIPPED:
+        for spelled in (name, name.upper(), name.title()):
+            assert names.match(spelled), spelled
+    for other in ("abbr", "b", "s", "span", "sup", "h7", "header", "codes", "scrip", "tbody", ""):
+        assert not names.match(other), other
+    assert glossarylinks._any_case_trie(["a", "ab", "abc", "b"]) == "[Aa](?:[Bb](?:[Cc])?)?|[Bb]"

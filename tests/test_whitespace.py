@@ -4,6 +4,7 @@ where no text of the theme's chrome outside the kept elements starts a line with
 
 from __future__ import annotations
 
+import random
 import re
 from html.parser import HTMLParser
 
@@ -145,3 +146,26 @@ def test_built_pages_chrome_has_no_indented_or_blank_line_outside_kept_elements(
         bad += [f"{path.relative_to(built_site.root)}: {data[:40]!r}"
                 for data in loose_chrome_text(path.read_text("utf-8"))]
     assert not bad, bad[:10]
+
+
+def _each_text(page: str) -> str:
+    """The reference: every text between two opaque parts squeezed on its own, in order."""
+    opaque = re.compile(r"<!--.*?-->|<(pre|textarea|script|style|template|code|kbd)(?=[\s/>])"
+                        r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>.*?</\1\s*>"""
+                        r"""|<[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""", re.S | re.I)
+    parts, pos = [], 0
+    for match in opaque.finditer(page):
+        parts += [re.sub(r"[ \t\r\f]*\n[ \t\r\n\f]*", "\n", page[pos:match.start()]),
+                  match.group()]
+        pos = match.end()
+    return "".join([*parts, re.sub(r"[ \t\r\f]*\n[ \t\r\n\f]*", "\n", page[pos:])])
+
+
+def test_one_substitution_squeezes_what_each_text_alone_would() -> None:
+    pieces = ("  ", "\n", " \n  ", "\t", "\r\n", "\f", "x", "<p>", "</p>", "<pre>", " a\n b ",
+              "</pre>", "<CODE class='c'>", "</code>", "<!-- \n -->", "<a title=\"x\n>y\">",
+              "a < b", "\0", "<script>", "</script >", "<br/>", "é")
+    rng = random.Random(47)
+    for _ in range(3000):
+        page = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 14)))
+        assert strip_indentation(page) == _each_text(page), repr(page)

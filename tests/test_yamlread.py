@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+import re
 
 import pytest
 import yaml
@@ -277,3 +279,17 @@ def test_reader_uses_the_c_parser() -> None:
     from yaml.cyaml import CParser
 
     assert issubclass(yamlloader.LOADER, CParser)
+
+
+_ONE_PATTERN = re.compile(
+    r"(?:^|(?<=[\r\x85\u2028\u2029])|[-?:\[{,])[ \t\ufeff]*[&*!]\S", re.MULTILINE)
+"""What ``maybe_special`` answered with before it looked back from each indicator."""
+
+
+def test_special_scan_agrees_with_one_pattern_over_every_start() -> None:
+    pieces = ("a", ":", " ", "\t", "\ufeff", "\n", "\r", "\x85", "\u2028", "-", "?", "[", "{",
+              ",", "&", "*", "!", "**", "x", "é")
+    rng = random.Random(47)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        assert yamlguard.maybe_special(text) == bool(_ONE_PATTERN.search(text)), repr(text)

@@ -32,17 +32,29 @@ _KINDS = (  # line breaks libyaml reads but diffs and editors may show inside a 
           (re.compile("\u2028"), "LINE SEPARATOR (U+2028)"),
           (re.compile("\u2029"), "PARAGRAPH SEPARATOR (U+2029)"))
 
-_MAYBE_SPECIAL = re.compile(
-    r"(?:^|(?<=[\r\x85\u2028\u2029])|[-?:\[{,])[ \t\ufeff]*[&*!]\S", re.MULTILINE)
-"""Where an anchor, alias or tag could start: a node starts at a line start (after any of the
-breaks libyaml reads, and a byte-order mark libyaml skips there) or after an indicator. Markdown
-`**bold**` inside prose does not match (it used to trigger a second parse of every file); a
-block-scalar line that starts with `*emphasis*` does, which only costs time."""
+_INDICATED = re.compile(r"[&*!]\S")
+"""An anchor, alias or tag's first two characters."""
+_NODE_START = frozenset("\n\r\x85\u2028\u2029-?:[{,")
+"""What a node that starts with ``&``, ``*`` or ``!`` can follow, spaces apart: a line break
+libyaml reads or an indicator."""
+_BLANK = frozenset(" \t\ufeff")
 
 
 def maybe_special(text: str) -> bool:
-    """True when ``text`` may hold an anchor, alias or tag (the careful reader reports them)."""
-    return _MAYBE_SPECIAL.search(text) is not None
+    """True when ``text`` may hold an anchor, alias or tag (the careful reader reports them):
+    an ``&``, ``*`` or ``!`` before a non-space where a node starts, at the text's start or
+    after a line break libyaml reads (and spaces, tabs or a byte-order mark libyaml skips
+    there) or after an indicator. Markdown `**bold**` inside prose does not match (it used to
+    trigger a second parse of every file); a block-scalar line that starts with `*emphasis*`
+    does, which only costs time. The scan finds the indicator characters and looks back from
+    each (a pattern that tried its start at every offset took a tenth of the catalog's load)."""
+    for found in _INDICATED.finditer(text):
+        at = found.start()
+        while at and text[at - 1] in _BLANK:
+            at -= 1
+        if at == 0 or text[at - 1] in _NODE_START:
+            return True
+    return False
 
 
 def position(text: str, at: int) -> tuple[int, int]:

@@ -47,9 +47,9 @@ _START = re.compile(r"\A\s*(?:<!doctype[^>]*>\s*)?(?:<html\b[^>]*>)?", re.I)
 _OLD_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
 _NEUTRALISED = re.compile(r"(?<![\w-])(http-equiv|srcdoc)(?=[\s/>=]|$)", re.I)
 """An attribute name no template writes but the policy's own ``http-equiv``: wherever it is."""
-_PREFILTER = ("http-equ", "rcdoc")
-"""Parts of the two names, one of which is in the lower-cased page wherever ``_NEUTRALISED``
-matches (see ``neutralise``)."""
+_PREFILTER = (b"http-equ", b"rcdoc")
+"""Parts of the two names, one of which is in the page's lower-cased UTF-8 wherever
+``_NEUTRALISED`` matches (see ``neutralise``)."""
 
 BASE_POLICY: tuple[tuple[str, str], ...] = (
     ("default-src", "'self'"),
@@ -100,11 +100,13 @@ def neutralise(page: str) -> tuple[str, int]:
     first), and how many were.
 
     A page holding neither name skips the case-insensitive pattern, which costs more than the
-    rest of the pass together: ``_PREFILTER``'s parts are lower case in ``page.lower()``
-    wherever the pattern matches (no character but the ASCII pair matches their letters under
-    ``re.I``; ``i`` and ``s`` have non-ASCII partners, so they are left out)."""
+    rest of the pass together: ``_PREFILTER``'s parts are in the page's UTF-8 bytes, ASCII
+    letters lower-cased, wherever the pattern matches (no character but the ASCII pair matches
+    their letters under ``re.I``; ``i`` and ``s`` have non-ASCII partners, so they are left
+    out; the bytes of a non-ASCII character are never ASCII). Lower-casing bytes, not the
+    text, skips Unicode's case tables: half the cost on pages with one non-ASCII character."""
     page = _OLD_META.sub("", page)
-    low = page.lower()
+    low = page.encode("utf-8", "surrogatepass").lower()
     if not any(part in low for part in _PREFILTER):
         return page, 0
     return _NEUTRALISED.subn(r"data-tn-\1", page)

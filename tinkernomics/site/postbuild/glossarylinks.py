@@ -64,10 +64,30 @@ def _any_case(name: str) -> str:
     return "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in name)
 
 
-_SKIPPED_NAMES = "|".join(_any_case(n) for n in sorted(_SKIPPED, key=len, reverse=True))
+def _any_case_trie(names: list[str]) -> str:
+    """A pattern matching any of ``names`` in any ASCII case, as a tree of their first
+    characters (``code|kbd`` -> ``[Cc](?:[Oo](?:...))|[Kk](?:...)``): at a tag the matcher
+    tries the names that start with its first letter, not every name in turn."""
+    rests: dict[str, list[str]] = {}
+    for name in names:
+        rests.setdefault(name[0], []).append(name[1:])
+    branches = []
+    for first, tails in sorted(rests.items()):
+        longer = [tail for tail in tails if tail]
+        inner = f"(?:{_any_case_trie(longer)})" if longer else ""
+        optional = "?" if longer and len(longer) < len(tails) else ""
+        branches.append(f"{_any_case(first)}{inner}{optional}")
+    return "|".join(branches)
+
+
+_SKIPPED_NAMES = _any_case_trie(sorted(_SKIPPED))
 _TAG = re.compile(rf"""<!--.*?-->|<(/?)(?:({_SKIPPED_NAMES})(?![\w-])|[A-Za-z][\w-]*)"""
                   r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""", re.S)
 """A comment or a tag; group 2 is the tag's name when it is a skipped element's (any case)."""
+_UNSKIPPED = re.compile(rf"""(?:<!--.*?-->|<(?!/?(?:{_SKIPPED_NAMES})(?![\w-]))/?[A-Za-z][\w-]*"""
+                        r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>|[^<]++)*+""", re.S)
+"""A run of text, comments and tags ``_TAG`` reads as not a skipped element's (possessive: the
+run is read once, never backtracked into)."""
 
 
 def _first_chars(pattern: str) -> str | None:
@@ -161,46 +181,59 @@ def _link_article(article: str, href: str, done: set[str]) -> str:
 
     The terms' matches are found first, in the whole article (``_candidates``): a term holds no
     ``<`` or ``>``, so a match never spans a tag, and the matches lying in the article's texts
-    are the ones a search of each text finds. The tags are then walked only as far as a match
-    of a term still unlinked lies, to tell whether it sits in a tag or in a skipped element:
-    an article whose terms are all linked or absent is not walked at all."""
+    are the ones a search of each text finds. The article is then read only as far as a match
+    of a term still unlinked lies, to tell whether each such match sits in a tag or in a
+    skipped element (``_Reader``): an article whose terms are all linked or absent is not read
+    at all."""
     found = _candidates(article, done)
-    if not found:
-        return article
-    last = {anchor: start for start, _, anchor in found}
     out: list[str] = []
-    skipped: list[str] = []
-    copied = text_start = i = 0
-    needed = _still_needed(last, done)
-
-    def take(upto: int) -> int:
-        """Link the matches before ``upto`` that lie in prose; the number of matches taken."""
-        nonlocal copied, needed
-        k = i
-        while k < len(found) and found[k][0] < upto:
-            start, end, anchor = found[k]
-            k += 1
-            if start >= text_start and not skipped and anchor not in done:
-                done.add(anchor)
-                out.extend((article[copied:start], _link(href, anchor, article[start:end])))
-                copied = end
-                needed = _still_needed(last, done)
-        return k
-
-    for tag in _TAG.finditer(article):
-        i = take(tag.start())
-        if i == len(found) or needed < tag.start():
-            break
-        text_start = tag.end()
-        if tag[2] is not None:
-            _track(tag, skipped)
-    else:
-        take(len(article))
+    copied = 0
+    reader = _Reader(article)
+    for start, end, anchor in found:
+        if anchor in done or not reader.in_prose(start):
+            continue
+        done.add(anchor)
+        out.extend((article[copied:start], _link(href, anchor, article[start:end])))
+        copied = end
     out.append(article[copied:])
     return "".join(out)
 
 
-def _occurrences(text: str, needle: str) -> list[int]:
+class _Reader:
+    """The tags of an article read in order, as ``_TAG.finditer`` finds them, as far as asked.
+
+    ``_UNSKIPPED`` reads the comments, the tags of elements that are not skipped and the text
+    between them in one call, without a step in Python for each; it stops at a skipped
+    element's tag, at a ``<`` that starts no tag, and at a tag that ends past where it was
+    asked to read (``endpos``), which ``_TAG`` then tells apart."""
+
+    def __init__(self, article: str) -> None:
+        self.article = article
+        self.pos = 0
+        """Where the next tag or text starts: every tag before it is read."""
+        self.skipped: list[str] = []
+
+    def in_prose(self, at: int) -> bool:
+        """Whether offset ``at`` (at or after the last one asked) lies in a text, outside the
+        skipped elements."""
+        article = self.article
+        while True:
+            run = _UNSKIPPED.match(article, self.pos, at)  # matches, if only the empty run
+            pos = self.pos = run.end() if run else self.pos
+            if pos == at:
+                return not self.skipped
+            tag = _TAG.match(article, pos)
+            if tag is None:  # a `<` that starts no tag: text
+                self.pos = pos + 1
+                continue
+            if tag.end() > at:
+                return False  # inside this tag
+            self.pos = tag.end()
+            if tag[2] is not None:
+                _track(tag, self.skipped)
+
+
+def _occurrences(text: bytes, needle: bytes) -> list[int]:
     found, at = [], text.find(needle)
     while at >= 0:
         found.append(at)
@@ -208,16 +241,48 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
+def _searched(spelled: tuple[str, ...]) -> tuple[bytes, ...]:
+    """What to look for in a lower-cased article so as to find every place one of ``spelled``
+    starts: each lower-cased, those with the first ``_SHARED`` characters in common as their
+    common prefix (``mixture of experts``, ``mixture-of-experts``... -> ``mixture``), and none
+    that starts with another (``Critic`` and ``critic``: one search, not two)."""
+    groups: dict[str, list[str]] = {}
+    for needle in {n.lower() for n in spelled}:
+        groups.setdefault(needle[:_SHARED], []).append(needle)
+    merged = {_common_start(group) for group in groups.values()}
+    return tuple(sorted(n.encode("ascii") for n in merged
+                        if not any(n != m and n.startswith(m) for m in merged)))
+
+
+def _common_start(texts: list[str]) -> str:
+    first, last = min(texts), max(texts)
+    size = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b),
+                len(first))
+    return first[:size]
+
+
+_SHARED = 5
+_SEARCHED = _searched(_NEEDLES)
+
+
+def _starts(article: str) -> list[int]:
+    """Every offset at which a needle starts, and perhaps others (where the finder then matches
+    nothing): the lower-cased needles' places in the article's bytes, every non-ASCII character
+    a ``?`` (one byte for one character: the offsets stay the article's) and the ASCII letters
+    lower-cased, one search each (a search of bytes is faster than of text)."""
+    low = article.encode("ascii", "replace").lower()
+    return sorted({at for needle in _SEARCHED for at in _occurrences(low, needle)})
+
+
 def _candidates(article: str, done: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, anchor) of the finder's whole-word matches of terms not in ``done``, in
     order: the matches its scan of ``article`` makes (each resumes after the last one), tried
-    only where a term's literal start is (``needles``)."""
+    only where a term's literal start may be (``needles``, ``_starts``)."""
     if len(done) == len(TERMS):
         return []
-    starts = sorted({at for needle in _NEEDLES for at in _occurrences(article, needle)})
     found: list[tuple[int, int, str]] = []
     resume = 0
-    for start in starts:
+    for start in _starts(article):
         match = _FINDER.match(article, start) if start >= resume else None
         if match is None:
             continue
@@ -228,11 +293,6 @@ def _candidates(article: str, done: set[str]) -> list[tuple[int, int, str]]:
         if anchor not in done:
             found.append((start, match.end(), anchor))
     return found
-
-
-def _still_needed(last: dict[str, int], done: set[str]) -> int:
-    """How far the tags must be walked: the last match of a term not linked yet (-1: none)."""
-    return max((at for anchor, at in last.items() if anchor not in done), default=-1)
 
 
 def _link(href: str, anchor: str, text: str) -> str:
