@@ -199,8 +199,8 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
         losses=losses,
         scalerl=_scalerl_view(index, algo, links, home),
         **_compare_cells(peak, usd), compare_run=COMPARISON_RUN,
-        filters={**_filters(algo), "gb": "" if peak is None else repr(peak),
-                 "usd": "" if usd is None else repr(usd)},
+        filters={**_filters(algo), "gb": "" if peak is None else f"{peak:.0f}",
+                 "usd": "" if usd is None else f"{usd:.2f}"},  # bytes, cents: what sorting needs
     )
 
 

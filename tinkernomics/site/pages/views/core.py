@@ -145,6 +145,9 @@ class Shown:
     """The note as plain text, for the hover text where the page does not print it beside."""
     hover_instead: str = ""
     """"Sources report instead: ..." as plain text, likewise."""
+    quality_entry: bool = False
+    """An unverified value whose badge links to its own data-quality entry (``quality_href``
+    has its anchor), which prints what the sources report instead."""
 
     @property
     def hover(self) -> str:
@@ -298,6 +301,7 @@ class SiteIndex:
             quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
+            quality_entry=bool(origin and unverified),
             locator=where,
         )
 
