@@ -120,10 +120,14 @@ class AlgorithmView:
     """The run model's facts (label, sourced value)."""
 
 
+def legacy_origin(index: SiteIndex) -> Origin:
+    """The conversion's legacy factor, an unverified value with its data-quality entry."""
+    return Origin("conversion", index.factor.id, ("legacy_factor",))
+
+
 def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> FactorView:
     """The GB200 -> H100 factor with its inputs; ``home`` when shown on the Hardware page."""
     f = index.factor
-    conv = Origin("conversion", f.id)
     hw = index.catalog.hardware
     numerator = index.figure(f.numerator, links)
     denominator = index.figure(f.denominator, links)
@@ -132,9 +136,8 @@ def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> Factor
                              f"({hw[f.from_id].name}) / {derive.format_figure(f.denominator)} "
                              f"({hw[f.to_id].name})")
     legacy = None
-    if f.legacy is not None:
-        legacy = index.figure(f.legacy, links,
-                              Origin(conv.kind, conv.key, ("legacy_factor",)) if home else None)
+    if f.legacy is not None:  # its badge links to its data-quality entry; its id is at home only
+        legacy = index.figure(f.legacy, links, legacy_origin(index), anchor=home)
     return FactorView(shown, f.basis, f.from_name, f.to_name, numerator, denominator, legacy,
                       links.to(HARDWARE, entry_anchor("conversion", f.id)))
 
@@ -165,6 +168,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
             note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
             reported_instead=index.factor.legacy.reported_instead,
             asserted_by=index.factor.legacy.asserted_by,
+            origin=legacy_origin(index), anchor=False,  # the factor's entry says it
         )
     return ScaleRLView(
         math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
@@ -178,10 +182,13 @@ ROLE_LABELS = {m.ModelRole.reward_model: "reward model"}
 
 def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
                   home: bool = False) -> AlgorithmRow:
+    """One algorithm's row (the index, a compare column) or, ``home``, the same facts on its
+    own page, which shows no comparison run: it is not estimated there (an estimate per
+    algorithm page was a fifth of the page's work; the GB, $ and sort keys stay unknown)."""
     def at(*loc: str) -> Origin | None:
         return Origin("algorithm", algo.id, loc) if home else None
 
-    peak, usd = compare(index, algo.id)
+    peak, usd = (None, None) if home else compare(index, algo.id)
     losses = [LossLink(lid, index.losses[lid].name,
                        links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
     return AlgorithmRow(

@@ -305,10 +305,11 @@ class SiteIndex:
             locator=where,
         )
 
-    def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
+    def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None,
+               *, anchor: bool = True) -> Shown:
         return self.shown(derive.format_figure(fig), fig.status, [fig.source], links,
                           note=fig.note, reported_instead=fig.reported_instead, origin=origin,
-                          asserted_by=fig.asserted_by, locator=fig.locator)
+                          asserted_by=fig.asserted_by, locator=fig.locator, anchor=anchor)
 
     def figure_list(self, figs: m.FigureList, links: Links,
                     origin: Origin | None = None) -> Shown:
