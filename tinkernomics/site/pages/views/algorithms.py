@@ -61,7 +61,9 @@ class ScaleRLView:
     R0: Shown | None
     h100: Shown
     legacy_h100: Shown | None
-    factor: FactorView
+    factor: FactorView | None
+    """The factor's line and the formula and legacy hours: the algorithm's own page only (a row
+    of the index or of the compare table shows A, B, C_mid and the H100-equivalent hours)."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
     def at(name: str) -> Origin | None:
         return Origin("algorithm", algo.id, ("scalerl", name)) if home else None
 
-    factor = factor_view(index, links)
+    factor = factor_view(index, links) if home else None
     hours = derive.h100_equivalent_hours(fit.C_mid.value, index.factor)
     worst = (Status.unverified if Status.unverified in (fit.C_mid.status, index.factor.status)
              else Status.derived)
@@ -161,7 +163,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
                        note=f"C_mid × {index.factor.text} ({index.factor.basis})")
     legacy_hours = derive.legacy_h100_equivalent_hours(fit.C_mid.value, index.factor)
     legacy = None
-    if legacy_hours is not None and index.factor.legacy is not None:
+    if home and legacy_hours is not None and index.factor.legacy is not None:
         legacy = index.shown(
             f"{derive.format_number(legacy_hours)} H100-equivalent hours", Status.unverified,
             [fit.C_mid.source, index.factor.legacy.source], links,
@@ -171,7 +173,8 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
             origin=legacy_origin(index), anchor=False,  # the factor's entry says it
         )
     return ScaleRLView(
-        math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
+        math(SCALERL_LATEX) if home else Markup(""), fit.model, fit.dataset,
+        index.figure(fit.A, links, at("A")),
         index.figure(fit.B, links, at("B")), index.figure(fit.C_mid, links, at("C_mid")),
         index.figure(fit.R0, links, at("R0")) if fit.R0 else None, h100, legacy, factor,
     )
@@ -221,8 +224,11 @@ def compare(index: SiteIndex, algo_id: str) -> tuple[float | None, float | None]
     catalog without the cost model's formulas)."""
     if not can_estimate(index.catalog):
         return None, None
-    e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
-    return e["mem.peak"], e["tinker.total"]
+    done = index.comparisons.get(algo_id)
+    if done is None:  # the index table and the compare column show the same run: estimated once
+        e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
+        done = index.comparisons[algo_id] = (e["mem.peak"], e["tinker.total"])
+    return done
 
 
 def _compare_cells(peak: float | None, usd: float | None) -> dict[str, str]:

@@ -239,11 +239,15 @@ class SiteIndex:
     algorithm_order: AlgorithmOrder = field(init=False)
     unverified_of: dict[tuple[str, str], list[tuple[Origin, Any]]] = field(init=False)
     """The unverified values of each entry, by (kind, key)."""
+    comparisons: dict[str, tuple[float | None, float | None]] = field(init=False)
+    """(peak GPU memory, Tinker bill) of each algorithm's comparison run, filled by the first
+    view that shows it (``algorithms.compare``)."""
 
     def __post_init__(self) -> None:
         self.numbers = {ref_id: i + 1 for i, ref_id in enumerate(self.ref_order)}
         self.algorithm_order = AlgorithmOrder.of(self.catalog)
         self.unverified_of = defaultdict(list)
+        self.comparisons = {}
         for origin, obj in self.unverified:
             self.unverified_of[(origin.kind, origin.key)].append((origin, obj))
 
