@@ -254,23 +254,28 @@ def test_data_quality_lists_every_unverified_value_and_each_is_marked_where_it_a
         assert item.by_class("tn-instead"), item.attrs["id"]
 
 
-def test_every_figure_has_a_hover_source_and_a_citation(built_site: BuiltSite,
-                                                        catalog: Catalog) -> None:
-    """A figure names its source on hover on each of its citation links; its value's own hover
-    text says its status and does not repeat the source nor the locator (visible beside it)."""
+def test_every_figure_cites_and_each_reference_is_given_in_full_once(built_site: BuiltSite,
+                                                                     catalog: Catalog) -> None:
+    """A figure links each of its sources (a citation to the reference's entry); the page gives
+    a reference's full line once (issue 47): on its first citation's hover text, or in the
+    page's own reference list, whose citations then carry none. A value's hover text never
+    repeats its status (the badge's), its source nor its locator."""
     for page in site_pages(built_site.root, catalog):
         body = article(load_page(built_site.root, page))
+        listed = {a.attrs["href"] for ul in body.by_class("tn-reflist") for a in ul.by_tag("a")}
+        titled: dict[str, int] = {}
         for fig in body.by_class("tn-fig"):
-            cites = fig.by_class("tn-cite")
-            assert cites, (page, text_of(fig))
-            links = [a for c in cites for a in c.by_tag("a")]
-            assert links and all(a.attrs.get("title", "").strip() for a in links), \
-                (page, text_of(fig))
+            links = [a for c in fig.by_class("tn-cite") for a in c.by_tag("a")]
+            assert links, (page, text_of(fig))
+            assert all("references/#" in a.attrs["href"] for a in links), (page, text_of(fig))
             value = fig.by_class("tn-fig__value")
-            if value:
-                title = value[0].attrs.get("title", "")
-                assert title.split(":")[0].lower() in {s.value for s in Status}, (page, title)
-                assert "Source:" not in title and "Where:" not in title, (page, title)
+            title = value[0].attrs.get("title", "") if value else ""
+            assert title.split(":")[0].lower() not in {s.value for s in Status}, (page, title)
+            assert "Source:" not in title and "Where:" not in title, (page, title)
+        for a in (a for c in body.by_class("tn-cite") for a in c.by_tag("a")):
+            titled[a.attrs["href"]] = titled.get(a.attrs["href"], 0) + ("title" in a.attrs)
+        for href, count in titled.items():
+            assert count == (0 if href in listed else 1), (page, href, count)
 
 
 def test_every_figure_and_claim_of_every_entry_is_on_its_page(built_site: BuiltSite,

@@ -93,8 +93,9 @@ def test_the_index_row_leaves_the_locator_to_the_algorithms_page(tmp_path: Path)
     assert "tn-loc" in str(figures.shown(s)) and "tn-loc" not in str(figures.brief(s))
     # the hover text leaves out what is visible beside the value: the locator, the source
     assert "fixture locator" not in s.hover and "Source:" not in s.hover
-    title = re.search(r'class="tn-fig__value" title="([^"]*)"', str(figures.shown(s)))
-    assert title is not None and title.group(1).startswith(s.status.capitalize() + ":")
+    # nor the status, which the badge gives (a reported value: no badge, no hover text)
+    title = re.search(r'class="tn-fig__value"( title="[^"]*")?>', str(figures.shown(s)))
+    assert title is not None and (title.group(1) or "").count(s.status.capitalize() + ":") == 0
 
 
 def test_a_value_hover_leaves_out_the_note_and_instead_printed_beside_it(tmp_path: Path) -> None:
@@ -110,6 +111,13 @@ def test_a_value_hover_leaves_out_the_note_and_instead_printed_beside_it(tmp_pat
     assert bare == s.hover_status and "fixture note" not in bare and "two" not in bare
     out = str(figures.shown(s, True, True, False))
     assert "fixture note" not in out and "Sources report instead: two" in out
+    # with its own data-quality entry (the badge links there), what the sources report instead
+    # is that entry's text, not the value's hover text
+    entry = index.shown("1", Status.unverified, [], views.Links("algorithms/"), note="n",
+                        reported_instead="two", origin=views.Origin("algorithm", "grpo", ("x",)))
+    linked = str(figures.shown(entry))
+    assert "two" not in linked and 'href="#dq-algorithm-grpo-x"' not in linked
+    assert "dq-algorithm-grpo-x" in linked
 
 
 def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages import views
-from tinkernomics.site.pages.figures import PARTIALS
+from tinkernomics.site.pages.figures import PARTIALS, per_page
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -126,14 +126,17 @@ def raw_section(markdown: str) -> str:
 
 
 def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
+    """An algorithm's page. Its References list gives each of its references in full, so
+    their citations carry no hover text (``figures.per_page``)."""
     view = views.algorithm_view(site_index(ctx), algo_id)
     links = Links(views.algorithm_path(algo_id))
-    sections: dict[str, list[Markup]] = {slot: [] for slot in SLOTS}
-    for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
-        html = hook.render(ctx, algo_id, links)
-        if html:
-            sections[hook.slot].append(Markup(raw_section(html)))
-    return render("algorithm.md", view=view, sections=sections)
+    with per_page(c.ref_id for c in view.references):
+        sections: dict[str, list[Markup]] = {slot: [] for slot in SLOTS}
+        for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
+            html = hook.render(ctx, algo_id, links)
+            if html:
+                sections[hook.slot].append(Markup(raw_section(html)))
+        return render("algorithm.md", view=view, sections=sections)
 
 
 def formulas_page(ctx: SiteContext) -> str:
@@ -151,7 +154,9 @@ def hardware_page(ctx: SiteContext) -> str:
 
 
 def tinker_page(ctx: SiteContext) -> str:
-    return render("tinker.md", view=views.tinker_view(site_index(ctx)))
+    view = views.tinker_view(site_index(ctx))
+    with per_page(c.ref_id for c in view.references):  # its References list gives them in full
+        return render("tinker.md", view=view)
 
 
 def references_page(ctx: SiteContext) -> str:
@@ -187,7 +192,8 @@ def macros(ctx: SiteContext) -> dict[str, Macro]:
     """The page macros, bound to this build's context."""
     def bind(fn: Callable[..., str]) -> Macro:
         def macro(*args: Any, **kwargs: Any) -> str:
-            return fn(ctx, *args, **kwargs)
+            with per_page():  # a reference's full line once per page (figures.per_page)
+                return fn(ctx, *args, **kwargs)
         macro.__name__ = fn.__name__
         macro.__doc__ = fn.__doc__
         return macro

@@ -1,13 +1,19 @@
 """How a figure appears on the site, in Python (pipeline step 6, rendering speed).
 
-``shown`` is THE way a figure appears: value (source on hover), status badge (text, not colour
-alone), footnote-style citation links and, beside them as visible text, where in the source the
+``shown`` is THE way a figure appears: value, status badge (text, not colour alone; its
+meaning on hover, an unverified one links to the value's data-quality entry), footnote-style
+citation links (the source on hover) and, beside them as visible text, where in the source the
 value is stated (its locator: "§4.2", "Table 2"; a long one, a quoted sentence, is cut to one line
 that opens in full when focused or tapped, so keyboards and touch screens reach it without a
 tooltip). The templates' partials (``_partials.html``: ``shown``,
 ``brief``, ``badge``, ``cite``, ``cites``) call these functions: a figure is printed thousands
 of times per build, and nested Jinja macro calls cost more than the rest of a page. Output is
 the same HTML the macros wrote, escaped the same way (markupsafe).
+
+Each thing once per page (issue 47): a value's hover text holds only what is neither beside it
+nor behind its badge's link (``value_title``), and inside ``per_page`` (the page macros render in
+it) a reference's full line is the hover text of its first citation only, or of none where the
+page lists the reference itself.
 
 Locators carry ``data-search-exclude`` (the search index leaves them out; the attribute stays
 in the page); a file no search plugin reads (the compare column files) drops it with ``unmark``.
@@ -17,7 +23,9 @@ its ranking: tests/test_search_ranking.py then fails; issue 47.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from markupsafe import Markup, escape
 
@@ -37,8 +45,35 @@ def unmark(html: str) -> str:
     return text
 
 
+_TITLED: ContextVar[set[str] | None] = ContextVar("tn_titled_references", default=None)
+"""The references whose full line the page being rendered already carries (see ``per_page``)."""
+
+
+@contextmanager
+def per_page(listed: Iterable[str] = ()) -> Iterator[None]:
+    """Render one page inside this: a reference's citations give its full line (authors, title,
+    venue, year) as hover text on its first citation only, and none where the page lists the
+    reference in full itself (``listed``: an algorithm page's References). Each citation links
+    to the reference's entry on the References page either way. Outside it, every citation
+    carries its hover text (a lone fragment)."""
+    token = _TITLED.set(set(listed))
+    try:
+        yield
+    finally:
+        _TITLED.reset(token)
+
+
+def _cite_title(c: Cite) -> str:
+    titled = _TITLED.get()
+    if titled is not None:
+        if c.ref_id in titled:
+            return ""
+        titled.add(c.ref_id)
+    return f' title="{escape(c.hover)}"'
+
+
 def cite(c: Cite) -> Markup:
-    return Markup(f'<sup class="tn-cite"><a href="{escape(c.href)}" title="{escape(c.hover)}">'
+    return Markup(f'<sup class="tn-cite"><a href="{escape(c.href)}"{_cite_title(c)}>'
                   f"[{c.number}]</a></sup>")
 
 
@@ -85,20 +120,31 @@ def locator(text: str) -> Markup:
 
 def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
+    title = f' title="{escape(hover)}"' if hover else ""
     return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
-                  f'<span class="tn-fig__value" title="{escape(hover)}">{escape(s.text)}</span>'
+                  f'<span class="tn-fig__value"{title}>{escape(s.text)}</span>'
                   f"{badge(s)}{cites(s.cites)}{locator(s.locator)}</span>")
+
+
+def value_title(s: Shown, note_beside: bool = False, instead_beside: bool = False) -> str:
+    """A shown value's hover text: what the reader finds nowhere near it, said once. Not its
+    status (the badge says it, its hover text says what it means; a reported value has no
+    badge), nor the note / what the sources report instead where the page prints them beside
+    the value, nor what the sources report instead where the badge links to the value's own
+    data-quality entry (``Shown.quality_entry``), which prints it. "" when nothing is left."""
+    note = "" if note_beside else s.hover_note
+    instead = "" if instead_beside or s.quality_entry else s.hover_instead
+    return " ".join(p for p in (note, instead) if p)
 
 
 def shown(s: Shown, with_id: bool = True, note_beside: bool = False,
           instead_beside: bool = False) -> Markup:
     """A value with its provenance and locator; ``with_id=False`` when the value is shown a
     second time on the page (element ids are unique). Its hover text holds only what is not
-    visible beside it (``Shown.title``): the citations' titles name the source, the locator is
-    text; ``note_beside``/``instead_beside`` when the template prints the note / what the
-    sources report instead next to the value."""
-    title = s.title(note_beside=note_beside, instead_beside=instead_beside)
-    return _figure(s, title, s.anchor if with_id else None)
+    visible or linked beside it (``value_title``): the citations name the source, the locator
+    is text, the badge gives the status; ``note_beside``/``instead_beside`` when the template
+    prints the note / what the sources report instead next to the value."""
+    return _figure(s, value_title(s, note_beside, instead_beside), s.anchor if with_id else None)
 
 
 def brief(s: Shown) -> Markup:

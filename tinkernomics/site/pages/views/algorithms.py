@@ -61,7 +61,9 @@ class ScaleRLView:
     R0: Shown | None
     h100: Shown
     legacy_h100: Shown | None
-    factor: FactorView
+    factor: FactorView | None
+    """The factor's line and the formula and legacy hours: the algorithm's own page only (a row
+    of the index or of the compare table shows A, B, C_mid and the H100-equivalent hours)."""
 
 
 @dataclass(frozen=True)
@@ -120,10 +122,14 @@ class AlgorithmView:
     """The run model's facts (label, sourced value)."""
 
 
+def legacy_origin(index: SiteIndex) -> Origin:
+    """The conversion's legacy factor, an unverified value with its data-quality entry."""
+    return Origin("conversion", index.factor.id, ("legacy_factor",))
+
+
 def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> FactorView:
     """The GB200 -> H100 factor with its inputs; ``home`` when shown on the Hardware page."""
     f = index.factor
-    conv = Origin("conversion", f.id)
     hw = index.catalog.hardware
     numerator = index.figure(f.numerator, links)
     denominator = index.figure(f.denominator, links)
@@ -132,9 +138,8 @@ def factor_view(index: SiteIndex, links: Links, *, home: bool = False) -> Factor
                              f"({hw[f.from_id].name}) / {derive.format_figure(f.denominator)} "
                              f"({hw[f.to_id].name})")
     legacy = None
-    if f.legacy is not None:
-        legacy = index.figure(f.legacy, links,
-                              Origin(conv.kind, conv.key, ("legacy_factor",)) if home else None)
+    if f.legacy is not None:  # its badge links to its data-quality entry; its id is at home only
+        legacy = index.figure(f.legacy, links, legacy_origin(index), anchor=home)
     return FactorView(shown, f.basis, f.from_name, f.to_name, numerator, denominator, legacy,
                       links.to(HARDWARE, entry_anchor("conversion", f.id)))
 
@@ -148,7 +153,7 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
     def at(name: str) -> Origin | None:
         return Origin("algorithm", algo.id, ("scalerl", name)) if home else None
 
-    factor = factor_view(index, links)
+    factor = factor_view(index, links) if home else None
     hours = derive.h100_equivalent_hours(fit.C_mid.value, index.factor)
     worst = (Status.unverified if Status.unverified in (fit.C_mid.status, index.factor.status)
              else Status.derived)
@@ -158,16 +163,18 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
                        note=f"C_mid × {index.factor.text} ({index.factor.basis})")
     legacy_hours = derive.legacy_h100_equivalent_hours(fit.C_mid.value, index.factor)
     legacy = None
-    if legacy_hours is not None and index.factor.legacy is not None:
+    if home and legacy_hours is not None and index.factor.legacy is not None:
         legacy = index.shown(
             f"{derive.format_number(legacy_hours)} H100-equivalent hours", Status.unverified,
             [fit.C_mid.source, index.factor.legacy.source], links,
             note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
             reported_instead=index.factor.legacy.reported_instead,
             asserted_by=index.factor.legacy.asserted_by,
+            origin=legacy_origin(index), anchor=False,  # the factor's entry says it
         )
     return ScaleRLView(
-        math(SCALERL_LATEX), fit.model, fit.dataset, index.figure(fit.A, links, at("A")),
+        math(SCALERL_LATEX) if home else Markup(""), fit.model, fit.dataset,
+        index.figure(fit.A, links, at("A")),
         index.figure(fit.B, links, at("B")), index.figure(fit.C_mid, links, at("C_mid")),
         index.figure(fit.R0, links, at("R0")) if fit.R0 else None, h100, legacy, factor,
     )
@@ -178,10 +185,13 @@ ROLE_LABELS = {m.ModelRole.reward_model: "reward model"}
 
 def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
                   home: bool = False) -> AlgorithmRow:
+    """One algorithm's row (the index, a compare column) or, ``home``, the same facts on its
+    own page, which shows no comparison run: it is not estimated there (an estimate per
+    algorithm page was a fifth of the page's work; the GB, $ and sort keys stay unknown)."""
     def at(*loc: str) -> Origin | None:
         return Origin("algorithm", algo.id, loc) if home else None
 
-    peak, usd = compare(index, algo.id)
+    peak, usd = (None, None) if home else compare(index, algo.id)
     losses = [LossLink(lid, index.losses[lid].name,
                        links.to(TINKER, entry_anchor("loss", lid))) for lid in algo.tinker_losses]
     return AlgorithmRow(
@@ -199,8 +209,8 @@ def algorithm_row(index: SiteIndex, algo: m.Algorithm, links: Links, *,
         losses=losses,
         scalerl=_scalerl_view(index, algo, links, home),
         **_compare_cells(peak, usd), compare_run=COMPARISON_RUN,
-        filters={**_filters(algo), "gb": "" if peak is None else repr(peak),
-                 "usd": "" if usd is None else repr(usd)},
+        filters={**_filters(algo), "gb": "" if peak is None else f"{peak:.0f}",
+                 "usd": "" if usd is None else f"{usd:.2f}"},  # bytes, cents: what sorting needs
     )
 
 
@@ -214,8 +224,11 @@ def compare(index: SiteIndex, algo_id: str) -> tuple[float | None, float | None]
     catalog without the cost model's formulas)."""
     if not can_estimate(index.catalog):
         return None, None
-    e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
-    return e["mem.peak"], e["tinker.total"]
+    done = index.comparisons.get(algo_id)
+    if done is None:  # the index table and the compare column show the same run: estimated once
+        e = estimate(index.catalog, calc_inputs.comparison_query(index.catalog, algo_id))
+        done = index.comparisons[algo_id] = (e["mem.peak"], e["tinker.total"])
+    return done
 
 
 def _compare_cells(peak: float | None, usd: float | None) -> dict[str, str]:

@@ -145,6 +145,9 @@ class Shown:
     """The note as plain text, for the hover text where the page does not print it beside."""
     hover_instead: str = ""
     """"Sources report instead: ..." as plain text, likewise."""
+    quality_entry: bool = False
+    """An unverified value whose badge links to its own data-quality entry (``quality_href``
+    has its anchor), which prints what the sources report instead."""
 
     @property
     def hover(self) -> str:
@@ -236,11 +239,15 @@ class SiteIndex:
     algorithm_order: AlgorithmOrder = field(init=False)
     unverified_of: dict[tuple[str, str], list[tuple[Origin, Any]]] = field(init=False)
     """The unverified values of each entry, by (kind, key)."""
+    comparisons: dict[str, tuple[float | None, float | None]] = field(init=False)
+    """(peak GPU memory, Tinker bill) of each algorithm's comparison run, filled by the first
+    view that shows it (``algorithms.compare``)."""
 
     def __post_init__(self) -> None:
         self.numbers = {ref_id: i + 1 for i, ref_id in enumerate(self.ref_order)}
         self.algorithm_order = AlgorithmOrder.of(self.catalog)
         self.unverified_of = defaultdict(list)
+        self.comparisons = {}
         for origin, obj in self.unverified:
             self.unverified_of[(origin.kind, origin.key)].append((origin, obj))
 
@@ -298,13 +305,15 @@ class SiteIndex:
             quality_href=(links.to(quality_page(origin), quality_anchor(origin))
                           if origin and unverified else
                           links.to(DATA_QUALITY) if unverified else None),
+            quality_entry=bool(origin and unverified),
             locator=where,
         )
 
-    def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None) -> Shown:
+    def figure(self, fig: m.Figure, links: Links, origin: Origin | None = None,
+               *, anchor: bool = True) -> Shown:
         return self.shown(derive.format_figure(fig), fig.status, [fig.source], links,
                           note=fig.note, reported_instead=fig.reported_instead, origin=origin,
-                          asserted_by=fig.asserted_by, locator=fig.locator)
+                          asserted_by=fig.asserted_by, locator=fig.locator, anchor=anchor)
 
     def figure_list(self, figs: m.FigureList, links: Links,
                     origin: Origin | None = None) -> Shown:

@@ -1,0 +1,114 @@
+"""Each thing said once on a page (issue 47), on the fixture catalog: an algorithm page gives a
+reference's full line once (its References list, or the first citation's hover text), what the
+sources report instead of an unverified value once (its data-quality entry, which the badge
+links to), a value's status once (the badge); the index table's rows carry no repeated hover text
+and sort keys no longer than sorting needs. Written to fail on the markup before."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markupsafe import escape
+
+from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.derived.derive import conversion_factor
+from tinkernomics.site.pages import feature, figures
+from tinkernomics.site.pages.views import Links, SiteIndex, build_index
+
+
+@pytest.fixture(scope="module")
+def index(valid_catalog_dir: Path) -> SiteIndex:
+    catalog = load_valid_catalog(valid_catalog_dir)
+    return build_index(catalog, conversion_factor(catalog))
+
+
+class _Ctx:
+    """The little of a SiteContext the page macros read (the index is cached in extra)."""
+
+    def __init__(self, index: SiteIndex) -> None:
+        self.extra: dict[str, Any] = {"views.index": index}
+        self.catalog = index.catalog
+
+
+def _page(index: SiteIndex, name: str, *args: str) -> str:
+    return feature.macros(_Ctx(index))[name](*args)  # type: ignore[arg-type]
+
+
+def test_a_reference_is_given_in_full_once_on_an_algorithm_page(index: SiteIndex) -> None:
+    page = _page(index, "algorithm_page", "grpo")
+    cited = set(re.findall(r'<sup class="tn-cite"><a href="[^"#]*#([^"]+)"', page))
+    listed = set(index.algorithms["grpo"].references)
+    assert cited & listed and cited - listed  # the fixture cites both kinds
+    for ref_id in cited:
+        line = str(escape(index.ref_hover[ref_id]))
+        assert page.count(line) == 1, ref_id
+        titled = page.count(f'#{ref_id}" title="')
+        assert titled == (0 if ref_id in listed else 1), ref_id
+
+
+def test_a_lone_citation_keeps_its_hover_text(index: SiteIndex) -> None:
+    """Outside a page (a fragment such as a compare column), every citation names its source."""
+    c = index.cite("grpo_deepseekmath", Links("algorithms/"))
+    line = str(escape(index.ref_hover["grpo_deepseekmath"]))
+    assert str(figures.cite(c)).count(line) == 1
+    with figures.per_page():
+        assert [line in str(figures.cite(c)) for _ in range(3)] == [True, False, False]
+
+
+def test_what_the_sources_report_instead_is_said_once(index: SiteIndex) -> None:
+    """An unverified value's correction is printed in its data-quality entry, which its badge
+    links to; the value's hover text does not repeat it, the badge's gives the status."""
+    page = _page(index, "algorithm_page", "grpo")
+    k = index.algorithms["grpo"].typical_k
+    assert k.status.value == "unverified" and k.reported_instead
+    assert page.count(str(escape(k.reported_instead))) == 1
+    assert 'href="#dq-algorithm-grpo-typical_k"' in page
+    # the status meaning once per badge (its hover text), never on the value beside it
+    badges = page.count('class="tn-badge tn-badge--unverified" href=')
+    assert badges and page.count("no source found that confirms it") == badges
+    values = re.findall(r'class="tn-fig__value"(?: title="([^"]*)")?>', page)
+    assert values and not any(t.startswith(("Reported:", "Derived:", "Unverified:"))
+                              for t in values)
+
+
+def test_the_index_rows_sort_keys_are_as_short_as_sorting_needs(catalog: Any) -> None:
+    """The real catalog (a property, not its numbers): whole bytes and cents sort the GB and $
+    columns as the table prints them; a float's repr was up to 20 characters per row."""
+    from tinkernomics.site.pages.views.algorithms import algorithm_rows
+
+    index = build_index(catalog, conversion_factor(catalog))
+    rows = algorithm_rows(index, Links("algorithms/"))
+    keys = [(k, v) for r in rows for k, v in r.filters.items() if k in ("gb", "usd") and v]
+    assert keys and all(re.fullmatch(r"\d+(\.\d\d)?", v) for _, v in keys), keys[:4]
+
+
+def test_search_keeps_the_name_and_loss_and_leaves_out_the_sources_reading(
+        index: SiteIndex) -> None:
+    """Material's search parser on the fixture's GRPO page: a search for its name or its Tinker
+    loss finds the page; the ScaleRL record (a reading of the sources, other fits, superseded
+    values) and the correction printed under an unverified claim are not indexed (the page's
+    data-quality entries, not indexed either, print the same)."""
+    from helpers_site import load_theme
+
+    from tinkernomics.site.pages import rawhtml
+
+    raw = rawhtml.convert(_page(index, "algorithm_page", "grpo"))
+    assert raw is not None
+    sections = load_theme().search_sections(raw.html)
+    text = " ".join(f"{title} {body}" for _, title, body in sections)
+    algo = index.algorithms["grpo"]
+    assert algo.name in text and all(loss in text for loss in algo.tinker_losses)
+    assert "scalerl-record" in raw.html and "scalerl-record" not in {s for s, _, _ in sections}
+    assert algo.scalerl_record is not None and algo.scalerl_record.summary
+    ids = [s for s, _, _ in sections]
+    assert "profile" in ids and "notes" in ids and "tinker" in ids
+    # a claim's correction (the fixture's claims have none: the template's mark, checked here)
+    claim = feature.ENV.from_string(
+        '{% from "_partials.html" import reported_instead %}{{ reported_instead(s, false) }}')
+    marked = load_theme().search_sections(
+        '<h2 id="c">C</h2>' + claim.render(s=index.shown("1", algo.typical_k.status, [],
+                                                         Links(""), reported_instead="zzq")))
+    assert "zzq" not in " ".join(body for _, _, body in marked)
