@@ -133,10 +133,11 @@ def endpoints(ctx: SiteContext, files: dict[str, bytes]) -> list[Endpoint]:
         listed = json.loads(files[c["path"]])["result"]
         example = listed[0]["id"] if listed else "ID"
         found.append(Endpoint(c["path"], _href(c["path"]),
-                              f"{c['title']}: {c['description']}", c["count"]))
+                              f"{c['title']}, lean: each one's id, the fields to filter and "
+                              "sort on, and `api_path`, its own file.", c["count"]))
         found.append(Endpoint(c["item_path"],
                               _href(c["item_path"].replace("{id}", example)),
-                              f"One of them, e.g. `{example}`.", None))
+                              f"One whole, e.g. `{example}`: {c['description']}", None))
     found += [Endpoint(s.file, _href(s.file), s.description, None)
               for s in single_documents() if s.file in files]
     return found
