@@ -115,9 +115,7 @@ def csv_cell(value: Any) -> str | int | float:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, int):
+    if isinstance(value, int | float):  # the csv module writes a float as repr() does
         return value
     if isinstance(value, list):  # neutralised when it starts with text, not with a number
         joined = ";".join(str(csv_cell(v)) for v in value)
