@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_project
 from timing import build_env, child_cpu
 
+from tinkernomics.site.api.version import API_MAJOR
+
 BIN = Path(sys.executable).parent
 SIZES = (0, 1000)
 TARGET_RATIO = 1.0
@@ -88,7 +90,7 @@ def layout(site: Path) -> set[str]:
     """Page URLs, API files and embed files of a built site (what both builds must share)."""
     pages = {p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
              if p.relative_to(site).parts[0] != "embed"}
-    data = {p.relative_to(site).as_posix() for top in ("api/v1", "embed")
+    data = {p.relative_to(site).as_posix() for top in (f"api/{API_MAJOR}", "embed")
             for p in (site / top).rglob("*") if p.is_file()}
     return pages | data
 

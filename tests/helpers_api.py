@@ -42,6 +42,13 @@ def documents(name: str) -> dict[str, Any]:
             if p.endswith(".json") and p != "schema.json"}
 
 
+def whole_entries(name: str, collection: str) -> list[dict[str, Any]]:
+    """Every whole entry of ``collection`` (its ``<collection>/<id>.json`` results), in the
+    order the lean collection lists them."""
+    docs = documents(name)
+    return [docs[lean["api_path"]]["result"] for lean in docs[f"{collection}.json"]["result"]]
+
+
 def resolve(docs: dict[str, Any], ref: str) -> Any:
     """Value at ``<file>#<JSON pointer>`` among ``docs``."""
     path, _, pointer = ref.partition("#")

@@ -56,7 +56,7 @@ def test_every_html_environment_autoescapes() -> None:
 def test_api_page_templates_escape_values_but_not_python_code() -> None:
     env = _template_env()
     endpoints = env.get_template("endpoints.md.j2").render(
-        root="api/v1/", endpoints=[{"href": "x\" onclick=\"y", "path": "references/<id>.json",
+        root="api/v2/", endpoints=[{"href": "x\" onclick=\"y", "path": "references/<id>.json",
                                     "description": "a <b>bold</b> & claim", "count": None}])
     assert "references/&lt;id&gt;.json" in endpoints
     assert "a &lt;b&gt;bold&lt;/b&gt; &amp; claim" in endpoints

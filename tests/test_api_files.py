@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_api import FIXED_TIME, catalog, documents, files
+from helpers_api import FIXED_TIME, catalog, documents, files, whole_entries
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -30,7 +30,7 @@ from tinkernomics.site.api.files import (
     render_api,
     write_api,
 )
-from tinkernomics.site.api.models import collections, responses
+from tinkernomics.site.api.models import API_MAJOR, collections, responses
 
 CATALOGS = ["fixture", "real"]
 
@@ -66,7 +66,7 @@ def test_every_document_validates_against_the_served_schema(name: str) -> None:
     lambda d: d["result"]["scalerl"]["C_mid_h100_equivalent"].update(derivation=None),
     lambda d: d["result"]["scalerl"]["A"].update(unit="furlongs"),
     lambda d: d["result"].pop("typical_g"),
-    lambda d: d.update(api_version="2.0.0"),
+    lambda d: d.update(api_version="1.12.0"),
 ], ids=["unknown key", "figure without source", "derived without derivation", "bad unit",
         "missing key", "other major version"])
 def test_the_schema_rejects_broken_documents(mutate) -> None:
@@ -146,19 +146,19 @@ def assert_rows_match(rows: list[dict[str, str]], items: list[dict[str, Any]],
 
 @pytest.mark.parametrize("name", CATALOGS)
 def test_algorithms_csv_reads_back_as_the_json(name: str) -> None:
-    items = documents(name)["algorithms.json"]["result"]
+    items = whole_entries(name, "algorithms")
     assert_rows_match(read_csv(name, "algorithms.csv"), items, ALGORITHM_CSV)
 
 
 @pytest.mark.parametrize("name", CATALOGS)
 def test_scalerl_csv_reads_back_as_the_json(name: str) -> None:
-    items = [a for a in documents(name)["algorithms.json"]["result"] if a["scalerl"]]
+    items = [a for a in whole_entries(name, "algorithms") if a["scalerl"]]
     assert_rows_match(read_csv(name, "scalerl.csv"), items, SCALERL_CSV)
 
 
 @pytest.mark.parametrize("name", CATALOGS)
 def test_prices_csv_has_one_row_per_list_model_and_variant_equal_to_the_json(name: str) -> None:
-    lists = documents(name)["prices.json"]["result"]
+    lists = whole_entries(name, "prices")
     items = [{"list": p, "row": r} for p in lists for r in p["rows"]]
     columns = {
         "price_list": ("list", "id"), "effective": ("list", "effective"),
@@ -178,7 +178,7 @@ def test_prices_csv_has_one_row_per_list_model_and_variant_equal_to_the_json(nam
 
 @pytest.mark.parametrize("name", CATALOGS)
 def test_curve_csv_holds_every_curve_point(name: str) -> None:
-    algos = [a for a in documents(name)["algorithms.json"]["result"] if a["scalerl"]]
+    algos = [a for a in whole_entries(name, "algorithms") if a["scalerl"]]
     items = [{"id": a["id"], **p} for a in algos for p in a["scalerl"]["curve"]["points"]]
     columns = {"algorithm": ("id",), "gb200_hours": ("gb200_hours",),
                "h100_equivalent_hours": ("h100_equivalent_hours",),
@@ -203,24 +203,23 @@ def test_index_lists_every_other_file_with_its_checksum(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CATALOGS)
-def test_the_archive_holds_every_file_but_the_one_entry_copies_and_a_readme(name: str) -> None:
+def test_the_archive_is_the_whole_api_folder_and_a_readme(name: str) -> None:
+    """Everything in one request: every served file but the zip itself, whole entries
+    included (the lean collections do not hold them), byte for byte, and a README."""
     out = files(name)
     with zipfile.ZipFile(io.BytesIO(out[ARCHIVE])) as archive:
         assert archive.testzip() is None
         members = {i.filename.removeprefix(f"{ARCHIVE_FOLDER}/"): i for i in archive.infolist()}
-        items = {path for path in out if "/" in path}  # <collection>/<id>.json
-        assert items and set(members) == (set(out) - {ARCHIVE} - items) | {README}
+        assert set(members) == (set(out) - {ARCHIVE}) | {README}
+        assert any(path.startswith("algorithms/") for path in members)  # whole entries
         for path, info in members.items():
             assert info.date_time == (2026, 7, 17, 12, 30, 0)
             if path != README:
                 assert archive.read(info) == out[path]
         readme = archive.read(members[README]).decode("utf-8")
+    assert f"tinkernomics-data-{API_MAJOR}" == ARCHIVE_FOLDER
     assert "CC BY 4.0" in readme and "How to cite" in readme
-    assert "<collection>/<id>.json" in readme  # says where the one-entry documents are
-    for path in items:  # each left-out document is an entry of its collection, as it is there
-        folder = path.split("/")[0]
-        entries = json.loads(out[f"{folder}.json"])["result"]
-        assert json.loads(out[path])["result"] in entries, path
+    assert "<id>.json" in readme and "api_path" in readme  # says where whole entries are
     for path in ("algorithms.csv", "prices.csv", "scalerl.csv", "schema.json", "index.json"):
         assert f"`{path}`" in readme
 
@@ -235,12 +234,12 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def test_two_builds_write_byte_identical_trees(tmp_path: Path, catalog_copy: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two independent loads and renders of one catalog give identical api/v1 trees, and a
+    """Two independent loads and renders of one catalog give identical API trees, and a
     stale file from an earlier build does not survive."""
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     outs = []
     for n in range(2):
-        out = tmp_path / f"site{n}" / "api" / "v1"
+        out = tmp_path / f"site{n}" / "api" / API_MAJOR
         out.mkdir(parents=True)
         (out / "stale.json").write_text("{}")
         cat = load_valid_catalog(catalog_copy)
@@ -288,18 +287,20 @@ def test_rendering_is_a_pure_function_of_catalog_and_time() -> None:
     assert again == files("real")
 
 
-def test_each_entry_document_is_its_collection_item_validated_on_its_own() -> None:
-    """Issue 47: an entry's document is taken from its collection's validated document instead
-    of being validated again; it must be what validating it alone gives."""
-    from tinkernomics.site.api.models import document, item_document
+def test_documents_built_without_validation_are_what_validation_gives() -> None:
+    """Issue 47: an entry is validated once, when its public model is made; its document and
+    its collection's lean copy are not validated again. Each must be what validating it
+    alone gives."""
+    from tinkernomics.site.api.models import document
 
     docs = documents("fixture")
     checked = 0
     for c in collections():
         whole = docs[f"{c.path}.json"]
-        for result in whole["result"]:
-            alone = document(c.kind, result)
-            assert item_document(c.kind, result) == alone
-            assert docs[f"{c.path}/{result['id']}.json"] == alone
+        assert whole == document(f"{c.kind}_collection", whole["result"],
+                                 count=len(whole["result"]))
+        for lean in whole["result"]:
+            alone = docs[lean["api_path"]]
+            assert alone == document(c.kind, alone["result"])
             checked += 1
     assert checked

@@ -13,7 +13,13 @@ from helpers_api import REPO_ROOT, catalog, example_python, files
 
 from tinkernomics.site.api import feature as apisite
 from tinkernomics.site.api.files import write_api
-from tinkernomics.site.api.models import API_VERSION, api_schema, collections, responses
+from tinkernomics.site.api.models import (
+    API_MAJOR,
+    API_VERSION,
+    api_schema,
+    collections,
+    responses,
+)
 from tinkernomics.site.build import SiteContext
 
 
@@ -35,9 +41,9 @@ def test_endpoints_list_every_collection_and_link_relative_to_the_page(ctx: Site
         assert f"<code>{c.path}.json</code>" in text
         assert f"<code>{c.path}/{{id}}.json</code>" in text
     links = hrefs(text)
-    assert links and all(h.startswith("v1/") for h in links)
+    assert links and all(h.startswith(f"{API_MAJOR}/") for h in links)
     for link in links:  # each link names a file the build writes
-        assert link.removeprefix("v1/") in files("fixture")
+        assert link.removeprefix(f"{API_MAJOR}/") in files("fixture")
 
 
 def test_overview_shows_version_date_licence_and_download_sizes(ctx: SiteContext) -> None:
@@ -45,7 +51,7 @@ def test_overview_shows_version_date_licence_and_download_sizes(ctx: SiteContext
     assert f"**{API_VERSION}**" in text and "**2026-07-17**" in text and "CC BY 4.0" in text
     zip_size = len(files("fixture")["tinkernomics-data.zip"])
     assert f"{zip_size / 1024:.1f} KiB" in text
-    assert "v1/tinkernomics-data.zip" in hrefs(text)
+    assert f"{API_MAJOR}/tinkernomics-data.zip" in hrefs(text)
 
 
 def test_schema_reference_has_a_table_for_every_definition(ctx: SiteContext) -> None:
@@ -66,20 +72,25 @@ def test_changelog_is_on_the_page_under_the_page_title(ctx: SiteContext) -> None
 
 def test_examples_use_the_site_url(ctx: SiteContext) -> None:
     text = apisite.macros(ctx)["api_examples"]()
-    assert "curl -s https://example.org/tn/api/v1/index.json" in text
-    assert 'BASE = "https://example.org/tn/api/v1/"' in text
+    assert f"curl -s https://example.org/tn/api/{API_MAJOR}/index.json" in text
+    assert f'BASE = "https://example.org/tn/api/{API_MAJOR}/"' in text
 
 
 def test_the_python_example_runs_against_the_written_api(tmp_path: Path) -> None:
-    out = tmp_path / "api" / "v1"
+    """It filters the lean collection, then follows one entry's ``api_path`` to its whole
+    document (a collection without whole entries is what makes the second step needed)."""
+    out = tmp_path / "api" / API_MAJOR
     write_api(files("real"), out)
-    code = example_python(out.as_uri() + "/", catalog("real"))
+    real = catalog("real")
+    code = example_python(out.as_uri() + "/", real)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     lines = done.stdout.splitlines()
-    fits = {k: a.scalerl for k, a in catalog("real").algorithms.items() if a.scalerl}
-    assert len(lines) == len(fits) + 1
-    for line, (algo_id, fit) in zip(lines, sorted(fits.items()), strict=False):
-        assert line.split()[:4] == [algo_id, str(fit.C_mid.value), "gb200_hours",
+    no_critic = [a for a in real.algorithms.values() if not a.needs_critic]
+    assert lines[0] == f"{len(real.algorithms)} algorithms, {len(no_critic)} without a critic"
+    algo_id = apisite.example_values(real)["algorithm"]
+    fit = real.algorithms[algo_id].scalerl
+    assert fit is not None and len(lines) == 3
+    assert lines[1].split()[:4] == [algo_id, str(fit.C_mid.value), "gb200_hours",
                                     fit.C_mid.status.value]
-    assert lines[-1].split()[1] == "derived" and "'C_mid'," in lines[-1]
+    assert lines[2].split()[1] == "derived" and "'C_mid'," in lines[2]

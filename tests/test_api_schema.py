@@ -73,6 +73,29 @@ def test_guard_asks_to_regenerate_after_a_proper_bump() -> None:
     assert codes(schema("1.1.0", extra=True), schema("1.1.0", extra=True), CHANGELOG_1_1) == []
 
 
+def test_guard_takes_a_major_bump_like_any_other_with_its_changelog_entry() -> None:
+    """A new major version (a breaking change, a new /api/vN/ folder) is a version bump with a
+    changelog entry; going back to the old major is refused."""
+    log_2 = "# Changelog\n\n## 2.0.0 — 2026-12-06\n\n- Moved.\n\n" + CHANGELOG_1_1[13:]
+    assert codes(schema("1.1.0"), schema("2.0.0", extra=True), log_2) == ["stale"]
+    assert codes(schema("1.1.0"), schema("2.0.0", extra=True), CHANGELOG_1_1) == [
+        "changelog", "stale"]
+    assert "backwards" in codes(schema("2.0.0"), schema("1.2.0"), log_2)
+
+
+def test_the_committed_schema_is_of_the_current_major_folder() -> None:
+    """Its version, description and every document's ``api_version`` pattern name the major
+    version of the folder the files are written to."""
+    committed = apisite.committed_schema()
+    assert committed is not None
+    major = api.API_MAJOR.removeprefix("v")
+    assert committed["version"].split(".")[0] == major
+    assert f"/api/{api.API_MAJOR}/" in committed["description"]
+    patterns = {d["properties"]["api_version"]["pattern"]
+                for name, d in committed["$defs"].items() if name.endswith("Document")}
+    assert patterns == {rf"^{major}\.\d+\.\d+$"}
+
+
 def test_guard_refuses_a_version_going_backwards_or_an_older_top_entry() -> None:
     assert "backwards" in codes(schema("1.1.0"), schema("1.0.0"), CHANGELOG_1_0)
     assert codes(schema("1.0.0"), schema("1.0.0"), CHANGELOG_1_1) == ["changelog"]

@@ -13,6 +13,7 @@ from helpers_site import second_build
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.api.files import data_last_changed, render_api
+from tinkernomics.site.api.version import API_MAJOR
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -31,5 +32,6 @@ def test_two_site_builds_write_identical_api_trees_with_every_file(built_site: B
     catalog = load_valid_catalog(REPO_ROOT / "catalog")
     expected = render_api(catalog, last_changed=data_last_changed(catalog.root),
                           site_url=SUB_PATH_URL)
-    assert {f"v1/{path}": body for path, body in expected.items()} == {
-        path: body for path, body in first.items() if path.startswith("v1/")}
+    assert {f"{API_MAJOR}/{path}": body for path, body in expected.items()} == {
+        path: body for path, body in first.items() if path.startswith(f"{API_MAJOR}/")}
+    assert {path.split("/")[0] for path in first if "/" in path} == {API_MAJOR}  # no old major

@@ -19,6 +19,7 @@ from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.catalog.provenancerules import PROVENANCE
 from tinkernomics.catalog.walk import walk
+from tinkernomics.site.api.version import API_MAJOR
 from tinkernomics.site.pages.views import build_index
 from tinkernomics.site.pages.views.checks import STALE_AFTER_DAYS, reference_checks
 
@@ -146,5 +147,5 @@ def test_the_checks_table_lists_every_stale_check_and_counts_the_rest(catalog: C
     current = [row for row in small.rows if not row.stale]
     assert small.shown == [row for row in small.rows if row.stale] + current[:3]
     assert small.not_shown == current[3:]
-    assert view.api_href == "../api/v1/references.json"
+    assert view.api_href == f"../api/{API_MAJOR}/references.json"
 

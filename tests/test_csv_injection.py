@@ -1,5 +1,5 @@
 """Issue 40 (CSV formula injection) and issue 46 (what the chart CSVs carry), without a build:
-every CSV the site publishes (``api/v1/*.csv``, ``embed/<id>/data.csv`` and
+every CSV the site publishes (``api/v2/*.csv``, ``embed/<id>/data.csv`` and
 ``data-wide.csv``) is written by ``site.safecsv``, so catalog text that starts like a
 spreadsheet formula lands as text (a leading quote, as OWASP recommends) while numbers,
 negative ones included, stay numbers; the chart CSVs carry the data's date, the sources' titles

@@ -40,7 +40,7 @@ def failing_feature(err: OSError) -> types.ModuleType:
 ])
 def test_a_full_or_read_only_site_folder_is_one_line(tmp_path: Path, monkeypatch,
                                                      code: int, strerror: str, todo: str) -> None:
-    target = tmp_path / "site" / "api" / "v1" / "index.json"
+    target = tmp_path / "site" / "api" / "v2" / "index.json"
     monkeypatch.setattr(build, "feature_modules",
                         lambda: [failing_feature(OSError(code, strerror, str(target)))])
     with pytest.raises(OutputError) as caught:

@@ -38,6 +38,7 @@ from helpers_site import load_theme
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
 from tinkernomics.site.api.files import data_last_changed
+from tinkernomics.site.api.version import API_MAJOR
 from tinkernomics.site.calculator.formatting import fmt_usd
 from tinkernomics.site.charts.feature import (
     EMBED_DIR,
@@ -52,7 +53,7 @@ COPIED = ("docs", "site_overrides", "macros", "catalog", "mkdocs.yml", "CONTRIBU
 """What a build reads: a clean clone holds no more (no site/, no .cache/)."""
 PORTS = range(8500, 8600)
 """This test's servers bind in this range only."""
-OUTPUT_TOPS = ("api/v1", "embed")
+OUTPUT_TOPS = (f"api/{API_MAJOR}", "embed")
 VENDOR = "assets/vendor/plotly.min.js"
 CHART = "[data-tn-chart]"
 TIMEOUT_MS = 30_000
@@ -199,7 +200,7 @@ def test_every_link_the_features_write_leads_to_the_same_place(built_site: Built
 def test_zensical_and_mkdocs_write_the_same_api_embed_and_vendor_files(
         built_site: BuiltSite, zensical_site: BuiltSite) -> None:
     mkdocs_files, zensical_files = output_files(built_site.root), output_files(zensical_site.root)
-    assert "api/v1/index.json" in mkdocs_files
+    assert f"api/{API_MAJOR}/index.json" in mkdocs_files
     assert any(name.startswith("embed/") and name.endswith("/index.html") for name in mkdocs_files)
     assert sorted(zensical_files) == sorted(mkdocs_files)
     differ = [name for name, data in mkdocs_files.items() if zensical_files[name] != data]

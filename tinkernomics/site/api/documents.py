@@ -1,9 +1,11 @@
 """The API's documents: collections, the envelope of each document kind, the JSON Schema.
 
-Every file under /api/v1/ is one document ``{api_version, kind, result[, count]}``.
-``collections()`` lists what is published of each declared kind (its ``site.kinds`` declaration,
-or the generic default), ``single_documents()`` the kinds published as one document,
-``responses()`` maps each document kind to its envelope model and ``api_schema`` is
+Every file under /api/v2/ is one document ``{api_version, kind, result[, count]}``.
+A collection document's ``result`` lists lean entries (``api.summaries``: a few fields and
+the entry's ``api_path``), an item document's ``result`` is the whole entry.
+``collections()`` lists what is published of each declared kind (its ``site.kinds``
+declaration, or the generic default), ``single_documents()`` the kinds published as one
+document, ``responses()`` maps each document kind to its envelope model and ``api_schema`` is
 their union, discriminated by kind.
 """
 
@@ -21,8 +23,10 @@ from tinkernomics.site import kinds as site_kinds
 from tinkernomics.site.api.convert import Convert, copy_single
 from tinkernomics.site.api.generic import public_model
 from tinkernomics.site.api.provenance import ApiModel
+from tinkernomics.site.api.summaries import summary_model
 from tinkernomics.site.api.version import (  # noqa: F401 - PLATFORM_PATH re-exported
     API_MAJOR,
+    API_ROOT,
     API_VERSION,
     PLATFORM_PATH,
     SCHEMA_DIALECT,
@@ -32,7 +36,8 @@ from tinkernomics.site.api.version import (  # noqa: F401 - PLATFORM_PATH re-exp
 
 @dataclass(frozen=True)
 class Collection:
-    """A kind of entry published as ``<path>.json`` (all) and ``<path>/<id>.json`` (one)."""
+    """A kind of entry published as ``<path>.json`` (every entry, lean) and ``<path>/<id>.json``
+    (one, whole)."""
 
     path: str
     kind: str
@@ -124,17 +129,17 @@ class CollectionInfo(ApiModel):
     title: str = Field(description="Human title.")
     description: str = Field(description="What it holds.")
     kind: str = Field(description="`kind` of its item documents.")
-    path: str = Field(description="All items, relative to /api/v1/.")
-    item_path: str = Field(description="One item; replace {id}.")
+    path: str = Field(description=f"Every item, lean (its id, the fields to filter and sort "
+                      f"on, `api_path`), relative to {API_ROOT}.")
+    item_path: str = Field(description="One whole item; replace {id}.")
     csv: str | None = Field(description="CSV of the collection, if any.")
     count: int = Field(description="Number of items.")
-    ids: list[str] = Field(description="Item ids, sorted.")
 
 
 class FileInfo(ApiModel):
     """A published file with its size and checksum."""
 
-    path: str = Field(description="Path relative to /api/v1/.")
+    path: str = Field(description=f"Path relative to {API_ROOT}.")
     bytes: int = Field(description="Size in bytes.")
     sha256: str = Field(description="SHA-256 of the file, hex.")
 
@@ -150,7 +155,8 @@ class Index(ApiModel):
     licence: str = Field(description="Licence of the data.")
     licence_url: str = Field(description="Licence text.")
     schema_path: str = Field(description="JSON Schema of every document.")
-    archive: str = Field(description="Zip with every JSON and CSV file and a README.")
+    archive: str = Field(description="Zip with every other file (every JSON document, whole "
+                         "entries included, and every CSV) and a README.")
     collections: list[CollectionInfo] = Field(description="Collections, in a fixed order.")
     platform: str | None = Field(description="The Tinker platform document, if present.")
     latest_price_list: str | None = Field(description="Id of the newest Tinker price list.")
@@ -182,7 +188,8 @@ def _responses(published: tuple[Collection, ...],
         # follow a Literal of a value.
         one: Any = Literal[c.kind]
         many: Any = Literal[f"{c.kind}_collection"]
-        items: Any = list[c.model]  # type: ignore[name-defined]  # c.model is a value, not a type
+        lean: Any = summary_model(c.kind, c.model)
+        items: Any = list[lean]  # a model made at run time
         made.append(create_model(
             f"{name}Document", __base__=Envelope,
             kind=(one, Field(description="Document kind.")),
@@ -192,7 +199,8 @@ def _responses(published: tuple[Collection, ...],
             f"{name}CollectionDocument", __base__=Envelope,
             kind=(many, Field(description="Document kind.")),
             count=(int, Field(description="Number of items.")),
-            result=(items, Field(description=f"Every {c.kind}, by id.")),
+            result=(items, Field(description=f"Every {c.kind}, by id, lean: the whole entry "
+                                 "is the document at its `api_path`.")),
         ))
     return {_kind_of(r): r for r in made}
 
@@ -219,7 +227,7 @@ def api_schema() -> dict[str, Any]:
     schema["$schema"] = SCHEMA_DIALECT
     schema["title"] = f"tinker-nomics public API {API_MAJOR}"
     schema["description"] = (
-        "Every document under /api/v1/ validates against this schema; `kind` says which one."
+        f"Every document under {API_ROOT} validates against this schema; `kind` says which one."
     )
     schema["version"] = API_VERSION
     return schema
@@ -241,3 +249,11 @@ def item_document(kind: str, validated: dict[str, Any]) -> dict[str, Any]:
     ``document(kind, validated)`` returns, without validating it a second time."""
     return {"api_version": API_VERSION, "kind": kind, "result": validated}
 
+
+
+def collection_document(kind: str, lean: list[dict[str, Any]]) -> dict[str, Any]:
+    """The document of a collection whose lean entries (``summaries.summary`` of validated
+    whole entries) are ``lean``: what ``document(f"{kind}_collection", lean, count=...)``
+    returns, without validating each entry a second time."""
+    return {"api_version": API_VERSION, "kind": f"{kind}_collection", "count": len(lean),
+            "result": lean}

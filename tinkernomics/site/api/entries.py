@@ -1,4 +1,4 @@
-"""Public API models of the catalog's entries (pipeline step 6: what /api/v1/ items hold).
+"""Public API models of the catalog's entries (pipeline step 6: what /api/v2/ items hold).
 
 Separate from the authoring models (``tinkernomics.catalog.models``) so the catalog can change
 for contributors without breaking readers of the API: a model whose public shape is its
@@ -48,7 +48,7 @@ class Reference(ApiModel):
     further_reading: str | None = Field(description="Why it is worth reading, when listed.")
     summary: str | None = Field(description="What the source confirms.")
     cited_by: list[Citation] = Field(description="Entries citing it, by kind then id.")
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class CurvePoint(ApiModel):
@@ -111,7 +111,7 @@ class Algorithm(Twin, of=m.Algorithm, described={
         description="KL to a reference, reward source, rollouts, teacher and over-sampling, "
                     "each sourced: what the run model reads.")
     page: str = Field(description="Its page on the site, relative to the site root.")
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class Variable(ApiModel):
@@ -149,7 +149,7 @@ class Formula(ApiModel):
     reported_instead: str | None = Field(description="For unverified formulas: what sources say.")
     asserted_by: AssertedBy | None = Field(description=ASSERTED_BY_API)
     worked_example: WorkedExample = Field(description="Evaluated at the example values.")
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class RentalPrice(Twin, of=m.RentalPrice, described={
@@ -171,7 +171,7 @@ class Hardware(Twin, of=m.Hardware, described={
 }):
     """An accelerator and the specs the cost formulas need."""
 
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class Conversion(ApiModel):
@@ -185,7 +185,7 @@ class Conversion(ApiModel):
     factor: Figure = Field(description="The factor (derived from the two hardware entries).")
     legacy_factor: Figure | None = Field(description="A factor used before, for the record.")
     alternatives: list[Claim] = Field(description="Other defensible factors, with sources.")
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class LanguageModel(Twin, of=m.LanguageModel, described={
@@ -201,7 +201,7 @@ class LanguageModel(Twin, of=m.LanguageModel, described={
 }):
     """A base model offered for training."""
 
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class PriceRow(ApiModel):
@@ -239,7 +239,7 @@ class PriceList(ApiModel):
     cached_prefill_discount: Figure | None = Field(description="Discount on cached prefill.")
     rows: list[PriceRow] = Field(description="One row per model and variant.")
     notes: str | None = Field(description="Caveats (markdown).")
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class LossInput(Twin, of=m.LossInput, described={
@@ -261,7 +261,7 @@ class Loss(Twin, of=m.TinkerLoss, described={
 }):
     """A Tinker loss function."""
 
-    api_path: str = Field(description="This entry's file, relative to /api/v1/.")
+    api_path: str = Field(description="This entry's file, relative to /api/v2/.")
 
 
 class Primitive(Twin, of=m.Primitive, described={
@@ -310,5 +310,5 @@ class Platform(Twin, of=m.TinkerPlatform, described={
     setup_cost: SetupCost = Field(description="Cost of building it yourself.")
     gaps: list[Gap] = Field(description="What Tinker cannot run (LoRA only, no critic...), each "
                                         "with its source: a run that needs one has no bill.")
-    api_path: str = Field(description="This file, relative to /api/v1/.")
+    api_path: str = Field(description="This file, relative to /api/v2/.")
 

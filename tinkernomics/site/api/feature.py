@@ -1,10 +1,11 @@
 """The JSON API as a site feature and a CLI step (pipeline step 6).
 
 As a feature module (listed in ``sitebuild.FEATURES``) it gives the API page its macros and,
-after MkDocs has built, writes ``site/api/v1/`` (``write_outputs``). The same files come from
-``tinkernomics api build`` without MkDocs, so the API survives a change of site generator.
-``tinkernomics api schema`` keeps the committed public schema (``api_schema.json``) in step
-with the public models, refusing to rewrite it for a changed schema whose version was not bumped.
+after MkDocs has built, writes ``site/api/v2/`` (``API_DIR``, ``write_outputs``). The same
+files come from ``tinkernomics api build`` without MkDocs, so the API survives a change of
+site generator. ``tinkernomics api schema`` keeps the committed public schema
+(``api_schema.json``) in step with the public models, refusing to rewrite it for a changed
+schema whose version was not bumped.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def site_files(ctx: SiteContext) -> dict[str, bytes]:
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """Write every API file into ``site_dir/api/v1/`` (replacing what was there)."""
+    """Write every API file into ``site_dir/API_DIR`` (replacing what was there)."""
     write_api(site_files(ctx), site_dir / API_DIR)
 
 
@@ -129,12 +130,14 @@ def endpoints(ctx: SiteContext, files: dict[str, bytes]) -> list[Endpoint]:
              Endpoint(SCHEMA, _href(SCHEMA), "JSON Schema of every document.",
                       None)]
     for c in index["collections"]:
-        example = c["ids"][0] if c["ids"] else "ID"
+        listed = json.loads(files[c["path"]])["result"]
+        example = listed[0]["id"] if listed else "ID"
         found.append(Endpoint(c["path"], _href(c["path"]),
-                              f"{c['title']}: {c['description']}", c["count"]))
+                              f"{c['title']}, lean: each one's id, the fields to filter and "
+                              "sort on, and `api_path`, its own file.", c["count"]))
         found.append(Endpoint(c["item_path"],
                               _href(c["item_path"].replace("{id}", example)),
-                              f"One of them, e.g. `{example}`.", None))
+                              f"One whole, e.g. `{example}`: {c['description']}", None))
     found += [Endpoint(s.file, _href(s.file), s.description, None)
               for s in single_documents() if s.file in files]
     return found
@@ -293,7 +296,7 @@ def cmd_api_schema(args: argparse.Namespace) -> int:
 def add_api_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("api", help="write the JSON API, or check its public schema")
     api_sub = p.add_subparsers(dest="api_command", required=True)
-    build = api_sub.add_parser("build", help="write /api/v1/ files into a folder")
+    build = api_sub.add_parser("build", help=f"write /{API_DIR}/ files into a folder")
     build.add_argument("--catalog", default="catalog", help="catalog folder (default: catalog)")
     build.add_argument("--out", default=f"site/{API_DIR}", help="output folder")
     build.add_argument("--site-url", default="", help="site URL named in the README")

@@ -1,6 +1,6 @@
 """API output files (pipeline step 6): public models -> JSON, CSV, README and one zip, as bytes.
 
-``render_api`` returns every file of ``/api/v1/`` as ``{relative path: bytes}`` and
+``render_api`` returns every file of ``/api/v2/`` as ``{relative path: bytes}`` and
 ``write_api`` puts them on disk. Output is deterministic: JSON with sorted keys, entries in id
 order, CSV rows in a fixed order, zip members with fixed timestamps and permissions, and
 ``last_changed`` taken from the data's history (``data_last_changed``), never the wall clock.
@@ -29,21 +29,25 @@ from tinkernomics.catalog.loader import catalog_files
 from tinkernomics.site import safecsv
 from tinkernomics.site.api.build import ApiData, build_api
 from tinkernomics.site.api.models import (
+    API_MAJOR,
     API_VERSION,
     PLATFORM_PATH,
     api_schema,
+    collection_document,
     collections,
     document,
     item_document,
     responses,
     single_documents,
 )
+from tinkernomics.site.api.summaries import summary, summary_fields
 from tinkernomics.site.identity import LICENCE, LICENCE_URL
 
 INDEX = "index.json"
 SCHEMA = "schema.json"
 ARCHIVE = "tinkernomics-data.zip"
-ARCHIVE_FOLDER = "tinkernomics-data-v1"
+ARCHIVE_FOLDER = f"tinkernomics-data-{API_MAJOR}"
+"""The zip's one top folder: a copy of the API's folder, so ``api_path`` works in it too."""
 README = "README.md"
 TITLE = "tinker-nomics data API"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -111,9 +115,7 @@ def csv_cell(value: Any) -> str | int | float:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, int):
+    if isinstance(value, int | float):  # the csv module writes a float as repr() does
         return value
     if isinstance(value, list):  # neutralised when it starts with text, not with a number
         joined = ";".join(str(csv_cell(v)) for v in value)
@@ -253,23 +255,30 @@ CSV_FILES: tuple[CsvFile, ...] = (
 # --------------------------------------------------------------------------- documents
 
 
-def api_documents(data: ApiData) -> dict[str, dict[str, Any]]:
-    """Every JSON document except the index, by path relative to /api/v1/."""
+def api_documents(data: ApiData) -> tuple[dict[str, dict[str, Any]], dict[str, list[Any]]]:
+    """Every JSON document except the index, by path relative to the API's folder, and every
+    collection's whole entries as JSON data (by collection path, in id order: what the CSV
+    files read). Each entry is dumped once: its own document holds it, its collection a lean
+    copy of a few of its keys (``summaries``); neither is validated again (the public models
+    validated it when ``build_api`` made it, and the tests check every document against the
+    schema)."""
     docs: dict[str, dict[str, Any]] = {}
-    models = responses()
+    whole: dict[str, list[Any]] = {}
     for c in collections():
         items = data.collections[c.path]
-        results = [item.model_dump(mode="json") for item in items.values()]
-        whole = document(f"{c.kind}_collection", results, count=len(results), models=models)
-        docs[f"{c.path}.json"] = whole
-        for entry_id, result in zip(items, whole["result"], strict=True):
+        results = whole[c.path] = [item.model_dump(mode="json") for item in items.values()]
+        keys = summary_fields(c.kind, c.model)
+        docs[f"{c.path}.json"] = collection_document(
+            c.kind, [summary(result, keys) for result in results])
+        for entry_id, result in zip(items, results, strict=True):
             docs[f"{c.path}/{entry_id}.json"] = item_document(c.kind, result)
+    models = responses()
     for single in single_documents():
         found = data.singles[single.kind]
         if found is not None:
             docs[single.file] = document(single.kind, found.model_dump(mode="json"),
                                          models=models)
-    return docs
+    return docs, whole
 
 
 def index_document(data: ApiData, last_changed: dt.datetime,
@@ -278,8 +287,7 @@ def index_document(data: ApiData, last_changed: dt.datetime,
     listed_collections = [
         {"name": c.path, "title": c.title, "description": c.description, "kind": c.kind,
          "path": f"{c.path}.json", "item_path": f"{c.path}/{{id}}.json",
-         "csv": c.csv, "count": len(data.collections[c.path]),
-         "ids": list(data.collections[c.path])}
+         "csv": c.csv, "count": len(data.collections[c.path])}
         for c in collections()
     ]
     listed = [{"path": path, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
@@ -303,6 +311,7 @@ def readme_text(last_changed: dt.datetime, site_url: str, files: list[str]) -> s
         site_url=site_url.rstrip("/") + "/" if site_url else "", licence=LICENCE,
         licence_url=LICENCE_URL, collections=collections(), csv_files=CSV_FILES,
         platform=PLATFORM_PATH if PLATFORM_PATH in files else None, index=INDEX, schema=SCHEMA,
+        folder=f"api/{API_MAJOR}/",
     )
 
 
@@ -316,17 +325,16 @@ def zip_bytes(files: dict[str, bytes], when: dt.datetime) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, so the permissions below are read
             info.external_attr = 0o644 << 16
-            archive.writestr(info, body, compresslevel=9)
+            archive.writestr(info, body)  # level 6: level 9 saves 0.3% for a quarter more time
     return out.getvalue()
 
 
 def render_api(catalog: Catalog, *, last_changed: dt.datetime,
                site_url: str = "") -> dict[str, bytes]:
-    """Every file of /api/v1/ as {path relative to /api/v1/: bytes}."""
+    """Every file of the API as {path relative to its folder (/api/v2/): bytes}."""
     data = build_api(catalog)
-    docs = api_documents(data)
+    docs, results = api_documents(data)
     files = {path: json_bytes(doc) for path, doc in docs.items()}
-    results = {c.path: docs[f"{c.path}.json"]["result"] for c in collections()}
     references = results.get("references", [])
     for spec in CSV_FILES:
         columns = with_provenance(spec.columns, references, last_changed)
@@ -334,17 +342,8 @@ def render_api(catalog: Catalog, *, last_changed: dt.datetime,
     files[SCHEMA] = readable_json_bytes(api_schema())
     files[INDEX] = json_bytes(index_document(data, last_changed, files))
     readme = readme_text(last_changed, site_url, list(files)).encode("utf-8")
-    files[ARCHIVE] = zip_bytes({**archived(files), README: readme}, last_changed)
+    files[ARCHIVE] = zip_bytes({**files, README: readme}, last_changed)
     return files
-
-
-def archived(files: dict[str, bytes]) -> dict[str, bytes]:
-    """What the zip holds: every file but the one-entry documents, whose entries are the
-    collections' own, byte for byte (``result`` of ``<collection>.json``, in order): at 1,000
-    algorithms they were half the archive's bytes again (issue 47)."""
-    folders = {f"{c.path}/" for c in collections()}
-    return {path: body for path, body in files.items()
-            if not any(path.startswith(folder) for folder in folders)}
 
 
 def write_api(files: dict[str, bytes], out_dir: Path) -> None:

@@ -73,7 +73,7 @@ def public_model(kind: Kind[Any]) -> type[ApiModel]:
                Field(description=info.description or name.replace("_", " ")))
         for name, info in kind.model.model_fields.items()
     }
-    fields["api_path"] = (str, Field(description="This entry's file, relative to /api/v1/."))
+    fields["api_path"] = (str, Field(description="This entry's file, relative to /api/v2/."))
     made: type[ApiModel] = create_model(
         kind.model.__name__, __base__=ApiModel, __doc__=kind.model.__doc__, **fields)
     return made

@@ -65,8 +65,8 @@ def schema_guard(committed: dict[str, Any] | None, generated: dict[str, Any],
     if schema_body(committed) != schema_body(generated) and old == version:
         problems.append(GuardProblem("unbumped", (
             f"the public API schema changed but API_VERSION is still {version}: bump it in "
-            "tinkernomics/api.py, describe the change under a new heading in CHANGELOG_API.md, "
-            "then run `tinkernomics api schema`")))
+            "tinkernomics/site/api/version.py, describe the change under a new heading in "
+            "CHANGELOG_API.md, then run `tinkernomics api schema`")))
     elif committed != generated:
         problems.append(GuardProblem(
             "stale", "the committed API schema is stale: run `tinkernomics api schema`"))

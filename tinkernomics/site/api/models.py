@@ -1,8 +1,8 @@
-"""The public API models, in one import (pipeline step 5 -> 6: view models for /api/v1/).
+"""The public API models, in one import (pipeline step 5 -> 6: view models for /api/v2/).
 
 The public API has its own pydantic classes, separate from the authoring models in
 ``tinkernomics.catalog.models``: the catalog may grow or rename fields for contributors without
-breaking people who read ``/api/v1/``; the API changes only with a version bump and a
+breaking people who read ``/api/v2/``; the API changes only with a version bump and a
 ``CHANGELOG_API.md`` entry (``schema_guard`` and tests/test_api_schema.py enforce that).
 
 The classes live by topic: ``version`` (API_VERSION), ``provenance`` (base class, figures),
@@ -22,6 +22,7 @@ from tinkernomics.site.api.documents import (  # noqa: F401
     Index,
     SingleDocument,
     api_schema,
+    collection_document,
     collections,
     document,
     item_document,
@@ -72,6 +73,7 @@ from tinkernomics.site.api.provenance import (  # noqa: F401
 )
 from tinkernomics.site.api.version import (  # noqa: F401
     API_MAJOR,
+    API_ROOT,
     API_VERSION,
     SCHEMA_DIALECT,
     SEMVER_PATTERN,

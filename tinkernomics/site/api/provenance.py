@@ -40,7 +40,7 @@ class DerivationInput(ApiModel):
     source: str | None = Field(description="Reference id of the input; null if it is derived.")
     path: str | None = Field(
         description="Where the input lives in this API: `<file>#<JSON pointer>`, relative to "
-        "/api/v1/.",
+        "/api/v2/.",
         examples=["hardware/h100.json#/result/bf16_dense_tflops"],
     )
 

@@ -106,7 +106,7 @@ def reference_checks(index: SiteIndex) -> ChecksView:
     rows.sort(key=lambda r: (not r.stale, r.checked or "", r.ref_id))
     return ChecksView(as_of=as_of.isoformat() if as_of else "",
                       stale_after_days=STALE_AFTER_DAYS, rows=rows,
-                      api_href=links.to("api/v1") + "references.json",
+                      api_href=links.to("api/v2") + "references.json",
                       missing_locators=locator_rows(index, links))
 
 
