@@ -209,7 +209,7 @@ def test_data_csv_opens_with_pandas_defaults_in_the_charts_units(
     assert fit is not None
     last = [r for r in rows if r["algorithm_id"] == "cispo"][-1]
     expected = 100 * reward(fit, float(last["gb200_hours"]))
-    assert float(last["reward_percent"]) == pytest.approx(expected, rel=1e-5)  # percent
+    assert float(last["reward_percent"]) == pytest.approx(expected, rel=5e-4)  # percent
     assert max(float(r["reward_percent"]) for r in rows) > 1  # not a 0-1 fraction
 
 

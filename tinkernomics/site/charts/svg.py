@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
+from tinkernomics.site.charts import svgpath
 from tinkernomics.site.charts.spec import (
     THEMES,
     X2_TITLE,
@@ -145,13 +146,24 @@ class _Frame:
     def height(self) -> float:
         return self.bottom + 58 + self.legend_rows * self.layout.legend_row
 
-    def x(self, gb200_hours: float) -> float:
+    @cached_property
+    def _x_scale(self) -> tuple[float, float]:
+        """(log10 of the axis' low end, px per decade)."""
         lo, hi = math.log10(self.chart.x_low), math.log10(self.chart.x_high)
-        share = (math.log10(gb200_hours) - lo) / (hi - lo)
-        return round(self.left + share * (self.right - self.left), 1)
+        return lo, (self.right - self.left) / (hi - lo)
+
+    @cached_property
+    def _y_scale(self) -> tuple[float, float]:
+        """(the plot's bottom, px per unit of reward)."""
+        return self.bottom, self.layout.plot_height / self.chart.y_high
+
+    def x(self, gb200_hours: float) -> float:
+        lo, per_decade = self._x_scale
+        return round(self.left + (math.log10(gb200_hours) - lo) * per_decade, 1)
 
     def y(self, reward: float) -> float:
-        return round(self.bottom - reward / self.chart.y_high * self.layout.plot_height, 1)
+        bottom, per_unit = self._y_scale
+        return round(bottom - reward * per_unit, 1)
 
 
 def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
@@ -236,13 +248,13 @@ def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
 
 def _series(f: _Frame, s: Series) -> list[str]:
     c = f.chart
-    pts = " ".join(f"{_n(f.x(x))},{_n(f.y(y))}" for x, y in s.points)
+    path = svgpath.curve_path([(f.x(x), f.y(y)) for x, y in s.points])
     a_y = _n(f.y(s.params.A))
     return [
         f"<g><title>{escape(s.label)}</title>",
         f'<line{f.paint("asym")} stroke="{s.color}" x1="{_n(f.x(c.x_low))}" '
         f'x2="{_n(f.x(c.x_high))}" y1="{a_y}" y2="{a_y}"/>',
-        f'<polyline{f.paint("curve")} stroke="{s.color}" points="{pts}"/>',
+        f'<path{f.paint("curve")} stroke="{s.color}" d="{path}"/>',
         _diamond(f.x(s.params.C_mid), f.y(s.midpoint_reward), s.color),
         "</g>",
     ]
