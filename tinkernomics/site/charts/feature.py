@@ -147,8 +147,9 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        # The wide SVG's <style> serves both: the narrow one leaves it out.
-        "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
+        # On a site page the wide SVG's <style> serves both (the narrow one leaves it out);
+        # an embed page or export has the rules in its theme stylesheet (files.theme_css).
+        "svg": Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE)
                       + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by="wide")),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
@@ -216,7 +217,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "root": assets.root, "figure": Markup(figure),
         "shared": assets.shared_theme, "theme_js": files.THEME_JS, "theme_css": files.THEME_CSS,
         "inline_theme_js": Markup("" if assets.shared_theme else files.theme_js()),
-        "inline_theme_css": Markup("" if assets.shared_theme else embed.embed_theme_css()),
+        "inline_theme_css": Markup("" if assets.shared_theme else files.theme_css()),
         "inline_css": Markup(assets.inline_css),
         "inline_js": Markup(_script_safe(assets.inline_js)),
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),

@@ -96,6 +96,12 @@ def _css() -> str:
     return switch + rules
 
 
+def page_css() -> str:
+    """The rules an SVG of a page reads (``_css``), for a stylesheet: the embed pages' shared
+    ``embed/theme.css`` carries them instead of a ``<style>`` in each (``files``)."""
+    return _css()
+
+
 def paint(name: str, theme: str | None) -> str:
     """The attributes of an element of class ``name``: on a page its class (the stylesheet
     draws it), in a file or image also the properties themselves. ``text`` is the chart's own
