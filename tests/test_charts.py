@@ -11,6 +11,7 @@ import math
 import re
 import tomllib
 import xml.etree.ElementTree as ET
+from html import escape
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -451,13 +452,16 @@ def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
         assert marks == full[1:] and all("x" in trace for trace in marks)
 
 
-def test_the_second_inline_svg_is_named_by_the_first(comparison: charts.Chart) -> None:
-    """A page's narrow SVG has no title or description of its own (issue 47): it is named by
-    the wide one's, which ``aria-labelledby`` reads whether or not that one is shown."""
+def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> None:
+    """A page's SVGs have no title or description of their own (issue 47): both are named by
+    the figure's caption, which ``aria-labelledby`` reads whether or not an SVG is shown."""
     html = chartsite.render_figure(comparison, root="../", site_url="")
     wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
-    ident = f"tn-svg-{comparison.id}-wide"
+    ident = f"tn-svg-{comparison.id}-{chartsite.CAPTION}"
     for svg in (wide, narrow):
         assert f'aria-labelledby="{ident}-t {ident}-d"' in svg.split(">", 1)[0]
-    assert f'<title id="{ident}-t">' in wide and f'<desc id="{ident}-d">' in wide
-    assert "<desc" not in narrow and 'id="tn-svg-' + comparison.id + '-narrow-t"' not in narrow
+        assert "<title id=" not in svg and "<desc" not in svg
+    caption = html[html.index("<figcaption"):html.index("</figcaption>")]
+    assert f'id="{ident}-t">{escape(comparison.title)}<' in caption
+    assert f'id="{ident}-d">{escape(comparison.description)}<' in caption
+    assert html.count(f'id="{ident}-t"') == html.count(f'id="{ident}-d"') == 1

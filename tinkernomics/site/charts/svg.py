@@ -314,18 +314,25 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
     return f.layout.width, f.height, content
 
 
+def label_id(chart: Chart, name: str) -> str:
+    """The stem of the ids (``-t`` title, ``-d`` description) that name a chart's SVG:
+    ``name`` is a layout (that SVG's own ``<title>`` and ``<desc>``) or another namer."""
+    return f"tn-svg-{chart.id}-{name}"
+
+
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
               theme: str | None = None, styled: bool = True, named_by: str = "") -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
     ``theme`` fixes the colours (files and images, written as attributes) instead of following
     the page palette.
-    ``styled=False`` leaves out its ``<style>``, and ``named_by`` (a layout) its title and
-    description, for a second inline SVG of the same page: a style element in inline SVG
-    applies to the whole document, shown or not, and ``aria-labelledby`` names it by the
-    first SVG's title and description, shown or not (issue 47: 400 bytes a page)."""
+    ``styled=False`` leaves out its ``<style>``, and ``named_by`` its title and description,
+    for an SVG of a page that names it otherwise: a style element in inline SVG applies to
+    the whole document, shown or not, and ``aria-labelledby`` names it by the elements
+    ``label_id(chart, named_by)`` + ``-t`` and ``-d`` (another layout's SVG, or the figure's
+    caption), shown or not (issue 47: 400 bytes a page)."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
-    label = f"tn-svg-{chart.id}-{named_by}" if named_by else ident
+    label = label_id(chart, named_by) if named_by else ident
     width, height, content = _chart_parts(chart, layout, ident, theme, styled, not named_by)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}"'
