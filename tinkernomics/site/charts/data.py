@@ -3,7 +3,8 @@
 
 The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(url)`` and
 spreadsheets open them as they are; values are in the units the chart shows (rewards in
-percent). ``data.csv`` is long: one row per curve point with its chart, algorithm, curve and
+percent), a curve point's to ``spec.POINT_DIGITS`` significant digits (parameters to six).
+``data.csv`` is long: one row per curve point with its chart, algorithm, curve and
 status; the first row of each curve also carries the date the data last changed, the sources'
 titles and URLs, the licence and the chart's page, which the curve's other rows leave empty
 (the same values: a spreadsheet's "fill down" or pandas' ``df.ffill()`` repeats them). Repeated

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
@@ -368,7 +368,6 @@ def decade_ticks(low: float, high: float) -> list[float]:
     return [10.0**k for k in range(first, last + 1)]
 
 
-@lru_cache(maxsize=1024)
 def short_number(value: float) -> str:
     """Tick label: 100, 1k, 10k, 1M."""
     for size, suffix in ((1e6, "M"), (1e3, "k")):
@@ -389,20 +388,12 @@ def attribution(chart: Chart) -> str:
     return " ".join(attribution_lines(chart))
 
 
-def num(value: float) -> float:
-    """Round a parameter for output (spec, CSV, JSON): 6 significant digits keep files small
-    and stable."""
-    return float(f"{value:.6g}")
+def num(value: float, digits: int = 6) -> float:
+    """Round for output (spec, CSV, JSON): 6 significant digits for a parameter."""
+    return float(f"{value:.{digits}g}")
 
 
 POINT_DIGITS = 4
-"""Significant digits of a curve point's numbers (compute, H100-hours, reward) in every file:
-finer than any output can show (a reward to 0.0001 is a twentieth of a pixel of the tallest
-chart, a compute to one part in 2,000 a tenth of a pixel of its log axis), and the curve is
-computed from fitted parameters of two or three digits. Six digits were a third of a chart's
-spec, JSON and CSV bytes (issue 47)."""
-
-
-def point(value: float) -> float:
-    """A curve point's number as every file prints it (``POINT_DIGITS`` significant digits)."""
-    return float(f"{value:.{POINT_DIGITS}g}")
+"""Significant digits of a curve point's numbers in every file (``point``): finer than any output
+shows; six were a third of a chart's spec, JSON and CSV bytes (issue 47)."""
+point = partial(num, digits=POINT_DIGITS)

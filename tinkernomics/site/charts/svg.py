@@ -9,7 +9,9 @@ How each element is drawn is one table, ``PAINT``: inline on a page it is a ``<s
 colours are CSS custom properties generated from ``charts.THEMES``, so the SVG follows Material's
 palette attribute (``data-md-color-scheme="slate"``) with no script; a standalone file or an
 image (light) carries it as presentation attributes with literal colours, which every renderer
-reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coordinates).
+reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coordinates); each
+curve is one path of the points a picture needs (``svgpath``). On a page, the figure's caption
+names its SVGs (``label_id``).
 """
 
 from __future__ import annotations
@@ -97,8 +99,7 @@ def _css() -> str:
 
 
 def page_css() -> str:
-    """The rules an SVG of a page reads (``_css``), for a stylesheet: the embed pages' shared
-    ``embed/theme.css`` carries them instead of a ``<style>`` in each (``files``)."""
+    """``_css`` for a stylesheet (the embed pages' shared ``embed/theme.css``, ``files``)."""
     return _css()
 
 
@@ -153,23 +154,17 @@ class _Frame:
         return self.bottom + 58 + self.legend_rows * self.layout.legend_row
 
     @cached_property
-    def _x_scale(self) -> tuple[float, float]:
-        """(log10 of the axis' low end, px per decade)."""
+    def _scale(self) -> tuple[float, float, float]:
+        """(log10 of the x axis' low end, px per decade, px per unit of reward)."""
         lo, hi = math.log10(self.chart.x_low), math.log10(self.chart.x_high)
-        return lo, (self.right - self.left) / (hi - lo)
-
-    @cached_property
-    def _y_scale(self) -> tuple[float, float]:
-        """(the plot's bottom, px per unit of reward)."""
-        return self.bottom, self.layout.plot_height / self.chart.y_high
+        return lo, (self.right - self.left) / (hi - lo), self.layout.plot_height / self.chart.y_high
 
     def x(self, gb200_hours: float) -> float:
-        lo, per_decade = self._x_scale
+        lo, per_decade, _ = self._scale
         return round(self.left + (math.log10(gb200_hours) - lo) * per_decade, 1)
 
     def y(self, reward: float) -> float:
-        bottom, per_unit = self._y_scale
-        return round(bottom - reward * per_unit, 1)
+        return round(self.bottom - reward * self._scale[2], 1)
 
 
 def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
@@ -315,8 +310,7 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
 
 
 def label_id(chart: Chart, name: str) -> str:
-    """The stem of the ids (``-t`` title, ``-d`` description) that name a chart's SVG:
-    ``name`` is a layout (that SVG's own ``<title>`` and ``<desc>``) or another namer."""
+    """Stem of the ids (``-t``, ``-d``) naming a chart's SVG: a layout's own, or a caption's."""
     return f"tn-svg-{chart.id}-{name}"
 
 
