@@ -137,6 +137,14 @@ PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
 
 
+def inline_svgs(chart: charts.Chart, mode: str) -> Markup:
+    """The figure's wide and narrow SVGs (CSS shows one). On a site page the wide one's
+    ``<style>`` serves both; an embed page or export has the rules in its theme stylesheet
+    (``files.theme_css``). Both are named by the caption (``CAPTION``), not a copy of it."""
+    return Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE, named_by=CAPTION)
+                  + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by=CAPTION))
+
+
 def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
                    params: bool = True) -> dict[str, Any]:
     """Every value ``figure.html`` prints.
@@ -151,14 +159,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        # On a site page the wide SVG's <style> serves both (the narrow one leaves it out);
-        # an embed page or export has the rules in its theme stylesheet (files.theme_css).
-        # Both are named by the caption's title and description (``label``), not a copy.
-        "svg": Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE,
-                                         named_by=CAPTION)
-                      + chartsvg.chart_svg(chart, layout="narrow", styled=False,
-                                           named_by=CAPTION)),
-        "label": chartsvg.label_id(chart, CAPTION),
+        "svg": inline_svgs(chart, mode), "label": chartsvg.label_id(chart, CAPTION),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
