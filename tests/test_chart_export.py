@@ -39,7 +39,7 @@ def test_csv_export_parses_and_matches_the_formula(catalog_dir: Path, tmp_path: 
     assert fit is not None
     middle = rows[len(rows) // 2]
     assert float(middle["reward_percent"]) == pytest.approx(
-        100 * reward(fit, float(middle["gb200_hours"])), rel=1e-5)
+        100 * reward(fit, float(middle["gb200_hours"])), rel=5e-4)
     khatri = load_valid_catalog(catalog_dir).references["scalerl_khatri"]
     first = rows[0]  # the curve's provenance, once (issue 47)
     assert first["licence"] == "CC BY 4.0" and first["sources"] == khatri.title

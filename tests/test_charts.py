@@ -11,6 +11,7 @@ import math
 import re
 import tomllib
 import xml.etree.ElementTree as ET
+from html import escape
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -126,8 +127,8 @@ def test_curve_ends_match_the_formula_at_both_axis_ends(comparison: charts.Chart
         assert r_first == pytest.approx(reward(fit, comparison.x_low), rel=1e-12)
         assert r_last == pytest.approx(reward(fit, comparison.x_high), rel=1e-12)
         trace = curves[s.algorithm_id]
-        assert trace["y"][0] == pytest.approx(reward(fit, comparison.x_low), abs=1e-6)
-        assert trace["y"][-1] == pytest.approx(reward(fit, comparison.x_high), abs=1e-6)
+        assert trace["y"][0] == pytest.approx(reward(fit, comparison.x_low), rel=5e-4)
+        assert trace["y"][-1] == pytest.approx(reward(fit, comparison.x_high), rel=5e-4)
         # the axis shows the whole rise: under 5% of the gain at the left, over 95% at the right
         r0 = fit.R0.value / 100 if fit.R0 else 0.0
         gain = fit.A.value / 100 - r0
@@ -151,7 +152,7 @@ def test_h100_equivalent_hours_use_the_hardware_factor(comparison: charts.Chart,
         for (c, _), h in zip(s.points, s.h100_hours, strict=True):
             assert h == pytest.approx(c * factor)
     curve = spec["data"][0]
-    assert curve["customdata"][0] == pytest.approx(curve["x"][0] * factor, rel=1e-5)
+    assert curve["customdata"][0] == pytest.approx(curve["x"][0] * factor, rel=1e-3)
     top = spec["layout"]["xaxis2"]["range"]
     assert top == pytest.approx([math.log10(comparison.x_low * factor),
                                  math.log10(comparison.x_high * factor)])
@@ -272,9 +273,9 @@ def test_an_algorithm_keeps_its_colour_on_every_chart(catalog: Catalog,
 def test_static_svg_draws_every_curve(comparison: charts.Chart, layout: str) -> None:
     svg = ET.fromstring(chartsvg.chart_svg(comparison, layout=layout))
     assert svg.get("viewBox", "").startswith(f"0 0 {chartsvg.LAYOUTS[layout].width:g}")
-    polylines = svg.findall(f".//{SVG_NS}polyline")
-    assert len(polylines) == len(comparison.series)
-    assert all(len(p.get("points", "").split()) == charts.CURVE_POINTS for p in polylines)
+    curves = [p for p in svg.iter(f"{SVG_NS}path") if p.get("class") == "curve"]
+    assert len(curves) == len(comparison.series)
+    assert all(p.get("d", "").startswith("M") for p in curves)
     texts = [t.text for t in svg.iter(f"{SVG_NS}text")]
     assert "DAPO" in texts and "CISPO" in texts and "1k" in texts
     style = svg.find(f"{SVG_NS}style")
@@ -306,7 +307,7 @@ def test_csv_has_every_point_with_provenance(comparison: charts.Chart, catalog: 
     assert fit is not None
     last = by_algo["cispo"]
     assert float(last["reward_percent"]) == pytest.approx(
-        100 * reward(fit, float(last["gb200_hours"])), rel=1e-5)  # percent, as the chart shows
+        100 * reward(fit, float(last["gb200_hours"])), rel=5e-4)  # percent, as the chart shows
     khatri = catalog.references["scalerl_khatri"]
     first = next(r for r in firsts if r["algorithm_id"] == "cispo")
     assert last["parameter_status"] == "reported" and first["sources"] == khatri.title
@@ -453,13 +454,16 @@ def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
         assert marks == full[1:] and all("x" in trace for trace in marks)
 
 
-def test_the_second_inline_svg_is_named_by_the_first(comparison: charts.Chart) -> None:
-    """A page's narrow SVG has no title or description of its own (issue 47): it is named by
-    the wide one's, which ``aria-labelledby`` reads whether or not that one is shown."""
+def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> None:
+    """A page's SVGs have no title or description of their own (issue 47): both are named by
+    the figure's caption, which ``aria-labelledby`` reads whether or not an SVG is shown."""
     html = chartsite.render_figure(comparison, root="../", site_url="")
     wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
-    ident = f"tn-svg-{comparison.id}-wide"
+    ident = f"tn-svg-{comparison.id}-{chartsite.CAPTION}"
     for svg in (wide, narrow):
         assert f'aria-labelledby="{ident}-t {ident}-d"' in svg.split(">", 1)[0]
-    assert f'<title id="{ident}-t">' in wide and f'<desc id="{ident}-d">' in wide
-    assert "<desc" not in narrow and 'id="tn-svg-' + comparison.id + '-narrow-t"' not in narrow
+        assert "<title id=" not in svg and "<desc" not in svg
+    caption = html[html.index("<figcaption"):html.index("</figcaption>")]
+    assert f'id="{ident}-t">{escape(comparison.title)}<' in caption
+    assert f'id="{ident}-d">{escape(comparison.description)}<' in caption
+    assert html.count(f'id="{ident}-t"') == html.count(f'id="{ident}-d"') == 1

@@ -150,7 +150,7 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
                                                                 fitted_count: int) -> None:
     page = session.page
     page.goto(session.base + "algorithms/", wait_until="load")
-    static = page.locator(f"{CHART} .tn-svg--wide polyline")
+    static = page.locator(f"{CHART} .tn-svg--wide path.curve")
     assert static.count() == fitted_count and static.first.is_visible()
     assert session.plotly_requests() == []  # no interaction yet: no plotly.js
     session.upgrade()

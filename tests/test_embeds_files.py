@@ -209,7 +209,7 @@ def test_data_csv_opens_with_pandas_defaults_in_the_charts_units(
     assert fit is not None
     last = [r for r in rows if r["algorithm_id"] == "cispo"][-1]
     expected = 100 * reward(fit, float(last["gb200_hours"]))
-    assert float(last["reward_percent"]) == pytest.approx(expected, rel=1e-5)  # percent
+    assert float(last["reward_percent"]) == pytest.approx(expected, rel=5e-4)  # percent
     assert max(float(r["reward_percent"]) for r in rows) > 1  # not a 0-1 fraction
 
 
@@ -257,7 +257,7 @@ def test_a_description_that_leads_into_a_list_is_cut_to_a_sentence() -> None:
 
 def test_the_embed_page_has_a_heading_one_image_and_preview_tags(grpo: charts.Chart) -> None:
     page = chartsite.render_embed_page(grpo, BASE)
-    assert re.search(r"<h1 class=\"tn-chart__title\">[^<]+</h1>", page)
+    assert re.search(r"<h1 class=\"tn-chart__title\"[^>]*>[^<]+</h1>", page)
     assert page.count('role="img"') == 2  # the wide and narrow SVGs; CSS shows one
     assert 'class="tn-chart__plot" tabindex="-1" data-tn-label=' in page  # named once drawn
     assert '<table class="tn-sr-only">' in page and share.alt_text(grpo).split(".")[0] in page

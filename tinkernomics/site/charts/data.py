@@ -3,7 +3,8 @@
 
 The CSVs are plain tables whose first line is the header, so ``pandas.read_csv(url)`` and
 spreadsheets open them as they are; values are in the units the chart shows (rewards in
-percent). ``data.csv`` is long: one row per curve point with its chart, algorithm, curve and
+percent), a curve point's to ``spec.POINT_DIGITS`` significant digits (parameters to six).
+``data.csv`` is long: one row per curve point with its chart, algorithm, curve and
 status; the first row of each curve also carries the date the data last changed, the sources'
 titles and URLs, the licence and the chart's page, which the curve's other rows leave empty
 (the same values: a spreadsheet's "fill down" or pandas' ``df.ffill()`` repeats them). Repeated
@@ -33,6 +34,7 @@ from tinkernomics.site.charts.spec import (
     Series,
     attribution,
     num,
+    point,
 )
 from tinkernomics.site.safecsv import csv_text
 
@@ -95,7 +97,7 @@ def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
         for i, ((c, r), h) in enumerate(zip(s.points, s.h100_hours, strict=True)):
             rows.append({
                 "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
-                "curve": s.curve, "gb200_hours": num(c), "h100_equivalent_hours": num(h),
+                "curve": s.curve, "gb200_hours": point(c), "h100_equivalent_hours": point(h),
                 "reward_percent": percent(r), "parameter_status": s.status.value,
                 **(about if i == 0 else _UNSTATED),
             })
@@ -103,8 +105,8 @@ def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
 
 
 def percent(fraction: float) -> float:
-    """A reward as the chart shows it (percent), rounded like every output number."""
-    return num(fraction * 100)
+    """A curve point's reward as the chart shows it (percent), rounded like every point."""
+    return point(fraction * 100)
 
 
 def wide_column(s: Series) -> str:
@@ -123,7 +125,7 @@ def to_wide_csv(chart: Chart, site_url: str = "") -> str:
     then the chart's provenance (every source it rests on)."""
     about = provenance(chart, tuple(r.id for r in chart.sources), site_url)
     first = chart.series[0]
-    rows = ([num(c), num(h), *(percent(s.points[i][1]) for s in chart.series), *about]
+    rows = ([point(c), point(h), *(percent(s.points[i][1]) for s in chart.series), *about]
             for i, ((c, _), h) in enumerate(zip(first.points, first.h100_hours, strict=True)))
     return csv_text([*WIDE_FIRST, *(wide_column(s) for s in chart.series),
                      *PROVENANCE_COLUMNS], rows)
@@ -189,7 +191,8 @@ def series_json(s: Series) -> dict[str, Any]:
         "dataset": s.fit.dataset,
         "status": s.status.value,
         "parameters": _parameters_json(s),
-        "points": [{"gb200_hours": num(c), "h100_equivalent_hours": num(h), "reward": num(r)}
+        "points": [{"gb200_hours": point(c), "h100_equivalent_hours": point(h),
+                    "reward": point(r)}
                    for (c, r), h in zip(s.points, s.h100_hours, strict=True)],
     }
 

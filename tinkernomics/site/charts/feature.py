@@ -130,10 +130,22 @@ def frame_style(chart: charts.Chart) -> str:
         for name, layout in chartsvg.LAYOUTS.items())
 
 
+CAPTION = "caption"
+"""What names a figure's SVGs: its caption's title and description (ids ``label_id``), which
+``aria-labelledby`` reads whether shown or not, instead of a ``<title>`` and ``<desc>``
+repeating them in the SVG (issue 47: 400 bytes of each page and embed page)."""
 VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
 """How the tools row names ``share.VARIANTS``."""
 PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
+
+
+def inline_svgs(chart: charts.Chart, mode: str) -> Markup:
+    """The figure's wide and narrow SVGs (CSS shows one). On a site page the wide one's
+    ``<style>`` serves both; an embed page or export has the rules in its theme stylesheet
+    (``files.theme_css``). Both are named by the caption (``CAPTION``), not a copy of it."""
+    return Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE, named_by=CAPTION)
+                  + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by=CAPTION))
 
 
 def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
@@ -150,9 +162,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        # The wide SVG's <style> serves both: the narrow one leaves it out.
-        "svg": Markup(chartsvg.chart_svg(chart, layout="wide")
-                      + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by="wide")),
+        "svg": inline_svgs(chart, mode), "label": chartsvg.label_id(chart, CAPTION),
         "frame_style": frame_style(chart),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
@@ -219,7 +229,7 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
         "root": assets.root, "figure": Markup(figure),
         "shared": assets.shared_theme, "theme_js": files.THEME_JS, "theme_css": files.THEME_CSS,
         "inline_theme_js": Markup("" if assets.shared_theme else files.theme_js()),
-        "inline_theme_css": Markup("" if assets.shared_theme else embed.embed_theme_css()),
+        "inline_theme_css": Markup("" if assets.shared_theme else files.theme_css()),
         "inline_css": Markup(assets.inline_css),
         "inline_js": Markup(_script_safe(assets.inline_js)), "scripts": LOADER_SCRIPTS,
         "inline_plotly": Markup(_script_safe(assets.inline_plotly)),

@@ -22,6 +22,7 @@ from tinkernomics.site.charts.spec import (
     attribution_lines,
     decade_ticks,
     num,
+    point,
     short_number,
 )
 
@@ -62,8 +63,8 @@ def _curve_trace(s: Series) -> dict[str, Any]:
     return {
         "type": "scatter", "mode": "lines", "name": plotly_text(s.label),
         "legendgroup": s.algorithm_id,
-        "x": [num(c) for c, _ in s.points], "y": [num(r) for _, r in s.points],
-        "customdata": [num(h) for h in s.h100_hours],
+        "x": [point(c) for c, _ in s.points], "y": [point(r) for _, r in s.points],
+        "customdata": [point(h) for h in s.h100_hours],
         "line": {"color": s.color, "width": 2.5},
         "hovertemplate": (f"<b>{plotly_text(s.title)}</b><br>{_hover_compute()}"
                           f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
@@ -101,7 +102,7 @@ def _h100_axis_trace(chart: Chart) -> dict[str, Any]:
     """An invisible trace that makes Plotly draw the H100-equivalent axis on top."""
     return {
         "type": "scatter", "mode": "markers", "name": "H100-equivalent axis", "xaxis": "x2",
-        "x": [chart.x_low_h100, chart.x_high_h100], "y": [None, None],
+        "x": [num(chart.x_low_h100), num(chart.x_high_h100)], "y": [None, None],
         "showlegend": False, "hoverinfo": "skip", "marker": {"opacity": 0},
     }
 
@@ -116,7 +117,7 @@ def _annotations(chart: Chart) -> list[dict[str, Any]]:
         {"x": math.log10(chart.x_high), "y": p.A, "xref": "x", "yref": "y", "xanchor": "right",
          "yanchor": "bottom", "showarrow": False,
          "text": f"asymptote A = {derive.format_number(p.A * 100)}%"},
-        {"x": math.log10(p.C_mid), "y": s.midpoint_reward, "xref": "x", "yref": "y",
+        {"x": round(math.log10(p.C_mid), 4), "y": num(s.midpoint_reward), "xref": "x", "yref": "y",
          "xanchor": "left", "yanchor": "top", "showarrow": False, "xshift": 8,
          "text": f"C_mid = {derive.format_number(p.C_mid)} GB200-h"},
     ]

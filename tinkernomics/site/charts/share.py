@@ -167,5 +167,8 @@ def alt_text(chart: Chart) -> str:
 
 @lru_cache(maxsize=4096)
 def png_size(chart: Chart, site_url: str) -> tuple[int, int]:
-    """``chart.png``'s (width, height), from its SVG (nothing drawn)."""
-    return raster.size(standalone_svg(chart, site_url), WIDE_PX)
+    """``chart.png``'s (width, height), from its SVG (nothing drawn). The SVG is asked for
+    with the arguments ``files`` and ``imagejobs`` pass, so that its cache hands back the one
+    ``chart.svg`` writes (by keyword it was a second key: every SVG drawn twice)."""
+    first = VARIANTS[0]
+    return raster.size(standalone_svg(chart, site_url, first.theme, first.layout), first.width)

@@ -9,7 +9,9 @@ How each element is drawn is one table, ``PAINT``: inline on a page it is a ``<s
 colours are CSS custom properties generated from ``charts.THEMES``, so the SVG follows Material's
 palette attribute (``data-md-color-scheme="slate"``) with no script; a standalone file or an
 image (light) carries it as presentation attributes with literal colours, which every renderer
-reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coordinates).
+reads (ThorVG, image viewers). Output is deterministic (fixed ids, rounded coordinates); each
+curve is one path of the points a picture needs (``svgpath``). On a page, the figure's caption
+names its SVGs (``label_id``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from html import escape
 
 from tinkernomics.derived import derive
+from tinkernomics.site.charts import svgpath
 from tinkernomics.site.charts.spec import (
     THEMES,
     X2_TITLE,
@@ -95,6 +98,11 @@ def _css() -> str:
     return switch + rules
 
 
+def page_css() -> str:
+    """``_css`` for a stylesheet (the embed pages' shared ``embed/theme.css``, ``files``)."""
+    return _css()
+
+
 def paint(name: str, theme: str | None) -> str:
     """The attributes of an element of class ``name``: on a page its class (the stylesheet
     draws it), in a file or image also the properties themselves. ``text`` is the chart's own
@@ -145,13 +153,18 @@ class _Frame:
     def height(self) -> float:
         return self.bottom + 58 + self.legend_rows * self.layout.legend_row
 
-    def x(self, gb200_hours: float) -> float:
+    @cached_property
+    def _scale(self) -> tuple[float, float, float]:
+        """(log10 of the x axis' low end, px per decade, px per unit of reward)."""
         lo, hi = math.log10(self.chart.x_low), math.log10(self.chart.x_high)
-        share = (math.log10(gb200_hours) - lo) / (hi - lo)
-        return round(self.left + share * (self.right - self.left), 1)
+        return lo, (self.right - self.left) / (hi - lo), self.layout.plot_height / self.chart.y_high
+
+    def x(self, gb200_hours: float) -> float:
+        lo, per_decade, _ = self._scale
+        return round(self.left + (math.log10(gb200_hours) - lo) * per_decade, 1)
 
     def y(self, reward: float) -> float:
-        return round(self.bottom - reward / self.chart.y_high * self.layout.plot_height, 1)
+        return round(self.bottom - reward * self._scale[2], 1)
 
 
 def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
@@ -236,13 +249,13 @@ def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
 
 def _series(f: _Frame, s: Series) -> list[str]:
     c = f.chart
-    pts = " ".join(f"{_n(f.x(x))},{_n(f.y(y))}" for x, y in s.points)
+    path = svgpath.curve_path([(f.x(x), f.y(y)) for x, y in s.points])
     a_y = _n(f.y(s.params.A))
     return [
         f"<g><title>{escape(s.label)}</title>",
         f'<line{f.paint("asym")} stroke="{s.color}" x1="{_n(f.x(c.x_low))}" '
         f'x2="{_n(f.x(c.x_high))}" y1="{a_y}" y2="{a_y}"/>',
-        f'<polyline{f.paint("curve")} stroke="{s.color}" points="{pts}"/>',
+        f'<path{f.paint("curve")} stroke="{s.color}" d="{path}"/>',
         _diamond(f.x(s.params.C_mid), f.y(s.midpoint_reward), s.color),
         "</g>",
     ]
@@ -296,18 +309,24 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
     return f.layout.width, f.height, content
 
 
+def label_id(chart: Chart, name: str) -> str:
+    """Stem of the ids (``-t``, ``-d``) naming a chart's SVG: a layout's own, or a caption's."""
+    return f"tn-svg-{chart.id}-{name}"
+
+
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = None,
               theme: str | None = None, styled: bool = True, named_by: str = "") -> str:
     """The chart as one ``<svg>`` element (valid inline in HTML and as a standalone file);
     ``theme`` fixes the colours (files and images, written as attributes) instead of following
     the page palette.
-    ``styled=False`` leaves out its ``<style>``, and ``named_by`` (a layout) its title and
-    description, for a second inline SVG of the same page: a style element in inline SVG
-    applies to the whole document, shown or not, and ``aria-labelledby`` names it by the
-    first SVG's title and description, shown or not (issue 47: 400 bytes a page)."""
+    ``styled=False`` leaves out its ``<style>``, and ``named_by`` its title and description,
+    for an SVG of a page that names it otherwise: a style element in inline SVG applies to
+    the whole document, shown or not, and ``aria-labelledby`` names it by the elements
+    ``label_id(chart, named_by)`` + ``-t`` and ``-d`` (another layout's SVG, or the figure's
+    caption), shown or not (issue 47: 400 bytes a page)."""
     ident = element_id or f"tn-svg-{chart.id}-{layout}"
-    label = f"tn-svg-{chart.id}-{named_by}" if named_by else ident
+    label = label_id(chart, named_by) if named_by else ident
     width, height, content = _chart_parts(chart, layout, ident, theme, styled, not named_by)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="tn-svg tn-svg--{layout}" id="{ident}"'
