@@ -116,7 +116,9 @@ test: setup browser java axe ## set up and run every test (unit, build, browser,
 # in Chromium on every page, every chart in each host frame, the embed page at every size)
 # take over a minute of the suite's workers: .ci/run runs them after make test (under 3
 # minutes), which keeps one of each kind (a page of each kind, two charts, a coarser grid).
-test-sweep: setup browser java axe ## whole-site sweeps: axe-core, the keyboard, the layout, the policy, every chart's frames (a minute)
+# Checks of the tooling rather than of the catalog are here too: the Zensical build's parity
+# with MkDocs (tests/test_zensical.py), the serve loop's edge cases (tests/test_serve_recovery.py).
+test-sweep: setup browser java axe ## whole-site sweeps (axe-core, the keyboard, the layout, the policy, every chart's frames), Zensical parity (a minute)
 	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser

@@ -16,7 +16,9 @@ worker an empty index unless they search (``helpers_browser.NO_SEARCH_INDEX``) a
 ``chromium-headless-shell``. ``-m scale`` (``make test-scale``) and ``-m sweep``
 (``make test-sweep``) are the heavy groups outside ``make test``'s 3 minutes: a check over every
 page or every chart keeps one of each kind in ``make test`` and puts the rest in ``sweep``
-(``test_security_csp``, ``test_embeds_frames_browser``); .ci/run runs all three."""
+(``test_security_csp``, ``test_embeds_frames_browser``), and checks of the tooling rather than
+of the catalog go there too (Zensical parity, the serve loop's edge cases); .ci/run runs all
+three."""
 
 from __future__ import annotations
 
