@@ -3,8 +3,9 @@
 How the suite runs (``make test``: pytest-xdist, one file per worker at a time): tests are marked
 by the fixtures they use (``build``, ``browser``; an unmarked test that starts a build fails);
 the files that need no site run first, then those that do, longest first by the seconds the
-last runs took (pytest's cache, ``FILE_SECONDS``; the Makefile passes
-``--no-loadscope-reorder``, else xdist hands files out by test count). ``conftest_site.py``
+last runs took (pytest's cache, ``FILE_SECONDS``, seeded by ``file_seconds.json``; the
+Makefile passes ``--no-loadscope-reorder``, else xdist hands files out by test count).
+``conftest_site.py``
 starts the real site's one build in the background as soon as collection shows a test needs it.
 ``helpers_*.py`` hold what several files share; ``fixtures/`` the fixture catalogs (``valid/``,
 never today's prices; invalid ones are copies with one mistake each, ``helpers_catalog``).
@@ -16,10 +17,13 @@ worker an empty index unless they search (``helpers_browser.NO_SEARCH_INDEX``) a
 ``chromium-headless-shell``. ``-m scale`` (``make test-scale``) and ``-m sweep``
 (``make test-sweep``) are the heavy groups outside ``make test``'s 3 minutes: a check over every
 page or every chart keeps one of each kind in ``make test`` and puts the rest in ``sweep``
-(``test_security_csp``, ``test_embeds_frames_browser``); .ci/run runs all three."""
+(``test_security_csp``, ``test_embeds_frames_browser``), and checks of the tooling rather than
+of the catalog go there too (Zensical parity, the serve loop's edge cases); .ci/run runs all
+three."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,6 +120,17 @@ def needs_a_site(item: pytest.Item) -> bool:
 FILE_SECONDS = "tinkernomics/file-seconds"
 """pytest's cache key: each test file's seconds in the runs that ran it (the controlling
 process records them), the order in which the next run hands out the files that need a site."""
+SEED_SECONDS = TESTS_DIR / "file_seconds.json"
+"""The same for a fresh clone, which has no cache (the files of 3 s or more on an idle 2-core
+machine, rounded; an order, never a limit): without it the files that need a site go out in
+name order, and the long ``test_s*`` files come last. Any file's cached time overrides it."""
+
+
+def file_seconds(config: pytest.Config) -> dict[str, float]:
+    """Each test file's last known seconds: the committed seed, then this checkout's cache."""
+    seed: dict[str, float] = json.loads(SEED_SECONDS.read_text(encoding="utf-8"))
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    return {**seed, **(cache.get(FILE_SECONDS, {}) if cache is not None else {})}
 
 
 def file_key(nodeid: str) -> str:
@@ -133,7 +148,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         auto_mark(item)
     building = {item.path for item in items if needs_a_site(item)}
-    seconds = config.cache.get(FILE_SECONDS, {}) if config.cache is not None else {}
+    seconds = file_seconds(config)
     items.sort(key=lambda item: (item.path in building,  # stable: keeps each file's order
                                  -seconds.get(file_key(item.nodeid), 0.0) if item.path in building
                                  else 0.0))
@@ -157,10 +172,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The controlling process keeps each file's seconds for the next run's order."""
     config = session.config
-    if hasattr(config, "workerinput") or config.cache is None or not _ran:
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    if hasattr(config, "workerinput") or cache is None or not _ran:
         return
-    config.cache.set(FILE_SECONDS, {**config.cache.get(FILE_SECONDS, {}),
-                                    **{k: round(v, 2) for k, v in _ran.items()}})
+    cache.set(FILE_SECONDS, {**cache.get(FILE_SECONDS, {}),
+                             **{k: round(v, 2) for k, v in _ran.items()}})
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -9,6 +9,11 @@ then run on both builds in headless Chromium: a chart draws once the reader poin
 survives instant navigation, the palette toggle re-themes it, the calculator computes. The
 adapter's unit tests (catalog cache, link rewriting, config reader) are in
 tests/test_zensical_adapter.py.
+
+The Zensical build is a check of the tooling, not of a contributor's data (a catalog change that
+MkDocs builds is not expected to break Zensical alone): every test that needs it is marked
+``sweep`` and runs in `make test-sweep` (.ci/run), which keeps `make test` under 3 minutes; `make
+test` runs the MkDocs half of the reader's checks and Zensical's cache test on a tiny project.
 """
 
 from __future__ import annotations
@@ -174,6 +179,7 @@ def output_files(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_zensical_and_mkdocs_build_the_same_page_urls(built_site: BuiltSite,
                                                      zensical_site: BuiltSite) -> None:
     mkdocs_pages, zensical_pages = page_urls(built_site.root), page_urls(zensical_site.root)
@@ -183,6 +189,7 @@ def test_zensical_and_mkdocs_build_the_same_page_urls(built_site: BuiltSite,
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_every_link_the_features_write_leads_to_the_same_place(built_site: BuiltSite,
                                                                 zensical_site: BuiltSite) -> None:
     """Zensical resolves raw-HTML links against the source file; the adapter compensates."""
@@ -197,6 +204,7 @@ def test_every_link_the_features_write_leads_to_the_same_place(built_site: Built
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_zensical_and_mkdocs_write_the_same_api_embed_and_vendor_files(
         built_site: BuiltSite, zensical_site: BuiltSite) -> None:
     mkdocs_files, zensical_files = output_files(built_site.root), output_files(zensical_site.root)
@@ -209,6 +217,7 @@ def test_zensical_and_mkdocs_write_the_same_api_embed_and_vendor_files(
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_tinkernomics_outputs_writes_the_same_files_after_any_generator(
         zensical_site: BuiltSite, tmp_path: Path) -> None:
     """The generic step (`zensical build` + `tinkernomics outputs`, or any other generator)."""
@@ -225,6 +234,7 @@ def test_tinkernomics_outputs_writes_the_same_files_after_any_generator(
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltSite) -> None:
     page = (zensical_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
     for asset in ("assets/stylesheets/site.css", "assets/javascripts/charts.js"):
@@ -236,6 +246,7 @@ def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltS
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: BuiltSite,
                                                                 built_site: BuiltSite) -> None:
     """Sections whose heading carries data-search-exclude (the typical-run panel, unverified
@@ -259,6 +270,7 @@ def test_zensical_indexes_the_same_algorithm_sections_as_mkdocs(zensical_site: B
 
 @pytest.mark.build
 @pytest.mark.zensical
+@pytest.mark.sweep
 def test_a_zensical_build_keeps_the_image_cache(zensical_site: ZensicalSite) -> None:
     """`--clean` deletes Zensical's .cache/; the image cache is elsewhere, or every build would
     render every PNG again (at 1,000 algorithms most of the build's CPU time)."""
@@ -316,7 +328,8 @@ def _serve(directory: Path) -> ThreadingHTTPServer:
     raise RuntimeError(f"no free port in {PORTS}")
 
 
-@pytest.fixture(scope="module", params=["mkdocs", "zensical"])
+@pytest.fixture(scope="module",
+                params=["mkdocs", pytest.param("zensical", marks=pytest.mark.sweep)])
 def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
            ) -> Iterator[str]:
     """Each build served under the sub-path it was built for; the sitemap names this server
