@@ -115,9 +115,10 @@ def test_cancel_stops_the_workers_and_prune_clears_what_they_left(
     cache = images.ImageCache(tmp_path / "cache")
     jobs = _jobs(catalog)
     prefill = cache.start_prefill(jobs)
-    started = time.perf_counter()
     prefill.cancel()
-    assert time.perf_counter() - started < 10  # the stuck workers were not awaited
+    # cancel returned while the workers are still stuck drawing: it did not await them
+    assert any(t.is_alive() for t in threading.enumerate()
+               if t.name.startswith(images.THREAD_NAME))
     assert prefill.wait() == 0 and len(cache.todo(jobs)) == len(jobs)
     gate.set()
     for thread in threading.enumerate():
@@ -191,13 +192,11 @@ def test_a_build_that_raises_exits_after_the_images_being_drawn(tmp_path: Path) 
     import subprocess
 
     tests = Path(__file__).parent
-    started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, str(tmp_path), str(tests)],
                           capture_output=True, text=True, timeout=200)
     assert done.returncode == 3, done.stderr
     drawn = (tmp_path / "started").read_text().count("image")
-    assert 1 <= drawn <= (os.cpu_count() or 1) < 120
-    assert time.perf_counter() - started < 20  # the queue would take 120 * 1 s / workers
+    assert 1 <= drawn <= (os.cpu_count() or 1) < 120  # not the queue, only what was drawing
 
 
 KILLED_SCRIPT = EXIT_SCRIPT.replace(
