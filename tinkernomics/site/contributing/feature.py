@@ -31,8 +31,6 @@ from tinkernomics.site.contributing.fieldsdoc import (
 
 UNITS_ANCHOR = "units"
 STATUS_ANCHOR = "status"
-INLINE_CHOICES = 8
-"""Enums with at most this many values list them in the table; longer ones link to a section."""
 
 
 def anchor(model: type[BaseModel]) -> str:
@@ -60,7 +58,7 @@ def _type_cell(doc: FieldDoc) -> str:
         return f"a [unit](#{UNITS_ANCHOR})"
     if doc.allowed and set(doc.allowed) == {s.value for s in Status}:
         return f"a [status](#{STATUS_ANCHOR})"
-    if doc.allowed and len(doc.allowed) <= INLINE_CHOICES:
+    if doc.allowed:  # every value, however many: there is no other place that lists them
         prefix = "list, each one of" if doc.many else "one of"
         return f"{prefix}: " + ", ".join(f"`{v}`" for v in doc.allowed)
     return _cell(doc.type_label)
