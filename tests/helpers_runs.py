@@ -78,3 +78,27 @@ def with_runs(catalog: Catalog, *runs: dict[str, Any]) -> Catalog:
     for data in runs:
         add(toy, "run", data)
     return toy
+
+
+# A run entry as a contributor writes it (catalog/runs/<id>.yaml), for validation tests:
+# format with model, cap (the completion cap), src (every figure's provenance) and extra (YAML
+# lines before actual_gpu_hours, e.g. readings).
+SRC = "status: reported, source: tinker_docs, locator: 'here, \"the words\"'"
+RUN_YAML = """id: fx-run
+name: Fixture run
+model: {model}
+algorithm: grpo
+hardware: h100
+framework: toy
+mode: sync
+colocated: true
+stages:
+  - steps: {{value: 10, unit: steps, {src}}}
+    prompts: {{value: 8, unit: count, {src}}}
+    group: {{value: 8, unit: count, {src}}}
+    prompt_tokens: {{value: 100, unit: tokens, {src}}}
+    mean_completion_tokens: {{value: 500, unit: tokens, {src}}}
+    max_completion_tokens: {{value: {cap}, unit: tokens, {src}}}
+    gpus: {{value: 8, unit: gpus, {src}}}
+{extra}actual_gpu_hours: {{value: 10, unit: gpu_hours, {src}}}
+"""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import run, stage, with_runs
+from helpers_runs import RUN_YAML, SRC, run, stage, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, spread
@@ -85,25 +85,6 @@ def test_backtest_json(toy: Catalog, capsys: pytest.CaptureFixture[str]) -> None
     assert "two-stages" in out and "geometric mean" in out
 
 
-SRC = "status: reported, source: tinker_docs, locator: 'here, \"the words\"'"
-RUN_YAML = """id: fx-run
-name: Fixture run
-model: {model}
-algorithm: grpo
-hardware: h100
-framework: toy
-mode: sync
-colocated: true
-stages:
-  - steps: {{value: 10, unit: steps, {src}}}
-    prompts: {{value: 8, unit: count, {src}}}
-    group: {{value: 8, unit: count, {src}}}
-    prompt_tokens: {{value: 100, unit: tokens, {src}}}
-    mean_completion_tokens: {{value: 500, unit: tokens, {src}}}
-    max_completion_tokens: {{value: {cap}, unit: tokens, {src}}}
-    gpus: {{value: 8, unit: gpus, {src}}}
-actual_gpu_hours: {{value: 10, unit: gpu_hours, {src}}}
-"""
 
 
 @pytest.mark.parametrize(("model", "cap", "says"), [
@@ -121,8 +102,8 @@ def test_validate_checks_a_runs_links_and_stages(tmp_path: object, model: str, c
 
     root = copy_valid(Path(str(tmp_path)))
     (root / "runs").mkdir(exist_ok=True)
-    (root / "runs" / "fx-run.yaml").write_text(RUN_YAML.format(model=model, cap=cap, src=SRC),
-                                               encoding="utf-8")
+    text = RUN_YAML.format(model=model, cap=cap, src=SRC, extra="")
+    (root / "runs" / "fx-run.yaml").write_text(text, encoding="utf-8")
     _, problems = load_catalog(root)
     text = "\n".join(p.format() for p in problems)
     if says is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import run, stage, with_runs
+from helpers_runs import RUN_YAML, SRC, run, stage, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest
@@ -86,30 +86,12 @@ def test_page_and_file_name_the_unscored_run(toy: Catalog) -> None:
     assert doc["summary"]["count"] == 1
 
 
-RUN = """id: fx-run
-name: Fixture run
-model: qwen3-8b
-algorithm: grpo
-hardware: h100
-framework: toy
-mode: sync
-colocated: true
-stages:
-  - steps: {{value: 10, unit: steps, {src}}}
-    prompts: {{value: 8, unit: count, {src}}}
-    group: {{value: 8, unit: count, {src}}}
-    prompt_tokens: {{value: 100, unit: tokens, {src}}}
-    mean_completion_tokens: {{value: 500, unit: tokens, {src}}}
-    max_completion_tokens: {{value: 1000, unit: tokens, {src}}}
-    gpus: {{value: 8, unit: gpus, {src}}}
-readings:
+READING = """readings:
   - stage: {stage}
     setting: {setting}
     value: {{value: {value}, unit: {unit}, {src}}}
     why: "The source says it two ways."
-actual_gpu_hours: {{value: 10, unit: gpu_hours, {src}}}
 """
-SRC = "status: reported, source: tinker_docs, locator: 'here, \"the words\"'"
 
 
 @pytest.mark.parametrize(("stage_no", "setting", "value", "unit", "says"), [
@@ -129,7 +111,8 @@ def test_validate_checks_a_reading(tmp_path: Path, stage_no: int, setting: str, 
     root = copy_valid(tmp_path)
     (root / "runs").mkdir(exist_ok=True)
     (root / "runs" / "fx-run.yaml").write_text(
-        RUN.format(stage=stage_no, setting=setting, value=value, unit=unit, src=SRC),
+        RUN_YAML.format(model="qwen3-8b", cap=1000, src=SRC, extra=READING.format(
+            stage=stage_no, setting=setting, value=value, unit=unit, src=SRC)),
         encoding="utf-8")
     _, problems = load_catalog(root)
     text = "\n".join(p.format() for p in problems)
