@@ -207,7 +207,8 @@ def _totals(p: str) -> list[tuple[str, str]]:
                    f"{rollout} + {learn} + {p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
         ("run_overhead_s", f"const.time.run_overhead * {p}.busy_s"),
-        ("hours", f"run.steps * {p}.step_s * (1.0 + const.time.run_overhead) / 3600.0"),
+        ("steps_hours", f"run.steps * {p}.step_s / 3600.0"),
+        ("hours", f"{p}.steps_hours * (1.0 + const.time.run_overhead)"),
         ("gpu_hours", f"{p}.hours * {p}.gpus"),
     ]
 
@@ -221,11 +222,12 @@ PHASE_SECONDS = {
 
 
 def share(p: str, seconds: str) -> str:
-    """GPU-hours of one phase: the steps' GPU-hours (the run's, without the evaluation, checkpoint
-    and restart overhead) × the phase's share of the busy time (an asynchronous step overlaps
-    phases, so shares split the overlapped step). The overhead is a phase of its own
-    (``run_overhead_s``: that fraction of the busy time), so no phase's utilisation counts it."""
-    return f"{p}.gpu_hours / (1.0 + const.time.run_overhead) * {p}.{seconds} / {p}.busy_s"
+    """GPU-hours of one phase: the steps' GPU-hours (``steps_hours``: the run's without the
+    evaluation, checkpoint and restart overhead) × the phase's share of the busy time (an
+    asynchronous step overlaps phases, so shares split the overlapped step). The overhead is a
+    phase of its own (``run_overhead_s``: that fraction of the busy time), so no phase's
+    utilisation counts it."""
+    return f"{p}.steps_hours * {p}.gpus * {p}.{seconds} / {p}.busy_s"
 
 
 def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quantity]:
