@@ -16,11 +16,13 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from tinkernomics.catalog.csvwarnings import print_warnings
 from tinkernomics.catalog.entries import KINDS
 from tinkernomics.catalog.loader import DEFAULT_CATALOG, DEFAULT_DOCS, load_catalog
 from tinkernomics.catalog.lookup import find
+from tinkernomics.catalog.problems import printable
 from tinkernomics.catalog.schema import stale_schemas, write_schemas
 from tinkernomics.site.api.feature import add_api_command
 from tinkernomics.site.calculator.backtest_cli import add_backtest_command
@@ -159,9 +161,17 @@ COMMANDS: tuple[Setup, ...] = (
 """Every sub-command's parser setup, in the order ``--help`` lists them."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose mistakes are one line and exit 2 (argparse prints its whole usage first);
+    sub-command parsers inherit it (``add_subparsers`` makes them with the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {printable(message)} (--help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     summary = __doc__.splitlines()[0].replace("``", "")
-    parser = argparse.ArgumentParser(prog="tinkernomics", description=summary)
+    parser = OneLineParser(prog="tinkernomics", description=summary)
     sub = parser.add_subparsers(dest="command", required=True)
     for setup in COMMANDS:
         setup(sub)
