@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import posixpath
 import shutil
 import subprocess
 import zipfile
@@ -370,7 +371,9 @@ def write_api(files: dict[str, bytes], out_dir: Path) -> None:
     """Replace ``out_dir`` with exactly ``files`` (no stale file survives)."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    for folder in sorted({(out_dir / path).parent for path in files}):
-        folder.mkdir(parents=True, exist_ok=True)  # once per folder, not once per file
-    for path, body in sorted(files.items()):
-        (out_dir / path).write_bytes(body)
+    root = str(out_dir)
+    for folder in sorted({posixpath.dirname(path) for path in files}):
+        os.makedirs(os.path.join(root, folder), exist_ok=True)  # once per folder, not per file
+    for path, body in sorted(files.items()):  # plain strings: no Path object per file
+        with open(os.path.join(root, path), "wb") as out:
+            out.write(body)
