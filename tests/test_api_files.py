@@ -25,6 +25,7 @@ from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.api.files import (
     ARCHIVE,
     ARCHIVE_FOLDER,
+    ENTRIES_SUFFIX,
     README,
     data_last_changed,
     render_api,
@@ -202,24 +203,43 @@ def test_index_lists_every_other_file_with_its_checksum(name: str) -> None:
     assert set(index["csv"]) <= set(out)
 
 
+def entry_files(out: dict[str, bytes]) -> dict[str, list[str]]:
+    """Each collection's per-entry files, in the order its lean collection lists them."""
+    return {c.path: [item["api_path"] for item in json.loads(out[f"{c.path}.json"])["result"]]
+            for c in collections()}
+
+
 @pytest.mark.parametrize("name", CATALOGS)
-def test_the_archive_is_the_whole_api_folder_and_a_readme(name: str) -> None:
-    """Everything in one request: every served file but the zip itself, whole entries
-    included (the lean collections do not hold them), byte for byte, and a README."""
+def test_the_archive_is_the_api_folder_with_one_entries_file_per_collection(name: str) -> None:
+    """Everything in one request, each byte once: every served file but the zip itself and
+    the per-entry files, byte for byte; each collection's whole entries as one JSON Lines file
+    whose lines are those per-entry files in id order (so the index's checksums hold for
+    them); and a README."""
     out = files(name)
+    by_collection = entry_files(out)
+    per_entry = {p for paths in by_collection.values() for p in paths}
+    assert per_entry == {p for p in out if "/" in p}
+    assert any(p.startswith("algorithms/") for p in per_entry)
     with zipfile.ZipFile(io.BytesIO(out[ARCHIVE])) as archive:
         assert archive.testzip() is None
         members = {i.filename.removeprefix(f"{ARCHIVE_FOLDER}/"): i for i in archive.infolist()}
-        assert set(members) == (set(out) - {ARCHIVE}) | {README}
-        assert any(path.startswith("algorithms/") for path in members)  # whole entries
+        lines = {c: f"{c}{ENTRIES_SUFFIX}" for c in by_collection}
+        assert set(members) == (set(out) - {ARCHIVE} - per_entry) | set(lines.values()) | {README}
         for path, info in members.items():
             assert info.date_time == (2026, 7, 17, 12, 30, 0)
-            if path != README:
+            if path in out:
                 assert archive.read(info) == out[path]
+        for collection, paths in by_collection.items():
+            body = archive.read(members[lines[collection]])
+            assert body.splitlines(keepends=True) == [out[p] for p in paths]
         readme = archive.read(members[README]).decode("utf-8")
+    index = {f["path"]: f["sha256"] for f in json.loads(out["index.json"])["result"]["files"]}
+    first = sorted(per_entry)[0]
+    assert index[first] == hashlib.sha256(out[first]).hexdigest()
     assert f"tinkernomics-data-{API_MAJOR}" == ARCHIVE_FOLDER
     assert "CC BY 4.0" in readme and "How to cite" in readme
-    assert "<id>.json" in readme and "api_path" in readme  # says where whole entries are
+    assert f"`algorithms{ENTRIES_SUFFIX}`" in readme and "api_path" in readme
+    assert "<id>.json" in readme  # says how a line maps to the served file
     for path in ("algorithms.csv", "prices.csv", "scalerl.csv", "schema.json", "index.json"):
         assert f"`{path}`" in readme
 

@@ -19,7 +19,8 @@ from pydantic import BaseModel
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.catalog.walk import walk
+from tinkernomics.catalog.walk import citations as named_citations
+from tinkernomics.catalog.walk import nested_models
 from tinkernomics.derived import derive
 from tinkernomics.site.api.entries import (
     Algorithm,
@@ -126,11 +127,27 @@ def _copy(obj: BaseModel, cls: type[ApiModel], **extra: Any) -> Any:
     here means the two drifted apart.
     """
     data = {name: extra[name] if name in extra else _convert(getattr(obj, name))
-            for name in cls.model_fields}
+            for name in _field_names(cls)}
     return cls.model_validate(data)
 
 
+_FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    """``cls.model_fields``' names, read once per class (the attribute is a slow descriptor)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
+    return names
+
+
+_PLAIN = (str, int, float, type(None))
+
+
 def _convert(value: Any) -> Any:
+    if isinstance(value, _PLAIN):  # most values: returned before the model checks below
+        return value
     if isinstance(value, list):
         return [_convert(v) for v in value]
     if isinstance(value, m.Figure):
@@ -160,11 +177,13 @@ def pointer(collection: str, entry_id: str, *keys: str | int) -> str:
 
 @dataclass(frozen=True)
 class FactorView:
-    """The default GB200->H100 factor as a derived public figure (None if not in the catalog)."""
+    """The default GB200->H100 factor as a derived public figure (None if not in the catalog),
+    and the shared curve grid in H100-hours by it (the same for every curve: computed once)."""
 
     factor: derive.Factor
     figure: Figure
     path: str
+    grid_h100: tuple[float, ...] = ()
 
 
 def conversion_figure(catalog: Catalog, conversion_id: str) -> tuple[derive.Factor, Figure]:
@@ -182,7 +201,9 @@ def default_factor(catalog: Catalog) -> FactorView | None:
     if derive.DEFAULT_CONVERSION not in catalog.conversions:
         return None
     factor, fig = conversion_figure(catalog, derive.DEFAULT_CONVERSION)
-    return FactorView(factor, fig, pointer("conversions", factor.id, "factor"))
+    grid_h100 = tuple(_sig(derive.h100_equivalent_hours(c, factor), CURVE_DIGITS)
+                      for c in curve_grid())
+    return FactorView(factor, fig, pointer("conversions", factor.id, "factor"), grid_h100)
 
 
 def build_conversion(catalog: Catalog, conv: m.Conversion) -> Conversion:
@@ -193,6 +214,18 @@ def build_conversion(catalog: Catalog, conv: m.Conversion) -> Conversion:
 def curve_grid() -> list[float]:
     """The shared compute grid of every published curve, in GB200-hours."""
     return derive.log_grid(CURVE_LOW_GB200_HOURS, CURVE_HIGH_GB200_HOURS, CURVE_POINTS)
+
+
+def _curve_points(params: derive.SigmoidParams, fv: FactorView | None) -> list[CurvePoint]:
+    """A fit's curve on the shared grid; the grid's columns are the same for every curve (the
+    H100 one is the factor's, ``FactorView.grid_h100``), only the reward is the fit's."""
+    grid = curve_grid()
+    h100: Iterable[float | None] = fv.grid_h100 if fv is not None else [None] * len(grid)
+    return [
+        CurvePoint.model_construct(gb200_hours=_sig(c, CURVE_DIGITS), h100_equivalent_hours=h,
+                                   reward_percent=_sig(r * derive.PERCENT, CURVE_DIGITS))
+        for (c, r), h in zip(derive.curve_points(params, grid), h100, strict=True)
+    ]
 
 
 def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> ScaleRL:
@@ -212,16 +245,7 @@ def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> Sca
         h100 = derived(derive.h100_equivalent_hours(fit.C_mid.value, fv.factor), Unit.gpu_hours,
                        how, high=high, note=f"H100-hours: {fv.factor.basis}")
         named.append(("factor", fv.figure, fv.path))
-    params = derive.sigmoid_params(fit)
-    points = [
-        CurvePoint(
-            gb200_hours=_sig(c, CURVE_DIGITS),
-            h100_equivalent_hours=(_sig(derive.h100_equivalent_hours(c, fv.factor), CURVE_DIGITS)
-                                   if fv is not None else None),
-            reward_percent=_sig(r * derive.PERCENT, CURVE_DIGITS),
-        )
-        for c, r in derive.curve_points(params, curve_grid())
-    ]
+    points = _curve_points(derive.sigmoid_params(fit), fv)
     shape = ("R0 + (A - R0) / (1 + (C_mid / C) ** B)" if R0 is not None
              else "A / (1 + (C_mid / C) ** B)")
     curve = Curve(status=Status.derived, points=points,
@@ -301,14 +325,12 @@ def latest_price_list(catalog: Catalog) -> str | None:
 def citations(catalog: Catalog) -> dict[str, list[Citation]]:
     """Reference id -> entries citing it (through any `source` or `references`), sorted."""
     cited: dict[str, set[tuple[str, str]]] = {}
-    for entry in catalog.iter_entries():
+    for entry, _, obj, _, _ in nested_models(catalog):  # walked once per catalog, by its rules
         if entry.kind.name == "reference":
             continue
-        for _, obj, _, _ in walk(entry.model):
-            found = [getattr(obj, "source", None), *(getattr(obj, "references", None) or [])]
-            for ref in found:
-                if isinstance(ref, str):
-                    cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
+        for _, ref in named_citations(obj):
+            if isinstance(ref, str):
+                cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
     return {ref: [Citation(kind=k, id=i) for k, i in sorted(pairs)]
             for ref, pairs in cited.items()}
 

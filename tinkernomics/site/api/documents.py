@@ -155,8 +155,9 @@ class Index(ApiModel):
     licence: str = Field(description="Licence of the data.")
     licence_url: str = Field(description="Licence text.")
     schema_path: str = Field(description="JSON Schema of every document.")
-    archive: str = Field(description="Zip with every other file (every JSON document, whole "
-                         "entries included, and every CSV) and a README.")
+    archive: str = Field(description="Zip with every other file and a README; each "
+                         "collection's item documents are in it once, as `<collection>.jsonl` "
+                         "(one document per line, the bytes of its `item_path` file).")
     collections: list[CollectionInfo] = Field(description="Collections, in a fixed order.")
     platform: str | None = Field(description="The Tinker platform document, if present.")
     latest_price_list: str | None = Field(description="Id of the newest Tinker price list.")

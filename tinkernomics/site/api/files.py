@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import posixpath
 import shutil
 import subprocess
 import zipfile
@@ -47,7 +48,10 @@ INDEX = "index.json"
 SCHEMA = "schema.json"
 ARCHIVE = "tinkernomics-data.zip"
 ARCHIVE_FOLDER = f"tinkernomics-data-{API_MAJOR}"
-"""The zip's one top folder: a copy of the API's folder, so ``api_path`` works in it too."""
+"""The zip's one top folder: the API's folder, each collection's per-entry files as one file."""
+ENTRIES_SUFFIX = ".jsonl"
+"""A collection's whole entries in the zip: ``<collection>.jsonl``, one line per entry, each
+line the bytes of the served ``<collection>/<id>.json`` (compact JSON ends with a newline)."""
 README = "README.md"
 TITLE = "tinker-nomics data API"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -111,11 +115,14 @@ def readable_json_bytes(data: Any) -> bytes:
 def csv_cell(value: Any) -> str | int | float:
     """How a JSON value is written in a CSV cell (lists joined with ';', null empty); text a
     spreadsheet would run as a formula is neutralised (``safecsv``), numbers stay numbers."""
+    kind = type(value)
+    if kind is float or kind is int:  # most cells; the csv module writes a float as repr()
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):  # the csv module writes a float as repr() does
+    if isinstance(value, int | float):
         return value
     if isinstance(value, list):  # neutralised when it starts with text, not with a number
         joined = ";".join(str(csv_cell(v)) for v in value)
@@ -311,8 +318,20 @@ def readme_text(last_changed: dt.datetime, site_url: str, files: list[str]) -> s
         site_url=site_url.rstrip("/") + "/" if site_url else "", licence=LICENCE,
         licence_url=LICENCE_URL, collections=collections(), csv_files=CSV_FILES,
         platform=PLATFORM_PATH if PLATFORM_PATH in files else None, index=INDEX, schema=SCHEMA,
-        folder=f"api/{API_MAJOR}/",
+        folder=f"api/{API_MAJOR}/", entries_suffix=ENTRIES_SUFFIX,
     )
+
+
+def archive_members(files: dict[str, bytes], entry_paths: Mapping[str, list[str]],
+                    readme: bytes) -> dict[str, bytes]:
+    """What the zip holds: every served file but the zip itself, with each collection's
+    per-entry files (``entry_paths``: collection path -> their paths, in id order) carried
+    once as ``<collection>.jsonl`` instead of one member per entry, and the README."""
+    members = dict(files)
+    for collection, paths in entry_paths.items():
+        members[collection + ENTRIES_SUFFIX] = b"".join(members.pop(path) for path in paths)
+    members.pop(ARCHIVE, None)
+    return {**members, README: readme}
 
 
 def zip_bytes(files: dict[str, bytes], when: dt.datetime) -> bytes:
@@ -342,7 +361,9 @@ def render_api(catalog: Catalog, *, last_changed: dt.datetime,
     files[SCHEMA] = readable_json_bytes(api_schema())
     files[INDEX] = json_bytes(index_document(data, last_changed, files))
     readme = readme_text(last_changed, site_url, list(files)).encode("utf-8")
-    files[ARCHIVE] = zip_bytes({**files, README: readme}, last_changed)
+    entry_paths = {c.path: [f"{c.path}/{key}.json" for key in data.collections[c.path]]
+                   for c in collections()}
+    files[ARCHIVE] = zip_bytes(archive_members(files, entry_paths, readme), last_changed)
     return files
 
 
@@ -350,7 +371,9 @@ def write_api(files: dict[str, bytes], out_dir: Path) -> None:
     """Replace ``out_dir`` with exactly ``files`` (no stale file survives)."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    for folder in sorted({(out_dir / path).parent for path in files}):
-        folder.mkdir(parents=True, exist_ok=True)  # once per folder, not once per file
-    for path, body in sorted(files.items()):
-        (out_dir / path).write_bytes(body)
+    root = str(out_dir)
+    for folder in sorted({posixpath.dirname(path) for path in files}):
+        os.makedirs(os.path.join(root, folder), exist_ok=True)  # once per folder, not per file
+    for path, body in sorted(files.items()):  # plain strings: no Path object per file
+        with open(os.path.join(root, path), "wb") as out:
+            out.write(body)
