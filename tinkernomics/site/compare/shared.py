@@ -39,17 +39,11 @@ PIECES: tuple[re.Pattern[str], ...] = (
 )
 """The pieces looked for, in order (group 1: the piece): a cell's content (no nested cell), a
 figure (its inner spans hold text only), then the small elements."""
-_REF = re.compile(rf'<{REF_TAG} data-k="(\d+)"></{REF_TAG}>')
 
 
 def ref(index: int) -> str:
     """The reference to the shared list's ``index``-th piece."""
     return f'<{REF_TAG} data-k="{index}"></{REF_TAG}>'
-
-
-def restore(column: str, pieces: list[str]) -> str:
-    """``column`` with its references replaced by their pieces (what ``compare.js`` does)."""
-    return _REF.sub(lambda match: pieces[int(match.group(1))], column)
 
 
 def _repeated(columns: Mapping[str, str], pattern: re.Pattern[str]) -> set[str]:
