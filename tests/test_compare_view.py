@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
-from tinkernomics.site.compare import feature, view
+from tinkernomics.site.compare import feature, shared, view
 from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, build_dates
 from tinkernomics.site.pages.views import Links, build_index
 from tinkernomics.site.postbuild.finish import finish_pages
@@ -137,3 +138,59 @@ def test_compact_leaves_catalog_text_alone() -> None:
     html = f'<td>{cite}{text}{cite}<span class="tn-loc" data-search-exclude>§2</span></td>'
     bare = '<sup class="tn-cite"><a href="r#a">[1]</a></sup>'
     assert feature.compact(html) == f'<td>{cite}{text}{bare}<span class="tn-loc">§2</span></td>'
+
+
+_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>')
+
+
+def _restore(column: str, pieces: list[str]) -> str:
+    """``column`` with its references replaced by their pieces, as compare.js does."""
+    return _REF.sub(lambda match: pieces[int(match.group(1))], column)
+
+
+def _fig(note: str, cite: str) -> str:
+    return (f'<span class="tn-fig tn-fig--reported"><span class="tn-fig__value" title="{note}">'
+            f'64</span><sup class="tn-cite"><a href="../references/#{cite}">[1]</a></sup></span>')
+
+
+def test_pieces_two_columns_hold_are_held_once() -> None:
+    """Issue 47: a figure, a cell or a citation that two column files hold goes once into the
+    shared list; each file keeps a reference where it was and reads back byte for byte."""
+    long_note = "A note long enough to be worth sharing between the columns of the view"
+    common = f"<td>{_fig(long_note, 'paper_a')}</td>"
+    own = {k: f"<td>{_fig(long_note, f'paper_{k}')}</td>" for k in ("x", "y", "z")}
+    columns = {k: f"<table><tr>{common}{own[k]}</tr></table>" for k in own}
+    out, pieces = shared.share(columns)
+    assert sum(len(t) for t in out.values()) < sum(len(t) for t in columns.values()) / 2
+    assert all(long_note not in text for text in out.values())
+    value = f'<span class="tn-fig__value" title="{long_note}">64</span>'
+    assert pieces == [_fig(long_note, "paper_a"), value]  # the common cell, then the value
+    assert all(_restore(out[k], pieces) == columns[k] for k in columns)
+    alone, none = shared.share({"x": columns["x"]})
+    assert alone == {"x": columns["x"]} and none == []
+
+
+def test_catalog_text_cannot_spell_a_shared_piece() -> None:
+    """A reference is markup only the build writes: catalog text arrives escaped, and a file
+    that holds a reference already is refused."""
+    text = "<td>&lt;tn-s data-k=&#34;0&#34;&gt;&lt;/tn-s&gt; is what the note says, twice over</td>"
+    out, pieces = shared.share({"a": text, "b": text})
+    assert _restore(out["a"], pieces) == text and "&lt;tn-s" in pieces[0]
+    with pytest.raises(ValueError, match=r"'b'.*tn-s"):
+        shared.share({"a": text, "b": shared.ref(0)})
+
+
+def test_the_column_files_reference_the_shared_pieces(tmp_path: Path,
+                                                        index: view.SiteIndex) -> None:
+    """The outputs write the shared list beside the column files, which read back to what the
+    template renders; the compare page tells compare.js where the list is."""
+    feature.write_outputs(_Ctx(index), tmp_path)
+    folder = tmp_path / view.PAGE / view.COLUMNS
+    pieces = json.loads((tmp_path / view.PAGE / view.SHARED).read_text(encoding="utf-8"))
+    assert pieces and all(isinstance(p, str) for p in pieces)
+    files = {p.stem: p.read_text(encoding="utf-8") for p in folder.glob("*.html")}
+    assert set(files) == set(index.algorithms)
+    assert any(shared.REF_TAG in text for text in files.values())
+    for algo_id, text in files.items():
+        assert _restore(text, pieces) == feature.column_html(_Ctx(index), algo_id)
+    assert f'data-tn-shared="{view.SHARED}"' in feature.compare_html(_Ctx(index))

@@ -112,3 +112,25 @@ def test_the_prefilter_never_hides_an_attribute_the_pattern_renames() -> None:
     for _ in range(2000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
         assert csp.neutralise(text) == csp._NEUTRALISED.subn(r"data-tn-\1", text), repr(text)
+
+
+def test_a_script_every_page_holds_is_hashed_once(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: the theme writes the same few inline scripts on every page; each is hashed
+    once a build, and every page's policy still names its hash."""
+    body = f"/* {tmp_path.name} */ var x = 1;"  # a body no other test hashed
+    page = PAGE.replace("</head>", f"<script>{body}</script></head>")
+    for i in range(5):
+        (tmp_path / f"p{i}.html").write_text(page, encoding="utf-8")
+    digests: list[bytes] = []
+    real = csp.hashlib.sha256
+
+    def counted(data: bytes = b"") -> object:
+        digests.append(data)
+        return real(data)
+
+    monkeypatch.setattr(csp.hashlib, "sha256", counted)
+    add_policies(tmp_path, csp.KnownScripts(frozenset({body})))
+    assert digests.count(body.encode("utf-8")) == 1
+    expected = csp.script_hash(body)
+    assert all(expected in p.read_text(encoding="utf-8") for p in tmp_path.glob("*.html"))

@@ -4,7 +4,8 @@
  * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
  * to four, in order): on load the address is read, the selects are set, and each algorithm's
  * column is taken from the page or fetched from its column file (data-tn-columns + <id>.html,
- * written at build by the same template as the page's cells, less what restore() puts back). A change of the selects rewrites
+ * written at build by the same template as the page's cells, less what unshare() and restore()
+ * put back: the pieces it shares with other columns, held once in data-tn-shared). A change of the selects rewrites
  * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
  * Nothing here knows a value or a rule: the choices are the selects' options, the limits the
  * root's data-tn-min / data-tn-max, the rows the table's data-tn-row keys.
@@ -49,13 +50,42 @@
     return cells;
   }
 
-  function fetchColumn(root, id) {
-    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".html";
+  function fetched(url, read) {
     return fetch(url).then(function (response) {
       if (!response.ok) throw new Error(url + ": " + response.status);
-      return response.text();
-    }).then(function (text) {
-      var doc = new DOMParser().parseFromString(text, "text/html");
+      return read(response);
+    });
+  }
+
+  /* The pieces of HTML two or more column files share, fetched once (data-tn-shared; written
+     by tinkernomics.site.compare.shared): a column file holds <tn-s data-k="n"></tn-s> where
+     the n-th piece was. Catalog text is escaped in the files, so only the build writes a "<". */
+  function sharedPieces(root) {
+    if (!root.tnShared) {
+      root.tnShared = fetched(root.getAttribute("data-tn-shared"), function (response) {
+        return response.json();
+      }).catch(function (err) {
+        root.tnShared = null;
+        throw err;
+      });
+    }
+    return root.tnShared;
+  }
+
+  function unshare(text, pieces) {
+    return text.replace(/<tn-s data-k="(\d+)"><\/tn-s>/g, function (ref, k) {
+      var piece = pieces[Number(k)];
+      return typeof piece === "string" ? piece : "";
+    });
+  }
+
+  function fetchColumn(root, id) {
+    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".html";
+    return Promise.all([
+      fetched(url, function (response) { return response.text(); }),
+      sharedPieces(root)
+    ]).then(function (got) {
+      var doc = new DOMParser().parseFromString(unshare(got[0], got[1]), "text/html");
       return cellsOf(restore(doc, id), id);
     });
   }

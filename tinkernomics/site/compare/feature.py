@@ -12,10 +12,13 @@ script restores from the file itself (``compact``): the cells' labels (the headi
 and name), a citation's hover text after its reference's first citation in the file (the
 script copies it from that one), and ``data-search-exclude`` (the file is no page, so nothing
 indexes it). Issue 47: one such file per algorithm, about an eighth of each is those repeats.
+What two or more column files hold (a citation, a figure, a whole cell) is then held once, in
+``compare/columns/shared.json``, each file keeping a reference in its place (``shared``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import escape
 
 from tinkernomics.site.build import Macro, SiteContext
-from tinkernomics.site.compare import view
+from tinkernomics.site.compare import shared, view
 from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site_index
 from tinkernomics.site.pages.figures import PARTIALS, unmark
 from tinkernomics.site.pages.rawhtml import raw_block
@@ -51,6 +54,7 @@ def compare_html(ctx: SiteContext) -> str:
     html = ENV.get_template("compare.html").render(
         columns=[view.column(index, a) for a in selected], selected=selected,
         choices=view.choices(index), rows=view.ROWS, columns_href=view.COLUMNS,
+        shared_href=view.SHARED,
         min_columns=view.MIN_COLUMNS, max_columns=view.MAX_COLUMNS,
         caption="The algorithms side by side: one column each, one row per question.")
     return raw_block(html.strip()) + "\n"
@@ -100,11 +104,15 @@ def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
 
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """``compare/columns/<id>.html`` for every algorithm."""
+    """``compare/columns/<id>.html`` for every algorithm, less the pieces two or more of them
+    share, which go once into ``compare/columns/shared.json`` (``shared``)."""
     folder = site_dir / view.PAGE / view.COLUMNS
     folder.mkdir(parents=True, exist_ok=True)
-    for algo_id in _index(ctx).algorithms:
-        (folder / f"{algo_id}.html").write_text(column_html(ctx, algo_id), encoding="utf-8")
+    columns, pieces = shared.share({a: column_html(ctx, a) for a in _index(ctx).algorithms})
+    for algo_id, text in columns.items():
+        (folder / f"{algo_id}.html").write_text(text, encoding="utf-8")
+    (site_dir / view.PAGE / view.SHARED).write_text(
+        json.dumps(pieces, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

@@ -29,6 +29,7 @@ and only there. A meta policy cannot set ``frame-ancestors``: embed pages stay e
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import os
@@ -45,6 +46,8 @@ SERVE_ENV = "TINKERNOMICS_SERVE"
 _HEAD = re.compile(r"<head\b[^>]*>\s*(?:<meta charset=[^>]*>)?", re.I)
 _START = re.compile(r"\A\s*(?:<!doctype[^>]*>\s*)?(?:<html\b[^>]*>)?", re.I)
 _OLD_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
+_OLD_META_START = '<meta http-equiv="Content-Security-Policy"'
+"""What a page holding ``_OLD_META`` holds (a fresh build's pages hold none: no substitution)."""
 _NEUTRALISED = re.compile(r"(?<![\w-])(http-equiv|srcdoc)(?=[\s/>=]|$)", re.I)
 """An attribute name no template writes but the policy's own ``http-equiv``: wherever it is."""
 _PREFILTER = (b"http-equ", b"rcdoc")
@@ -73,8 +76,11 @@ __all__ = ["FRAGMENT_POLICY", "SERVE_ENV", "PolicyReport", "add_policies", "inli
            "neutralise", "policy", "script_hash", "with_policy"]
 
 
+@functools.lru_cache(maxsize=256)
 def script_hash(body: str) -> str:
-    """The CSP source expression that allows one inline script."""
+    """The CSP source expression that allows one inline script. Only the scripts the templates
+    write are hashed (``with_policy``), the same few on every page: each is hashed once a
+    build, not once a page."""
     digest = hashlib.sha256(body.encode("utf-8")).digest()
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
@@ -105,7 +111,8 @@ def neutralise(page: str) -> tuple[str, int]:
     their letters under ``re.I``; ``i`` and ``s`` have non-ASCII partners, so they are left
     out; the bytes of a non-ASCII character are never ASCII). Lower-casing bytes, not the
     text, skips Unicode's case tables: half the cost on pages with one non-ASCII character."""
-    page = _OLD_META.sub("", page)
+    if _OLD_META_START in page:
+        page = _OLD_META.sub("", page)
     low = page.encode("utf-8", "surrogatepass").lower()
     if not any(part in low for part in _PREFILTER):
         return page, 0

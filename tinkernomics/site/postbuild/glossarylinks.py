@@ -84,10 +84,20 @@ _SKIPPED_NAMES = _any_case_trie(sorted(_SKIPPED))
 _TAG = re.compile(rf"""<!--.*?-->|<(/?)(?:({_SKIPPED_NAMES})(?![\w-])|[A-Za-z][\w-]*)"""
                   r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""", re.S)
 """A comment or a tag; group 2 is the tag's name when it is a skipped element's (any case)."""
-_UNSKIPPED = re.compile(rf"""(?:<!--.*?-->|<(?!/?(?:{_SKIPPED_NAMES})(?![\w-]))/?[A-Za-z][\w-]*"""
+_NO_SLASH_BODY = r"""[^>"'/]*(?:(?:"[^"]*"|'[^']*')[^>"'/]*)*>"""
+"""A tag's inside and ``>`` with no ``/`` outside its quoted values (so not ``_VOID_END``)."""
+_WHOLE_SKIPPED = "<(?:{})".format("|".join(
+    rf"""{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}[^<]*</{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}"""
+    for name in sorted(_SKIPPED, key=lambda name: (name != "a", name))))
+"""A skipped element holding only text, closed by its own name (a citation's ``<a href="...">
+[3]</a>``): it leaves the stack of open skipped elements as it found it, so the run may read
+it whole, without a step in Python for each of its tags. One branch per name, not a
+back-reference (a group inside the possessive run trips Python 3.11's ``re``)."""
+_UNSKIPPED = re.compile(rf"""(?:<!--.*?-->|{_WHOLE_SKIPPED}"""
+                        rf"""|<(?!/?(?:{_SKIPPED_NAMES})(?![\w-]))/?[A-Za-z][\w-]*"""
                         r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>|[^<]++)*+""", re.S)
-"""A run of text, comments and tags ``_TAG`` reads as not a skipped element's (possessive: the
-run is read once, never backtracked into)."""
+"""A run of text, comments, tags ``_TAG`` reads as not a skipped element's and whole skipped
+elements that hold only text (possessive: the run is read once, never backtracked into)."""
 
 
 def _first_chars(pattern: str) -> str | None:
