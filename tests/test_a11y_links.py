@@ -9,6 +9,8 @@ moved here.) External links are checked weekly by
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from functools import cache
@@ -19,6 +21,8 @@ import pytest
 import yaml
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_site import parse
+
+from tinkernomics.site.compare import shared
 
 pytestmark = pytest.mark.build
 
@@ -47,6 +51,21 @@ def host_page(fragment: str) -> str:
     return f"{folder}/" if "/" in fragment else ""
 
 
+_SHARED_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>')
+
+
+def page_text(root: Path, page: Path) -> str:
+    """A built file's HTML as the reader's browser gets it: a compare column file with the
+    pieces it shares put back from ``compare/columns/shared.json`` (as compare.js does), so the
+    links inside a shared piece are checked too."""
+    text = page.read_text(encoding="utf-8")
+    pieces_file = page.parent / "shared.json"
+    if shared.REF_TAG not in text or not pieces_file.is_file():
+        return text
+    pieces = json.loads(pieces_file.read_text(encoding="utf-8"))
+    return _SHARED_REF.sub(lambda found: pieces[int(found.group(1))], text)
+
+
 def broken_links(root: Path) -> list[str]:
     @cache
     def ids(path: Path) -> frozenset[str]:
@@ -55,7 +74,7 @@ def broken_links(root: Path) -> list[str]:
     broken = []
     for page in site_pages(root):
         rel = page.relative_to(root).as_posix()
-        text = page.read_text(encoding="utf-8")
+        text = page_text(root, page)
         page_url = urljoin(SUB_PATH_URL, rel if "<head" in text else host_page(rel))
         for node in parse(text).iter():
             for attr in LINK_ATTRS:
@@ -98,6 +117,18 @@ def test_the_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) -> 
                       "index.html: href=b/ (no b/index.html)",
                       "index.html: src=img.png (no img.png)",
                       "index.html: href=../../up/ (outside the site)"]
+
+
+def test_the_checker_reads_a_link_inside_a_shared_compare_piece(tmp_path: Path) -> None:
+    """A column file's link may live in a piece ``compare/columns/shared.json`` holds: the
+    checker sees it where the browser does, in the file, for the page the file is shown in."""
+    columns = tmp_path / "compare" / "columns"
+    columns.mkdir(parents=True)
+    (columns / "shared.json").write_text(json.dumps(['<a href="../gone/">x</a>']),
+                                         encoding="utf-8")
+    (columns / "a.html").write_text(f"<p>{shared.ref(0)}</p>", encoding="utf-8")
+    assert broken_links(tmp_path) == [
+        "compare/columns/a.html: href=../gone/ (no gone/index.html)"]
 
 
 @pytest.mark.parametrize(("link", "fails"), [("[gone](missing.md)", True),
