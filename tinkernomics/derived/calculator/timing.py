@@ -92,7 +92,10 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("run_overhead", 0.4, "Evaluation, checkpoints and restarts",
              "fitted on the scored published runs (40%; 25% and 60% fit worse at the capped "
              "training utilisation): the time a run spends beyond its training steps, on "
-             "evaluation, checkpoints and restarts"),
+             "evaluation, checkpoints and restarts. With AReaL v0.1's six runs added the "
+             "grid's best is 60%, which is not adopted: those runs' shortfall is their "
+             "software's (AReaL's v0.2 blog measures v0.1 at 1.1-1.7x lower throughput on "
+             "the same GPUs), and 60% puts both asynchronous AReaL v0.3 runs past 2x"),
 )
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
