@@ -76,6 +76,7 @@ ENV = Environment(
     undefined=StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    auto_reload=False,  # the package's templates: no stat of each file at every page
 )
 ENV.filters["mdtext"] = md_text
 ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)) + "\n")
