@@ -104,6 +104,7 @@ def on_env(env, config, files):
     env.globals["tn_theme_bundle"] = theme_bundle(env)
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)
+    theme.share_nav(env)  # rule 9: one rendering of the nav for the pages outside it
     return env
 
 

@@ -64,6 +64,14 @@ What is relied on, and where:
    is declared here: ``tests/test_theme_boundary.py`` fails on a name used and not listed, and
    on a listed name the installed theme no longer has (naming the files that use it).
 
+9. Material's site navigation is the partial ``partials/nav.html`` (``NAV_PARTIAL``), which
+   ``base.html``'s ``site_nav`` block includes; it reads the page only to mark it and its
+   sections active (``page in``/``==``, MkDocs' ``active`` flags) and to make its links
+   relative (the ``url`` filter, MkDocs' ``get_relative_url``). ``share_nav`` (the hooks'
+   ``on_env``) puts a wrapper under that name that renders Material's partial once per build
+   for every page the nav neither holds nor marks whose links come out the same (``nav_key``):
+   the 1,000 algorithm pages outside the nav share one rendering. Zensical runs no hooks.
+
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
 The macros module (``macros/__init__.py``, under MkDocs and Zensical) and ``tinkernomics outputs``
@@ -106,6 +114,9 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
    If rule 5 moved: read the new release's ``integrations/search/worker/message`` (the installed
    bundle's source map holds it), set ``SEARCH_MESSAGES`` and ``SEARCH_DATA``; if the worker
    now reads a query's words as all required, drop ``search-terms.js`` instead.
+   If rule 9 moved (``tests/test_theme_nav.py``: a page's nav differs from Material's own):
+   read the new ``partials/nav.html`` and ``nav-item.html`` for what else of the page they
+   read, add it to ``nav_key`` (or drop the ``share_nav`` call from the hooks).
 4. ``make build`` and look at a page (header, search, palette toggle).
 """
 
@@ -307,3 +318,83 @@ def build_in_process(config_file: Path) -> None:
     from mkdocs.config import load_config
 
     build(load_config(str(config_file)))
+
+
+NAV_PARTIAL = "partials/nav.html"
+"""Rule 9: Material's navigation partial, included by ``base.html``'s ``site_nav`` block."""
+_THEMES_OWN = "tn-theme-own/"  # the wrapper includes the theme's own partial under this prefix
+_NAV_WRAPPER = ("{%- call tn_nav_once(page, nav) -%}{% include '" + _THEMES_OWN + NAV_PARTIAL
+                + "' %}{%- endcall -%}")
+
+
+def share_nav(env: Any) -> None:
+    """Rule 9: render the navigation once per build for all the pages it comes out the same for
+    (``nav_key``), instead of once per page; ``env`` is this build's (``on_env``)."""
+    import jinja2
+    rendered: dict[tuple[Any, ...], str] = {}
+
+    def nav_once(page: Any, nav: Any, caller: Callable[[], str]) -> str:
+        key = nav_key(page, nav)
+        if key is None:
+            return caller()
+        if key not in rendered:
+            rendered[key] = caller()
+        return rendered[key]
+
+    own = env.loader
+    env.globals["tn_nav_once"] = nav_once
+    env.loader = jinja2.FunctionLoader(lambda name: (_NAV_WRAPPER, None, lambda: True)
+                                       if name == NAV_PARTIAL else
+                                       own.get_source(env, name.removeprefix(_THEMES_OWN)))
+
+
+def render_pages(config_file: Path, shared_nav: bool,
+                 rendered: list[str] | None = None) -> tuple[dict[str, str], set[str]]:
+    """A test of rule 9: every page of ``config_file``'s small site through the theme's
+    ``main.html`` as the build renders it (with ``share_nav`` or without), and the pages
+    ``nav_key`` shares; ``rendered`` collects the pages Material's nav partial ran for."""
+    from mkdocs.commands.build import get_context
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+    from mkdocs.structure.nav import get_navigation
+    from mkdocs.utils import get_relative_url
+
+    config = load_config(str(config_file))
+    files = get_files(config)
+    nav, env, pages = get_navigation(files, config), config.theme.get_env(), {}
+    if shared_nav:
+        share_nav(env)
+        once: Any = env.globals["tn_nav_once"]
+
+        def counted(page: Any, nav: Any, caller: Callable[[], str]) -> str:
+            def render() -> str:
+                (rendered if rendered is not None else []).append(page.file.src_uri)
+                return caller()
+            return once(page, nav, render)
+        env.globals["tn_nav_once"] = counted
+    for file in files.documentation_pages():
+        page: Any = file.page
+        page.read_source(config)
+        page.render(config, files)
+        page.active = True
+        context = get_context(nav, files, config, page, get_relative_url(".", page.url))
+        pages[file.src_uri] = env.get_template("main.html").render(context)
+        page.active = False
+    shared = {f.src_uri for f in files.documentation_pages() if nav_key(f.page, nav) is not None}
+    return pages, shared
+
+
+def nav_key(page: Any, nav: Any) -> tuple[Any, ...] | None:
+    """What Material's navigation reads of ``page`` (rule 9), or None for a page the nav holds
+    or marks (its own rendering): every nav link made relative to the page, and which items
+    are active."""
+    from mkdocs.utils import get_relative_url
+
+    items, i = list(nav.items) if nav is not None else [], 0
+    while i < len(items):  # every item, sections' children too
+        items.extend(getattr(items[i], "children", None) or [])
+        i += 1
+    if page is None or nav is None or page in nav.pages or any(x.active for x in items):
+        return None
+    urls = [getattr(item, "url", None) for item in items]
+    return tuple(get_relative_url(u, page.url) if u else u for u in urls)

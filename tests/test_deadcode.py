@@ -33,6 +33,8 @@ ADAPTER_CLAIMS = {
     "macros.theme.MARKUP": "Material's markup the site's files name (test_theme_boundary)",
     "macros.theme.build_in_process": "a tiny Material site built while the parser is watched "
                                      "(test_theme)",
+    "macros.theme.render_pages": "a tiny Material site's pages with and without the shared "
+                                 "nav (test_theme_nav)",
 }
 """The theme adapter's claims about Material, MkDocs and Plotly: data only its checklist tests
 read, kept in the one module a theme release may change (issue 41), not test helpers."""

@@ -125,9 +125,12 @@ class _Heading:
 def convert(markdown: str) -> RawPage | None:
     """``markdown`` as Python-Markdown would render it, or None if it is not of the simple shape
     algorithm pages have (module docstring)."""
-    if _SNIPPET in markdown or _CONTROL.search(markdown) or _BLANKISH.search(markdown):
+    if _SNIPPET in markdown or _BLANKISH.search(markdown):
         return None
-    parts = _parts(markdown.split("\n"))
+    lines = markdown.split("\n")
+    if not all(line.isprintable() for line in lines) and _CONTROL.search(markdown):
+        return None  # (a line of printable characters holds no control character)
+    parts = _parts(lines)
     if parts is None or not parts:
         return None
     headings = [p for p in parts if isinstance(p, _Heading)]
@@ -146,25 +149,26 @@ def convert(markdown: str) -> RawPage | None:
 def _parts(lines: list[str]) -> list[_Heading | str] | None:
     """The page's headings and raw blocks in order; None for anything else."""
     parts: list[_Heading | str] = []
-    block: list[str] | None = None
-    for line in lines:
-        if block is not None:
-            if line == END:
-                html = "\n".join(block)
-                if not _block_level(html):
-                    return None
-                parts.append(html)
-                block = None
-            else:
-                block.append(line)
-        elif line == START:
-            block = []
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        if line == START:
+            try:
+                end = lines.index(END, at + 1)
+            except ValueError:  # unclosed
+                return None
+            html = "\n".join(lines[at + 1:end])
+            if not _block_level(html):
+                return None
+            parts.append(html)
+            at = end
         elif line:
             heading = _heading(line)
             if heading is None:
                 return None
             parts.append(heading)
-    return None if block is not None else parts
+        at += 1
+    return parts
 
 
 def _heading(line: str) -> _Heading | None:
