@@ -30,10 +30,18 @@ help: ## list every target with what it does
 # One resolver pass for the package and its extras.
 # --no-compile: pip would byte-compile every installed module (about 40 s here, most of them never
 # imported); Python compiles the ones a build or test imports on first use, into __pycache__.
+# The venv is made without pip, and the pip wheel Python bundles for ensurepip (run from the
+# wheel file, as pip's documentation allows) installs the current one: ensurepip would install
+# and byte-compile the old pip only for it to be replaced (3.5 s of CPU -> 1 s). Where Python
+# bundles no wheel (Debian keeps them elsewhere), the venv gets ensurepip's pip as before.
 PIP := $(PY) -m pip install -q --no-compile --disable-pip-version-check
+BUNDLED_PIP := import ensurepip, glob, os; \
+  print(*sorted(glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl")))[-1:])
 $(STAMP): pyproject.toml
-	python3 -m venv $(VENV)
-	$(PIP) 'pip>=26.3,<27' 'setuptools>=77'
+	@whl=$$(python3 -c '$(BUNDLED_PIP)' 2>/dev/null); \
+	if [ -n "$$whl" ]; then set -x; python3 -m venv --without-pip $(VENV) && \
+	  $(PY) "$$whl/pip" install -q --no-compile --disable-pip-version-check 'pip>=26.3,<27' 'setuptools>=77'; \
+	else set -x; python3 -m venv $(VENV) && $(PIP) 'pip>=26.3,<27' 'setuptools>=77'; fi
 	$(PIP) --no-build-isolation -e '.[dev,zensical]'
 	# tinker-cookbook 0.5.5 is the pinned commit 9dfcc3a (catalog/cookbook/); the recipe tests
 	# run its configuration code only, so not its torch/transformers/datasets dependencies

@@ -121,9 +121,11 @@ FILE_SECONDS = "tinkernomics/file-seconds"
 """pytest's cache key: each test file's seconds in the runs that ran it (the controlling
 process records them), the order in which the next run hands out the files that need a site."""
 SEED_SECONDS = TESTS_DIR / "file_seconds.json"
-"""The same for a fresh clone, which has no cache (the files of 3 s or more on an idle 2-core
-machine, rounded; an order, never a limit): without it the files that need a site go out in
-name order, and the long ``test_s*`` files come last. Any file's cached time overrides it."""
+"""The same for a fresh clone, which has no cache (the files that need a site and take 3 s or
+so: their CPU seconds in `make test` plus what they wait on, rounded; an order, never a limit;
+the files that need no site keep their order, so they are not listed): without it the files
+that need a site go out in name order, and the long ``test_s*`` files come last. Any file's
+cached time overrides it."""
 
 
 def file_seconds(config: pytest.Config) -> dict[str, float]:

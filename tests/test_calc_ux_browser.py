@@ -206,12 +206,30 @@ def test_switching_drops_what_the_new_algorithm_cannot_use(tab: Any,
     assert bar_texts(page) == expected_bar(catalog, page_query(page))
 
 
-def test_every_algorithm_is_priced_after_a_switch(tab: Any, catalog: Catalog) -> None:
+def one_of_each_kind(catalog: Catalog) -> list[str]:
+    """The first algorithm of each kind the calculator tells apart: the models it keeps in
+    memory, critic, reward model, memory class, online or offline, whether it has a group size
+    and run semantics of its own."""
+    kinds: dict[tuple[object, ...], str] = {}
+    for algo in catalog.algorithms.values():
+        kind = (tuple(sorted(map(str, algo.models_in_memory))), algo.needs_critic,
+                algo.needs_reward_model, str(algo.memory_profile), algo.online,
+                algo.typical_g is None, algo.semantics is None)
+        kinds.setdefault(kind, algo.id)
+    return list(kinds.values())
+
+
+@pytest.mark.parametrize("which", ["kinds", pytest.param("all", marks=pytest.mark.sweep)])
+def test_every_algorithm_is_priced_after_a_switch(tab: Any, catalog: Catalog,
+                                                  which: str) -> None:
     """From the default run, each catalog algorithm in turn: no summary number is '–', and the
-    page computes what Python computes for the resulting link."""
+    page computes what Python computes for the resulting link. `make test` switches to one
+    algorithm of each kind (``one_of_each_kind``), the ``sweep`` group to every one."""
     page = tab
     open_calc(page)
-    for algo in catalog.algorithms:
+    algos = one_of_each_kind(catalog) if which == "kinds" else list(catalog.algorithms)
+    assert which == "all" or len(algos) > 1
+    for algo in algos:
         page.select_option('select[name="a"]', algo)
         page.wait_for_function("a => window.tnCalculator.last().names.algorithm === a", arg=algo)
         shown, search, values = page.evaluate(SWITCHED_JS)
