@@ -1,0 +1,65 @@
+"""What the catalog load does not do (issue 47): the work it was spending on a large catalog
+for nothing, shown gone without a timing (speed is ``benchmarks/bench_validate.py``'s)."""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers_catalog import VALID_CATALOG, copy_valid, write_file
+
+from tinkernomics.catalog import loader
+from tinkernomics.catalog.loader import collector_paused, display_path, load_catalog
+
+
+@pytest.fixture
+def collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_the_cyclic_collector_sleeps_while_files_are_read(
+        monkeypatch: pytest.MonkeyPatch, collector_on: None) -> None:
+    seen: list[bool] = []
+    read = loader.read_yaml
+
+    def spy(raw: bytes, path: str) -> object:
+        seen.append(gc.isenabled())
+        return read(raw, path)
+
+    monkeypatch.setattr(loader, "read_yaml", spy)
+    catalog, problems = load_catalog(VALID_CATALOG)
+    assert problems == [] and catalog.algorithms
+    assert seen and not any(seen)
+    assert gc.isenabled(), "the collector is back on after the load"
+
+
+def test_the_collector_comes_back_as_it_was_even_on_error(collector_on: None) -> None:
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled(), "a caller that had it off keeps it off"
+
+
+@pytest.mark.parametrize("where", [".", "catalog", "catalog/algorithms", "elsewhere"])
+def test_problems_name_files_as_relpath_does_from_anywhere(tmp_path: Path, where: str,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    root = copy_valid(tmp_path)
+    write_file(root, "algorithms/broken.yaml", "id: broken\nname: [\n")
+    cwd = tmp_path / where
+    cwd.mkdir(exist_ok=True)
+    monkeypatch.chdir(cwd)
+    for given in (root, Path(os.path.relpath(root, cwd))):
+        _, problems = load_catalog(given)
+        paths = {p.path for p in problems}
+        assert display_path(root / "algorithms" / "broken.yaml") in paths, (given, paths)
