@@ -63,3 +63,49 @@ def test_problems_name_files_as_relpath_does_from_anywhere(tmp_path: Path, where
         _, problems = load_catalog(given)
         paths = {p.path for p in problems}
         assert display_path(root / "algorithms" / "broken.yaml") in paths, (given, paths)
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[object, ...]]:
+    """Record the arguments of every call of ``owner.name`` (which still runs)."""
+    calls: list[tuple[object, ...]] = []
+    real = getattr(owner, name)
+
+    def spy(*args: object) -> object:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, spy)
+    return calls
+
+
+def test_printable_text_is_not_searched_for_hidden_characters(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.catalog import fields, saferules
+
+    searched = _spy(monkeypatch, fields, "hidden_message")
+    searched_again = _spy(monkeypatch, saferules, "hidden_message")
+    _, problems = load_catalog(VALID_CATALOG)
+    assert problems == []
+    texts = [args[0] for args in (*searched, *searched_again)]
+    assert all(isinstance(t, str) and not t.isprintable() for t in texts), texts[:3]
+
+
+def test_a_figure_in_range_words_no_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.catalog import numbers
+
+    worded = _spy(monkeypatch, numbers, "show_number")
+    catalog, problems = load_catalog(VALID_CATALOG)
+    assert problems == [] and catalog.algorithms
+    assert worded == []
+
+
+def test_text_without_markup_is_neither_rendered_nor_counted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.markup import prose
+
+    counted = _spy(monkeypatch, prose, "over_budget")
+    _, problems = load_catalog(VALID_CATALOG)
+    assert problems == []
+    texts = [str(args[0]) for args in counted]
+    assert texts, "the fixture has prose with markup"
+    assert all(set(t) & set("<>&[]\\#\n" + prose.MARKUP) for t in texts), texts[:3]

@@ -82,6 +82,8 @@ class FigureRange:
         low = self.ge if self.ge is not None else self.gt
         too_low = (self.ge is not None and number < self.ge) or (
             self.gt is not None and number <= self.gt)
+        if not too_low and (self.le is None or number <= self.le):
+            return None  # the common case: no message to word (issue 47)
         got = f"(got {show_number(number)})"
         if too_low and number < 0 <= (low or 0):
             return f"must not be negative {got}"
