@@ -109,3 +109,36 @@ def test_text_without_markup_is_neither_rendered_nor_counted(
     texts = [str(args[0]) for args in counted]
     assert texts, "the fixture has prose with markup"
     assert all(set(t) & set("<>&[]\\#\n" + prose.MARKUP) for t in texts), texts[:3]
+
+
+def test_each_model_s_citations_and_locators_are_read_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.catalog import quotes, rules, walk
+
+    read = _spy(monkeypatch, walk, "citations")
+    # before issue 47 the rule read them on its own
+    read_again = _spy(monkeypatch, rules, "citations") if hasattr(rules, "citations") else []
+    statuses = _spy(monkeypatch, quotes, "attribute")
+    _, problems = load_catalog(VALID_CATALOG)
+    assert problems == []
+    per_model = [id(args[0]) for args in (*read, *read_again)]
+    assert per_model and len(per_model) == len(set(per_model))
+    status_reads = [id(args[0]) for args in statuses if args[1] == "status"]
+    assert status_reads and len(status_reads) == len(set(status_reads))
+
+
+def test_a_hole_stops_the_locators_where_the_walk_meets_it(tmp_path: Path) -> None:
+    from tinkernomics.catalog.partial import HoleTouched
+    from tinkernomics.catalog.quotes import located
+
+    root = copy_valid(tmp_path)
+    text = (root / "algorithms/grpo.yaml").read_text(encoding="utf-8")
+    write_file(root, "algorithms/grpo.yaml", text.replace("status: reported", "status: bogus", 1))
+    catalog, problems = load_catalog(root)
+    assert any("status" in p.field for p in problems)
+    with pytest.raises(HoleTouched):
+        list(located(catalog))
+    complete = list(located(catalog.view()))
+    assert complete and all(item.entry.key != "grpo" for item in complete)
+    with pytest.raises(HoleTouched):  # found once, raised again for the next rule
+        list(located(catalog))

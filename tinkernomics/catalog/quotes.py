@@ -32,8 +32,9 @@ from pathlib import Path
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import attribute, nested_models
+from tinkernomics.catalog.walk import attribute, attribute_missing, nested_models
 from tinkernomics.catalog.yamlread import Loc
 
 SOURCES_DIR = "sources"
@@ -189,15 +190,44 @@ class Located:
     reported: bool
 
 
-def located(catalog: Catalog) -> Iterator[Located]:
-    """Every locator in the catalog with the reference it points into."""
+_LOCATORS = ("locator", "model_names_locator")
+
+
+def _locates(cls: type) -> bool:
+    """True if an instance of ``cls`` may hold a locator, or a status (which may be a hole)."""
+    return not all(attribute_missing(cls, name) for name in (*_LOCATORS, "status"))
+
+
+def _find_located(catalog: Catalog) -> Iterator[Located | None]:
+    """``located``'s items; None, then nothing more, where one touches a hole."""
+    locates: dict[type, bool] = {}
     for entry, loc, obj, _, _ in nested_models(catalog):
-        source = attribute(obj, "source")
-        reported = attribute(obj, "status", Status.reported) == Status.reported
-        for name in ("locator", "model_names_locator"):
+        cls = type(obj)
+        if not locates.setdefault(cls, _locates(cls)):
+            continue
+        try:
+            source = attribute(obj, "source")
+            reported = attribute(obj, "status", Status.reported) == Status.reported
+        except HoleTouched:
+            yield None
+            return
+        for name in _LOCATORS:
             text = attribute(obj, name)
             if isinstance(text, str) and isinstance(source, str):
                 yield Located(entry, (*loc, name), text, source, reported)
+
+
+def located(catalog: Catalog) -> Iterator[Located]:
+    """Every locator in the catalog with the reference it points into. Found once per catalog
+    for both quote rules (issue 47); a hole raises ``HoleTouched`` where the walk meets it, as
+    a walk of its own would (``rules.run_guarded``)."""
+    found = catalog.memo.get("located")
+    if found is None:
+        found = catalog.memo["located"] = list(_find_located(catalog))
+    for item in found:
+        if item is None:
+            raise HoleTouched
+        yield item
 
 
 def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
