@@ -142,3 +142,28 @@ def test_a_hole_stops_the_locators_where_the_walk_meets_it(tmp_path: Path) -> No
     assert complete and all(item.entry.key != "grpo" for item in complete)
     with pytest.raises(HoleTouched):  # found once, raised again for the next rule
         list(located(catalog))
+
+
+def test_a_figure_s_numbers_are_read_without_the_missing_name_path() -> None:
+    from tinkernomics.catalog.numbers import figure_numbers
+
+    class Figure:
+        def __init__(self) -> None:
+            self.value = 3.0
+            self.missed: list[str] = []
+
+        def __getattr__(self, name: str) -> object:  # pydantic's slow path for a missing name
+            self.missed.append(name)
+            raise AttributeError(name)
+
+    figure = Figure()
+    assert list(figure_numbers(figure)) == [(("value",), 3.0)]
+    assert figure.missed == []
+
+
+def test_a_valid_entry_keeps_its_positions_not_a_second_copy_of_its_data() -> None:
+    catalog, problems = load_catalog(VALID_CATALOG)
+    assert problems == []
+    entry = catalog.entry("algorithm", "grpo")
+    assert entry.doc.data is None
+    assert entry.doc.where(("name",)) == (2, 7)  # name: GRPO, line 2 of the fixture

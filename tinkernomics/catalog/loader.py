@@ -132,6 +132,8 @@ def _load_file(path: Path, root: Path, shown_root: str,
         if partial is HOLE:  # not even a mapping: nothing for the rules to check
             return None, problems
         return Entry(kind, path.stem, partial, doc, partial=True), problems
+    doc.data = None  # the model holds it now; positions come from doc.text (issue 47: fewer
+    # objects for the garbage collector to scan for the rest of the build)
     return Entry(kind, path.stem, model, doc), problems
 
 
