@@ -167,3 +167,29 @@ def test_a_valid_entry_keeps_its_positions_not_a_second_copy_of_its_data() -> No
     entry = catalog.entry("algorithm", "grpo")
     assert entry.doc.data is None
     assert entry.doc.where(("name",)) == (2, 7)  # name: GRPO, line 2 of the fixture
+
+
+def test_each_kept_source_file_is_read_once(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinkernomics.catalog import quotes
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    root = copy_valid(tmp_path)
+    write_file(root, "references/example_repo.yaml",
+               "id: example_repo\ntitle: Example repository\nauthors: Example\n"
+               f"url: https://github.com/example/repo/tree/{commit}\nchecked: 2026-12-01\n")
+    write_file(root, f"sources/github/example/repo/{commit}/config.py",
+               "hidden = 4096\nparams = 8\n")
+    for rel, old in (("hardware/h100.yaml", "glennklockwood_h100\n  locator: 'Fixture: "
+                      "Performance table, \"row BF16\"'"),
+                     ("models/qwen3-8b.yaml", "tinker_pricing_2026_07\n  locator: 'Fixture: "
+                      "price table, \"row Qwen3-8B\"'")):
+        text = (root / rel).read_text(encoding="utf-8")
+        assert text.count(old) == 1, rel
+        write_file(root, rel, text.replace(old, "example_repo\n  locator: "
+                                           "'config.py line 2 \"params = 8\"'"))
+    read = _spy(monkeypatch, quotes, "_lines")
+    _, problems = load_catalog(root)
+    assert problems == []
+    paths = [args[0] for args in read]
+    assert len(paths) == 1, paths

@@ -25,8 +25,9 @@ kind is checked; no part of the catalog is exempt.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,8 +155,10 @@ def _elsewhere(commit_dir: Path, own: Path, quote: str, span: int) -> list[str]:
     return places
 
 
-def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
-    """Why the locator's quote is not where it says; None when it is."""
+def check(root: Path, repo: Repo, fq: FileQuote,
+          lines_of: Callable[[Path], list[str]] = _lines) -> str | None:
+    """Why the locator's quote is not where it says; None when it is. ``lines_of`` reads a
+    kept file's lines (the rule reads each file once for all its locators)."""
     commit, why = _commit(root, repo, fq.commit)
     if commit is None:
         return why
@@ -167,7 +170,7 @@ def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
     if not path.is_file():
         shown = path.relative_to(root).as_posix()
         return f"{named}: no copy of the file at {shown} (keep the cited file there)"
-    quote, lines = squash(fq.quote), _lines(path)
+    quote, lines = squash(fq.quote), lines_of(path)
     if fq.start > len(lines):
         return f"{named}: the file has {len(lines)} lines"
     span = fq.end - fq.start + 1
@@ -203,7 +206,9 @@ def _find_located(catalog: Catalog) -> Iterator[Located | None]:
     locates: dict[type, bool] = {}
     for entry, loc, obj, _, _ in nested_models(catalog):
         cls = type(obj)
-        if not locates.setdefault(cls, _locates(cls)):
+        if (does := locates.get(cls)) is None:
+            does = locates[cls] = _locates(cls)
+        if not does:
             continue
         try:
             source = attribute(obj, "source")
@@ -242,11 +247,14 @@ def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
 
 
 def rule_quotes_at_their_lines(catalog: Catalog) -> Iterator[Problem]:
-    """A locator into a repository file says the words on the line it names (a kept copy)."""
+    """A locator into a repository file says the words on the line it names (a kept copy).
+    Each kept file is read once for every locator into it (issue 47: hundreds of locators
+    name a few files)."""
+    lines_of = functools.cache(_lines)
     for item, repo, fq in file_quotes(catalog):
         if fq.quote is None and not item.reported:
             continue  # a derived or unverified value may point at a line it does not quote
-        why = check(catalog.root, repo, fq)
+        why = check(catalog.root, repo, fq, lines_of)
         if why is not None:
             yield catalog.problem(item.entry.kind.name, item.entry.key, item.loc, why, HINT)
 
