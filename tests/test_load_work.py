@@ -193,3 +193,31 @@ def test_each_kept_source_file_is_read_once(tmp_path: Path,
     assert problems == []
     paths = [args[0] for args in read]
     assert len(paths) == 1, paths
+
+
+def _walk_as_generators(model: object, loc: tuple[object, ...] = ()) -> Iterator[tuple[
+        object, ...]]:
+    """The walk as it was before issue 47 (nested generators), to compare with."""
+    from pydantic import BaseModel
+
+    yield loc, model, None, None
+    for name in type(model).model_fields:  # type: ignore[attr-defined]
+        value = getattr(model, name)
+        items = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            if isinstance(item, BaseModel):
+                child = (*loc, name) if index is None else (*loc, name, index)
+                for sub_loc, sub, parent, field in _walk_as_generators(item, child):
+                    yield sub_loc, sub, parent or model, field or name
+
+
+def test_the_walk_finds_every_nested_model_as_the_generators_did() -> None:
+    from tinkernomics.catalog.walk import walk
+
+    catalog, _ = load_catalog(VALID_CATALOG)
+    for entry in catalog.iter_entries():
+        new = [(loc, id(obj), id(parent), field) for loc, obj, parent, field in
+               walk(entry.model, ("x",))]
+        old = [(loc, id(obj), id(parent), field) for loc, obj, parent, field in
+               _walk_as_generators(entry.model, ("x",))]
+        assert new == old, entry.key

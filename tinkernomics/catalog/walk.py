@@ -31,18 +31,29 @@ def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
     return names
 
 
-def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
-                                                           str | None]]:
+Walked = tuple[Loc, BaseModel, BaseModel | None, str | None]
+
+
+def walk(model: BaseModel, loc: Loc = ()) -> Iterator[Walked]:
     """Every nested model with its loc, its parent model and the parent's field name."""
-    yield loc, model, None, None
+    found: list[Walked] = []
+    _walk_into(model, loc, None, None, found)
+    return iter(found)
+
+
+def _walk_into(model: BaseModel, loc: Loc, parent: BaseModel | None, field: str | None,
+               found: list[Walked]) -> None:
+    """``walk`` into a list, depth first (issue 47: nested generators re-yielded every model
+    once per level above it)."""
+    found.append((loc, model, parent, field))
     for name in _field_names(type(model)):
         value = getattr(model, name)
-        items = enumerate(value) if isinstance(value, list) else [(None, value)]
-        for index, item in items:
-            if isinstance(item, BaseModel):
-                child = (*loc, name) if index is None else (*loc, name, index)
-                for sub_loc, sub, parent, field in walk(item, child):
-                    yield sub_loc, sub, parent or model, field or name
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    _walk_into(item, (*loc, name, index), model, name, found)
+        elif isinstance(value, BaseModel):
+            _walk_into(value, (*loc, name), model, name, found)
 
 
 def nested_models(catalog: Catalog) -> list[Nested]:
