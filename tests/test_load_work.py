@@ -221,3 +221,30 @@ def test_the_walk_finds_every_nested_model_as_the_generators_did() -> None:
         old = [(loc, id(obj), id(parent), field) for loc, obj, parent, field in
                _walk_as_generators(entry.model, ("x",))]
         assert new == old, entry.key
+
+
+def _files_by_rglob(root: Path) -> list[Path]:
+    """``catalog_files`` as it was before issue 47 (every path listed, then filtered)."""
+    files = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts and rel.parts[0] in ("schema", "sources"):
+            continue
+        if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):
+            files.append(path)
+    return files
+
+
+def test_the_listed_files_are_those_every_path_filtered_gave(tmp_path: Path) -> None:
+    from tinkernomics.catalog.loader import catalog_files
+
+    root = copy_valid(tmp_path)
+    for rel in ("schema/algorithm.schema.yaml", "sources/github/a/b/c/x.yaml", "stray.yml",
+                "algorithms/UPPER.YAML", "algorithms/.yaml", "algorithms/a-b.yaml",
+                "algorithms/a/b.yaml", "deep/schema/kept.yaml", "algorithms/notes.txt"):
+        write_file(root, rel, "id: x\n")
+    (root / "algorithms" / "folder.yaml").mkdir()
+    (root / "linked").symlink_to(root / "algorithms", target_is_directory=True)
+    (root / "algorithms" / "dangling.yaml").symlink_to(root / "nowhere.yaml")
+    assert catalog_files(root) == _files_by_rglob(root)
+    assert root / "algorithms" / "UPPER.YAML" in catalog_files(root)

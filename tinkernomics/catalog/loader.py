@@ -80,15 +80,19 @@ def _kind_for(rel: Path) -> Kind | None:
 
 def catalog_files(root: Path) -> list[Path]:
     """Every YAML file under the catalog root except generated schemas and the kept copies of
-    cited files (``quotes.SOURCES_DIR``), sorted."""
+    cited files (``quotes.SOURCES_DIR``), sorted. Those two folders are not even listed (issue
+    47: the kept copies are many); like ``Path.rglob``, no symlinked folder is entered."""
     files = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if rel.parts and rel.parts[0] in (SCHEMA_DIR, SOURCES_DIR):  # schemas, cited files
-            continue
-        if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):  # .YAML is reported
-            files.append(path)
-    return files
+    for folder, subfolders, names in os.walk(root):
+        here = Path(folder)
+        if here == root:  # schemas, cited files
+            subfolders[:] = [name for name in subfolders if name not in (SCHEMA_DIR, SOURCES_DIR)]
+        for name in names:
+            if os.path.splitext(name)[1].lower() in (".yaml", ".yml"):  # .YAML is reported
+                path = here / name
+                if path.is_file():
+                    files.append(path)
+    return sorted(files)
 
 
 def _not_a_folder(shown: str, rel: Path) -> Problem:
