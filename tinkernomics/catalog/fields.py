@@ -55,16 +55,21 @@ LossId = Annotated[Id, LinkTo("loss", "Tinker loss")]
 
 TEXT_ERROR = "catalog_text"
 """Error type of text the sanitiser would change; its ``ctx`` carries the ``hint``."""
-_MARKUP_CHARS = frozenset("<>&[]\\#\n")
+_MARKUP_CHARS = re.compile(r"[<>&\[\]\\#\n]")
 """Without any of these, Markdown writes nothing the sanitiser removes (no raw HTML, entity,
 link, image, math or heading can start): a fast path that skips rendering, not a filter."""
+_ANY_MARKUP = re.compile("[" + re.escape("<>&[]\\#\n" + markup_prose.MARKUP) + "]")
+"""``_MARKUP_CHARS`` and what ``prose.over_budget`` counts: a text without any of them is
+neither rendered nor counted (issue 47: most catalog strings are words and numbers)."""
 
 
 def _safe_markup(text: str) -> str:
     """Prose reaches the page as written: rendered as the site renders it (Markdown, math), the
     allow-list sanitiser would remove nothing (no raw HTML, links http(s) or on this site,
     images from this site only). One verdict, the sanitiser's (``tinkernomics.markup``)."""
-    if _MARKUP_CHARS.isdisjoint(text) and markup_prose.over_budget(text) is None:
+    if _ANY_MARKUP.search(text) is None:
+        return text
+    if _MARKUP_CHARS.search(text) is None and markup_prose.over_budget(text) is None:
         return text
     found = markup_prose.problems(text)
     if found:
@@ -86,7 +91,11 @@ def _no_invisible(text: str) -> str:
     """Text shows what it says: no bidi controls (U+202A-U+202E, U+2066-U+2069), zero-width or
     other invisible format characters, control characters or line separators
     (``markup.invisible``), which can make text read differently from what a reviewer saw in the
-    YAML. (Written as an entity or ``\\unicode``, the renderers' verdict reports them.)"""
+    YAML. (Written as an entity or ``\\unicode``, the renderers' verdict reports them.)
+    Printable text (``str.isprintable``: no Cc, Cf, Co, Cn, Zl, Zp, nor any space but ' ')
+    holds none of them: asked first, in C, it spares the search of most texts (issue 47)."""
+    if text.isprintable():
+        return text
     message = hidden_message(text)
     if message is not None:
         raise ValueError(message)

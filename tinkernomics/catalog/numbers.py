@@ -82,6 +82,8 @@ class FigureRange:
         low = self.ge if self.ge is not None else self.gt
         too_low = (self.ge is not None and number < self.ge) or (
             self.gt is not None and number <= self.gt)
+        if not too_low and (self.le is None or number <= self.le):
+            return None  # the common case: no message to word (issue 47)
         got = f"(got {show_number(number)})"
         if too_low and number < 0 <= (low or 0):
             return f"must not be negative {got}"
@@ -105,12 +107,16 @@ class FigureRange:
 
 
 def figure_numbers(figure: Any) -> Iterator[tuple[tuple[str | int, ...], float]]:
-    """(where inside the figure, number) for its ``value`` and ``high``, or each of ``values``."""
+    """(where inside the figure, number) for its ``value`` and ``high``, or each of ``values``.
+    A model's fields are read from its ``__dict__``: a figure class without ``high`` or
+    ``values`` would send ``getattr`` down pydantic's slow path for a missing name (issue 47)."""
+    fields = getattr(figure, "__dict__", None)
+    read = fields.get if isinstance(fields, dict) else lambda name: getattr(figure, name, None)
     for name in ("value", "high"):
-        number = getattr(figure, name, None)
+        number = read(name)
         if isinstance(number, int | float):
             yield (name,), number
-    for index, number in enumerate(getattr(figure, "values", None) or ()):
+    for index, number in enumerate(read("values") or ()):
         yield ("values", index), number
 
 

@@ -25,15 +25,17 @@ kind is checked; no part of the catalog is exempt.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import Status
+from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import attribute, nested_models
+from tinkernomics.catalog.walk import attribute, attribute_missing, nested_models
 from tinkernomics.catalog.yamlread import Loc
 
 SOURCES_DIR = "sources"
@@ -153,8 +155,10 @@ def _elsewhere(commit_dir: Path, own: Path, quote: str, span: int) -> list[str]:
     return places
 
 
-def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
-    """Why the locator's quote is not where it says; None when it is."""
+def check(root: Path, repo: Repo, fq: FileQuote,
+          lines_of: Callable[[Path], list[str]] = _lines) -> str | None:
+    """Why the locator's quote is not where it says; None when it is. ``lines_of`` reads a
+    kept file's lines (the rule reads each file once for all its locators)."""
     commit, why = _commit(root, repo, fq.commit)
     if commit is None:
         return why
@@ -166,7 +170,7 @@ def check(root: Path, repo: Repo, fq: FileQuote) -> str | None:
     if not path.is_file():
         shown = path.relative_to(root).as_posix()
         return f"{named}: no copy of the file at {shown} (keep the cited file there)"
-    quote, lines = squash(fq.quote), _lines(path)
+    quote, lines = squash(fq.quote), lines_of(path)
     if fq.start > len(lines):
         return f"{named}: the file has {len(lines)} lines"
     span = fq.end - fq.start + 1
@@ -189,15 +193,46 @@ class Located:
     reported: bool
 
 
-def located(catalog: Catalog) -> Iterator[Located]:
-    """Every locator in the catalog with the reference it points into."""
+_LOCATORS = ("locator", "model_names_locator")
+
+
+def _locates(cls: type) -> bool:
+    """True if an instance of ``cls`` may hold a locator, or a status (which may be a hole)."""
+    return not all(attribute_missing(cls, name) for name in (*_LOCATORS, "status"))
+
+
+def _find_located(catalog: Catalog) -> Iterator[Located | None]:
+    """``located``'s items; None, then nothing more, where one touches a hole."""
+    locates: dict[type, bool] = {}
     for entry, loc, obj, _, _ in nested_models(catalog):
-        source = attribute(obj, "source")
-        reported = attribute(obj, "status", Status.reported) == Status.reported
-        for name in ("locator", "model_names_locator"):
+        cls = type(obj)
+        if (does := locates.get(cls)) is None:
+            does = locates[cls] = _locates(cls)
+        if not does:
+            continue
+        try:
+            source = attribute(obj, "source")
+            reported = attribute(obj, "status", Status.reported) == Status.reported
+        except HoleTouched:
+            yield None
+            return
+        for name in _LOCATORS:
             text = attribute(obj, name)
             if isinstance(text, str) and isinstance(source, str):
                 yield Located(entry, (*loc, name), text, source, reported)
+
+
+def located(catalog: Catalog) -> Iterator[Located]:
+    """Every locator in the catalog with the reference it points into. Found once per catalog
+    for both quote rules (issue 47); a hole raises ``HoleTouched`` where the walk meets it, as
+    a walk of its own would (``rules.run_guarded``)."""
+    found = catalog.memo.get("located")
+    if found is None:
+        found = catalog.memo["located"] = list(_find_located(catalog))
+    for item in found:
+        if item is None:
+            raise HoleTouched
+        yield item
 
 
 def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
@@ -212,11 +247,14 @@ def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
 
 
 def rule_quotes_at_their_lines(catalog: Catalog) -> Iterator[Problem]:
-    """A locator into a repository file says the words on the line it names (a kept copy)."""
+    """A locator into a repository file says the words on the line it names (a kept copy).
+    Each kept file is read once for every locator into it (issue 47: hundreds of locators
+    name a few files)."""
+    lines_of = functools.cache(_lines)
     for item, repo, fq in file_quotes(catalog):
         if fq.quote is None and not item.reported:
             continue  # a derived or unverified value may point at a line it does not quote
-        why = check(catalog.root, repo, fq)
+        why = check(catalog.root, repo, fq, lines_of)
         if why is not None:
             yield catalog.problem(item.entry.kind.name, item.entry.key, item.loc, why, HINT)
 

@@ -48,7 +48,7 @@ from tinkernomics.catalog.quotes import rule_pages_quoted, rule_quotes_at_their_
 from tinkernomics.catalog.runrules import run_problems
 from tinkernomics.catalog.saferules import SAFE_RULES
 from tinkernomics.catalog.sitenames import Reserved, rule_reserved_ids
-from tinkernomics.catalog.walk import citations
+from tinkernomics.catalog.walk import cited
 from tinkernomics.catalog.walk import nested_models as _nested
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import expr
@@ -115,10 +115,9 @@ def rule_id_matches_file(catalog: Catalog) -> Iterator[Problem]:
 def rule_sources_exist(catalog: Catalog) -> Iterator[Problem]:
     """Every `source` and `references` entry names an existing reference."""
     refs = catalog.known_ids("reference")
-    for entry, loc, obj, _, _ in _nested(catalog):
-        for where, ref in citations(obj):
-            if ref not in refs:
-                yield _unknown_id(catalog, entry, (*loc, *where), ref, "reference", "reference")
+    for entry, loc, ref in cited(catalog):
+        if ref not in refs:
+            yield _unknown_id(catalog, entry, loc, ref, "reference", "reference")
 
 
 def rule_links_exist(catalog: Catalog) -> Iterator[Problem]:

@@ -101,6 +101,8 @@ def rule_plain_values_safe(catalog: Catalog) -> Iterator[Problem]:
     for entry, loc, obj, _, _ in nested_models(catalog):
         for sub, value in plain_values(obj):
             if isinstance(value, str):
+                if value.isprintable():  # holds no hidden character (fields._no_invisible)
+                    continue
                 message = hidden_message(value)
                 if message is not None:
                     yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message)

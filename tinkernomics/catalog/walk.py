@@ -31,18 +31,29 @@ def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
     return names
 
 
-def walk(model: BaseModel, loc: Loc = ()) -> Iterator[tuple[Loc, BaseModel, BaseModel | None,
-                                                           str | None]]:
+Walked = tuple[Loc, BaseModel, BaseModel | None, str | None]
+
+
+def walk(model: BaseModel, loc: Loc = ()) -> Iterator[Walked]:
     """Every nested model with its loc, its parent model and the parent's field name."""
-    yield loc, model, None, None
+    found: list[Walked] = []
+    _walk_into(model, loc, None, None, found)
+    return iter(found)
+
+
+def _walk_into(model: BaseModel, loc: Loc, parent: BaseModel | None, field: str | None,
+               found: list[Walked]) -> None:
+    """``walk`` into a list, depth first (issue 47: nested generators re-yielded every model
+    once per level above it)."""
+    found.append((loc, model, parent, field))
     for name in _field_names(type(model)):
         value = getattr(model, name)
-        items = enumerate(value) if isinstance(value, list) else [(None, value)]
-        for index, item in items:
-            if isinstance(item, BaseModel):
-                child = (*loc, name) if index is None else (*loc, name, index)
-                for sub_loc, sub, parent, field in walk(item, child):
-                    yield sub_loc, sub, parent or model, field or name
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    _walk_into(item, (*loc, name, index), model, name, found)
+        elif isinstance(value, BaseModel):
+            _walk_into(value, (*loc, name), model, name, found)
 
 
 def nested_models(catalog: Catalog) -> list[Nested]:
@@ -83,6 +94,15 @@ def _no_such(cls: type, name: str) -> bool:
             and cls.model_config.get("extra") != "allow")
 
 
+def attribute_missing(cls: type, name: str) -> bool:
+    """True if no instance of ``cls`` has attribute ``name`` (see ``attribute``)."""
+    key = (cls, name)
+    missing = _NO_SUCH.get(key)
+    if missing is None:
+        missing = _NO_SUCH[key] = _no_such(*key)
+    return missing
+
+
 def attribute(obj: Any, name: str, default: Any = None) -> Any:
     """``getattr(obj, name, default)``, without pydantic's slow path for a name the model
     has not got (issue 47: a third of the rules' time at 1,000 entries)."""
@@ -104,10 +124,28 @@ def citations(obj: Any) -> list[tuple[Loc, Any]]:
                     for i, ref in enumerate(listed if isinstance(listed, list) else [])]
 
 
+Cited = tuple[Entry, Loc, Any]
+"""(entry, loc of the citing value inside it, the reference id it names)."""
+
+
+def _cites(cls: type) -> bool:
+    """True if an instance of ``cls`` may name a reference (``citations``)."""
+    return not (attribute_missing(cls, "source") and attribute_missing(cls, "references"))
+
+
+def cited(catalog: Catalog) -> list[Cited]:
+    """Every citation in the catalog (``citations`` of every nested model), found once per
+    catalog for the rules that read them (issue 47: each rule used to walk them all)."""
+    found = catalog.memo.get("cited")
+    if found is None:
+        found = catalog.memo["cited"] = [
+            (entry, (*loc, *where), ref) for entry, loc, obj, _, _ in nested_models(catalog)
+            if _cites(type(obj)) for where, ref in citations(obj)]
+    return found
+
+
 def citing_entries(catalog: Catalog) -> Counter[str]:
     """Reference id -> how many other entries cite it (an entry counts once, however often)."""
-    pairs = {(entry.kind.name, entry.key, ref)
-             for entry, _, obj, _, _ in nested_models(catalog)
-             for _, ref in citations(obj)
+    pairs = {(entry.kind.name, entry.key, ref) for entry, _, ref in cited(catalog)
              if isinstance(ref, str) and not (entry.kind.name == "reference" and entry.key == ref)}
     return Counter(ref for _, _, ref in pairs)

@@ -68,6 +68,7 @@ class YamlDoc:
 
     path: str
     data: Any = None
+    """The plain data read (``loader`` drops it once the entry's model is validated)."""
     text: str = ""
     """The file's text: composed again, once, when a position is asked for."""
     broken: set[Loc] = field(default_factory=set)
