@@ -17,6 +17,7 @@ names its SVGs (``label_id``).
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -103,14 +104,39 @@ def page_css() -> str:
     return _css()
 
 
+MARKED = "\x00"
+"""The theme a chart's drawing is made in once per layout (``_drawing``): each element's paint
+is a marker (``\x00name\x00``) that ``_resolve`` replaces for the page or a file's theme, so
+a chart's light and dark files and its page SVG share one drawing (issue 47: every variant
+was drawn from scratch, 40% of the charts' outputs)."""
+LEGEND = "legend"
+"""The marker of the legend group's attributes (its class on a page, nothing in a file)."""
+_MARKER = re.compile("\x00(\\w+)\x00")
+
+
 def paint(name: str, theme: str | None) -> str:
     """The attributes of an element of class ``name``: on a page its class (the stylesheet
-    draws it), in a file or image also the properties themselves. ``text`` is the chart's own
-    element, which its texts inherit the properties from (no class: it has its own)."""
-    own = "" if name == "text" else f' class="{name}"'
+    draws it), in a file or image the properties themselves (no class: nothing styles a file).
+    ``text`` is the chart's own element, which its texts inherit the properties from (no
+    class: it has its own)."""
+    if theme == MARKED:
+        return f"{MARKED}{name}{MARKED}"
     if theme is None:
-        return own
-    return own + "".join(f' {k}="{_value(v, theme)}"' for k, v in PAINT[name])
+        return "" if name == "text" else f' class="{name}"'
+    return "".join(f' {k}="{_value(v, theme)}"' for k, v in PAINT[name])
+
+
+@lru_cache(maxsize=8)
+def _paints(theme: str | None) -> dict[str, str]:
+    table = {name: paint(name, theme) for name in PAINT}
+    table[LEGEND] = ' class="tn-svg__legend"' if theme is None else ""
+    return table
+
+
+def _resolve(drawing: str, theme: str | None) -> str:
+    """A drawing made with markers (``MARKED``) painted for ``theme`` (None: a page's)."""
+    table = _paints(theme)
+    return _MARKER.sub(lambda found: table[found.group(1)], drawing)
 
 
 @dataclass(frozen=True)
@@ -278,7 +304,7 @@ def _labels(f: _Frame) -> list[str]:
 def _legend(f: _Frame) -> list[str]:
     """The legend rows under the plot, one group (on a page, class ``tn-svg__legend``: an embed
     too short for it hides the group and crops the view box above it, charts.js)."""
-    out = ['<g class="tn-svg__legend">' if f.theme is None else "<g>"]
+    out = [f"<g{paint(LEGEND, MARKED)}>"]
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
         out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{_n(x)}" '
@@ -290,8 +316,18 @@ def _legend(f: _Frame) -> list[str]:
     return [*out, "</g>"]
 
 
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def svg_height(chart: Chart, layout: str = "wide") -> float:
     return _frame(chart, LAYOUTS[layout]).height
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
+def _drawing(chart: Chart, layout: str) -> str:
+    """The chart's axes, curves, labels and legend in ``layout``, painted with markers: made
+    once per chart and layout, for its page, embed page, files and images (``_resolve``)."""
+    f = _frame(chart, LAYOUTS[layout], MARKED)
+    return "".join([*_axes(f), *(part for s in chart.series for part in _series(f, s)),
+                    *_labels(f), *_legend(f)])
 
 
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
@@ -299,14 +335,13 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
     """(width, height, content) of the chart in ``layout``: its title and description (unless
     ``named`` is False), rules (on a page, unless ``styled`` is False; a file's elements carry
     attributes instead) and drawing, without the element that holds them."""
-    f = _frame(chart, LAYOUTS[layout], theme)
-    body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
-            *_legend(f)]
-    names = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
-             f'<desc id="{ident}-d">{escape(chart.description)}</desc>') if named else ""
+    layout_of = LAYOUTS[layout]
+    t_id, d_id = (f' id="{ident}-t"', f' id="{ident}-d"') if ident else ("", "")
+    names = (f"<title{t_id}>{escape(chart.title)}</title>"
+             f"<desc{d_id}>{escape(chart.description)}</desc>") if named else ""
     content = (names + (f"<style>{_css()}</style>" if styled and theme is None else "")
-               + "".join(body))
-    return f.layout.width, f.height, content
+               + _resolve(_drawing(chart, layout), theme))
+    return layout_of.width, svg_height(chart, layout), content
 
 
 def label_id(chart: Chart, name: str) -> str:
@@ -336,20 +371,22 @@ def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = No
     )
 
 
-def placed_chart(chart: Chart, box: tuple[float, float, float, float], element_id: str,
+def placed_chart(chart: Chart, box: tuple[float, float, float, float],
                  theme: str = "light", layout: str = "wide") -> str:
     """The wide chart drawn into ``box`` (x, y, width, height) of a larger SVG, scaled to fit
     and centred as a nested ``<svg>`` with ``xMidYMid meet`` would be, but as a ``<g>``: resvg
     draws a nested ``<svg>`` through an extra clipped layer, which made each chart image about
-    40% slower to rasterise, for the same pixels (the drawing stays inside its viewBox)."""
+    40% slower to rasterise, for the same pixels (the drawing stays inside its viewBox).
+    The group states only the text size: the file's root gives the ink and font, and nothing
+    in a file refers to an id or class, so it has none (its title and description neither)."""
     x, y, box_w, box_h = box
-    width, height, content = _chart_parts(chart, layout, element_id, theme)
+    width, height, content = _chart_parts(chart, layout, "", theme)
     scale = min(box_w / width, box_h / height)
     left, top = x + (box_w - width * scale) / 2, y + (box_h - height * scale) / 2
     transform = f"translate({left:g} {top:g})" + ("" if scale == 1 else f" scale({scale:g})")
-    return (f'<g class="tn-svg tn-svg--{layout}" id="{element_id}"{paint("text", theme)} '
-            f'transform="{transform}">'
-            f"{content}</g>")
+    size = dict(PAINT["text"])["font-size"]
+    return f'<g font-size="{size}" transform="{transform}">{content}</g>'
+
 
 
 TITLE_PX = 40
@@ -383,7 +420,7 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     lines = [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)]
     top = TITLE_PX + 22 * (len(titles) - 1)
     total = top + height + LINE_PX * len(lines) + 12
-    inner = placed_chart(chart, (0, top, width, height), f"tn-file-{chart.id}", theme, layout)
+    inner = placed_chart(chart, (0, top, width, height), theme, layout)
     title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
                     for i, line in enumerate(titles))
     credit = "".join(f'<text x="16" y="{_n(top + height + LINE_PX * (i + 1) - 4)}">'
