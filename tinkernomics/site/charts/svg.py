@@ -17,7 +17,6 @@ names its SVGs (``label_id``).
 from __future__ import annotations
 
 import math
-import re
 import textwrap
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -26,7 +25,6 @@ from html import escape
 from tinkernomics.derived import derive
 from tinkernomics.site.charts import svgpath
 from tinkernomics.site.charts.spec import (
-    THEMES,
     X2_TITLE,
     X_TITLE,
     Y_TITLE,
@@ -35,6 +33,18 @@ from tinkernomics.site.charts.spec import (
     attribution_lines,
     decade_ticks,
     short_number,
+)
+from tinkernomics.site.charts.themes import (  # noqa: F401 (re-exported)
+    FONT,
+    LEGEND,
+    MARKED,
+    PAINT,
+    SVG_VARS,
+    THEMES,
+    _css,
+    _resolve,
+    page_css,
+    paint,
 )
 
 
@@ -57,88 +67,6 @@ CHAR_WIDTH_PX = 7.4
 SVG_CACHE_SIZE = 4096
 """A chart's SVG is drawn for its page, its embed page, its files and its images: drawn once
 per (chart, variant), kept for the few thousand a 1,000-entry build needs."""
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
-
-SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
-         "axis": "xaxis.linecolor"}
-
-
-PAINT: dict[str, tuple[tuple[str, str], ...]] = {
-    "bg": (("fill", "@bg"),),
-    "text": (("fill", "@fg"), ("font-family", FONT), ("font-size", "13px")),
-    "grid": (("stroke", "@grid"), ("stroke-width", "1")),
-    "axis": (("stroke", "@axis"), ("stroke-width", "1"), ("fill", "none")),
-    "curve": (("fill", "none"), ("stroke-width", "2.5")),
-    "asym": (("fill", "none"), ("stroke-width", "1.2"), ("stroke-dasharray", "6 4")),
-}
-"""How each class of element is drawn (``text``: every text), ``@name`` a colour of
-``SVG_VARS``. Inline on a page these are the ``<style>`` rules (``_css``), colours as variables
-that follow the palette; in a file or image (a theme given) they are written on each element as
-presentation attributes with that theme's literal colours, which every renderer reads (ThorVG
-and image viewers ignore or mishandle ``<style>``)."""
-
-
-def _value(value: str, theme: str | None) -> str:
-    if not value.startswith("@"):
-        return value
-    return THEMES[theme][SVG_VARS[value[1:]]] if theme else f"var(--tn-svg-{value[1:]})"
-
-
-def _css() -> str:
-    """The page's rules (prefix ``tn-svg``): colours are variables for both themes, switched by
-    the palette attribute."""
-
-    def block(name: str) -> str:
-        return ";".join(f"--tn-svg-{var}:{THEMES[name][key]}" for var, key in SVG_VARS.items())
-
-    rules = "".join(
-        f".tn-svg {'' if name == 'text' else '.'}{name}"
-        f"{{{';'.join(f'{k}:{_value(v, None)}' for k, v in props)}}}"
-        for name, props in PAINT.items())
-    switch = f".tn-svg{{{block('light')}}}[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}"
-    return switch + rules
-
-
-def page_css() -> str:
-    """``_css`` for a stylesheet (the embed pages' shared ``embed/theme.css``, ``files``)."""
-    return _css()
-
-
-MARKED = "\x00"
-"""The theme a chart's drawing is made in once per layout (``_drawing``): each element's paint
-is a marker (``\x00name\x00``) that ``_resolve`` replaces for the page or a file's theme, so
-a chart's light and dark files and its page SVG share one drawing (issue 47: every variant
-was drawn from scratch, 40% of the charts' outputs)."""
-LEGEND = "legend"
-"""The marker of the legend group's attributes (its class on a page, nothing in a file)."""
-_MARKER = re.compile("\x00(\\w+)\x00")
-
-
-def paint(name: str, theme: str | None) -> str:
-    """The attributes of an element of class ``name``: on a page its class (the stylesheet
-    draws it), in a file or image the properties themselves (no class: nothing styles a file).
-    ``text`` is the chart's own element, which its texts inherit the properties from (no
-    class: it has its own)."""
-    if theme == MARKED:
-        return f"{MARKED}{name}{MARKED}"
-    if theme is None:
-        return "" if name == "text" else f' class="{name}"'
-    return "".join(f' {k}="{_value(v, theme)}"' for k, v in PAINT[name])
-
-
-@lru_cache(maxsize=8)
-def _paints(theme: str | None) -> dict[str, str]:
-    table = {name: paint(name, theme) for name in PAINT}
-    table[LEGEND] = ' class="tn-svg__legend"' if theme is None else ""
-    return table
-
-
-def _resolve(drawing: str, theme: str | None) -> str:
-    """A drawing made with markers (``MARKED``) painted for ``theme`` (None: a page's)."""
-    table = _paints(theme)
-    return _MARKER.sub(lambda found: table[found.group(1)], drawing)
-
-
 @dataclass(frozen=True)
 class _Frame:
     """Maps data to pixels for one chart in one layout."""
