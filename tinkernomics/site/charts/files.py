@@ -90,10 +90,10 @@ def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
     """Every variant and the card; returns ``chart.png``'s size."""
     key = images.chart_key(chart, site_url)
-    sizes = [cache.place(job, folder / variant.png())
-             for variant, job in zip(share.VARIANTS, images.variant_jobs(chart, site_url, key),
-                                     strict=True)]
-    cache.place(images.card_job(chart, site_url, key), folder / "card.png")
+    sizes = [cache.place(job, folder / variant.png(), measure=not index)
+             for index, (variant, job) in enumerate(
+                 zip(share.VARIANTS, images.variant_jobs(chart, site_url, key), strict=True))]
+    cache.place(images.card_job(chart, site_url, key), folder / "card.png", measure=False)
     return sizes[0]
 
 
