@@ -88,13 +88,9 @@ def provenance(chart: Chart, source_ids: tuple[str, ...], site_url: str = "") ->
 _UNSTATED = dict.fromkeys(PROVENANCE_COLUMNS, "")
 
 
-def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
-    """One row per curve point (long format); a curve's provenance on its first row only."""
-    return [dict(zip(CSV_COLUMNS, row, strict=True)) for row in _csv_rows(chart, site_url)]
-
-
 def _csv_rows(chart: Chart, site_url: str) -> list[list[Any]]:
-    """``data_rows`` as lists in ``CSV_COLUMNS`` order (what ``to_csv`` writes)."""
+    """One row per curve point (long format) in ``CSV_COLUMNS`` order; a curve's provenance
+    on its first row only."""
     rows = []
     for s in chart.series:
         about = provenance(chart, s.sources, site_url)
