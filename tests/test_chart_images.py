@@ -276,15 +276,17 @@ def test_rasterised_svgs_place_the_chart_as_a_group_not_a_nested_svg(
     """resvg draws a nested <svg> through an extra clipped layer (about 40% slower per image):
     the file and the card hold one <svg> element, the chart a <g> (the file's scaled and
     centred; the card's drawn at card scale, its own layout)."""
-    for svg_text, layout in ((svg.standalone_svg(grpo, "https://example.org/"), "wide"),
-                             (images.card_svg(grpo, "https://example.org/"), "card")):
+    for svg_text, group in ((svg.standalone_svg(grpo, "https://example.org/"),
+                             '<g font-size="13px" transform="translate('),
+                            (images.card_svg(grpo, "https://example.org/"),
+                             '<g class="tn-svg tn-svg--card"')):
         assert svg_text.count("<svg") == 1
-        assert svg_text.count(f'<g class="tn-svg tn-svg--{layout}"') == 1
+        assert svg_text.count(group) == 1
 
 
 def test_placed_chart_fits_and_centres_like_xmidymid_meet(grpo: charts.Chart) -> None:
     width, height = svg.LAYOUTS["wide"].width, svg.svg_height(grpo)
-    at_size = svg.placed_chart(grpo, (0, 40, width, height), "f")
+    at_size = svg.placed_chart(grpo, (0, 40, width, height))
     assert 'transform="translate(0 40)"' in at_size
-    half = svg.placed_chart(grpo, (100, 0, width, height / 2), "f")
+    half = svg.placed_chart(grpo, (100, 0, width, height / 2))
     assert f'transform="translate({100 + width / 4:g} 0) scale(0.5)"' in half

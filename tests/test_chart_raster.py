@@ -69,13 +69,16 @@ def test_the_card_svg_holds_no_style_and_every_text_has_its_paint(grpo: charts.C
 
 def test_the_image_svg_styles_every_element_with_attributes_and_holds_no_style(
         grpo: charts.Chart) -> None:
+    """The file's drawing is the page's, element for element, each class written out as its
+    attributes (light theme); the file carries no class or id nothing in it refers to."""
     text = svg.standalone_svg(grpo, "https://example.org/")
     out = _elements(text)
     assert not [e for e in out if e.tag == f"{NS}style"]
-    by_class: dict[str, list[ET.Element]] = {}
-    for e in out:
-        for name in e.get("class", "").split():
-            by_class.setdefault(name, []).append(e)
+    assert not [e for e in out if e.get("class") or e.get("id")]
+    [group] = [e for e in out if e.get("font-size") == "13px"]
+    page = list(ET.fromstring(svg.chart_svg(grpo, styled=False)).iter())[1:]
+    drawn = list(group.iter())[1:]
+    assert [e.tag for e in drawn] == [e.tag for e in page]
     want = {  # written out from the page's stylesheet rules (svg._css), light theme
         "bg": {"fill": LIGHT["paper_bgcolor"]},
         "grid": {"stroke": LIGHT["xaxis.gridcolor"], "stroke-width": "1"},
@@ -83,14 +86,15 @@ def test_the_image_svg_styles_every_element_with_attributes_and_holds_no_style(
         "curve": {"fill": "none", "stroke-width": "2.5"},
         "asym": {"fill": "none", "stroke-width": "1.2", "stroke-dasharray": "6 4"},
     }
-    for name, attrs in want.items():
-        assert by_class[name], name
-        for e in by_class[name]:
-            assert {k: e.get(k) for k in attrs} == attrs, name
-    styled = set(want) | {"tn-svg", "tn-svg--wide"}  # the chart's own group: the texts' paint
-    assert set(by_class) <= styled, "a class svg.py uses that the image SVG does not paint"
-    [chart] = by_class["tn-svg"]
-    assert chart.get("fill") == LIGHT["font.color"] and chart.get("font-size") == "13px"
+    painted = {name: 0 for name in want}
+    for on_page, in_file in zip(page, drawn, strict=True):
+        for name in on_page.get("class", "").split():
+            if name in want:
+                assert {k: in_file.get(k) for k in want[name]} == want[name], name
+                painted[name] += 1
+    assert all(painted.values()), painted
+    root = ET.fromstring(text)
+    assert root.get("fill") == LIGHT["font.color"] and group.get("font-size") == "13px"
     for name in ("fill", "font-family", "font-size"):
         assert None not in _inherited(text, name), f"a text without {name}"
 
@@ -103,7 +107,7 @@ def test_the_page_stylesheet_and_the_image_attributes_are_the_same_rules(
     for var, key in svg.SVG_VARS.items():
         css = css.replace(f"var(--tn-svg-{var})", LIGHT[key])
     for name in ("bg", "grid", "axis", "curve", "asym"):
-        attrs = svg.paint(name, "light").removeprefix(f' class="{name}" ')
+        attrs = svg.paint(name, "light").removeprefix(" ")
         declarations = ";".join(part.replace('="', ":").rstrip('"')
                                 for part in attrs.split('" '))
         assert f".tn-svg .{name}{{{declarations}}}" in css, name

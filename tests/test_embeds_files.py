@@ -91,12 +91,12 @@ def test_wordpress_keeps_a_full_width_frame_of_the_one_height(
     assert kept["title"].startswith(chart.title)
 
 
-@pytest.mark.parametrize("width", embed.OEMBED_WIDTHS)
-def test_an_oembed_file_per_common_width_gives_its_height(grpo: charts.Chart,
-                                                          folder: Path, width: int) -> None:
-    data = json.loads((folder / f"oembed-{width}.json").read_text(encoding="utf-8"))
-    assert data["width"] == width and data["height"] == embed.one_height(grpo, width)
-    assert f'height="{data["height"]}"' in data["html"]
+def test_a_chart_folder_holds_one_oembed_file_and_no_file_nobody_reads(folder: Path) -> None:
+    """oembed.json is the one response the discovery links name (a static host answers any
+    ``maxwidth`` with it); no per-width copies, no empty sitemap (issue 47)."""
+    names = {p.name for p in folder.iterdir()}
+    assert embed.OEMBED_FILE in names
+    assert not [n for n in names if n.startswith("oembed-") or n == "sitemap.xml"]
 
 
 def test_the_strict_snippet_has_no_inline_style_and_the_policy_line_names_the_site(
@@ -259,7 +259,10 @@ def test_the_embed_page_has_a_heading_one_image_and_preview_tags(grpo: charts.Ch
     page = chartsite.render_embed_page(grpo, BASE)
     assert re.search(r"<h1 class=\"tn-chart__title\"[^>]*>[^<]+</h1>", page)
     assert page.count('role="img"') == 2  # the wide and narrow SVGs; CSS shows one
-    assert 'class="tn-chart__plot" tabindex="-1" data-tn-label=' in page  # named once drawn
+    # the plot is named once drawn, by charts.js from the caption (no copy of it in the page);
+    # the page is noindex: its description is the caption and the og/twitter tags only
+    assert '<div class="tn-chart__plot" tabindex="-1"></div>' in page
+    assert page.count(grpo.description) == 3 and '<meta name="description"' not in page
     assert '<table class="tn-sr-only">' in page and share.alt_text(grpo).split(".")[0] in page
     for tag in ("og:title", "og:image", "og:image:alt", "og:site_name", "twitter:image:alt"):
         assert f'"{tag}"' in page, tag

@@ -41,5 +41,5 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([cell(name) for name in header])
-    writer.writerows([cell(value) for value in row] for row in rows)
+    writer.writerows([neutralise(v) if v.__class__ is str else v for v in row] for row in rows)
     return out.getvalue()

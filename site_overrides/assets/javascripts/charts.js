@@ -40,6 +40,15 @@
   /* The charts drawn and still tracked (charts-frame.js syncs their legends). */
   tn.live = function () { return live; };
 
+  /* The drawn plot's name: the caption's title and description (not a copy in the page). */
+  function plotLabel(box) {
+    var text = function (sel) {
+      var el = box.querySelector(sel);
+      return el ? el.textContent.trim() : "";
+    };
+    return text(".tn-chart__title") + " (interactive chart). " + text(".tn-chart__desc");
+  }
+
   function loadPlotly() {
     if (window.Plotly) return Promise.resolve(window.Plotly);
     if (!plotlyPromise) {
@@ -145,7 +154,7 @@
         /* One image at a time for screen readers: the plot is named once it is drawn, and
            the static SVG (hidden now) leaves the accessibility tree. */
         gd.setAttribute("role", "img");
-        gd.setAttribute("aria-label", gd.getAttribute("data-tn-label") || "");
+        gd.setAttribute("aria-label", plotLabel(box));
         box.classList.add("tn-chart--ready");
         showAll(box, ".tn-chart__needs-plot", true);
         if (focus) gd.focus();

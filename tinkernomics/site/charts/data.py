@@ -88,19 +88,16 @@ def provenance(chart: Chart, source_ids: tuple[str, ...], site_url: str = "") ->
 _UNSTATED = dict.fromkeys(PROVENANCE_COLUMNS, "")
 
 
-def data_rows(chart: Chart, site_url: str = "") -> list[dict[str, Any]]:
-    """One row per curve point (long format); a curve's provenance on its first row only."""
+def _csv_rows(chart: Chart, site_url: str) -> list[list[Any]]:
+    """One row per curve point (long format) in ``CSV_COLUMNS`` order; a curve's provenance
+    on its first row only."""
     rows = []
     for s in chart.series:
-        about = dict(zip(PROVENANCE_COLUMNS, provenance(chart, s.sources, site_url),
-                         strict=True))
+        about = provenance(chart, s.sources, site_url)
+        first = [chart.id, s.algorithm_id, s.name, s.curve]
         for i, ((c, r), h) in enumerate(zip(s.points, s.h100_hours, strict=True)):
-            rows.append({
-                "chart_id": chart.id, "algorithm_id": s.algorithm_id, "algorithm": s.name,
-                "curve": s.curve, "gb200_hours": point(c), "h100_equivalent_hours": point(h),
-                "reward_percent": percent(r), "parameter_status": s.status.value,
-                **(about if i == 0 else _UNSTATED),
-            })
+            rows.append([*first, point(c), point(h), percent(r), s.status.value,
+                         *(about if i == 0 else _UNSTATED.values())])
     return rows
 
 
@@ -116,8 +113,7 @@ def wide_column(s: Series) -> str:
 def to_csv(chart: Chart, site_url: str = "") -> str:
     """``data.csv``: the header, then one row per curve point (long form); ``site_url`` makes
     the ``page`` column absolute."""
-    rows = data_rows(chart, site_url)
-    return csv_text(CSV_COLUMNS, ([row[k] for k in CSV_COLUMNS] for row in rows))
+    return csv_text(CSV_COLUMNS, _csv_rows(chart, site_url))
 
 
 def to_wide_csv(chart: Chart, site_url: str = "") -> str:

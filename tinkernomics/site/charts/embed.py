@@ -6,8 +6,8 @@
   (``EmbedHeight``); the embed page lays its chart out to fill whatever height it gets, so an
   estimate a few pixels off shrinks the chart a little instead of clipping it. ``resize.js``
   (optional) then sets the exact height the embed page reports.
-- ``oembed``: the static ``embed/<id>/oembed.json`` (type ``rich``), whose thumbnail is the
-  chart's PNG.
+- ``oembed``: the static ``embed/<id>/oembed.json`` (``OEMBED_FILE``, type ``rich``), whose
+  thumbnail is the chart's PNG.
 - ``embed_theme_css``: the embed page's colours, which need no script.
 """
 
@@ -166,22 +166,11 @@ def embed_snippet(chart: Chart, base: str, theme: str = "auto", height: int | No
     return f"{embed_iframe(chart, base, theme, height, css)}\n{resize_script(base)}"
 
 
-OEMBED_WIDTHS = (360, 480, 640, EMBED_MAX_WIDTH_PX)
-"""Besides ``oembed.json`` (``FALLBACK_WIDTH_PX`` wide), an ``oembed-<width>.json`` per width:
-a static site cannot read ``maxwidth``, so a consumer (or a page's discovery link) picks the
-file of the widest width that fits its ``maxwidth``; each gives the height for its width."""
-
-
-def oembed_name(width: int = FALLBACK_WIDTH_PX) -> str:
-    return "oembed.json" if width == FALLBACK_WIDTH_PX else f"oembed-{width}.json"
-
-
-def oembeds(chart: Chart, base: str, thumbnail: tuple[int, int],
-            widths: tuple[int, ...]) -> dict[int, dict[str, Any]]:
-    """The chart's oEmbed response for each of ``widths``; the iframe's height formula, the
-    same for every width, is worked out once."""
-    css = height_css(chart)
-    return {w: oembed(chart, base, thumbnail, w, css) for w in widths}
+OEMBED_FILE = "oembed.json"
+"""The chart's one oEmbed response, ``FALLBACK_WIDTH_PX`` wide, which the discovery links name.
+Until issue 47 an ``oembed-<width>.json`` per width (360, 480, 640, 960) stood beside it (2.4 MB
+at 1,000 algorithms); no link or page named them and a static host answers a consumer's
+``maxwidth`` with this file, so none was ever read. The iframe's height formula fits any width."""
 
 
 def oembed(chart: Chart, base: str, thumbnail: tuple[int, int],

@@ -4,13 +4,18 @@
 (``data.csv``, ``data.json`` and, for a chart of several curves, ``data-wide.csv``), the
 images in every variant (``share.VARIANTS``: ``chart.png``, ``chart-dark.png``,
 ``chart-narrow.png``, ``chart-narrow-dark.png``, and the same as SVG), the preview card
-(``card.png``), the oEmbed responses (``oembed.json`` and one per width of
-``embed.OEMBED_WIDTHS``), the Plotly spec and an empty ``sitemap.xml``.
+(``card.png``), the oEmbed response (``oembed.json``) and the Plotly spec.
 
 Each image is one file at one address: none is written twice under another name. A dated
 name was, until issue 47; GitHub Pages' artifact stores a hard-linked copy as a second file,
 and the site is rebuilt from scratch, so the dated copy only ever held the current image and
 was gone at the data's next change. The images print their data's date.
+
+Nor does a folder hold what nobody reads (issue 47): the per-width oEmbed files (``embed``)
+and an empty ``sitemap.xml`` went. That sitemap was kept for pages whose oEmbed link said
+``rel="alternate"`` exactly, beside which Material's instant navigation fetches a sitemap; its
+fetch treats a missing one as empty (the bundle's ``catchError``), and site pages now say
+``rel="alternate oembed"``, which it does not match.
 """
 
 from __future__ import annotations
@@ -28,19 +33,12 @@ from tinkernomics.site.charts import svg as chartsvg
 SPEC_FILE = "spec.json"
 """The chart's Plotly figure, beside its downloads: the page and the embed page fetch it when a
 reader first interacts (one copy per chart, not one per page; an export inlines it)."""
-EMPTY_SITEMAP = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n')
-"""Material's instant navigation treats every ``<link rel="alternate">`` as another language of
-the site and fetches ``sitemap.xml`` beside its URL. The oEmbed links say ``rel="alternate
-oembed"``, which its ``[rel=alternate]`` selector does not match; the empty sitemap stays for
-pages published before (no 404)."""
 THEME_JS = "theme.js"
 THEME_CSS = "theme.css"
 """In ``embed/`` beside ``resize.js``: every embed page's theme script, and its colours and
 chart SVG rules (``theme_css``), shared (``shared_embed_files``); an export inlines them."""
-TEXT_FILES = ("data.csv", "data.json",
-              *(v.svg for v in share.VARIANTS), "oembed.json",
-              *(embed.oembed_name(w) for w in embed.OEMBED_WIDTHS), SPEC_FILE, "sitemap.xml")
+TEXT_FILES = ("data.csv", "data.json", *(v.svg for v in share.VARIANTS), embed.OEMBED_FILE,
+              SPEC_FILE)
 IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
 DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
 """Every file of a chart's folder besides ``index.html`` and the wide CSV."""
@@ -92,10 +90,10 @@ def place_images(chart: charts.Chart, folder: Path, site_url: str,
                  cache: images.ImageCache) -> tuple[int, int]:
     """Every variant and the card; returns ``chart.png``'s size."""
     key = images.chart_key(chart, site_url)
-    sizes = [cache.place(job, folder / variant.png())
-             for variant, job in zip(share.VARIANTS, images.variant_jobs(chart, site_url, key),
-                                     strict=True)]
-    cache.place(images.card_job(chart, site_url, key), folder / "card.png")
+    sizes = [cache.place(job, folder / variant.png(), measure=not index)
+             for index, (variant, job) in enumerate(
+                 zip(share.VARIANTS, images.variant_jobs(chart, site_url, key), strict=True))]
+    cache.place(images.card_job(chart, site_url, key), folder / "card.png", measure=False)
     return sizes[0]
 
 
@@ -115,10 +113,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
         SPEC_FILE: spec_file_text(chart),
-        **{embed.oembed_name(w): json_text(response) for w, response in embed.oembeds(
-            chart, site_base(site_url), png_size,
-            (embed.FALLBACK_WIDTH_PX, *embed.OEMBED_WIDTHS)).items()},
-        "sitemap.xml": EMPTY_SITEMAP,
+        embed.OEMBED_FILE: json_text(embed.oembed(chart, site_base(site_url), png_size)),
     }
     for name, text in texts.items():
         (folder / name).write_text(text, encoding="utf-8", newline="\n")

@@ -148,10 +148,12 @@ class ImageCache:
         data = self._ready(path, job)
         return path.read_bytes() if data is None else data
 
-    def place(self, job: ImageJob, dest: Path) -> tuple[int, int]:
+    def place(self, job: ImageJob, dest: Path, measure: bool = True) -> tuple[int, int]:
         """Put the image at ``dest`` and return its (width, height): a hard link to the cached
         file where the file systems allow one, else a copy, so a rebuild writes no image bytes;
-        nothing writes into a built PNG, so the shared file stays the cache's."""
+        nothing writes into a built PNG, so the shared file stays the cache's. ``measure``
+        False returns (0, 0) for a linked image without opening it (one file read fewer for
+        each image whose size nobody asks; issue 47)."""
         if not self.draw:
             return raster.size(job.svg(), job.width)
         path = self._path(job)
@@ -165,6 +167,8 @@ class ImageCache:
             os.link(path, dest)
         except OSError:  # another file system, or links not allowed: copy
             shutil.copyfile(path, dest)
+        if not measure:
+            return (0, 0)
         with path.open("rb") as head:
             return png_size(head.read(PNG_HEADER_BYTES))
 

@@ -25,7 +25,6 @@ from html import escape
 from tinkernomics.derived import derive
 from tinkernomics.site.charts import svgpath
 from tinkernomics.site.charts.spec import (
-    THEMES,
     X2_TITLE,
     X_TITLE,
     Y_TITLE,
@@ -34,6 +33,18 @@ from tinkernomics.site.charts.spec import (
     attribution_lines,
     decade_ticks,
     short_number,
+)
+from tinkernomics.site.charts.themes import (  # noqa: F401 (re-exported)
+    FONT,
+    LEGEND,
+    MARKED,
+    PAINT,
+    SVG_VARS,
+    THEMES,
+    _css,
+    _resolve,
+    page_css,
+    paint,
 )
 
 
@@ -56,63 +67,6 @@ CHAR_WIDTH_PX = 7.4
 SVG_CACHE_SIZE = 4096
 """A chart's SVG is drawn for its page, its embed page, its files and its images: drawn once
 per (chart, variant), kept for the few thousand a 1,000-entry build needs."""
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
-
-SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor",
-         "axis": "xaxis.linecolor"}
-
-
-PAINT: dict[str, tuple[tuple[str, str], ...]] = {
-    "bg": (("fill", "@bg"),),
-    "text": (("fill", "@fg"), ("font-family", FONT), ("font-size", "13px")),
-    "grid": (("stroke", "@grid"), ("stroke-width", "1")),
-    "axis": (("stroke", "@axis"), ("stroke-width", "1"), ("fill", "none")),
-    "curve": (("fill", "none"), ("stroke-width", "2.5")),
-    "asym": (("fill", "none"), ("stroke-width", "1.2"), ("stroke-dasharray", "6 4")),
-}
-"""How each class of element is drawn (``text``: every text), ``@name`` a colour of
-``SVG_VARS``. Inline on a page these are the ``<style>`` rules (``_css``), colours as variables
-that follow the palette; in a file or image (a theme given) they are written on each element as
-presentation attributes with that theme's literal colours, which every renderer reads (ThorVG
-and image viewers ignore or mishandle ``<style>``)."""
-
-
-def _value(value: str, theme: str | None) -> str:
-    if not value.startswith("@"):
-        return value
-    return THEMES[theme][SVG_VARS[value[1:]]] if theme else f"var(--tn-svg-{value[1:]})"
-
-
-def _css() -> str:
-    """The page's rules (prefix ``tn-svg``): colours are variables for both themes, switched by
-    the palette attribute."""
-
-    def block(name: str) -> str:
-        return ";".join(f"--tn-svg-{var}:{THEMES[name][key]}" for var, key in SVG_VARS.items())
-
-    rules = "".join(
-        f".tn-svg {'' if name == 'text' else '.'}{name}"
-        f"{{{';'.join(f'{k}:{_value(v, None)}' for k, v in props)}}}"
-        for name, props in PAINT.items())
-    switch = f".tn-svg{{{block('light')}}}[data-md-color-scheme=slate] .tn-svg{{{block('dark')}}}"
-    return switch + rules
-
-
-def page_css() -> str:
-    """``_css`` for a stylesheet (the embed pages' shared ``embed/theme.css``, ``files``)."""
-    return _css()
-
-
-def paint(name: str, theme: str | None) -> str:
-    """The attributes of an element of class ``name``: on a page its class (the stylesheet
-    draws it), in a file or image also the properties themselves. ``text`` is the chart's own
-    element, which its texts inherit the properties from (no class: it has its own)."""
-    own = "" if name == "text" else f' class="{name}"'
-    if theme is None:
-        return own
-    return own + "".join(f' {k}="{_value(v, theme)}"' for k, v in PAINT[name])
-
-
 @dataclass(frozen=True)
 class _Frame:
     """Maps data to pixels for one chart in one layout."""
@@ -278,7 +232,7 @@ def _labels(f: _Frame) -> list[str]:
 def _legend(f: _Frame) -> list[str]:
     """The legend rows under the plot, one group (on a page, class ``tn-svg__legend``: an embed
     too short for it hides the group and crops the view box above it, charts.js)."""
-    out = ['<g class="tn-svg__legend">' if f.theme is None else "<g>"]
+    out = [f"<g{paint(LEGEND, MARKED)}>"]
     for s, x, row in f.legend:
         y = f.bottom + 74 + row * f.layout.legend_row
         out.append(f'<line{f.paint("curve")} stroke="{s.color}" x1="{_n(x)}" '
@@ -290,8 +244,18 @@ def _legend(f: _Frame) -> list[str]:
     return [*out, "</g>"]
 
 
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def svg_height(chart: Chart, layout: str = "wide") -> float:
     return _frame(chart, LAYOUTS[layout]).height
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
+def _drawing(chart: Chart, layout: str) -> str:
+    """The chart's axes, curves, labels and legend in ``layout``, painted with markers: made
+    once per chart and layout, for its page, embed page, files and images (``_resolve``)."""
+    f = _frame(chart, LAYOUTS[layout], MARKED)
+    return "".join([*_axes(f), *(part for s in chart.series for part in _series(f, s)),
+                    *_labels(f), *_legend(f)])
 
 
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
@@ -299,14 +263,13 @@ def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
     """(width, height, content) of the chart in ``layout``: its title and description (unless
     ``named`` is False), rules (on a page, unless ``styled`` is False; a file's elements carry
     attributes instead) and drawing, without the element that holds them."""
-    f = _frame(chart, LAYOUTS[layout], theme)
-    body = [*_axes(f), *(part for s in chart.series for part in _series(f, s)), *_labels(f),
-            *_legend(f)]
-    names = (f'<title id="{ident}-t">{escape(chart.title)}</title>'
-             f'<desc id="{ident}-d">{escape(chart.description)}</desc>') if named else ""
+    layout_of = LAYOUTS[layout]
+    t_id, d_id = (f' id="{ident}-t"', f' id="{ident}-d"') if ident else ("", "")
+    names = (f"<title{t_id}>{escape(chart.title)}</title>"
+             f"<desc{d_id}>{escape(chart.description)}</desc>") if named else ""
     content = (names + (f"<style>{_css()}</style>" if styled and theme is None else "")
-               + "".join(body))
-    return f.layout.width, f.height, content
+               + _resolve(_drawing(chart, layout), theme))
+    return layout_of.width, svg_height(chart, layout), content
 
 
 def label_id(chart: Chart, name: str) -> str:
@@ -336,20 +299,22 @@ def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = No
     )
 
 
-def placed_chart(chart: Chart, box: tuple[float, float, float, float], element_id: str,
+def placed_chart(chart: Chart, box: tuple[float, float, float, float],
                  theme: str = "light", layout: str = "wide") -> str:
     """The wide chart drawn into ``box`` (x, y, width, height) of a larger SVG, scaled to fit
     and centred as a nested ``<svg>`` with ``xMidYMid meet`` would be, but as a ``<g>``: resvg
     draws a nested ``<svg>`` through an extra clipped layer, which made each chart image about
-    40% slower to rasterise, for the same pixels (the drawing stays inside its viewBox)."""
+    40% slower to rasterise, for the same pixels (the drawing stays inside its viewBox).
+    The group states only the text size: the file's root gives the ink and font, and nothing
+    in a file refers to an id or class, so it has none (its title and description neither)."""
     x, y, box_w, box_h = box
-    width, height, content = _chart_parts(chart, layout, element_id, theme)
+    width, height, content = _chart_parts(chart, layout, "", theme)
     scale = min(box_w / width, box_h / height)
     left, top = x + (box_w - width * scale) / 2, y + (box_h - height * scale) / 2
     transform = f"translate({left:g} {top:g})" + ("" if scale == 1 else f" scale({scale:g})")
-    return (f'<g class="tn-svg tn-svg--{layout}" id="{element_id}"{paint("text", theme)} '
-            f'transform="{transform}">'
-            f"{content}</g>")
+    size = dict(PAINT["text"])["font-size"]
+    return f'<g font-size="{size}" transform="{transform}">{content}</g>'
+
 
 
 TITLE_PX = 40
@@ -383,7 +348,7 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     lines = [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)]
     top = TITLE_PX + 22 * (len(titles) - 1)
     total = top + height + LINE_PX * len(lines) + 12
-    inner = placed_chart(chart, (0, top, width, height), f"tn-file-{chart.id}", theme, layout)
+    inner = placed_chart(chart, (0, top, width, height), theme, layout)
     title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
                     for i, line in enumerate(titles))
     credit = "".join(f'<text x="16" y="{_n(top + height + LINE_PX * (i + 1) - 4)}">'
