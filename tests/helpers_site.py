@@ -10,6 +10,7 @@ tests that compare two builds.
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -18,6 +19,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import yaml
+
+from tinkernomics.site.compare import shared
 
 if TYPE_CHECKING:
     from conftest_site import BuiltSite
@@ -100,6 +103,15 @@ def parse(html: str) -> Node:
     builder.feed(html)
     builder.close()
     return builder.root
+
+
+_SHARED_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>')
+
+
+def unshare(column: str, pieces: list[str]) -> str:
+    """A compare column file with its references to ``compare/columns/shared.json``'s pieces
+    put back, as compare.js does (``tinkernomics.site.compare.shared`` writes them)."""
+    return _SHARED_REF.sub(lambda found: pieces[int(found.group(1))], column)
 
 
 def page_file(site: Path, path: str) -> Path:

@@ -10,7 +10,6 @@ moved here.) External links are checked weekly by
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from functools import cache
@@ -20,7 +19,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 import yaml
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
-from helpers_site import parse
+from helpers_site import parse, unshare
 
 from tinkernomics.site.compare import shared
 
@@ -51,9 +50,6 @@ def host_page(fragment: str) -> str:
     return f"{folder}/" if "/" in fragment else ""
 
 
-_SHARED_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>')
-
-
 def page_text(root: Path, page: Path) -> str:
     """A built file's HTML as the reader's browser gets it: a compare column file with the
     pieces it shares put back from ``compare/columns/shared.json`` (as compare.js does), so the
@@ -63,7 +59,7 @@ def page_text(root: Path, page: Path) -> str:
     if shared.REF_TAG not in text or not pieces_file.is_file():
         return text
     pieces = json.loads(pieces_file.read_text(encoding="utf-8"))
-    return _SHARED_REF.sub(lambda found: pieces[int(found.group(1))], text)
+    return unshare(text, pieces)
 
 
 def broken_links(root: Path) -> list[str]:

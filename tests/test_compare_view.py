@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers_site import unshare
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
@@ -140,14 +141,6 @@ def test_compact_leaves_catalog_text_alone() -> None:
     assert feature.compact(html) == f'<td>{cite}{text}{bare}<span class="tn-loc">§2</span></td>'
 
 
-_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>')
-
-
-def _restore(column: str, pieces: list[str]) -> str:
-    """``column`` with its references replaced by their pieces, as compare.js does."""
-    return _REF.sub(lambda match: pieces[int(match.group(1))], column)
-
-
 def _fig(note: str, cite: str) -> str:
     return (f'<span class="tn-fig tn-fig--reported"><span class="tn-fig__value" title="{note}">'
             f'64</span><sup class="tn-cite"><a href="../references/#{cite}">[1]</a></sup></span>')
@@ -165,7 +158,7 @@ def test_pieces_two_columns_hold_are_held_once() -> None:
     assert all(long_note not in text for text in out.values())
     value = f'<span class="tn-fig__value" title="{long_note}">64</span>'
     assert pieces == [_fig(long_note, "paper_a"), value]  # the common cell, then the value
-    assert all(_restore(out[k], pieces) == columns[k] for k in columns)
+    assert all(unshare(out[k], pieces) == columns[k] for k in columns)
     alone, none = shared.share({"x": columns["x"]})
     assert alone == {"x": columns["x"]} and none == []
 
@@ -175,7 +168,7 @@ def test_catalog_text_cannot_spell_a_shared_piece() -> None:
     that holds a reference already is refused."""
     text = "<td>&lt;tn-s data-k=&#34;0&#34;&gt;&lt;/tn-s&gt; is what the note says, twice over</td>"
     out, pieces = shared.share({"a": text, "b": text})
-    assert _restore(out["a"], pieces) == text and "&lt;tn-s" in pieces[0]
+    assert unshare(out["a"], pieces) == text and "&lt;tn-s" in pieces[0]
     with pytest.raises(ValueError, match=r"'b'.*tn-s"):
         shared.share({"a": text, "b": shared.ref(0)})
 
@@ -192,5 +185,5 @@ def test_the_column_files_reference_the_shared_pieces(tmp_path: Path,
     assert set(files) == set(index.algorithms)
     assert any(shared.REF_TAG in text for text in files.values())
     for algo_id, text in files.items():
-        assert _restore(text, pieces) == feature.column_html(_Ctx(index), algo_id)
+        assert unshare(text, pieces) == feature.column_html(_Ctx(index), algo_id)
     assert f'data-tn-shared="{view.SHARED}"' in feature.compare_html(_Ctx(index))
