@@ -106,11 +106,7 @@ def attribute_missing(cls: type, name: str) -> bool:
 def attribute(obj: Any, name: str, default: Any = None) -> Any:
     """``getattr(obj, name, default)``, without pydantic's slow path for a name the model
     has not got (issue 47: a third of the rules' time at 1,000 entries)."""
-    key = (type(obj), name)
-    missing = _NO_SUCH.get(key)
-    if missing is None:
-        missing = _NO_SUCH[key] = _no_such(*key)
-    return default if missing else getattr(obj, name, default)
+    return default if attribute_missing(type(obj), name) else getattr(obj, name, default)
 
 
 def citations(obj: Any) -> list[tuple[Loc, Any]]:
