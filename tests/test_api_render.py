@@ -9,7 +9,9 @@ import gc
 import pytest
 from helpers_api import FIXED_TIME, catalog, documents
 
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.api import files as api_files
+from tinkernomics.site.api.build import ApiData
 from tinkernomics.site.api.convert import CURVE_DIGITS, GRID_GB200, curve_grid
 
 
@@ -18,7 +20,7 @@ def test_the_render_runs_with_the_collector_paused_and_restores_it(
     seen: list[bool] = []
     build = api_files.build_api
 
-    def watched(cat):  # type: ignore[no-untyped-def]
+    def watched(cat: Catalog) -> ApiData:
         seen.append(gc.isenabled())
         return build(cat)
 
@@ -30,7 +32,7 @@ def test_the_render_runs_with_the_collector_paused_and_restores_it(
 
 
 def test_a_failed_render_gives_the_collector_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_cat):  # type: ignore[no-untyped-def]
+    def broken(_cat: Catalog) -> ApiData:
         assert not gc.isenabled()
         raise RuntimeError("boom")
 
