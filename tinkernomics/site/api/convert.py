@@ -17,10 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog import walk
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.catalog.walk import citations as named_citations
-from tinkernomics.catalog.walk import nested_models
 from tinkernomics.derived import derive
 from tinkernomics.site.api.entries import (
     Algorithm,
@@ -346,14 +345,13 @@ def latest_price_list(catalog: Catalog) -> str | None:
 
 
 def citations(catalog: Catalog) -> dict[str, list[Citation]]:
-    """Reference id -> entries citing it (through any `source` or `references`), sorted."""
+    """Reference id -> entries citing it (through any `source` or `references`), sorted; read
+    off the catalog's one list of its citations (``walk.cited``, which its validation made:
+    issue 47, the API walked every nested model a second time for it)."""
     cited: dict[str, set[tuple[str, str]]] = {}
-    for entry, _, obj, _, _ in nested_models(catalog):  # walked once per catalog, by its rules
-        if entry.kind.name == "reference":
-            continue
-        for _, ref in named_citations(obj):
-            if isinstance(ref, str):
-                cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
+    for entry, _, ref in walk.cited(catalog):
+        if entry.kind.name != "reference" and isinstance(ref, str):
+            cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
     return {ref: [Citation(kind=k, id=i) for k, i in sorted(pairs)]
             for ref, pairs in cited.items()}
 
