@@ -14,13 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog import walk
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
-from tinkernomics.catalog.walk import citations as named_citations
-from tinkernomics.catalog.walk import nested_models
 from tinkernomics.derived import derive
 from tinkernomics.site.api.entries import (
     Algorithm,
@@ -72,12 +71,18 @@ def _sig(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
     return float(f"{value:.{digits}g}")
 
 
+def figure_data(f: m.Figure) -> dict[str, Any]:
+    """A catalog figure, copied as is, as the data of a public ``Figure`` (validated with the
+    model that holds it: one validation per entry, not one per nested value)."""
+    return {"value": f.value, "high": f.high, "approx": f.approx, "unit": f.unit,
+            "unit_label": UNIT_LABELS[f.unit], "status": f.status, "source": f.source,
+            "locator": f.locator, "note": f.note, "reported_instead": f.reported_instead,
+            "asserted_by": f.asserted_by, "derivation": None}
+
+
 def figure(f: m.Figure) -> Figure:
     """A catalog figure, copied as is."""
-    return Figure(value=f.value, high=f.high, approx=f.approx, unit=f.unit,
-                  unit_label=UNIT_LABELS[f.unit], status=f.status, source=f.source,
-                  locator=f.locator, note=f.note, reported_instead=f.reported_instead,
-                  asserted_by=f.asserted_by, derivation=None)
+    return Figure.model_validate(figure_data(f))
 
 
 def input_of(name: str, f: Figure, path: str) -> DerivationInput:
@@ -126,9 +131,15 @@ def _copy(obj: BaseModel, cls: type[ApiModel], **extra: Any) -> Any:
     A public field that the authoring model lacks must be given in ``extra``; an AttributeError
     here means the two drifted apart.
     """
-    data = {name: extra[name] if name in extra else _convert(getattr(obj, name))
+    return cls.model_validate(_data(obj, cls, extra))
+
+
+def _data(obj: BaseModel, cls: type[ApiModel], extra: dict[str, Any]) -> dict[str, Any]:
+    """The data of public ``cls`` from ``obj`` (see ``_copy``): nested models as plain data
+    too, which ``cls`` validates in one call with the rest (a ``model_validate`` per nested
+    claim, figure and record was a third of the algorithms' conversion, issue 47)."""
+    return {name: extra[name] if name in extra else _convert(getattr(obj, name))
             for name in _field_names(cls)}
-    return cls.model_validate(data)
 
 
 _FIELD_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
@@ -151,15 +162,15 @@ def _convert(value: Any) -> Any:
     if isinstance(value, list):
         return [_convert(v) for v in value]
     if isinstance(value, m.Figure):
-        return figure(value)
+        return figure_data(value)
     if isinstance(value, m.FigureList):
-        return _copy(value, FigureList, unit_label=UNIT_LABELS[value.unit])
+        return _data(value, FigureList, {"unit_label": UNIT_LABELS[value.unit]})
     if isinstance(value, m.Variable):
-        return _copy(value, Variable, unit_label=UNIT_LABELS[value.unit])
+        return _data(value, Variable, {"unit_label": UNIT_LABELS[value.unit]})
     if isinstance(value, m.SetupCost):
         return build_setup_cost(value)
     if isinstance(value, BaseModel):
-        return _copy(value, SIMPLE_PUBLIC[type(value)])
+        return _data(value, SIMPLE_PUBLIC[type(value)], {})
     return value
 
 
@@ -216,16 +227,27 @@ def curve_grid() -> list[float]:
     return derive.log_grid(CURVE_LOW_GB200_HOURS, CURVE_HIGH_GB200_HOURS, CURVE_POINTS)
 
 
+_POINTS = TypeAdapter(list[CurvePoint])
+"""Validates a curve's points in one call (31 ``model_construct`` calls cost four times more)."""
+
+
+GRID_GB200 = tuple(_sig(c, CURVE_DIGITS) for c in curve_grid())
+"""The shared grid's compute column as published (``curve_grid`` rounded), the same for every
+curve: rounded once at import, not once per point of every curve."""
+
+
 def _curve_points(params: derive.SigmoidParams, fv: FactorView | None) -> list[CurvePoint]:
     """A fit's curve on the shared grid; the grid's columns are the same for every curve (the
     H100 one is the factor's, ``FactorView.grid_h100``), only the reward is the fit's."""
     grid = curve_grid()
     h100: Iterable[float | None] = fv.grid_h100 if fv is not None else [None] * len(grid)
-    return [
-        CurvePoint.model_construct(gb200_hours=_sig(c, CURVE_DIGITS), h100_equivalent_hours=h,
-                                   reward_percent=_sig(r * derive.PERCENT, CURVE_DIGITS))
-        for (c, r), h in zip(derive.curve_points(params, grid), h100, strict=True)
-    ]
+    points: list[CurvePoint] = _POINTS.validate_python([
+        {"gb200_hours": c, "h100_equivalent_hours": h,
+         "reward_percent": _sig(r * derive.PERCENT, CURVE_DIGITS)}
+        for c, (_, r), h in zip(GRID_GB200, derive.curve_points(params, grid), h100,
+                                strict=True)
+    ])
+    return points
 
 
 def build_scalerl(algo_id: str, fit: m.ScaleRLFit, fv: FactorView | None) -> ScaleRL:
@@ -323,14 +345,13 @@ def latest_price_list(catalog: Catalog) -> str | None:
 
 
 def citations(catalog: Catalog) -> dict[str, list[Citation]]:
-    """Reference id -> entries citing it (through any `source` or `references`), sorted."""
+    """Reference id -> entries citing it (through any `source` or `references`), sorted; read
+    off the catalog's one list of its citations (``walk.cited``, which its validation made:
+    issue 47, the API walked every nested model a second time for it)."""
     cited: dict[str, set[tuple[str, str]]] = {}
-    for entry, _, obj, _, _ in nested_models(catalog):  # walked once per catalog, by its rules
-        if entry.kind.name == "reference":
-            continue
-        for _, ref in named_citations(obj):
-            if isinstance(ref, str):
-                cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
+    for entry, _, ref in walk.cited(catalog):
+        if entry.kind.name != "reference" and isinstance(ref, str):
+            cited.setdefault(ref, set()).add((entry.kind.name, entry.key))
     return {ref: [Citation(kind=k, id=i) for k, i in sorted(pairs)]
             for ref, pairs in cited.items()}
 

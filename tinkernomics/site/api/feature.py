@@ -64,7 +64,12 @@ _FILES_KEY = "api_files"
 
 
 def site_files(ctx: SiteContext) -> dict[str, bytes]:
-    """The API's files for this build, rendered once and shared by the page and the writer."""
+    """The API's files for this build, rendered once and shared by the page and the writer.
+
+    The API page's overview shows the size of the zip and of each CSV file, so the first macro
+    that asks (``api_overview``) renders every file: a build's phase table
+    (``benchmarks/build_phases.py --macros``) shows the API's whole render under that macro,
+    and ``outputs: api`` only the writing."""
     if _FILES_KEY not in ctx.extra:
         when = data_last_changed(ctx.catalog.root)
         ctx.extra[_FILES_KEY] = render_api(ctx.catalog, last_changed=when, site_url=ctx.site_url)

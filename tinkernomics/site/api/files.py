@@ -26,7 +26,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import catalog_files
+from tinkernomics.catalog.loader import catalog_files, collector_paused
 from tinkernomics.site import safecsv
 from tinkernomics.site.api.build import ApiData, build_api
 from tinkernomics.site.api.models import (
@@ -350,7 +350,17 @@ def zip_bytes(files: dict[str, bytes], when: dt.datetime) -> bytes:
 
 def render_api(catalog: Catalog, *, last_changed: dt.datetime,
                site_url: str = "") -> dict[str, bytes]:
-    """Every file of the API as {path relative to its folder (/api/v2/): bytes}."""
+    """Every file of the API as {path relative to its folder (/api/v2/): bytes}.
+
+    With the cyclic garbage collector paused (``collector_paused``): the render builds a tree
+    of public models and JSON data that it keeps to the end (reference counting frees the
+    scratch), so each collection it set off re-scanned that tree and the site's objects and
+    freed nothing; at 1,000 algorithms that was a third of its CPU (issue 47)."""
+    with collector_paused():
+        return _render_api(catalog, last_changed, site_url)
+
+
+def _render_api(catalog: Catalog, last_changed: dt.datetime, site_url: str) -> dict[str, bytes]:
     data = build_api(catalog)
     docs, results = api_documents(data)
     files = {path: json_bytes(doc) for path, doc in docs.items()}
