@@ -62,6 +62,17 @@ class Constant:
 CONSTANTS: tuple[Constant, ...] = (
     Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
              "vLLM's default gpu_memory_utilization (0.9)"),
+    Constant("max_num_seqs", 256.0, "Sequences a sampler engine decodes at once, at most",
+             "vLLM's default max_num_seqs: 256 for its V0 engine (1,024 for V1), "
+             "vllm/engine/arg_utils.py EngineArgs.__post_init__ at commit 001999d "
+             "(`self.max_num_seqs = 256 if not envs.VLLM_USE_V1 else 1024`); a run states "
+             "its own (AReaL v0.1's scripts set 128)"),
+    Constant("eager_layer_s", 0.0005, "Seconds a layer adds to a decode iteration without "
+             "CUDA graphs",
+             "fitted on the one published run that decodes without CUDA graphs "
+             "(areal-v01-1.5b-1node, vLLM's enforce_eager; bench_backtest.py --fit): 0.5 ms a "
+             "layer, the launch and PyTorch dispatch of a layer's 20-30 kernels at some 20 "
+             "microseconds each, which CUDA graphs replay in one launch"),
     Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
              "assumption: tensor parallelism is raised until the weights fill at most half "
              "of the memory, as RL stacks size their samplers"),
@@ -69,12 +80,15 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
     Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
              "assumption: large-batch decode reaches half the dense peak"),
-    Constant("decode_floor", 0.005, "Shortest decode iteration, seconds",
-             "fitted on the published runs (catalog/runs/), which no longer constrain it below "
-             "5 ms once decode reads the KV cache (2.5 ms fits as well; 5 ms is kept as the "
-             "kernel launches and sampling of one iteration with CUDA graphs). The eight runs "
-             "before AReaL's held-out five fitted 0.04; AReaL's runs at 32 and 128 GPUs, whose "
-             "steps wait for a 27,648-token tail, showed that too slow"),
+    Constant("decode_floor", 0.0125, "Shortest decode iteration, seconds",
+             "fitted on the published runs (catalog/runs/; bench_backtest.py --fit): the "
+             "engine's own time per iteration with CUDA graphs (scheduling, sampling, output "
+             "processing, tensor-parallel all-reduces), which bounds decode once each engine's "
+             "batch is capped (max_num_seqs). AReaL v0.1's runs, whose engines decode at most "
+             "128 sequences over 1-4 GPUs, measure about 20 ms an iteration (the 16-node 7B "
+             "log: 2,124 s a step of some 72,000 iterations); AReaL v0.2's runs at 128 GPUs, "
+             "whose steps wait for a 27,648-token tail, bound it above 15 ms. Before engines "
+             "had a sequence cap the runs fitted 5 ms"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
              "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
@@ -142,18 +156,22 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
         ("weights", "p.total * 2.0"),
-        ("tp", f"max(1.0, ceil({p}.weights / ({c}.weight_share * {n['mem']})))"),
+        ("tp", f"coalesce(set.rollout_tp, max(1.0, ceil({p}.weights / ({c}.weight_share * "
+               f"{n['mem']}))))"),
+        ("seq_cap", f"coalesce(set.max_seqs, {c}.max_num_seqs)"),
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
         ("sequences", "run.prompts * run.G * rollout.oversample"),
         ("per_replica", f"{p}.sequences / {p}.replicas"),
         ("kv_room", f"max(0.0, {c}.memory_utilisation * {p}.tp * {n['mem']} - {p}.weights)"),
-        ("batch", f"max(1.0, min({p}.per_replica, {p}.kv_room / ({kv} * {held})))"
+        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held})))"
                   f" if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
                   "const.decode_sequences))"),
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
                             f"{p}.batch * {ctx} * {kv}"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
-        ("iteration_s", f"max({c}.decode_floor, coalesce({p}.iteration_bytes / ({p}.tp * "
+        ("floor_s", f"{c}.decode_floor + run.eager * coalesce(model.layers, 0.0) * "
+                    f"{c}.eager_layer_s"),
+        ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu))"),
