@@ -255,7 +255,9 @@ def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quan
     """The time model over the GPU inputs ``hw`` (``hw.tflops``...), keys ``<p>.<name>``."""
     labels = {"gpus": "GPUs", "hours": "Wall-clock hours", "gpu_hours": "GPU-hours (time model)",
               "step_s": "Seconds per step", "batch": "Sequences decoded at once per sampler",
-              "tp": "GPUs per sampler (tensor parallel)", "mfu_train": "Training utilisation"}
+              "tp": "GPUs per sampler (tensor parallel)",
+              "seq_cap": "Sequences a sampler decodes at once, at most",
+              "floor_s": "Shortest decode iteration, seconds", "mfu_train": "Training utilisation"}
     found = []
     for name, expression in (_gpus(p, hw) + _decode(p, hw) + _other_phases(p, hw)
                              + _totals(p)):
