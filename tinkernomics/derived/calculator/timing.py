@@ -8,13 +8,18 @@ multiplied by the steps:
 - **GPUs.** The reader's ``gpus``, else the fewest that hold the run's peak memory (unknown,
   and every time with it, for a model without architecture figures: never guessed); sampling
   uses all of them (colocated) unless ``rg`` gives it GPUs of its own.
-- **Decode** is bound by memory traffic. A sampler replica spans ``tp`` GPUs, the fewest whose
-  memory holds the weights in ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for
-  the KV cache (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence
-  length, at most the sequences it is given. Each decode iteration reads the weights (the
-  experts a batch touches, for MoE) and every live sequence's KV cache at ``BANDWIDTH_EFFICIENCY``
-  of peak bandwidth, or is compute-bound, and lasts at least ``DECODE_FLOOR`` seconds (kernel
-  launches, sampling, scheduling). A synchronous step runs until its longest completion: the
+- **Decode** is bound by memory traffic. A sampler replica (engine) spans ``tp`` GPUs: the
+  reader's ``rtp`` (a run's ``rollout_tp``), else the fewest whose memory holds the weights in
+  ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for the KV cache
+  (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence length, at most
+  the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
+  run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each decode iteration reads the
+  weights (the experts a batch touches, for MoE) and every live sequence's KV cache at
+  ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and lasts at least
+  ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output processing with CUDA
+  graphs), plus ``EAGER_LAYER_S`` a layer when the engine decodes without CUDA graphs
+  (``eager``, a run's ``cuda_graphs: false``): its kernels are then launched one by one.
+  A synchronous step runs until its longest completion: the
   iterations are the mean length's waves (one wave when the batch holds every sequence) of
   every turn, plus the cap's tail once: the longest episode's excess over the mean. An
   asynchronous run (``async``) overlaps the tail, the training and the trainer's refit and
@@ -114,10 +119,11 @@ CONSTANTS: tuple[Constant, ...] = (
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
 FITTED: dict[str, tuple[float, ...]] = {
-    "decode_floor": (0.0025, 0.005, 0.01, 0.02, 0.04),
-    "train_mfu_max": (0.2, 0.3, 0.4, 0.5),
-    "step_seconds": (10.0, 20.0, 30.0, 40.0, 60.0, 80.0),
-    "run_overhead": (0.0, 0.1, 0.25, 0.4, 0.6),
+    "decode_floor": (0.005, 0.01, 0.0125, 0.015, 0.02),
+    "eager_layer_s": (0.0, 0.0005, 0.001),
+    "train_mfu_max": (0.3, 0.4, 0.5),
+    "step_seconds": (10.0, 20.0, 40.0),
+    "run_overhead": (0.25, 0.4, 0.6),
 }
 """The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants; it
 prints the best point over every catalog run and, leaving out one source's runs at a time,
