@@ -76,3 +76,28 @@ def test_the_backtest_reads_a_runs_stated_engine(catalog: Catalog) -> None:
     found = {r.run: r for r in backtest.rows(toy, estimate)}
     engine_hours, plain_hours = (found[r].estimate_gpu_hours for r in ("toy-engine", "toy-plain"))
     assert engine_hours is not None and plain_hours is not None and engine_hours > plain_hours
+
+
+@pytest.mark.parametrize(("tp", "says"), [
+    (8, None),
+    (16, "rollout_tp: one engine spans more GPUs than sample (8)"),
+])
+def test_validate_checks_a_runs_engine_width(tmp_path: object, tp: int, says: str | None) -> None:
+    from pathlib import Path
+
+    from helpers_catalog import copy_valid
+    from helpers_runs import RUN_YAML, SRC
+
+    from tinkernomics.catalog.loader import load_catalog
+
+    root = copy_valid(Path(str(tmp_path)))
+    (root / "runs").mkdir(exist_ok=True)
+    text = RUN_YAML.format(model="qwen3-8b", cap=1000, src=SRC, extra="").replace(
+        "    gpus: {", f"    rollout_tp: {{value: {tp}, unit: gpus, {SRC}}}\n    gpus: {{", 1)
+    (root / "runs" / "fx-run.yaml").write_text(text, encoding="utf-8")
+    _, problems = load_catalog(root)
+    found = "\n".join(p.format() for p in problems)
+    if says is None:
+        assert problems == [], found
+    else:
+        assert says in found and "runs/fx-run.yaml:" in found
