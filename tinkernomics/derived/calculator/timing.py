@@ -125,7 +125,7 @@ CONSTANTS: tuple[Constant, ...] = (
 
 FITTED: dict[str, tuple[float, ...]] = {
     "decode_floor": (0.005, 0.01, 0.0125, 0.015, 0.02),
-    "eager_layer_s": (0.0, 0.0005, 0.001),
+    "eager_layer_s": (0.0, 0.00025, 0.0005, 0.001),
     "train_mfu_max": (0.3, 0.4, 0.5),
     "step_seconds": (10.0, 20.0, 40.0),
     "run_overhead": (0.25, 0.4, 0.6),
