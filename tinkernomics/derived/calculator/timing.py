@@ -74,13 +74,12 @@ CONSTANTS: tuple[Constant, ...] = (
              "its own (AReaL v0.1's scripts set 128)"),
     Constant("eager_layer_s", 0.0005, "Seconds a layer adds to a decode iteration without "
              "CUDA graphs",
-             "fitted on the one published run that decodes without CUDA graphs "
-             "(areal-v01-1.5b-1node, vLLM's enforce_eager; bench_backtest.py --fit): 0.5 ms a "
-             "layer at the 40% run overhead (1 ms at the grid's best, 25%), the launch and "
-             "PyTorch dispatch of a layer's 20-30 kernels at some 20 microseconds each, which "
-             "CUDA graphs replay in one launch. One run sets it; open-rs-1.5b, whose recipe's "
-             "vllm_enforce_eager was stated after the fit, lands at 1.18 with it (0.80 "
-             "before)"),
+             "fitted on the published runs (bench_backtest.py --fit, the grid's best), seven of "
+             "which decode without CUDA graphs: AReaL v0.1 on one node (vLLM's enforce_eager), "
+             "Open-RS (TRL's vllm_enforce_eager) and DeepScaleR, DeepCoder and SimpleRL-Zoo's "
+             "three (verl's rollout default, enforce_eager: True). 0.5 ms a layer: the launch "
+             "and PyTorch dispatch of a layer's 20-30 kernels at some 20 microseconds each, "
+             "which CUDA graphs replay in one launch"),
     Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
              "assumption: tensor parallelism is raised until the weights fill at most half "
              "of the memory, as RL stacks size their samplers"),
@@ -99,8 +98,8 @@ CONSTANTS: tuple[Constant, ...] = (
              "near 13 ms. The magnitude is the engine's CPU work: vLLM's v0.6.0 blog "
              "(blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
              "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
-             "serving time on one H100. Left out, AReaL v0.1's runs cannot be fitted: the "
-             "other runs' engines are not capped and fit 5 ms"),
+             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 10 ms by the "
+             "others"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
              "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
@@ -115,11 +114,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "fitted on the published runs: optimiser step, weight sync and cache "
              "re-allocation between sampling and training, scheduling, reward calls (Mini-R1's "
              "notebook measures 45-60 s a step of which decode and training are a fraction)"),
-    Constant("run_overhead", 0.4, "Evaluation, checkpoints and restarts",
-             "fitted on the scored published runs: 40% (the grid's best is 25%, by a sum of "
-             "squared log ratios of 3.09 against 3.11, trading against eager_layer_s, and it "
-             "puts simplerl-zoo-qwen2.5-32b below half; 40% is kept): the time a run spends "
-             "beyond its training steps, on evaluation, checkpoints and restarts"),
+    Constant("run_overhead", 0.25, "Evaluation, checkpoints and restarts",
+             "fitted on the scored published runs (the grid's best; 40% fitted before the "
+             "runs stated their sampler engines): the time a run spends beyond its training "
+             "steps, on evaluation, checkpoints and restarts"),
 )
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
