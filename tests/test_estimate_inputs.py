@@ -29,6 +29,11 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--arch", "layers=0"], "--arch layers 0: must be between"),
     (["--rollout-gpus", "4", "--gpus", "4"], "--rollout-gpus 4: must leave GPUs to train on "
                                              "(--gpus 4)"),
+    (["--max-num-seqs", "0"], "--max-num-seqs 0: must be between"),
+    (["--rollout-tp", "16", "--gpus", "8"], "--rollout-tp 16: more GPUs than sample (8)"),
+    (["--rollout-tp", "8", "--rollout-gpus", "4", "--gpus", "16"],
+     "--rollout-tp 8: more GPUs than sample (4)"),
+    (["--eager", "2"], "--eager 2: must be between"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

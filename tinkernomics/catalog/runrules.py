@@ -1,6 +1,7 @@
 """Cross-entry rules of published runs (pipeline step 2): ``catalog/runs/`` entries name a
 model, an algorithm and a GPU the catalog holds, and each stage's figures agree with each other
-(a cap at least the mean completion length, GPUs left to train on when some only sample), and
+(a cap at least the mean completion length, GPUs left to train on when some only sample,
+a sampler engine no wider than the GPUs that sample), and
 each other reading of a setting names a stage and setting the run has, in its unit, with a value
 of its own, so the back-test never meets a run it cannot price."""
 
@@ -31,6 +32,12 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
                 yield catalog.problem("run", key, ("stages", i, "max_completion_tokens"),
                                       "the cap is below the mean completion length",
                                       "the cap is the longest a completion may be")
+            sampling = stage.rollout_gpus if stage.rollout_gpus is not None else stage.gpus
+            if stage.rollout_tp is not None and stage.rollout_tp.value > sampling.value:
+                yield catalog.problem("run", key, ("stages", i, "rollout_tp"),
+                                      f"one engine spans more GPUs than sample "
+                                      f"({sampling.value:g})",
+                                      "rollout_tp counts the GPUs of one sampler engine")
             if stage.rollout_gpus is not None and stage.rollout_gpus.value >= stage.gpus.value:
                 yield catalog.problem("run", key, ("stages", i, "rollout_gpus"),
                                       "every GPU samples: none is left to train on",

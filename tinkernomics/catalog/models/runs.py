@@ -32,6 +32,7 @@ COUNT = FigureRange(ge=1, le=1e7, hint="a count per step, e.g. 128 prompts (allo
 TOKENS = FigureRange(ge=0, le=1e7, hint="tokens per sequence, e.g. 3,000 (allowed 0 to 1e7)")
 GPUS = FigureRange(ge=1, le=1e6, hint="GPUs the stage ran on, e.g. 8 (allowed 1 to 1e6)")
 SECONDS = FigureRange(ge=0, le=1e5, hint="seconds per turn (allowed 0 to 1e5)")
+TP = FigureRange(ge=1, le=1e3, hint="GPUs one sampler engine spans, e.g. 4 (allowed 1 to 1e3)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
 
 
@@ -71,6 +72,14 @@ class RunStage(StrictModel):
     rollout_gpus: Annotated[Figure, GPUS] | None = Field(
         default=None, description="GPUs that only sample, when sampling has GPUs of its own "
                                   "(not colocated), unit `gpus`; part of `gpus`.")
+    rollout_tp: Annotated[Figure, TP] | None = Field(
+        default=None, description="GPUs one sampler engine spans (its tensor parallelism), "
+                                  "unit `gpus`; default: the fewest whose memory holds the "
+                                  "weights in half of it.")
+    max_num_seqs: Annotated[Figure, COUNT] | None = Field(
+        default=None, description="Sequences one sampler engine decodes at once, at most "
+                                  "(vLLM's `max_num_seqs`), unit `count`; default: vLLM's "
+                                  "256.")
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 
@@ -112,6 +121,10 @@ class PublishedRun(StrictModel):
     framework: ShortText = Field(description="The training stack, e.g. 'verl 0.1 + vLLM'.")
     mode: RunMode = Field(description="`sync` or `async` (sampling overlaps training).")
     colocated: bool = Field(description="True if sampling and training share the same GPUs.")
+    cuda_graphs: bool = Field(
+        default=True, description="False if the sampler decodes without CUDA graphs (vLLM's "
+                                  "`enforce_eager`): every layer's kernels are launched one by "
+                                  "one each decode iteration.")
     lora: bool = Field(default=False, description="True if only a LoRA adapter is trained.")
     reference: bool = Field(
         default=False, description="True if a frozen reference model scores every trajectory "

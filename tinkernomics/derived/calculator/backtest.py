@@ -3,7 +3,8 @@
 Each stage of a ``run`` entry (``catalog/runs/``) becomes a calculator link (``query``): its
 model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion
 lengths, turns and environment time, synchronous or not, full fine-tuning or LoRA, with the
-prefix cache on (vLLM's default, which the runs' samplers use). The
+prefix cache on (vLLM's default, which the runs' samplers use), and the sampler engine's
+tensor parallelism, sequence cap and CUDA graphs where the run states them. The
 estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
 spread the calculator states beside every self-hosted figure. The rows come from the catalog
@@ -51,6 +52,12 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     }
     if stage.rollout_gpus is not None and not run.colocated:
         found["set.rollout_gpus"] = _int(stage.rollout_gpus.value)
+    if stage.rollout_tp is not None:
+        found["set.rollout_tp"] = _int(stage.rollout_tp.value)
+    if stage.max_num_seqs is not None:
+        found["set.max_seqs"] = _int(stage.max_num_seqs.value)
+    if not run.cuda_graphs:
+        found["run.eager"] = "1"
     return inputs.query(found)
 
 

@@ -8,13 +8,18 @@ multiplied by the steps:
 - **GPUs.** The reader's ``gpus``, else the fewest that hold the run's peak memory (unknown,
   and every time with it, for a model without architecture figures: never guessed); sampling
   uses all of them (colocated) unless ``rg`` gives it GPUs of its own.
-- **Decode** is bound by memory traffic. A sampler replica spans ``tp`` GPUs, the fewest whose
-  memory holds the weights in ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for
-  the KV cache (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence
-  length, at most the sequences it is given. Each decode iteration reads the weights (the
-  experts a batch touches, for MoE) and every live sequence's KV cache at ``BANDWIDTH_EFFICIENCY``
-  of peak bandwidth, or is compute-bound, and lasts at least ``DECODE_FLOOR`` seconds (kernel
-  launches, sampling, scheduling). A synchronous step runs until its longest completion: the
+- **Decode** is bound by memory traffic. A sampler replica (engine) spans ``tp`` GPUs: the
+  reader's ``rtp`` (a run's ``rollout_tp``), else the fewest whose memory holds the weights in
+  ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for the KV cache
+  (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence length, at most
+  the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
+  run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each decode iteration reads the
+  weights (the experts a batch touches, for MoE) and every live sequence's KV cache at
+  ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and lasts at least
+  ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output processing with CUDA
+  graphs), plus ``EAGER_LAYER_S`` a layer when the engine decodes without CUDA graphs
+  (``eager``, a run's ``cuda_graphs: false``): its kernels are then launched one by one.
+  A synchronous step runs until its longest completion: the
   iterations are the mean length's waves (one wave when the batch holds every sequence) of
   every turn, plus the cap's tail once: the longest episode's excess over the mean. An
   asynchronous run (``async``) overlaps the tail, the training and the trainer's refit and
@@ -62,6 +67,19 @@ class Constant:
 CONSTANTS: tuple[Constant, ...] = (
     Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
              "vLLM's default gpu_memory_utilization (0.9)"),
+    Constant("max_num_seqs", 256.0, "Sequences a sampler engine decodes at once, at most",
+             "vLLM's default max_num_seqs: 256 for its V0 engine (1,024 for V1), "
+             "vllm/engine/arg_utils.py EngineArgs.__post_init__ at commit 001999d "
+             "(`self.max_num_seqs = 256 if not envs.VLLM_USE_V1 else 1024`); a run states "
+             "its own (AReaL v0.1's scripts set 128)"),
+    Constant("eager_layer_s", 0.0005, "Seconds a layer adds to a decode iteration without "
+             "CUDA graphs",
+             "fitted on the published runs (bench_backtest.py --fit, the grid's best), seven of "
+             "which decode without CUDA graphs: AReaL v0.1 on one node (vLLM's enforce_eager), "
+             "Open-RS (TRL's vllm_enforce_eager) and DeepScaleR, DeepCoder and SimpleRL-Zoo's "
+             "three (verl's rollout default, enforce_eager: True). 0.5 ms a layer: the launch "
+             "and PyTorch dispatch of a layer's 20-30 kernels at some 20 microseconds each, "
+             "which CUDA graphs replay in one launch"),
     Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
              "assumption: tensor parallelism is raised until the weights fill at most half "
              "of the memory, as RL stacks size their samplers"),
@@ -69,12 +87,19 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
     Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
              "assumption: large-batch decode reaches half the dense peak"),
-    Constant("decode_floor", 0.005, "Shortest decode iteration, seconds",
-             "fitted on the published runs (catalog/runs/), which no longer constrain it below "
-             "5 ms once decode reads the KV cache (2.5 ms fits as well; 5 ms is kept as the "
-             "kernel launches and sampling of one iteration with CUDA graphs). The eight runs "
-             "before AReaL's held-out five fitted 0.04; AReaL's runs at 32 and 128 GPUs, whose "
-             "steps wait for a 27,648-token tail, showed that too slow"),
+    Constant("decode_floor", 0.0125, "Shortest decode iteration, seconds",
+             "fitted on the published runs (catalog/runs/; bench_backtest.py --fit, whose grid's "
+             "best it is): the engine's own time per iteration with CUDA graphs (scheduling, "
+             "sampling, output processing, tensor-parallel all-reduces), which bounds decode "
+             "once each engine's batch is capped (max_num_seqs). AReaL v0.1's runs, whose "
+             "engines decode at most 128 sequences over 1-4 GPUs, measure about 20 ms an "
+             "iteration (the 16-node 7B log: 2,124 s a step of some 72,000 iterations), and "
+             "AReaL v0.2's at 128 GPUs, whose steps wait for a 27,648-token tail, bound it "
+             "near 13 ms. The magnitude is the engine's CPU work: vLLM's v0.6.0 blog "
+             "(blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
+             "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
+             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 10 ms by the "
+             "others"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
              "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
@@ -89,21 +114,19 @@ CONSTANTS: tuple[Constant, ...] = (
              "fitted on the published runs: optimiser step, weight sync and cache "
              "re-allocation between sampling and training, scheduling, reward calls (Mini-R1's "
              "notebook measures 45-60 s a step of which decode and training are a fraction)"),
-    Constant("run_overhead", 0.4, "Evaluation, checkpoints and restarts",
-             "fitted on the scored published runs (40%; 25% and 60% fit worse at the capped "
-             "training utilisation): the time a run spends beyond its training steps, on "
-             "evaluation, checkpoints and restarts. With AReaL v0.1's six runs added the "
-             "grid's best is 60%, which is not adopted: those runs' shortfall is their "
-             "software's (AReaL's v0.2 blog measures v0.1 at 1.1-1.7x lower throughput on "
-             "the same GPUs), and 60% puts both asynchronous AReaL v0.3 runs past 2x"),
+    Constant("run_overhead", 0.25, "Evaluation, checkpoints and restarts",
+             "fitted on the scored published runs (the grid's best; 40% fitted before the "
+             "runs stated their sampler engines): the time a run spends beyond its training "
+             "steps, on evaluation, checkpoints and restarts"),
 )
 """The time model's constants (``const.time.<key>`` in the graph)."""
 
 FITTED: dict[str, tuple[float, ...]] = {
-    "decode_floor": (0.0025, 0.005, 0.01, 0.02, 0.04),
-    "train_mfu_max": (0.2, 0.3, 0.4, 0.5),
-    "step_seconds": (10.0, 20.0, 30.0, 40.0, 60.0, 80.0),
-    "run_overhead": (0.0, 0.1, 0.25, 0.4, 0.6),
+    "decode_floor": (0.005, 0.01, 0.0125, 0.015, 0.02),
+    "eager_layer_s": (0.0, 0.00025, 0.0005, 0.001),
+    "train_mfu_max": (0.3, 0.4, 0.5),
+    "step_seconds": (10.0, 20.0, 40.0),
+    "run_overhead": (0.25, 0.4, 0.6),
 }
 """The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants; it
 prints the best point over every catalog run and, leaving out one source's runs at a time,
@@ -142,18 +165,22 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
         ("weights", "p.total * 2.0"),
-        ("tp", f"max(1.0, ceil({p}.weights / ({c}.weight_share * {n['mem']})))"),
+        ("tp", f"coalesce(set.rollout_tp, max(1.0, ceil({p}.weights / ({c}.weight_share * "
+               f"{n['mem']}))))"),
+        ("seq_cap", f"coalesce(set.max_seqs, {c}.max_num_seqs)"),
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
         ("sequences", "run.prompts * run.G * rollout.oversample"),
         ("per_replica", f"{p}.sequences / {p}.replicas"),
         ("kv_room", f"max(0.0, {c}.memory_utilisation * {p}.tp * {n['mem']} - {p}.weights)"),
-        ("batch", f"max(1.0, min({p}.per_replica, {p}.kv_room / ({kv} * {held})))"
+        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held})))"
                   f" if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
                   "const.decode_sequences))"),
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
                             f"{p}.batch * {ctx} * {kv}"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
-        ("iteration_s", f"max({c}.decode_floor, coalesce({p}.iteration_bytes / ({p}.tp * "
+        ("floor_s", f"{c}.decode_floor + run.eager * coalesce(model.layers, 0.0) * "
+                    f"{c}.eager_layer_s"),
+        ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu))"),
@@ -237,7 +264,9 @@ def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quan
     """The time model over the GPU inputs ``hw`` (``hw.tflops``...), keys ``<p>.<name>``."""
     labels = {"gpus": "GPUs", "hours": "Wall-clock hours", "gpu_hours": "GPU-hours (time model)",
               "step_s": "Seconds per step", "batch": "Sequences decoded at once per sampler",
-              "tp": "GPUs per sampler (tensor parallel)", "mfu_train": "Training utilisation"}
+              "tp": "GPUs per sampler (tensor parallel)",
+              "seq_cap": "Sequences a sampler decodes at once, at most",
+              "floor_s": "Shortest decode iteration, seconds", "mfu_train": "Training utilisation"}
     found = []
     for name, expression in (_gpus(p, hw) + _decode(p, hw) + _other_phases(p, hw)
                              + _totals(p)):

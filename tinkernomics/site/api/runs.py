@@ -39,4 +39,8 @@ class RunStage(ApiModel):
         description="Agentic runs: environment time per turn, in seconds.")
     rollout_gpus: Figure | None = Field(
         description="GPUs that sample when sampling has GPUs of its own; null if colocated.")
+    rollout_tp: Figure | None = Field(
+        description="GPUs one sampler engine spans (tensor parallel); null: not stated.")
+    max_num_seqs: Figure | None = Field(
+        description="Sequences one sampler engine decodes at once, at most; null: not stated.")
     gpus: Figure = Field(description="GPUs of the stage.")

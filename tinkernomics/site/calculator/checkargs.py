@@ -77,8 +77,18 @@ def _check_together(numbers: Mapping[str, float], options: Mapping[str, str]) ->
         raise BadInput(f"{_name(inputs.key('run.max_out'), options)} {cap:g}: below the mean "
                        f"completion length ({mean:g}); the cap is the longest a completion "
                        "may be")
+    _check_tp(numbers, options)
     sampling, gpus = numbers.get("set.rollout_gpus"), numbers.get("set.gpus")
     if sampling is not None and gpus is not None and sampling >= gpus:
         raise BadInput(f"{_name(inputs.key('set.rollout_gpus'), options)} {sampling:g}: must "
                        f"leave GPUs to train on ({_name(inputs.key('set.gpus'), options)} "
                        f"{gpus:g})")
+
+
+def _check_tp(numbers: Mapping[str, float], options: Mapping[str, str]) -> None:
+    """A sampler engine spans at most the GPUs that sample."""
+    tp = numbers.get("set.rollout_tp")
+    sampling = numbers.get("set.rollout_gpus", numbers.get("set.gpus"))
+    if tp is not None and sampling is not None and tp > sampling:
+        raise BadInput(f"{_name(inputs.key('set.rollout_tp'), options)} {tp:g}: more GPUs than "
+                       f"sample ({sampling:g}); one engine spans at most the sampling GPUs")

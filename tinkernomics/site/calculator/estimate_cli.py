@@ -52,6 +52,13 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                            "follows"),
     ("--rollout-gpus", "set.rollout_gpus", "GPUs that only sample (sampling not colocated "
                                            "with training)"),
+    ("--rollout-tp", "set.rollout_tp", "GPUs one sampler engine spans (tensor parallel; "
+                                       "default: the fewest that hold the weights in half "
+                                       "their memory)"),
+    ("--max-num-seqs", "set.max_seqs", "sequences one sampler engine decodes at once, at most "
+                                       "(vLLM's max_num_seqs; default 256)"),
+    ("--eager", "run.eager", "1 if the sampler decodes without CUDA graphs (vLLM's "
+                             "enforce_eager), else 0"),
     ("--mfu-train", "set.mfu_train", "training and scoring utilisation, % of peak (default: "
                                      "the time model's, which grows with model size)"),
     ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),

@@ -105,6 +105,14 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
               help="Default: the fewest that hold the run; wall-clock follows."),
         field("set.rollout_gpus", "GPUs that only sample", "int", _whole(e["set.rollout_gpus"]),
               help="Leave empty when sampling shares the GPUs with training."),
+        field("set.rollout_tp", "GPUs per sampler engine (tensor parallel)", "int",
+              _whole(e["time.tp"]), help="Default: the fewest that hold the weights in half "
+                                           "their memory."),
+        field("set.max_seqs", "Sequences an engine decodes at once, at most", "int",
+              _whole(e["time.seq_cap"]), help="The engine's max_num_seqs (vLLM's default: "
+                                               "256)."),
+        _choice("run.eager", "Sampler CUDA graphs", e["run.eager"],
+                [("0", "on (vLLM's default)"), ("1", "off: eager decode (enforce_eager)")]),
         _choice("run.asynchronous", "Sampling and training", e["run.asynchronous"],
                 [("0", "synchronous: each step samples, then trains"),
                  ("1", "asynchronous: sampling overlaps training")]),
