@@ -23,9 +23,11 @@ its ranking: tests/test_search_ranking.py then fails; issue 47.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -157,6 +159,60 @@ def brief(s: Shown) -> Markup:
                   f"{badge(s, titled=False, linked=False)}{cites(s.cites)}</span>")
 
 
+def shown_or_dash(s: Shown | None) -> Markup:
+    return shown(s) if s else Markup('<span class="tn-na">—</span>')
+
+
+def reported_instead(s: Shown, searchable: bool = True) -> Markup:
+    """What the sources report instead of an unverified value, as a paragraph ("" if nothing);
+    ``searchable=False`` where the page's data-quality entry (left out of the search index
+    itself) prints the same text."""
+    if not s.reported_instead:
+        return Markup("")
+    mark = "" if searchable else SEARCH_MARK
+    return Markup(f'<p class="tn-instead"{mark}><span class="tn-instead__label">Sources report '
+                  f"instead:</span> {escape(s.reported_instead)}</p>")
+
+
+def dq_item(item: Any, own_page: bool = False) -> Markup:
+    """One unverified value (``views.QualityItem``) with what the sources report instead, on the
+    Data quality page or, ``own_page``, in its entry's own page's list (which names the entry
+    already, in its title, and whose "where it appears" links within the page). The value is
+    ``brief``: the item prints what its long hover text would repeat."""
+    href = escape(item.where_href)
+    if own_page:
+        what = f'{escape(item.field)} · <a href="{href}">where it appears</a>'
+    else:
+        what = (f"<strong>{escape(item.entry)}</strong> · {escape(item.field)} · "
+                f'<a href="{href}">where it appears ({escape(item.where_label)})</a>')
+    value = item.value
+    asserted = (value.asserted or "as given").capitalize()
+    instead = (f'\n<p class="tn-instead"><span class="tn-instead__label">Sources report '
+               f"instead:</span> {escape(value.reported_instead)}</p>"
+               if value.reported_instead else "")
+    return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
+                  f'<p class="tn-dq__what">{what}</p>\n'
+                  f"<p>{escape(asserted)}: {brief(value)}</p>{instead}</div>")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
+
+
+def md_text(text: str) -> str:
+    """Escape markdown syntax in plain text used inside a markdown line (e.g. a heading)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def heading(level: int, text: str, anchor: str, searchable: bool = True) -> Markup:
+    """A Markdown heading with a fixed id (attr_list), so it reaches the table of contents and
+    has a permalink; ``searchable=False`` leaves its whole section (up to the next heading) out
+    of the search index."""
+    mark = SEARCH_MARK if not searchable else ""
+    return Markup(f"{'#' * level} {escape(md_text(text))} {{#{escape(anchor)}{mark}}}")
+
+
 PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,
-            "fig_cites": cites, "fig_locator": locator}
+            "fig_cites": cites, "fig_locator": locator, "fig_shown_or_dash": shown_or_dash,
+            "fig_reported_instead": reported_instead, "fig_dq_item": dq_item,
+            "md_heading": heading}
 """Jinja globals the partials call."""
