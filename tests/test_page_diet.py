@@ -145,3 +145,21 @@ def test_the_fit_links_the_factors_derivation_instead_of_repeating_it(index: Sit
     assert derive.format_figure(f.denominator) not in section
     assert f.legacy is not None and derive.format_figure(f.legacy) in section
     assert section.count("tn-badge--unverified") == 2  # the legacy hours' and factor's badges
+
+
+def test_an_unverified_claims_correction_is_printed_once(tmp_path: Path) -> None:
+    """What the sources report instead of an unverified claim is its data-quality entry's, on
+    the same page, which the claim's badge links to (it was printed under the claim too)."""
+    from helpers_catalog import copy_valid, replace_in
+
+    root = copy_valid(tmp_path)
+    replace_in(root, "algorithms/grpo.yaml", "    status: reported\n    source: grpo_deepseekmath\n"
+               "    locator: 'Fixture: §4.2 \"the fixture locator\"'",
+               "    status: unverified\n    asserted_by: contributor\n"
+               "    reported_instead: The zzq fixture correction.\n"
+               "    source: grpo_deepseekmath")
+    catalog = load_valid_catalog(root)
+    page = _page(build_index(catalog, conversion_factor(catalog)), "algorithm_page", "grpo")
+    assert page.count("The zzq fixture correction.") == 1
+    claims = page[page.index('<div class="tn-claims">'):page.index("{#data-quality")]
+    assert 'href="#dq-algorithm-grpo-claims-0"' in claims and "zzq" not in claims
