@@ -64,11 +64,11 @@ class ScaleRLView:
     factor: Shown | None
     """The factor's line and the formula and legacy hours: the algorithm's own page only (a row
     of the index or of the compare table shows A, B, C_mid and the H100-equivalent hours). The
-    factor is its value and badge: its inputs, sources and derivation are the Hardware page's
-    conversion section, which the line links to (the same on every page with a fit)."""
+    factor is its value, badge and citations: its inputs' values and the derivation are the
+    Hardware page's conversion section, which the line links to (the same on every page)."""
     legacy_factor: Shown | None = None
-    """The original site's factor (value and plain badge: the legacy hours' badge links to its
-    data-quality entry)."""
+    """The original site's factor (value, plain badge and citation: the legacy hours' badge
+    links to its data-quality entry)."""
     factor_basis: str = ""
     shared_where: tuple[tuple[tuple[str, ...], str], ...] = ()
     """On its own page, each locator two or more parameters share (names, locator text): printed
@@ -208,16 +208,17 @@ def _lower_first(text: str) -> str:
 
 
 def _factor(index: SiteIndex, links: Links) -> Shown:
-    """The factor as an algorithm page shows it: value and badge, no citations (the
-    H100-equivalent value beside it cites the inputs' sources; the Hardware page derives it)."""
+    """The factor as an algorithm page shows it: value, badge and its inputs' citations (the
+    Hardware page, linked beside it, derives it from them with their values and locators)."""
     f = index.factor
-    return index.shown(f.text, f.status, [], links)
+    return index.shown(f.text, f.status, [f.numerator.source, f.denominator.source], links)
 
 
 def _legacy_factor(index: SiteIndex, links: Links) -> Shown | None:
     legacy = index.factor.legacy
     return None if legacy is None else index.shown(
-        derive.format_figure(legacy), legacy.status, [], links, asserted_by=legacy.asserted_by)
+        derive.format_figure(legacy), legacy.status, [legacy.source], links,
+        asserted_by=legacy.asserted_by)
 
 
 def _legacy_hours(index: SiteIndex, fit: m.ScaleRLFit, links: Links) -> Shown | None:
