@@ -202,8 +202,29 @@ def _summary_text(catalog: Catalog, e: Any) -> list[tuple[str, str]]:
             for row in calcsite.summary_rows(catalog, e)]
 
 
-def _panel_rows(panel: Any) -> list[tuple[str, str]]:
-    return [(tr.by_tag("th")[0].text(), tr.by_tag("td")[0].text()) for tr in panel.by_tag("tr")]
+def _panel_rows(panel: Any, column: int) -> list[tuple[str, str]]:
+    """One run's rows of the panel's table (``column`` 0: the typical run, 1: the comparison
+    run); a cell across both columns is both runs'."""
+    rows = []
+    for tr in panel.by_tag("tbody")[0].by_tag("tr"):
+        cells = tr.by_tag("td")
+        rows.append((tr.by_tag("th")[0].text(), cells[min(column, len(cells) - 1)].text()))
+    return rows
+
+
+def test_the_cost_panel_prints_both_runs_in_one_table(catalog: Catalog) -> None:
+    """An algorithm page's typical run and the comparison run, side by side: one table, one
+    price-list date, and a row where the two runs agree (the FLOPs formula) one cell across
+    both columns (two panels printed the shared rows and the date twice)."""
+    from tinkernomics.site.build import SiteContext
+
+    ctx = SiteContext(root=catalog.root, catalog=catalog)
+    html = calcsite.typical_run_section(ctx, inputs.DEFAULT_ALGORITHM,
+                                        Links(f"algorithms/{inputs.DEFAULT_ALGORITHM}/"))
+    assert html.count('class="tn-calc-panel"') == 1 and html.count("<table") == 1
+    assert html.count("Tinker prices as of") == 1
+    formula = catalog.formulas[ids.FLOPS_LORA_SOURCED].name
+    assert html.count(formula) == 1 and f'<td colspan="2">{formula}' in html
 
 
 @pytest.mark.build
@@ -212,18 +233,20 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
         page = load_page(built_site.root, f"algorithms/{algo_id}/")
         assert page.by_id(calcsite.SECTION_ID) is not None, algo_id
         panel = page.by_class("tn-calc-panel")
-        # its typical run, then the comparison run every algorithm page shows
-        assert len(panel) == 2, algo_id
+        # one panel, one table: its typical run beside the comparison run every page shows
+        assert len(panel) == 1 and len(panel[0].by_tag("table")) == 1, algo_id
+        heads = [th.text() for th in panel[0].by_tag("thead")[0].by_tag("th")]
+        assert heads == ["Typical run", "Comparison run"], algo_id
         query = {"a": algo_id, "m": inputs.default_model(catalog),
                  "p": inputs.latest_price_list(catalog), "hw": inputs.DEFAULT_HARDWARE}
         e = estimate(catalog, query)
-        for node, q in ((panel[0], query), (panel[1], inputs.comparison_query(catalog, algo_id))):
+        for column, q in enumerate((query, inputs.comparison_query(catalog, algo_id))):
             # each row as the estimate's summary has it, numbers bare (nothing refills them)
             expected = _summary_text(catalog, estimate(catalog, q))
-            assert _panel_rows(node) == expected, algo_id
-            keys = [n.attrs["data-key"] for n in node.iter() if "data-key" in n.attrs]
-            assert keys and not any(keys), algo_id  # the style hook, no key: nothing refills
-        assert "Comparison run" in panel[1].text() and "Comparison run" not in panel[0].text()
+            assert _panel_rows(panel[0], column) == expected, algo_id
+        keys = [n.attrs["data-key"] for n in panel[0].iter() if "data-key" in n.attrs]
+        assert keys and not any(keys), algo_id  # the style hook, no key: nothing refills
+        assert panel[0].text().count("Tinker prices as of") == 1, algo_id  # one list, once
         # the panel prices LoRA with the default, sourced accounting and says so
         sourced = catalog.formulas[ids.FLOPS_LORA_SOURCED]
         assert sourced.name in panel[0].text(), algo_id
@@ -232,11 +255,13 @@ def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog
         if e["run.G"] is None:
             shown = shown_numbers(catalog, e)
             assert shown["tinker.total"] == shown["self.total"] == "–"
-            bill = next(td for th, td in _panel_rows(panel[0]) if th.startswith("Tinker bill"))
+            bill = next(td for th, td in _panel_rows(panel[0], 0) if th.startswith("Tinker bill"))
             assert bill == "–", algo_id
-        link = next(a.attrs["href"] for a in panel[0].by_tag("a")  # not a glossary link
-                    if "tn-gloss" not in a.attrs.get("class", ""))
-        assert link.startswith("../../calculator/?a=" + algo_id)
+        links = [a.attrs["href"] for a in panel[0].by_tag("a")  # not a glossary link
+                 if "tn-gloss" not in a.attrs.get("class", "")]
+        assert links[0].startswith("../../calculator/?a=" + algo_id)
+        assert links[1] == "../../calculator/?" + calcsite.query_string(
+            inputs.comparison_query(catalog, algo_id))
 
 
 def with_extra_algorithms(catalog: Catalog, count: int) -> Catalog:

@@ -112,3 +112,54 @@ def test_search_keeps_the_name_and_loss_and_leaves_out_the_sources_reading(
         '<h2 id="c">C</h2>' + claim.render(s=index.shown("1", algo.typical_k.status, [],
                                                          Links(""), reported_instead="zzq")))
     assert "zzq" not in " ".join(body for _, _, body in marked)
+
+
+def _fit_section(page: str) -> str:
+    start = page.index('<div class="tn-scalerl">')
+    return page[start:page.index("\n</div>", start)]
+
+
+def test_a_locator_the_fit_parameters_share_is_printed_once(index: SiteIndex) -> None:
+    """The fixture's A, B and C_mid are stated in one place of one source: the page prints
+    that locator once, naming the three, and each figure keeps its citation."""
+    from tinkernomics.site.pages.figures import locator
+
+    fit = index.algorithms["grpo"].scalerl
+    assert fit is not None and fit.A.locator == fit.B.locator == fit.C_mid.locator
+    section = _fit_section(_page(index, "algorithm_page", "grpo"))
+    where = str(locator(fit.A.locator))
+    assert section.count(where) == 1
+    assert f"Where in the source (A, B and C<sub>mid</sub>): {where}" in section
+    assert section.count(f'#{fit.A.source}">') >= 3  # A, B, C_mid (and the H100 value) cite it
+
+
+def test_the_fit_links_the_factors_derivation_instead_of_repeating_it(index: SiteIndex) -> None:
+    """The GB200 -> H100 factor is its value and badge on an algorithm page; its inputs and
+    their sources are the Hardware page's, linked (the same on every page with a fit)."""
+    from tinkernomics.derived import derive
+
+    f = index.factor
+    section = _fit_section(_page(index, "algorithm_page", "grpo"))
+    assert f.text in section and 'href="../../hardware/#conv-' in section
+    assert derive.format_figure(f.numerator) not in section
+    assert derive.format_figure(f.denominator) not in section
+    assert f.legacy is not None and derive.format_figure(f.legacy) in section
+    assert section.count("tn-badge--unverified") == 2  # the legacy hours' and factor's badges
+
+
+def test_an_unverified_claims_correction_is_printed_once(tmp_path: Path) -> None:
+    """What the sources report instead of an unverified claim is its data-quality entry's, on
+    the same page, which the claim's badge links to (it was printed under the claim too)."""
+    from helpers_catalog import copy_valid, replace_in
+
+    root = copy_valid(tmp_path)
+    replace_in(root, "algorithms/grpo.yaml", "    status: reported\n    source: grpo_deepseekmath\n"
+               "    locator: 'Fixture: §4.2 \"the fixture locator\"'",
+               "    status: unverified\n    asserted_by: contributor\n"
+               "    reported_instead: The zzq fixture correction.\n"
+               "    source: grpo_deepseekmath")
+    catalog = load_valid_catalog(root)
+    page = _page(build_index(catalog, conversion_factor(catalog)), "algorithm_page", "grpo")
+    assert page.count("The zzq fixture correction.") == 1
+    claims = page[page.index('<div class="tn-claims">'):page.index("{#data-quality")]
+    assert 'href="#dq-algorithm-grpo-claims-0"' in claims and "zzq" not in claims

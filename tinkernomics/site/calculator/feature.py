@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import estimate as est
@@ -170,25 +170,52 @@ def calculator_html(ctx: SiteContext) -> str:
     )
 
 
+def _cells_html(cells: list[dict[str, str]]) -> Markup:
+    """One run's cells of a summary row as the panel prints them: numbers bare in ``data-key``
+    spans (the stylesheet's hook: no wrapping, tabular digits; nothing refills a static panel)."""
+    parts = []
+    for c in cells:
+        text = escape(c["text"])
+        if c["key"]:
+            parts.append(f"<span data-key>{text}</span>")
+        elif c["badge"]:
+            parts.append(f'<span class="tn-badge tn-badge--{escape(c["badge"])}">{text}</span>')
+        else:
+            parts.append(str(text))
+    return Markup("".join(parts))
+
+
+def panel_rows(catalog: Catalog, typical: est.Estimate,
+               comparison: est.Estimate) -> list[dict[str, Any]]:
+    """The two runs' summaries as one table's rows: a label and one cell per run, or one cell
+    for both where the two runs agree (the FLOPs formula, the ScaleRL compute, often memory)."""
+    theirs = {row["label"]: _cells_html(row["cells"])
+              for row in summary_rows(catalog, comparison)}
+    rows = []
+    for row in summary_rows(catalog, typical):
+        mine = _cells_html(row["cells"])
+        other = theirs.pop(row["label"], Markup("–"))
+        rows.append({"label": row["label"], "cells": [mine] if mine == other else [mine, other]})
+    rows += [{"label": label, "cells": [Markup("–"), cells]} for label, cells in theirs.items()]
+    return rows
+
+
 def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
-    """Markdown section for an algorithm page: the default run with its typical G and K."""
+    """Markdown section for an algorithm page: the default run with its typical G and K beside
+    the comparison run (the same for every algorithm), one table, one price-list date (both
+    runs price the newest list)."""
     catalog = ctx.catalog
     price_list = inputs.latest_price_list(catalog)
     query = inputs.query({"algorithm": algo_id, "model": inputs.default_model(catalog),
                           "price_list": price_list, "hardware": inputs.DEFAULT_HARDWARE})
-    e = est.estimate(catalog, query)
-    today = staleness_day(ctx.root)
-    html = _render("panel.html", summary=summary_rows(catalog, e), run=describe_run(e),
-                   href=links.to(CALCULATOR) + "?" + query_string(query),
-                   algorithm=catalog.algorithms[algo_id].name,
-                   missing_g=e["run.G"] is None, comparison=False,
-                   asof=asof.view(catalog, price_list, today))
-    compare = inputs.comparison_query(catalog, algo_id)
-    c = est.estimate(catalog, compare)
-    html += _render("panel.html", summary=summary_rows(catalog, c), run=describe_run(c),
-                    href=links.to(CALCULATOR) + "?" + query_string(compare),
-                    algorithm=catalog.algorithms[algo_id].name, missing_g=False,
-                    comparison=True, asof=asof.view(catalog, compare["p"], today))
+    compare = inputs.comparison_query(catalog, algo_id)  # pins the same newest list
+    e, c = est.estimate(catalog, query), est.estimate(catalog, compare)
+    calculator = links.to(CALCULATOR)
+    html = _render("panel.html", rows=panel_rows(catalog, e, c), run=describe_run(e),
+                   href=calculator + "?" + query_string(query), compare_run=describe_run(c),
+                   compare_href=calculator + "?" + query_string(compare),
+                   algorithm=catalog.algorithms[algo_id].name, missing_g=e["run.G"] is None,
+                   asof=asof.view(catalog, price_list, staleness_day(ctx.root)))
     # Outside the search index: figures only, and the calculator page is where runs are found.
     return f"## What does a typical run cost? {{#{SECTION_ID} data-search-exclude}}\n\n{html}"
 

@@ -15,7 +15,6 @@ starts at column 0 -- or ``""`` to add nothing. Slots: ``chart`` (right after th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from markupsafe import Markup
 
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages import views
-from tinkernomics.site.pages.figures import PARTIALS, per_page
+from tinkernomics.site.pages.figures import PARTIALS, md_text, per_page
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -62,14 +61,6 @@ def algorithm_stub(algo_id: str) -> str:
 
 # --------------------------------------------------------------------------- rendering
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
-
-
-def md_text(text: str) -> str:
-    """Escape markdown syntax in plain text used inside a markdown line (e.g. a heading)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
-
-
 ENV = Environment(
     loader=PackageLoader("tinkernomics.site.pages", "templates"),
     autoescape=True,
@@ -81,6 +72,9 @@ ENV = Environment(
 ENV.filters["mdtext"] = md_text
 ENV.filters["raw"] = lambda html: Markup(raw_block(str(html)) + "\n")
 ENV.globals.update(PARTIALS)
+
+__all__ = ["md_text"]  # re-exported: the other features' environments filter with it
+
 
 def render(template: str, **values: Any) -> str:
     """Render a template; tidy blank lines so HTML blocks stay single markdown blocks (every

@@ -23,9 +23,11 @@ its ranking: tests/test_search_ranking.py then fails; issue 47.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -72,13 +74,31 @@ def _cite_title(c: Cite) -> str:
     return f' title="{escape(c.hover)}"'
 
 
+def _cite(c: Cite) -> str:
+    return (f'<sup class="tn-cite"><a href="{escape(c.href)}"{_cite_title(c)}>'
+            f"[{c.number}]</a></sup>")
+
+
 def cite(c: Cite) -> Markup:
-    return Markup(f'<sup class="tn-cite"><a href="{escape(c.href)}"{_cite_title(c)}>'
-                  f"[{c.number}]</a></sup>")
+    return Markup(_cite(c))
 
 
 def cites(items: Iterable[Cite]) -> Markup:
-    return Markup("".join(cite(c) for c in items))
+    return Markup("".join(_cite(c) for c in items))
+
+
+def _badge(s: Shown, titled: bool = True, linked: bool = True) -> str:
+    if s.status == "unverified":
+        if not linked:
+            return '<span class="tn-badge tn-badge--unverified">unverified</span>'
+        title = (f' title="Unverified: {escape(s.status_meaning)}. Click for what the sources '
+                 'report instead."' if titled else "")
+        return (f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
+                f"{title}>unverified</a>")
+    if s.status == "derived":
+        title = f' title="Derived: {escape(s.status_meaning)}."' if titled else ""
+        return f'<span class="tn-badge tn-badge--derived"{title}>derived</span>'
+    return ""
 
 
 def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
@@ -86,22 +106,19 @@ def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
     makes an unverified badge a link to its data-quality entry (a long list prints a plain
     badge: a link per row to the same page would be most of the list's links, each one work
     for the browser, and the list says once what the badge means)."""
-    meaning = escape(s.status_meaning)
-    if s.status == "unverified" and not linked:
-        return Markup('<span class="tn-badge tn-badge--unverified">unverified</span>')
-    if s.status == "unverified":
-        title = (f' title="Unverified: {meaning}. Click for what the sources report instead."'
-                 if titled else "")
-        return Markup(f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
-                      f"{title}>unverified</a>")
-    if s.status == "derived":
-        title = f' title="Derived: {meaning}."' if titled else ""
-        return Markup(f'<span class="tn-badge tn-badge--derived"{title}>derived</span>')
-    return Markup("")
+    return Markup(_badge(s, titled, linked))
 
 
 LONG_LOCATOR = 48
 """Characters beyond which a locator is cut to one line (opened in full on focus or tap)."""
+
+
+def _locator(text: str) -> str:
+    if not text:
+        return ""
+    if len(text) <= LONG_LOCATOR:
+        return f'<span class="tn-loc"{SEARCH_MARK}>{escape(text)}</span>'
+    return f'<span class="tn-loc tn-loc--long" tabindex="0"{SEARCH_MARK}>{escape(text)}</span>'
 
 
 def locator(text: str) -> Markup:
@@ -110,20 +127,18 @@ def locator(text: str) -> Markup:
     and CSS opens it on focus, which a tap or the Tab key gives. Left out of the search index:
     a locator's words (a quoted sentence) are a reviewer's, and would rank pages for readers'
     queries on words the page itself does not say."""
-    if not text:
-        return Markup("")
-    if len(text) <= LONG_LOCATOR:
-        return Markup(f'<span class="tn-loc"{SEARCH_MARK}>{escape(text)}</span>')
-    return Markup(f'<span class="tn-loc tn-loc--long" tabindex="0"{SEARCH_MARK}>'
-                  f'{escape(text)}</span>')
+    return Markup(_locator(text))
 
 
 def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
+    """(The parts are joined as plain strings, each escaped where it is made, and marked safe
+    once: a figure is printed thousands of times a build.)"""
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
     title = f' title="{escape(hover)}"' if hover else ""
+    cited = "".join(_cite(c) for c in s.cites)
     return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
                   f'<span class="tn-fig__value"{title}>{escape(s.text)}</span>'
-                  f"{badge(s)}{cites(s.cites)}{locator(s.locator)}</span>")
+                  f"{_badge(s)}{cited}{_locator(s.locator)}</span>")
 
 
 def value_title(s: Shown, note_beside: bool = False, instead_beside: bool = False) -> str:
@@ -153,10 +168,65 @@ def brief(s: Shown) -> Markup:
     the sources report instead or the locator (its page has them), which would repeat in every
     row; and as few elements as that takes, since a list of the whole catalog is most of its
     page's work for the browser."""
+    cited = "".join(_cite(c) for c in s.cites)
     return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}">{escape(s.text)}'
-                  f"{badge(s, titled=False, linked=False)}{cites(s.cites)}</span>")
+                  f"{_badge(s, titled=False, linked=False)}{cited}</span>")
+
+
+def shown_or_dash(s: Shown | None) -> Markup:
+    return shown(s) if s else Markup('<span class="tn-na">—</span>')
+
+
+def reported_instead(s: Shown, searchable: bool = True) -> Markup:
+    """What the sources report instead of an unverified value, as a paragraph ("" if nothing);
+    ``searchable=False`` where the page's data-quality entry (left out of the search index
+    itself) prints the same text."""
+    if not s.reported_instead:
+        return Markup("")
+    mark = "" if searchable else SEARCH_MARK
+    return Markup(f'<p class="tn-instead"{mark}><span class="tn-instead__label">Sources report '
+                  f"instead:</span> {escape(s.reported_instead)}</p>")
+
+
+def dq_item(item: Any, own_page: bool = False) -> Markup:
+    """One unverified value (``views.QualityItem``) with what the sources report instead, on the
+    Data quality page or, ``own_page``, in its entry's own page's list (which names the entry
+    already, in its title, and whose "where it appears" links within the page). The value is
+    ``brief``: the item prints what its long hover text would repeat."""
+    href = escape(item.where_href)
+    if own_page:
+        what = f'{escape(item.field)} · <a href="{href}">where it appears</a>'
+    else:
+        what = (f"<strong>{escape(item.entry)}</strong> · {escape(item.field)} · "
+                f'<a href="{href}">where it appears ({escape(item.where_label)})</a>')
+    value = item.value
+    asserted = (value.asserted or "as given").capitalize()
+    instead = (f'\n<p class="tn-instead"><span class="tn-instead__label">Sources report '
+               f"instead:</span> {escape(value.reported_instead)}</p>"
+               if value.reported_instead else "")
+    return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
+                  f'<p class="tn-dq__what">{what}</p>\n'
+                  f"<p>{escape(asserted)}: {brief(value)}</p>{instead}</div>")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
+
+
+def md_text(text: str) -> str:
+    """Escape markdown syntax in plain text used inside a markdown line (e.g. a heading)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def heading(level: int, text: str, anchor: str, searchable: bool = True) -> Markup:
+    """A Markdown heading with a fixed id (attr_list), so it reaches the table of contents and
+    has a permalink; ``searchable=False`` leaves its whole section (up to the next heading) out
+    of the search index."""
+    mark = SEARCH_MARK if not searchable else ""
+    return Markup(f"{'#' * level} {escape(md_text(text))} {{#{escape(anchor)}{mark}}}")
 
 
 PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,
-            "fig_cites": cites, "fig_locator": locator}
+            "fig_cites": cites, "fig_locator": locator, "fig_shown_or_dash": shown_or_dash,
+            "fig_reported_instead": reported_instead, "fig_dq_item": dq_item,
+            "md_heading": heading}
 """Jinja globals the partials call."""

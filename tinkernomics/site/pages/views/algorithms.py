@@ -61,9 +61,18 @@ class ScaleRLView:
     R0: Shown | None
     h100: Shown
     legacy_h100: Shown | None
-    factor: FactorView | None
+    factor: Shown | None
     """The factor's line and the formula and legacy hours: the algorithm's own page only (a row
-    of the index or of the compare table shows A, B, C_mid and the H100-equivalent hours)."""
+    of the index or of the compare table shows A, B, C_mid and the H100-equivalent hours). The
+    factor is its value, badge and citations: its inputs' values and the derivation are the
+    Hardware page's conversion section, which the line links to (the same on every page)."""
+    legacy_factor: Shown | None = None
+    """The original site's factor (value, plain badge and citation: the legacy hours' badge
+    links to its data-quality entry)."""
+    factor_basis: str = ""
+    shared_where: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """On its own page, each locator two or more parameters share (names, locator text): printed
+    once under the list, and left off those parameters' figures."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,6 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
     def at(name: str) -> Origin | None:
         return Origin("algorithm", algo.id, ("scalerl", name)) if home else None
 
-    factor = factor_view(index, links) if home else None
     hours = derive.h100_equivalent_hours(fit.C_mid.value, index.factor)
     worst = (Status.unverified if Status.unverified in (fit.C_mid.status, index.factor.status)
              else Status.derived)
@@ -161,22 +169,71 @@ def _scalerl_view(index: SiteIndex, algo: m.Algorithm, links: Links,
     label = f"{derive.format_number(hours)} H100-equivalent hours"
     h100 = index.shown(f"≈{label}", worst, sources, links,
                        note=f"C_mid × {index.factor.text} ({index.factor.basis})")
-    legacy_hours = derive.legacy_h100_equivalent_hours(fit.C_mid.value, index.factor)
-    legacy = None
-    if home and legacy_hours is not None and index.factor.legacy is not None:
-        legacy = index.shown(
-            f"{derive.format_number(legacy_hours)} H100-equivalent hours", Status.unverified,
-            [fit.C_mid.source, index.factor.legacy.source], links,
-            note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
-            reported_instead=index.factor.legacy.reported_instead,
-            asserted_by=index.factor.legacy.asserted_by,
-            origin=legacy_origin(index), anchor=False,  # the factor's entry says it
-        )
+    params = {"A": fit.A, "B": fit.B, "C_mid": fit.C_mid, "R0": fit.R0}
+    shown = {name: index.figure(fig, links, at(name))
+             for name, fig in params.items() if fig is not None}
+    shared: tuple[tuple[tuple[str, ...], str], ...] = ()
+    if home:
+        shown, shared = _shared_locators(shown, params)
     return ScaleRLView(
         math(SCALERL_LATEX) if home else Markup(""), fit.model, fit.dataset,
-        index.figure(fit.A, links, at("A")),
-        index.figure(fit.B, links, at("B")), index.figure(fit.C_mid, links, at("C_mid")),
-        index.figure(fit.R0, links, at("R0")) if fit.R0 else None, h100, legacy, factor,
+        shown["A"], shown["B"], shown["C_mid"], shown.get("R0"), h100,
+        _legacy_hours(index, fit, links) if home else None,
+        _factor(index, links) if home else None,
+        _legacy_factor(index, links) if home else None, _lower_first(index.factor.basis), shared,
+    )
+
+
+def _shared_locators(
+        shown: dict[str, Shown], params: dict[str, m.Figure | None],
+) -> tuple[dict[str, Shown], tuple[tuple[tuple[str, ...], str], ...]]:
+    """The fit's figures with a locator that two or more of them share (same source, same
+    locator: a table row giving A, B and C_mid) left off, and those locators once each."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, s in shown.items():
+        fig = params[name]
+        if s.locator and fig is not None:
+            groups.setdefault((fig.source, s.locator), []).append(name)
+    shared = tuple((tuple(names), where) for (_, where), names in groups.items()
+                   if len(names) > 1)
+    bare = {name for names, _ in shared for name in names}
+    return ({name: s.without_locator() if name in bare else s for name, s in shown.items()},
+            shared)
+
+
+def _lower_first(text: str) -> str:
+    """A sentence's start made to follow an opening bracket ("Ratio of ..." -> "ratio of ...")
+    unless it starts with a name or an acronym ("BF16 ...")."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _factor(index: SiteIndex, links: Links) -> Shown:
+    """The factor as an algorithm page shows it: value, badge and its inputs' citations (the
+    Hardware page, linked beside it, derives it from them with their values and locators)."""
+    f = index.factor
+    return index.shown(f.text, f.status, [f.numerator.source, f.denominator.source], links)
+
+
+def _legacy_factor(index: SiteIndex, links: Links) -> Shown | None:
+    legacy = index.factor.legacy
+    return None if legacy is None else index.shown(
+        derive.format_figure(legacy), legacy.status, [legacy.source], links,
+        asserted_by=legacy.asserted_by)
+
+
+def _legacy_hours(index: SiteIndex, fit: m.ScaleRLFit, links: Links) -> Shown | None:
+    """C_mid in H100-equivalent hours with the original site's factor (unverified: its badge
+    links to the factor's data-quality entry, which holds what the sources report instead)."""
+    legacy_hours = derive.legacy_h100_equivalent_hours(fit.C_mid.value, index.factor)
+    if legacy_hours is None or index.factor.legacy is None:
+        return None
+    return index.shown(
+        f"{derive.format_number(legacy_hours)} H100-equivalent hours", Status.unverified,
+        [fit.C_mid.source, index.factor.legacy.source], links,
+        note=f"C_mid × {derive.format_figure(index.factor.legacy)}, the original site's factor",
+        reported_instead=index.factor.legacy.reported_instead,
+        asserted_by=index.factor.legacy.asserted_by,
+        origin=legacy_origin(index), anchor=False,  # the factor's entry says it
     )
 
 

@@ -215,23 +215,29 @@ def _fact_text(obj: Any, models: Mapping[str, m.LanguageModel]) -> str:
     return "the value in its catalog file"
 
 
-def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links) -> QualityItem:
+def _quality_item(index: SiteIndex, origin: Origin, obj: Any, links: Links,
+                  own_page: bool = False) -> QualityItem:
+    """One unverified value's entry; ``own_page``: in its entry's own page's list, which names
+    neither the entry (the page's title) nor the page (its "where it appears" is in the page),
+    so neither is looked up."""
     model = index.catalog.entry(origin.kind, origin.key).model
-    page = entry_page(origin.kind, origin.key)
     shown = index.shown(_value_text(obj, index.catalog.models), obj.status,
                         [_source_of(obj, origin)], links,
                         note=getattr(obj, "note", None), reported_instead=obj.reported_instead,
                         asserted_by=obj.asserted_by)
+    page = entry_page(origin.kind, origin.key)
     return QualityItem(
-        anchor=quality_anchor(origin), entry=entry_label(origin.kind, model),
+        anchor=quality_anchor(origin),
+        entry="" if own_page else entry_label(origin.kind, model),
         field=_field_label(origin.loc, model), value=shown,
         where_href=links.to(page, value_anchor(origin)),
-        where_label=_page_title(page, getattr(model, "name", None)))
+        where_label="" if own_page else _page_title(page, getattr(model, "name", None)))
 
 
 def quality_items(index: SiteIndex, kind: str, key: str, links: Links) -> list[QualityItem]:
-    """The unverified values of one entry, for its own page (an algorithm's)."""
-    return [_quality_item(index, origin, obj, links)
+    """The unverified values of one entry, for its own page (an algorithm's: the template's
+    ``dq_item(item, own_page=true)``, which prints neither the entry's label nor the page's)."""
+    return [_quality_item(index, origin, obj, links, own_page=True)
             for origin, obj in index.unverified_of.get((kind, key), [])]
 
 
