@@ -9,9 +9,9 @@ for an algorithm's own chart ("" when it has no fit). Algorithm pages get their 
 ``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
 page, data, images in every variant, preview card, oEmbed, Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
-comparison; the site's own preview card; ``files.shared_embed_files`` (``embed/resize.js`` for
-hosts, the embed pages' ``theme.js`` and ``theme.css``) and ``assets/vendor/plotly.min.js``,
-the vendored basic bundle of the plotly.js version the installed plotly package ships
+comparison; the site's own preview card; ``files.shared_embed_files`` (``resize.js`` for hosts,
+``theme.js``, ``theme.css``, ``spec-base.json``) and ``assets/vendor/plotly.min.js``, the
+vendored basic bundle of the plotly.js version the installed plotly package ships
 (``static/plotly/``; never a CDN).
 """
 

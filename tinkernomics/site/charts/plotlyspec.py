@@ -3,6 +3,11 @@
 Data, layout and config for plotly.js, the light/dark theme overrides the browser applies on
 top, overrides for phone-sized frames, and the layout of a PNG/SVG the reader downloads from
 the interactive chart. Numbers and labels come from ``spec.Chart``; nothing is computed here.
+
+``plotly_figure`` is the whole figure (an export inlines it). The site writes it in three parts
+(issue 47): ``shared_figure``, the same for every chart (``embed/spec-base.json``); the chart's
+``data.json``, whose curve points are the curve traces' arrays; and ``file_figure``, the rest
+(``embed/<id>/spec.json``), which names the other two. charts.js joins them (``joined``).
 """
 
 from __future__ import annotations
