@@ -8,8 +8,10 @@ curve points against it, computed from the catalog's own values.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_catalog import copy_valid, write_file
@@ -103,3 +105,18 @@ def many_fits_catalog_dir(tmp_path: Path, fitted: int, unfitted: int = 0) -> Pat
 
 def many_fits_catalog(tmp_path: Path, fitted: int, unfitted: int = 0) -> Catalog:
     return load_valid_catalog(many_fits_catalog_dir(tmp_path, fitted, unfitted))
+
+
+def joined_spec(folder: Path) -> dict[str, Any]:
+    """A chart folder's ``spec.json`` joined as charts.js joins it (``joined``): the shared
+    ``spec-base.json`` it names (layout keys first) and its curves' points from ``data.json``."""
+    spec = json.loads((folder / "spec.json").read_text("utf-8"))
+    base = json.loads((folder / spec["base"]).read_text("utf-8"))
+    points = spec["points"]
+    series = json.loads((folder / points["file"]).read_text("utf-8"))["series"]
+    out = {**base, **{k: v for k, v in spec.items() if k not in ("base", "points")}}
+    out["layout"] = {**base["layout"], **spec["layout"]}
+    for index, s in zip(points["traces"], series, strict=True):
+        for key in ("x", "y", "customdata"):
+            out["data"][index][key] = [row[points[key]] for row in s["points"]]
+    return out

@@ -13,6 +13,7 @@ from helpers_charts import many_fits_catalog
 from test_charts_browser import TIMEOUT_MS, _serve
 
 from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import export as chartexport
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import files
@@ -36,6 +37,11 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     chartsite.write_series_files(ctx, chart, folder)
     (folder.parent / chartsite.SPEC_FILE).write_text(files.spec_file_text(chart),
                                                      encoding="utf-8")
+    # the two files spec.json names: the chart's points and what every chart shares
+    (folder.parent / files.DATA_JSON).write_text(
+        files.json_text(chartdata.to_json(chart)), encoding="utf-8")
+    (folder.parent.parent / files.SPEC_BASE_FILE).write_text(
+        files.shared_embed_files()[files.SPEC_BASE_FILE], encoding="utf-8")
     vendor = site / chartsite.VENDOR_PLOTLY
     vendor.parent.mkdir(parents=True)
     vendor.symlink_to(chartsite.plotly_js_path())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
-from helpers_charts import csv_rows, fitted_catalog, many_fits_catalog_dir, reward
+from helpers_charts import csv_rows, fitted_catalog, joined_spec, many_fits_catalog_dir, reward
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import AssertedBy, Status
@@ -390,18 +390,35 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
 
 def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
         comparison: charts.Chart, tmp_path: Path) -> None:
-    """Pages and embed pages fetch ``spec.json``; an export (opened from disk, where a fetch
-    fails) carries the same figure inline."""
-    chartsite.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
-    from_file = json.loads((tmp_path / chartsite.SPEC_FILE).read_text(encoding="utf-8"))
+    """Pages and embed pages fetch ``spec.json``, joined with the two files it names as
+    charts.js joins them; an export (opened from disk, where a fetch fails) carries the same
+    figure inline, whole."""
+    folder = tmp_path / chartsite.EMBED_DIR / comparison.id
+    chartsite.write_chart_files(comparison, folder, "https://example.org/tn/")
+    for name, text in chartsite.files.shared_embed_files().items():
+        (folder.parent / name).write_text(text, encoding="utf-8")
+    from_file = joined_spec(folder)
     assert from_file == json.loads(json.dumps(plotlyspec.plotly_figure(comparison)))
     assert from_file["data"][0]["name"] == "CISPO"
-    embed_page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    embed_page = (folder / "index.html").read_text(encoding="utf-8")
     assert 'data-tn-spec="spec.json"' in embed_page and "tn-chart__spec" not in embed_page
     export = chartsite.render_figure(comparison, root="./", site_url="", mode=chartsite.EXPORT)
     assert "data-tn-spec" not in export
     inline = export.split('class="tn-chart__spec" data-search-exclude>', 1)[1]
     assert json.loads(inline.split("</template>", 1)[0]) == from_file
+
+
+def test_spec_file_holds_no_curve_point_and_nothing_every_chart_shares(
+        comparison: charts.Chart, tmp_path: Path) -> None:
+    """``spec.json`` names the points (``data.json``) and the shared part (``spec-base.json``)
+    instead of holding them (issue 47: the points were in three files of the folder)."""
+    chartsite.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
+    spec = json.loads((tmp_path / chartsite.SPEC_FILE).read_text(encoding="utf-8"))
+    curves = [spec["data"][i] for i in spec["points"]["traces"]]
+    assert len(curves) == len(comparison.series) and all(c["mode"] == "lines" for c in curves)
+    assert not any(key in c for c in curves for key in ("x", "y", "customdata"))
+    assert not {"config", "themes", "narrow"} & set(spec)
+    assert not set(plotlyspec.BASE_LAYOUT) & set(spec["layout"])
 
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
@@ -415,7 +432,8 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
                 for name in chartsite.files.file_names(chart)}
     shared = {f"embed/{name}" for name in chartsite.files.shared_embed_files()}
-    assert shared == {"embed/resize.js", "embed/theme.js", "embed/theme.css"}
+    assert shared == {"embed/resize.js", "embed/theme.js", "embed/theme.css",
+                      "embed/spec-base.json"}
     assert set(files) == expected | shared | {chartsite.VENDOR_PLOTLY, chartsite.SITE_CARD}
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel

@@ -161,6 +161,15 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
     assert len(curves) == fitted_count
     assert page.locator(f"{CHART} .scatterlayer .trace").count() == len(data)
     assert page.evaluate(legend_curves(f"{CHART} .legend .traces")) == fitted_count
+    # each curve drew data.json's points, which spec.json names instead of holding (issue 47)
+    drawn = page.evaluate(f"{GD}.data.filter(t => t.mode === 'lines' && !t.line.dash)"
+                          ".map(t => [t.x, t.y, t.customdata])")
+    series = page.evaluate("fetch('../embed/scalerl-comparison/data.json')"
+                           ".then(r => r.json()).then(d => d.series)")
+    assert drawn == [[[p[k] for p in s["points"]] for k in ("gb200_hours", "reward",
+                                                            "h100_equivalent_hours")]
+                     for s in series]
+    assert all(len(x) == charts.CURVE_POINTS for x, _, _ in drawn)
     assert not page.locator(f"{CHART} .tn-chart__fallback").is_visible()
     assert session.errors == []
 

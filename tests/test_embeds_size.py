@@ -192,3 +192,14 @@ def test_the_box_and_the_file_share_one_drawing_of_chart_svg(
     first = share.VARIANTS[0]
     chartsvg.standalone_svg(chart, BASE, first.theme, first.layout)
     assert chartsvg.standalone_svg.cache_info().misses == 1
+
+
+def test_whole_curve_numbers_are_written_without_a_point_zero(folders: dict[str, Path]) -> None:
+    """``1139``, not ``1139.0``: the same number, two bytes fewer (issue 47)."""
+    for folder in folders.values():
+        data = json.loads((folder / "data.json").read_text("utf-8"))
+        numbers = [v for s in data["series"] for p in s["points"] for v in p.values()]
+        assert any(isinstance(v, int) for v in numbers)
+        assert not [v for v in numbers if isinstance(v, float) and v.is_integer()]
+        text = (folder / "data.csv").read_text("utf-8")
+        assert not re.search(r",\d+\.0,", text), folder.name

@@ -3,7 +3,8 @@
  * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
  * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
  * the URL of its Plotly spec (data-tn-spec: embed/<id>/spec.json, one file per chart that its
- * page and its embed page share, fetched with plotly.js on first interaction). An exported page
+ * page and its embed page share, fetched with plotly.js on first interaction and joined with
+ * the two files it names: embed/spec-base.json and the chart's data.json). An exported page
  * carries the spec inline, as JSON in a <template> (not a <script>: Material's instant
  * navigation re-creates inline scripts without their type, which would run the JSON as code).
  * This file upgrades the SVG to the interactive Plotly chart:
@@ -112,16 +113,44 @@
     window.Plotly.relayout(chart.gd, narrow ? chart.spec.narrow.layout : chart.wide);
   }
 
+  function getJSON(url) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(response.status + " " + url);
+      return response.json();
+    });
+  }
+
+  /* spec.json joined with what it names (tinkernomics.site.charts.plotlyspec.file_figure):
+     spec.base, what every chart shares (its layout keys first), and spec.points.file, the
+     chart's data.json, whose series[i].points fill trace spec.points.traces[i]'s arrays. */
+  function joined(spec, url) {
+    var points = spec.points;
+    return Promise.all([spec.base ? getJSON(new URL(spec.base, url).href) : {},
+      points ? getJSON(new URL(points.file, url).href) : null]).then(function (got) {
+      var base = got[0], out = {};
+      Object.keys(base).concat(Object.keys(spec)).forEach(function (key) {
+        out[key] = key in spec ? spec[key] : base[key];
+      });
+      out.layout = Object.assign({}, base.layout, spec.layout);
+      if (points) {
+        points.traces.forEach(function (index, i) {
+          var rows = got[1].series[i].points;
+          ["x", "y", "customdata"].forEach(function (key) {
+            out.data[index][key] = rows.map(function (row) { return row[points[key]]; });
+          });
+        });
+      }
+      return out;
+    });
+  }
+
   /* The chart's Plotly spec: inline in an export, else fetched from its embed folder (one file
      per chart, shared by its page and its embed page), in parallel with plotly.js. */
   function specOf(box) {
     var inline = box.querySelector("template.tn-chart__spec");
     if (inline) return Promise.resolve(JSON.parse(inline.content.textContent));
     var url = new URL(box.getAttribute("data-tn-spec"), location.href).href;
-    return fetch(url).then(function (response) {
-      if (!response.ok) throw new Error(response.status + " " + url);
-      return response.json();
-    });
+    return getJSON(url).then(function (spec) { return joined(spec, url); });
   }
 
   function render(box, focus) {

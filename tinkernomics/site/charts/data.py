@@ -34,8 +34,8 @@ from tinkernomics.site.charts.spec import (
     Series,
     attribution,
     num,
-    point,
 )
+from tinkernomics.site.charts.spec import point as rounded
 from tinkernomics.site.safecsv import csv_text
 
 PROVENANCE_COLUMNS = ("data_date", "sources", "source_urls", "licence", "licence_url", "page")
@@ -99,6 +99,14 @@ def _csv_rows(chart: Chart, site_url: str) -> list[list[Any]]:
             rows.append([*first, point(c), point(h), percent(r), s.status.value,
                          *(about if i == 0 else _UNSTATED.values())])
     return rows
+
+
+def point(value: float) -> float:
+    """A curve point's number as every chart file writes it: ``spec.point`` (``POINT_DIGITS``
+    significant digits), a whole one as an ``int``: ``1139``, not ``1139.0`` (the same number;
+    issue 47: 0.3 KB a chart)."""
+    value = rounded(value)
+    return int(value) if value.is_integer() else value
 
 
 def percent(fraction: float) -> float:

@@ -9,9 +9,9 @@ for an algorithm's own chart ("" when it has no fit). Algorithm pages get their 
 ``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
 page, data, images in every variant, preview card, oEmbed, Plotly spec);
 ``embed/scalerl-comparison/series/<algorithm>.json`` for curves a reader adds to the
-comparison; the site's own preview card; ``files.shared_embed_files`` (``embed/resize.js`` for
-hosts, the embed pages' ``theme.js`` and ``theme.css``) and ``assets/vendor/plotly.min.js``,
-the vendored basic bundle of the plotly.js version the installed plotly package ships
+comparison; the site's own preview card; ``files.shared_embed_files`` (``resize.js`` for hosts,
+``theme.js``, ``theme.css``, ``spec-base.json``) and ``assets/vendor/plotly.min.js``, the
+vendored basic bundle of the plotly.js version the installed plotly package ships
 (``static/plotly/``; never a CDN).
 """
 
@@ -73,9 +73,6 @@ def _env() -> Environment:
                        autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
 
-
-
-
 def plotly_js_path() -> Path:
     """The vendored plotly.js basic bundle (scatter, bar, pie: the site draws scatter traces
     only), 1.19 MB against the full bundle's 4.8 MB; see static/plotly/README.md."""
@@ -91,7 +88,6 @@ def root_from(here: str) -> str:
     ``algorithms/grpo/``) to the site root: ``../../``; ``./`` for the home page."""
     depth = len([part for part in here.split("/") if part])
     return "../" * depth or "./"
-
 
 
 # --------------------------------------------------------------------------- view model
@@ -329,13 +325,12 @@ def image_cache(ctx: SiteContext) -> images.ImageCache:
     return images.ImageCache(image_cache_folder(ctx.root), draw=draw)
 
 
-
-
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
-                      cache: images.ImageCache | None = None) -> list[Path]:
+                      cache: images.ImageCache | None = None,
+                      key: str | None = None) -> list[Path]:
     """The embed page and every other file of one chart (``files.write_chart_files``)."""
     return files.write_chart_files(chart, folder, site_url, render_embed_page(chart, site_url),
-                                   cache)
+                                   cache, key)
 
 
 def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> None:
@@ -352,12 +347,22 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
             encoding="utf-8")
 
 
-_PREFILL_KEY = "image_prefill"
+_PREFILL_KEY, _IMAGE_KEYS = "image_prefill", "image_keys"
+
+
+def _image_keys(ctx: SiteContext) -> dict[str, str]:
+    """Each chart's image key (``images.chart_key``), made once per build for the prefill and
+    the placing (each made it, issue 47)."""
+    if _IMAGE_KEYS not in ctx.extra:
+        ctx.extra[_IMAGE_KEYS] = {cid: images.chart_key(chart, ctx.site_url)
+                                  for cid, chart in _charts(ctx).items()}
+    return ctx.extra[_IMAGE_KEYS]
 
 
 def _image_jobs(ctx: SiteContext) -> list[images.ImageJob]:
-    return [job for chart in _charts(ctx).values()
-            for job in images.all_jobs(chart, ctx.site_url)]
+    keys = _image_keys(ctx)
+    return [job for cid, chart in _charts(ctx).items()
+            for job in images.all_jobs(chart, ctx.site_url, keys[cid])]
 
 
 def start_outputs(ctx: SiteContext) -> None:
@@ -382,9 +387,9 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
         started.wait()
     else:  # Zensical, `tinkernomics outputs`: nothing started earlier
         cache.prefill(_image_jobs(ctx))
-    built = _charts(ctx)
+    built, keys = _charts(ctx), _image_keys(ctx)
     for chart_id, chart in built.items():
-        write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache)
+        write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache, keys[chart_id])
     if charts.COMPARISON_ID in built:
         comparison = built[charts.COMPARISON_ID]
         write_series_files(ctx, comparison, embed_root / charts.COMPARISON_ID / SERIES_DIR)

@@ -32,12 +32,17 @@ from tinkernomics.site.charts import svg as chartsvg
 
 SPEC_FILE = "spec.json"
 """The chart's Plotly figure, beside its downloads: the page and the embed page fetch it when a
-reader first interacts (one copy per chart, not one per page; an export inlines it)."""
+reader first interacts (one copy per chart, not one per page; an export inlines it whole). It
+holds what is the chart's own: charts.js joins it with ``SPEC_BASE_FILE`` and the curve
+points of ``data.json`` (``plotlyspec.file_figure``)."""
+SPEC_BASE_FILE = "spec-base.json"
+"""In ``embed/``: what every chart's Plotly figure holds alike (``plotlyspec.shared_figure``)."""
+DATA_JSON = "data.json"
 THEME_JS = "theme.js"
 THEME_CSS = "theme.css"
 """In ``embed/`` beside ``resize.js``: every embed page's theme script, and its colours and
 chart SVG rules (``theme_css``), shared (``shared_embed_files``); an export inlines them."""
-TEXT_FILES = ("data.csv", "data.json", *(v.svg for v in share.VARIANTS), embed.OEMBED_FILE,
+TEXT_FILES = ("data.csv", DATA_JSON, *(v.svg for v in share.VARIANTS), embed.OEMBED_FILE,
               SPEC_FILE)
 IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
 DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
@@ -67,10 +72,11 @@ def theme_css() -> str:
 
 
 def shared_embed_files() -> dict[str, str]:
-    """``embed/``'s own files: ``resize.js`` for host pages, and the embed pages' theme script
-    and colours, one copy each instead of 4 KB inline in every embed page (issue 47)."""
+    """``embed/``'s own files: ``resize.js`` for host pages, the embed pages' theme script
+    and colours, one copy each instead of 4 KB inline in every embed page, and what every
+    chart's ``spec.json`` shares (``SPEC_BASE_FILE``; issue 47)."""
     return {"resize.js": template_text("resize.js"), THEME_JS: theme_js() + "\n",
-            THEME_CSS: theme_css() + "\n"}
+            THEME_CSS: theme_css() + "\n", SPEC_BASE_FILE: json_text(plotlyspec.shared_figure())}
 
 
 def json_text(value: Any) -> str:
@@ -78,8 +84,9 @@ def json_text(value: Any) -> str:
 
 
 def spec_file_text(chart: charts.Chart) -> str:
-    """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names."""
-    return json_text(plotlyspec.plotly_figure(chart))
+    """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names, less
+    what ``embed/spec-base.json`` and the chart's ``data.json`` hold (``file_figure``)."""
+    return json_text(plotlyspec.file_figure(chart, f"../{SPEC_BASE_FILE}", DATA_JSON))
 
 
 def site_base(site_url: str) -> str:
@@ -87,9 +94,10 @@ def site_base(site_url: str) -> str:
 
 
 def place_images(chart: charts.Chart, folder: Path, site_url: str,
-                 cache: images.ImageCache) -> tuple[int, int]:
-    """Every variant and the card; returns ``chart.png``'s size."""
-    key = images.chart_key(chart, site_url)
+                 cache: images.ImageCache, key: str | None = None) -> tuple[int, int]:
+    """Every variant and the card, keyed by ``key`` (``images.chart_key``, made here unless
+    given); returns ``chart.png``'s size."""
+    key = key or images.chart_key(chart, site_url)
     sizes = [cache.place(job, folder / variant.png(), measure=not index)
              for index, (variant, job) in enumerate(
                  zip(share.VARIANTS, images.variant_jobs(chart, site_url, key), strict=True))]
@@ -98,18 +106,19 @@ def place_images(chart: charts.Chart, folder: Path, site_url: str,
 
 
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_page: str,
-                      cache: images.ImageCache | None = None) -> list[Path]:
+                      cache: images.ImageCache | None = None,
+                      key: str | None = None) -> list[Path]:
     """The embed page (``embed_page``, rendered by the feature), data and image downloads,
-    preview card and oEmbed of one chart."""
+    preview card and oEmbed of one chart; ``key``: its images' (``place_images``)."""
     cache = cache or images.ImageCache()
     folder.mkdir(parents=True, exist_ok=True)
-    png_size = place_images(chart, folder, site_url, cache)
+    png_size = place_images(chart, folder, site_url, cache, key)
     texts = {
         "index.html": embed_page,
         "data.csv": chartdata.to_csv(chart, site_url),
         **({chartdata.CSV_FILES["wide"]: chartdata.to_wide_csv(chart, site_url)}
            if "wide" in chartdata.csv_files(chart) else {}),
-        "data.json": json_text(chartdata.to_json(chart, site_url)),
+        DATA_JSON: json_text(chartdata.to_json(chart, site_url)),
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
         SPEC_FILE: spec_file_text(chart),

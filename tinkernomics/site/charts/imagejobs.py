@@ -92,7 +92,8 @@ def jobs(chart: Chart, site_url: str) -> list[ImageJob]:
     return [variant_jobs(chart, site_url, key)[0], card_job(chart, site_url, key)]
 
 
-def all_jobs(chart: Chart, site_url: str) -> list[ImageJob]:
-    """Every image a build draws for the chart: its variants and its preview card."""
-    key = chart_key(chart, site_url)
+def all_jobs(chart: Chart, site_url: str, key: str | None = None) -> list[ImageJob]:
+    """Every image a build draws for the chart: its variants and its preview card, keyed by
+    ``key`` (``chart_key``, made here unless given)."""
+    key = key or chart_key(chart, site_url)
     return [*variant_jobs(chart, site_url, key), card_job(chart, site_url, key)]

@@ -3,6 +3,11 @@
 Data, layout and config for plotly.js, the light/dark theme overrides the browser applies on
 top, overrides for phone-sized frames, and the layout of a PNG/SVG the reader downloads from
 the interactive chart. Numbers and labels come from ``spec.Chart``; nothing is computed here.
+
+``plotly_figure`` is the whole figure (an export inlines it). The site writes it in three parts
+(issue 47): ``shared_figure``, the same for every chart (``embed/spec-base.json``); the chart's
+``data.json``, whose curve points are the curve traces' arrays; and ``file_figure``, the rest
+(``embed/<id>/spec.json``), which names the other two. charts.js joins them (``joined``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import math
 from typing import Any
 
 from tinkernomics.derived import derive
+from tinkernomics.site.charts.data import point
 from tinkernomics.site.charts.spec import (
     THEMES,
     X2_TITLE,
@@ -22,7 +28,6 @@ from tinkernomics.site.charts.spec import (
     attribution_lines,
     decade_ticks,
     num,
-    point,
     short_number,
 )
 
@@ -59,12 +64,20 @@ def _status_line(s: Series) -> str:
     return ""
 
 
-def _curve_trace(s: Series) -> dict[str, Any]:
+CURVE_ARRAYS = ("x", "y", "customdata")
+"""A curve trace's arrays: compute (GB200-hours), reward and H100-hours, one per point."""
+
+
+def _curve_trace(s: Series, arrays: tuple[str, ...] = CURVE_ARRAYS) -> dict[str, Any]:
+    """The curve's line; only the ``arrays`` asked for are written (a file that leaves the
+    others to another file does not compute them)."""
+    columns = {"x": lambda: [point(c) for c, _ in s.points],
+               "y": lambda: [point(r) for _, r in s.points],
+               "customdata": lambda: [point(h) for h in s.h100_hours]}
     return {
         "type": "scatter", "mode": "lines", "name": plotly_text(s.label),
         "legendgroup": s.algorithm_id,
-        "x": [point(c) for c, _ in s.points], "y": [point(r) for _, r in s.points],
-        "customdata": [point(h) for h in s.h100_hours],
+        **{key: columns[key]() for key in CURVE_ARRAYS if key in arrays},
         "line": {"color": s.color, "width": 2.5},
         "hovertemplate": (f"<b>{plotly_text(s.title)}</b><br>{_hover_compute()}"
                           f"<br>reward %{{y:.1%}}{_status_line(s)}<extra></extra>"),
@@ -136,9 +149,11 @@ def _log_axis(low: float, high: float, title: str) -> dict[str, Any]:
     }
 
 
-def series_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
-    """The three traces of one curve: the line, its asymptote A and its C_mid diamond."""
-    return [_curve_trace(s), _asymptote_trace(s, chart.x_low, chart.x_high),
+def series_traces(s: Series, chart: Chart,
+                  arrays: tuple[str, ...] = CURVE_ARRAYS) -> list[dict[str, Any]]:
+    """The three traces of one curve: the line (with its ``arrays``), its asymptote A and its
+    C_mid diamond."""
+    return [_curve_trace(s, arrays), _asymptote_trace(s, chart.x_low, chart.x_high),
             _cmid_trace(s, chart.factor)]
 
 
@@ -150,8 +165,7 @@ def series_file_traces(s: Series, chart: Chart) -> list[dict[str, Any]]:
     """``series_traces`` for a comparison's ``series/<id>.json``, its curve without
     ``GRID_KEYS``: charts.js takes the comparison's shared grid from its first curve instead
     of 500 files repeating it (issue 47)."""
-    curve, *marks = series_traces(s, chart)
-    return [{k: v for k, v in curve.items() if k not in GRID_KEYS}, *marks]
+    return series_traces(s, chart, tuple(k for k in CURVE_ARRAYS if k not in GRID_KEYS))
 
 
 def _setting_order(chart: Chart, data: list[dict[str, Any]]) -> None:
@@ -166,22 +180,44 @@ def _setting_order(chart: Chart, data: list[dict[str, Any]]) -> None:
             trace["legendrank"] = rank[trace["legendgroup"]]
 
 
-def plotly_figure(chart: Chart) -> dict[str, Any]:
-    """The Plotly figure (data, layout, config) plus theme overrides and image-export extras."""
+BASE_LAYOUT: dict[str, Any] = {
+    "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
+    "margin": {"l": 56, "r": 16, "t": 40, "b": 40},
+    "hovermode": "closest",
+    "dragmode": False,
+    "showlegend": True,
+    "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
+               "yref": "container", "title": {"text": ""}},
+}
+"""The layout keys every chart has alike (``shared_figure``)."""
+CONFIG = {"displaylogo": False, "responsive": True, "displayModeBar": False,
+          "scrollZoom": False}
+
+
+def shared_figure() -> dict[str, Any]:
+    """What every chart's figure holds alike (``embed/spec-base.json``, one file for the site):
+    ``BASE_LAYOUT``, the config, the themes and the narrow overrides."""
+    return {"layout": BASE_LAYOUT, "config": CONFIG, "themes": THEMES,
+            "narrow": {"width_px": NARROW_PX, "layout": NARROW}}
+
+
+def _traces(chart: Chart, arrays: tuple[str, ...] = CURVE_ARRAYS
+            ) -> tuple[list[dict[str, Any]], list[int]]:
+    """The figure's traces (curves with their ``arrays``), and where each series' curve trace
+    is (in series order)."""
     data: list[dict[str, Any]] = []
+    curves = []
     for s in chart.series:
-        data += series_traces(s, chart)
+        curves.append(len(data))
+        data += series_traces(s, chart, arrays)
     _setting_order(chart, data)
     data.append(_h100_axis_trace(chart))
-    layout = {
-        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-                 "size": 13},
-        "margin": {"l": 56, "r": 16, "t": 40, "b": 40},
-        "hovermode": "closest",
-        "dragmode": False,
-        "showlegend": True,
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
-                   "yref": "container", "title": {"text": ""}},
+    return data, curves
+
+
+def _own_layout(chart: Chart) -> dict[str, Any]:
+    """The layout keys that differ from chart to chart."""
+    return {
         "xaxis": _log_axis(chart.x_low, chart.x_high, X_TITLE),
         "xaxis2": {**_log_axis(chart.x_low_h100, chart.x_high_h100,
                                f"{X2_TITLE} (× {chart.factor.text[:-1]})"),
@@ -191,15 +227,36 @@ def plotly_figure(chart: Chart) -> dict[str, Any]:
                   "range": [0, chart.y_high], "zeroline": False},
         "annotations": _annotations(chart),
     }
+
+
+def plotly_figure(chart: Chart) -> dict[str, Any]:
+    """The Plotly figure (data, layout, config) plus theme overrides and image-export extras,
+    whole: what an export inlines (``file_figure`` is the site's file of it)."""
+    shared = shared_figure()
     return {
-        "data": data,
-        "layout": layout,
-        "config": {"displaylogo": False, "responsive": True, "displayModeBar": False,
-                   "scrollZoom": False},
-        "themes": THEMES,
-        "narrow": {"width_px": NARROW_PX, "layout": NARROW},
+        "data": _traces(chart)[0],
+        "layout": {**BASE_LAYOUT, **_own_layout(chart)},
+        "config": shared["config"],
+        "themes": shared["themes"],
+        "narrow": shared["narrow"],
         "image": image_extras(chart),
     }
+
+
+POINTS = {"x": "gb200_hours", "y": "reward", "customdata": "h100_equivalent_hours"}
+"""A curve trace's arrays (``CURVE_ARRAYS``) and the ``data.json`` point key each is read
+from."""
+
+
+def file_figure(chart: Chart, base: str, points: str) -> dict[str, Any]:
+    """``spec.json``: ``plotly_figure`` without what another file holds (issue 47). ``base``
+    (a URL relative to it) is ``shared_figure``'s file, whose ``layout`` keys come first and
+    whose other keys the figure lacks; ``points.file`` is the chart's ``data.json``, whose
+    ``series[i].points`` give the ``points.traces[i]``-th trace its ``x``, ``y`` and
+    ``customdata`` (``POINTS``: the same numbers; before, spec.json held them a third time)."""
+    data, curves = _traces(chart, arrays=())
+    return {"base": base, "points": {"file": points, "traces": curves, **POINTS},
+            "data": data, "layout": _own_layout(chart), "image": image_extras(chart)}
 
 
 def image_extras(chart: Chart) -> dict[str, Any]:
