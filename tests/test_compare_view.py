@@ -185,5 +185,21 @@ def test_the_column_files_reference_the_shared_pieces(tmp_path: Path,
     assert set(files) == set(index.algorithms)
     assert any(shared.REF_TAG in text for text in files.values())
     for algo_id, text in files.items():
-        assert unshare(text, pieces) == feature.column_html(_Ctx(index), algo_id)
+        assert unshare(text, pieces) == feature.column_file(feature.column_html(_Ctx(index),
+                                                                                algo_id))
     assert f'data-tn-shared="{view.SHARED}"' in feature.compare_html(_Ctx(index))
+
+
+def test_the_last_pass_finds_the_column_files_finished(tmp_path: Path,
+                                                       index: view.SiteIndex) -> None:
+    """A column file is written once, with the policy a file without ``<head>`` gets: the pass
+    over every HTML file (date, previews, policy) leaves it as it is."""
+    feature.write_outputs(_Ctx(index), tmp_path)
+    folder = tmp_path / view.PAGE / view.COLUMNS
+    before = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.html")}
+    assert before and all(t.startswith('<meta http-equiv="Content-Security-Policy"')
+                          for t in before.values())
+    dates = BuildDates(dt.date(2026, 1, 2), dt.date(2026, 1, 1))
+    report = finish_pages(tmp_path, "https://example.org/", dates, known_scripts())
+    assert report.changed == 0
+    assert {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.html")} == before

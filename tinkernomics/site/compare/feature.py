@@ -14,6 +14,11 @@ script copies it from that one), and ``data-search-exclude`` (the file is no pag
 indexes it). Issue 47: one such file per algorithm, about an eighth of each is those repeats.
 What two or more column files hold (a citation, a figure, a whole cell) is then held once, in
 ``compare/columns/shared.json``, each file keeping a reference in its place (``shared``).
+
+Each column file is written once, as the site serves it: with the Content-Security-Policy a
+file without ``<head>`` gets (``postbuild.csp.with_policy``), so the last pass over every HTML
+file (``postbuild.finish``) reads it and finds nothing to change (issue 47: 1,000 files were
+written twice).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site
 from tinkernomics.site.pages.figures import PARTIALS, unmark
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links
+from tinkernomics.site.postbuild.csp import with_policy
+from tinkernomics.site.postbuild.knownscripts import KnownScripts
 
 SECTION_SLOT = "end"
 
@@ -86,6 +93,16 @@ def compact(html: str) -> str:
     return _CITE.sub(cite, unmark(html))
 
 
+NO_SCRIPTS = KnownScripts(frozenset())
+"""A column file runs no script: its policy allows none (the one a file without ``<head>``
+gets whatever the templates write)."""
+
+
+def column_file(column: str) -> str:
+    """A column file's text as it is written: ``column`` with its policy first."""
+    return with_policy(column, NO_SCRIPTS).text
+
+
 def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     """The "Compare" section of an algorithm page: a link to it beside a featured algorithm
     (left out of the search index) and the other names of the field's terms its text uses."""
@@ -105,12 +122,13 @@ def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
 
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     """``compare/columns/<id>.html`` for every algorithm, less the pieces two or more of them
-    share, which go once into ``compare/columns/shared.json`` (``shared``)."""
+    share, which go once into ``compare/columns/shared.json`` (``shared``), each with its
+    policy (``column_file``)."""
     folder = site_dir / view.PAGE / view.COLUMNS
     folder.mkdir(parents=True, exist_ok=True)
     columns, pieces = shared.share({a: column_html(ctx, a) for a in _index(ctx).algorithms})
     for algo_id, text in columns.items():
-        (folder / f"{algo_id}.html").write_text(text, encoding="utf-8")
+        (folder / f"{algo_id}.html").write_text(column_file(text), encoding="utf-8")
     (site_dir / view.PAGE / view.SHARED).write_text(
         json.dumps(pieces, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
