@@ -1,7 +1,12 @@
 """Link previews (pipeline step 6, written after the pages): Open Graph, Twitter, oEmbed links.
 
-Every built page gets ``og:*`` and ``twitter:*`` tags and, when it shows a chart, the chart's
-preview card and a ``<link rel="alternate" type="application/json+oembed">``. They are added to
+Every built page gets ``og:*`` tags, ``twitter:card`` and ``twitter:image:alt`` and, when it
+shows a chart, the chart's preview card and a ``<link rel="alternate"
+type="application/json+oembed">``. No ``twitter:title``, ``twitter:description`` or
+``twitter:image``: X's card processor reads ``og:title``, ``og:description`` and ``og:image``
+when they are absent (developer.x.com/cards/markup, "Cards Markup Tag Reference": each Twitter
+tag's OpenGraph fallback), so they would repeat the og: tags' text on every page; the card
+type (``summary_large_image``, no og: equivalent) and the image's alt text (no fallback) stay. They are added to
 the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
 builds carry the same tags (Zensical's template engine lacks the string methods and filters a
 template would need to find the page's chart and first paragraph). URLs are absolute, from
@@ -74,9 +79,6 @@ class Preview:
             f'<meta property="og:image:height" content="{CARD_SIZE_PX[1]}">',
             f'<meta property="og:image:alt" content="{esc(self.image_alt)}">',
             '<meta name="twitter:card" content="summary_large_image">',
-            f'<meta name="twitter:title" content="{esc(self.title)}">',
-            f'<meta name="twitter:description" content="{esc(self.description)}">',
-            f'<meta name="twitter:image" content="{esc(self.image)}">',
             f'<meta name="twitter:image:alt" content="{esc(self.image_alt)}">',
         ]
         if self.chart and self.oembed:
