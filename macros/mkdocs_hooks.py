@@ -26,6 +26,13 @@ What these hooks rely on in MkDocs and Material (hook priorities, the search plu
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
 upgrade checklist.
 
+Each page MkDocs renders is finished before MkDocs writes it (``on_post_page``, after every
+other plugin's): build date, link-preview tags and glossary links, theme indentation out and
+Content-Security-Policy, the transforms of the post-build pass
+(``tinkernomics.site.postbuild.finish``), which then skips those files, so each page is written
+once instead of written, read back and written again. ``on_pre_build`` starts a build's pass
+afresh (dates, site URL, the scripts the policy allows: ``_page_pass``).
+
 Chart PNGs serve link previews and image-only hosts, not a local preview: under ``mkdocs serve``
 (``on_startup``'s command) the charts feature writes every other file and no PNG
 (``$TINKERNOMICS_CHART_IMAGES``, unless set already: ``=1`` draws them while serving too).
@@ -44,10 +51,14 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from tinkernomics.site.build import catalog_dir
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
+from tinkernomics.site.freshness.feature import build_dates
 from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
+from tinkernomics.site.postbuild import finish
 from tinkernomics.site.postbuild.csp import SERVE_ENV
+from tinkernomics.site.postbuild.knownscripts import known_scripts
 
 
 def _load_theme():
@@ -92,6 +103,29 @@ def on_page_content(html, page, config, files):
 def on_page_context(context, page, config, nav):
     page.content = restore(page.content, _CUT.pop(page.file.src_uri, []), THEME)
     return context
+
+
+_PASS: list[finish.PagePass] = []
+"""This build's page pass, made at its first page (empty between builds)."""
+
+
+def on_pre_build(config):
+    _PASS.clear()
+    finish.FINISHED.clear()
+
+
+@event_priority(theme.AFTER_OTHERS)  # last: the policy covers what every plugin wrote
+def on_post_page(output, page, config):
+    return finish.finish_rendered(output, page.file.dest_uri, config.site_dir, _page_pass(config))
+
+
+def _page_pass(config) -> finish.PagePass:
+    if not _PASS:
+        root = Path(config.config_file_path).parent
+        _PASS.append(finish.PagePass.of(config.site_url or "",
+                                        build_dates(root, catalog_dir(root)),
+                                        known_scripts(root, THEME)))
+    return _PASS[0]
 
 
 def on_startup(command, dirty):

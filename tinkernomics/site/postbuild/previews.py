@@ -6,10 +6,11 @@ type="application/json+oembed">``. No ``twitter:title``, ``twitter:description``
 ``twitter:image``: X's card processor reads ``og:title``, ``og:description`` and ``og:image``
 when they are absent (developer.x.com/cards/markup, "Cards Markup Tag Reference": each Twitter
 tag's OpenGraph fallback), so they would repeat the og: tags' text on every page; the card
-type (``summary_large_image``, no og: equivalent) and the image's alt text (no fallback) stay. They are added to
-the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
-builds carry the same tags (Zensical's template engine lacks the string methods and filters a
-template would need to find the page's chart and first paragraph). URLs are absolute, from
+type (``summary_large_image``, no og: equivalent) and the image's alt text (no fallback) stay.
+They are added to the finished HTML by the outputs step (or, under MkDocs, by its hooks just
+before a page is written: ``postbuild.finish``), not by a theme template, so the MkDocs and the
+Zensical builds carry the same tags (Zensical's template engine lacks the string methods and
+filters a template would need to find the page's chart and first paragraph). URLs are absolute, from
 ``site_url``, so a site under a sub-path stays right. Every image has its alt text (a chart's
 card: the chart's finding, from its figure's summary) and every page names the site
 (``og:site_name``). The oEmbed link is ``rel="alternate oembed"``: WordPress's discovery reads
