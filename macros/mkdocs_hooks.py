@@ -20,7 +20,8 @@ bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html
 build if that block ever holds more than the bundle and the ``extra_javascript`` loop. It also
 gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
 carries for ``search-terms.js``, and the search dialog's markup that the header labels
-(``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``).
+(``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``), which it renders once
+for all the pages of a folder (``theme_header.py``, beside ``theme.py``: rule 10).
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
@@ -61,12 +62,11 @@ from tinkernomics.site.postbuild.csp import SERVE_ENV
 from tinkernomics.site.postbuild.knownscripts import known_scripts
 
 
-def _load_theme():
-    """The theme adapter beside this file (``macros/theme.py``), loaded by path as MkDocs loads
-    this module (the project root need not be importable)."""
-    name = "tinkernomics_theme_adapter"
+def _load_theme(file: str = "theme.py", name: str = "tinkernomics_theme_adapter"):
+    """The theme adapter beside this file (``macros/theme.py``; ``theme_header.py``, its rule
+    10), loaded by path as MkDocs loads this module (the project root need not be importable)."""
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("theme.py"))
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load the theme adapter beside {__file__}")
         module = importlib.util.module_from_spec(spec)
@@ -76,6 +76,7 @@ def _load_theme():
 
 
 theme = _load_theme()
+theme_header = _load_theme("theme_header.py", "tinkernomics_theme_header")
 THEME = theme.profile()
 """The theme's facts (the search plugin's rules for the cut)."""
 
@@ -139,6 +140,7 @@ def on_env(env, config, files):
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)
     theme.share_nav(env)  # rule 9: one rendering of the nav for the pages outside it
+    theme_header.share_header(env)  # rule 10: one rendering of the header for a folder's pages
     return env
 
 
