@@ -12,6 +12,11 @@ checked, in the first rendering: the element after ``TOPIC`` holds the title as 
 (MkDocs' theme environment does not autoescape: ``share_header`` shares nothing if it does),
 and nothing else but whitespace; else each page of the folder renders its own header. Zensical
 runs no hooks: there every page renders its own.
+
+The same goes for the blocks of ``base.html`` that read nothing of the page but its URL (links
+relative to it): ``config`` (the ``__config`` script: the site's base, features, translated
+labels, the search worker's path) and ``styles``. ``main.html`` wraps each in
+``tn_folder_once``, which renders it once for the pages of a folder.
 """
 
 from __future__ import annotations
@@ -75,3 +80,12 @@ def share_header(env: Any) -> None:
         return caller() if slot is None else slot[0] + title + slot[1]
 
     env.globals["tn_header_once"] = header_once
+    parts: dict[tuple[str, int, str], str] = {}
+
+    def folder_once(page: Any, name: str, caller: Callable[[], str]) -> str:
+        key = (name, *folder_of(page))
+        if key not in parts:
+            parts[key] = caller()
+        return parts[key]
+
+    env.globals["tn_folder_once"] = folder_once
