@@ -15,7 +15,8 @@ runs no hooks: there every page renders its own.
 
 The same goes for the blocks of ``base.html`` that read nothing of the page but its URL (links
 relative to it): ``config`` (the ``__config`` script: the site's base, features, translated
-labels, the search worker's path) and ``styles``. ``main.html`` wraps each in
+labels, the search worker's path), ``styles``, and ``main.html``'s own ``scripts`` (the
+theme's bundle and ``extra_javascript``). ``main.html`` wraps each in
 ``tn_folder_once``, which renders it once for the pages of a folder.
 """
 
