@@ -76,7 +76,7 @@ def _load_theme(file: str = "theme.py", name: str = "tinkernomics_theme_adapter"
 
 
 theme = _load_theme()
-theme_header = _load_theme("theme_header.py", "tinkernomics_theme_header")
+theme_header = _load_theme("theme_header.py", "macros.theme_header")
 THEME = theme.profile()
 """The theme's facts (the search plugin's rules for the cut)."""
 

@@ -82,7 +82,7 @@ def _header_module() -> Any:
     import importlib.util
     import sys
 
-    name = "tinkernomics_theme_header"
+    name = "macros.theme_header"  # the key the MkDocs hooks load it under
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(
             name, Path(str(THEME.__file__)).with_name("theme_header.py"))
