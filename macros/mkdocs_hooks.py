@@ -20,11 +20,19 @@ bundle; ``on_env`` gives it the bundle's path, read from the theme's ``base.html
 build if that block ever holds more than the bundle and the ``extra_javascript`` loop. It also
 gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
 carries for ``search-terms.js``, and the search dialog's markup that the header labels
-(``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``).
+(``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``), which it renders once
+for all the pages of a folder (``theme_header.py``, beside ``theme.py``: rule 10).
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
 upgrade checklist.
+
+Each page MkDocs renders is finished before MkDocs writes it (``on_post_page``, after every
+other plugin's): build date, link-preview tags and glossary links, theme indentation out and
+Content-Security-Policy, the transforms of the post-build pass
+(``tinkernomics.site.postbuild.finish``), which then skips those files, so each page is written
+once instead of written, read back and written again. ``on_pre_build`` starts a build's pass
+afresh (dates, site URL, the scripts the policy allows: ``_page_pass``).
 
 Chart PNGs serve link previews and image-only hosts, not a local preview: under ``mkdocs serve``
 (``on_startup``'s command) the charts feature writes every other file and no PNG
@@ -44,18 +52,21 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from tinkernomics.site.build import catalog_dir
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
+from tinkernomics.site.freshness.feature import build_dates
 from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
+from tinkernomics.site.postbuild import finish
 from tinkernomics.site.postbuild.csp import SERVE_ENV
+from tinkernomics.site.postbuild.knownscripts import known_scripts
 
 
-def _load_theme():
-    """The theme adapter beside this file (``macros/theme.py``), loaded by path as MkDocs loads
-    this module (the project root need not be importable)."""
-    name = "tinkernomics_theme_adapter"
+def _load_theme(file: str = "theme.py", name: str = "tinkernomics_theme_adapter"):
+    """The theme adapter beside this file (``macros/theme.py``; ``theme_header.py``, its rule
+    10), loaded by path as MkDocs loads this module (the project root need not be importable)."""
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("theme.py"))
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load the theme adapter beside {__file__}")
         module = importlib.util.module_from_spec(spec)
@@ -65,6 +76,7 @@ def _load_theme():
 
 
 theme = _load_theme()
+theme_header = _load_theme("theme_header.py", "macros.theme_header")
 THEME = theme.profile()
 """The theme's facts (the search plugin's rules for the cut)."""
 
@@ -94,6 +106,29 @@ def on_page_context(context, page, config, nav):
     return context
 
 
+_PASS: list[finish.PagePass] = []
+"""This build's page pass, made at its first page (empty between builds)."""
+
+
+def on_pre_build(config):
+    _PASS.clear()
+    finish.FINISHED.clear()
+
+
+@event_priority(theme.AFTER_OTHERS)  # last: the policy covers what every plugin wrote
+def on_post_page(output, page, config):
+    return finish.finish_rendered(output, page.file.dest_uri, config.site_dir, _page_pass(config))
+
+
+def _page_pass(config) -> finish.PagePass:
+    if not _PASS:
+        root = Path(config.config_file_path).parent
+        _PASS.append(finish.PagePass.of(config.site_url or "",
+                                        build_dates(root, catalog_dir(root)),
+                                        known_scripts(root, THEME)))
+    return _PASS[0]
+
+
 def on_startup(command, dirty):
     if command == "serve":
         os.environ.setdefault(CHART_IMAGES_ENV, "0")
@@ -105,6 +140,7 @@ def on_env(env, config, files):
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)
     theme.share_nav(env)  # rule 9: one rendering of the nav for the pages outside it
+    theme_header.share_header(env)  # rule 10: one rendering of the header for a folder's pages
     return env
 
 

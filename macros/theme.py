@@ -63,7 +63,6 @@ What is relied on, and where:
    CSS cannot read this module, so a rename is still followed in the stylesheets, but every name
    is declared here: ``tests/test_theme_boundary.py`` fails on a name used and not listed, and
    on a listed name the installed theme no longer has (naming the files that use it).
-
 9. Material's site navigation is the partial ``partials/nav.html`` (``NAV_PARTIAL``), which
    ``base.html``'s ``site_nav`` block includes; it reads the page only to mark it and its
    sections active (``page in``/``==``, MkDocs' ``active`` flags) and to make its links
@@ -71,6 +70,7 @@ What is relied on, and where:
    ``on_env``) puts a wrapper under that name that renders Material's partial once per build
    for every page the nav neither holds nor marks whose links come out the same (``nav_key``):
    the 1,000 algorithm pages outside the nav share one rendering. Zensical runs no hooks.
+10. Material's header reads of a page its title and URL only: ``theme_header.py`` (beside).
 
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.

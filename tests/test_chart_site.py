@@ -24,8 +24,8 @@ from tinkernomics.site.charts import spec as charts
 pytestmark = pytest.mark.build
 
 PREVIEW_TAGS = ("og:title", "og:description", "og:url", "og:image", "twitter:card",
-                "twitter:image")
-URL_TAGS = ("og:url", "og:image", "twitter:image")
+                "twitter:image:alt")
+URL_TAGS = ("og:url", "og:image")
 
 
 class _Head(HTMLParser):

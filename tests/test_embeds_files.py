@@ -260,9 +260,9 @@ def test_the_embed_page_has_a_heading_one_image_and_preview_tags(grpo: charts.Ch
     assert re.search(r"<h1 class=\"tn-chart__title\"[^>]*>[^<]+</h1>", page)
     assert page.count('role="img"') == 2  # the wide and narrow SVGs; CSS shows one
     # the plot is named once drawn, by charts.js from the caption (no copy of it in the page);
-    # the page is noindex: its description is the caption and the og/twitter tags only
+    # the page is noindex: its description is the caption and og:description only
     assert '<div class="tn-chart__plot" tabindex="-1"></div>' in page
-    assert page.count(grpo.description) == 3 and '<meta name="description"' not in page
+    assert page.count(grpo.description) == 2 and '<meta name="description"' not in page
     assert '<table class="tn-sr-only">' in page and share.alt_text(grpo).split(".")[0] in page
     for tag in ("og:title", "og:image", "og:image:alt", "og:site_name", "twitter:image:alt"):
         assert f'"{tag}"' in page, tag

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, fill_page
-from tinkernomics.site.postbuild import csp
+from tinkernomics.site.postbuild import csp, finish
 from tinkernomics.site.postbuild.csp import add_policies
 from tinkernomics.site.postbuild.finish import finish_pages
 from tinkernomics.site.postbuild.knownscripts import known_scripts
@@ -134,3 +134,34 @@ def test_a_script_every_page_holds_is_hashed_once(tmp_path: Path,
     assert digests.count(body.encode("utf-8")) == 1
     expected = csp.script_hash(body)
     assert all(expected in p.read_text(encoding="utf-8") for p in tmp_path.glob("*.html"))
+
+
+def test_a_page_the_hooks_finished_is_written_once_and_skipped_by_the_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: under MkDocs the hooks finish each page before MkDocs writes it; the pass then
+    neither reads nor rewrites it, and the site is what the pass alone makes of it."""
+    alone, hooked = _site(tmp_path / "alone"), _site(tmp_path / "hooked")
+    known = known_scripts()
+    finish_pages(alone, BASE, DATES, known)
+    rel = "algorithms/grpo/index.html"
+    blocked = PAGE.replace("</body>", "<script>alert(1)</script></body>")
+    (alone / "b.html").write_text(finish.PagePass.of(BASE, DATES, known).run(blocked, "b.html")
+                                  .text, encoding="utf-8")
+    page_pass = finish.PagePass.of(BASE, DATES, known)
+    monkeypatch.setattr(finish, "FINISHED", {})
+    for name, text in ((rel, PAGE), ("b.html", blocked)):
+        (hooked / name).write_text(finish.finish_rendered(text, name, str(hooked), page_pass),
+                                   encoding="utf-8")
+    read = Path.read_text
+    seen: list[str] = []
+
+    def counted_read(self: Path, *args: object, **kwargs: object) -> str:
+        seen.append(self.name)
+        return read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", counted_read)
+    report = finish_pages(hooked, BASE, DATES, known)
+    monkeypatch.setattr(Path, "read_text", read)
+    assert sorted(seen) == ["frag.html", "index.html"]  # the embed page, not the two pages
+    assert _tree(hooked) == _tree(alone)
+    assert report.blocked == {"b.html": 1} and finish.FINISHED == {}

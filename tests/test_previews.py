@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tinkernomics.site.postbuild.previews import preview, tag_page
 
 BASE = "https://example.org/sub/"
@@ -22,6 +24,14 @@ def test_a_chart_page_previews_its_first_paragraph_and_its_chart_card() -> None:
     tags = found.tags(BASE)
     assert 'content="Group Relative &lt;Policy&gt; &quot;Optimization&quot;"' in tags
     assert f'href="{BASE}embed/scalerl-grpo/oembed.json"' in tags
+
+
+def test_twitter_reads_the_og_tags_and_gets_only_what_they_lack() -> None:
+    tags = preview(PAGE, "algorithms/grpo/", BASE).tags(BASE)
+    names = re.findall(r'<meta name="(twitter:[^"]+)"', tags)
+    assert names == ["twitter:card", "twitter:image:alt"]  # title, description, image: og:'s
+    for prop in ("og:title", "og:description", "og:image", "og:image:alt"):
+        assert f'<meta property="{prop}" content="' in tags
 
 
 def test_a_page_without_chart_or_text_uses_the_site_card_and_meta_description() -> None:

@@ -6,7 +6,9 @@ the nav that share a folder."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_site import load_theme
@@ -68,3 +70,63 @@ def test_a_page_in_the_nav_is_never_shared(config_file: Path) -> None:
     _, shared = THEME.render_pages(config_file, shared_nav=False)
     assert shared == set(OUTSIDE)
     assert THEME.nav_key(None, None) is None
+
+
+HEADER_CONFIG = CONFIG.replace("  name: material\n",
+                               "  name: material\n  custom_dir: {overrides}\n")
+TITLES = {"things/a.md": "---\ntitle: Front & <i>matter</i>\n---\n# A\n",
+          "things/b.md": "# B & co\n", "things/c.md": "# A\n", "other/a.md": "# Other\n"}
+
+
+def _header_module() -> Any:
+    import importlib.util
+    import sys
+
+    name = "macros.theme_header"  # the key the MkDocs hooks load it under
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(str(THEME.__file__)).with_name("theme_header.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_the_header_is_rendered_once_a_folder_with_each_pages_title(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule 10 (macros/theme_header.py, issue 47): with the site's overrides, every page is the
+    same when the header is rendered once for the pages of a folder, each with its own title."""
+    root = tmp_path / "site"
+    overrides = Path(str(THEME.__file__)).parent.parent / "site_overrides"
+    (root / "mkdocs.yml").parent.mkdir(parents=True)
+    (root / "mkdocs.yml").write_text(HEADER_CONFIG.format(overrides=overrides))
+    for name in PAGES:
+        path = root / "docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(TITLES.get(name, f"# {name}\n\ntext\n"))
+    own, _ = THEME.render_pages(root / "mkdocs.yml", shared_nav=False)
+    header = _header_module()
+    runs: list[str] = []
+    share_nav = THEME.share_nav
+
+    def share_both(env: Any) -> None:
+        share_nav(env)
+        header.share_header(env)
+        once = env.globals["tn_header_once"]
+
+        def counted(page: Any, caller: Callable[[], str]) -> str:
+            def render() -> str:
+                runs.append(page.file.src_uri)
+                return caller()
+            return str(once(page, render))
+        env.globals["tn_header_once"] = counted
+
+    monkeypatch.setattr(THEME, "share_nav", share_both)
+    shared, _ = THEME.render_pages(root / "mkdocs.yml", shared_nav=True)
+    for name in PAGES:
+        assert shared[name] == own[name], name
+    assert "Front & <i>matter</i>" in shared["things/a.md"]
+    assert "B &amp; co" in shared["things/b.md"]
+    assert len([r for r in runs if r.startswith("things/")]) == 1  # one for a, b and c
+    assert len(runs) == 5  # by depth and folder: /, things/ and guide/, things, guide, other

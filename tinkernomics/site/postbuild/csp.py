@@ -34,7 +34,7 @@ import hashlib
 import html
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,6 +156,13 @@ class PolicyReport:
     blocked: dict[str, int] = field(default_factory=dict)
     renamed: dict[str, int] = field(default_factory=dict)
 
+    def add(self, rel: str, result: PageResult) -> None:
+        """Note what the policy found in the file at site path ``rel``."""
+        if result.blocked:
+            self.blocked[rel] = result.blocked
+        if result.renamed:
+            self.renamed[rel] = result.renamed
+
     def warnings(self) -> list[str]:
         """One line per file holding inline scripts no template writes or renamed attributes."""
         return ([f"{rel}: {n} inline script(s) no template writes (blocked by its policy)"
@@ -165,22 +172,25 @@ class PolicyReport:
 
 
 def add_policies(site_dir: Path, known: KnownScripts | None = None,
-                 before: Callable[[str, Path], str] | None = None) -> PolicyReport:
+                 before: Callable[[str, Path], str] | None = None,
+                 finished: Mapping[str, PageResult] | None = None) -> PolicyReport:
     """Give every HTML file under ``site_dir`` its policy; report what was disarmed. ``before``
     transforms each page first (``postbuild.finish``: dates and previews), so every file is read
-    and written once; a file is written only if it changed."""
+    and written once; a file is written only if it changed. ``finished``: files (absolute
+    paths) given their policy already, with what it found, which are reported, not read."""
     serving = bool(os.environ.get(SERVE_ENV))
     report = PolicyReport()
+    finished = finished or {}
     for path in sorted(site_dir.rglob("*.html")):
-        original = path.read_text(encoding="utf-8")
-        page = before(original, path) if before else original
-        result = with_policy(page, known, serving=serving)
-        rel = path.relative_to(site_dir).as_posix()
-        if result.blocked:
-            report.blocked[rel] = result.blocked
-        if result.renamed:
-            report.renamed[rel] = result.renamed
-        if result.text != original:
-            path.write_text(result.text, encoding="utf-8")
-            report.changed += 1
+        result = finished.get(os.path.normpath(path))
+        if result is None:
+            original = path.read_text(encoding="utf-8")
+            page = before(original, path) if before else original
+            result = with_policy(page, known, serving=serving)
+            if result.text != original:
+                path.write_text(result.text, encoding="utf-8")
+                report.changed += 1
+        else:
+            report.changed += 1  # written finished
+        report.add(path.relative_to(site_dir).as_posix(), result)
     return report

@@ -1,10 +1,16 @@
 """Link previews (pipeline step 6, written after the pages): Open Graph, Twitter, oEmbed links.
 
-Every built page gets ``og:*`` and ``twitter:*`` tags and, when it shows a chart, the chart's
-preview card and a ``<link rel="alternate" type="application/json+oembed">``. They are added to
-the finished HTML by the outputs step, not by a theme template, so the MkDocs and the Zensical
-builds carry the same tags (Zensical's template engine lacks the string methods and filters a
-template would need to find the page's chart and first paragraph). URLs are absolute, from
+Every built page gets ``og:*`` tags, ``twitter:card`` and ``twitter:image:alt`` and, when it
+shows a chart, the chart's preview card and a ``<link rel="alternate"
+type="application/json+oembed">``. No ``twitter:title``, ``twitter:description`` or
+``twitter:image``: X's card processor reads ``og:title``, ``og:description`` and ``og:image``
+when they are absent (developer.x.com/cards/markup, "Cards Markup Tag Reference": each Twitter
+tag's OpenGraph fallback), so they would repeat the og: tags' text on every page; the card
+type (``summary_large_image``, no og: equivalent) and the image's alt text (no fallback) stay.
+They are added to the finished HTML by the outputs step (or, under MkDocs, by its hooks just
+before a page is written: ``postbuild.finish``), not by a theme template, so the MkDocs and the
+Zensical builds carry the same tags (Zensical's template engine lacks the string methods and
+filters a template would need to find the page's chart and first paragraph). URLs are absolute, from
 ``site_url``, so a site under a sub-path stays right. Every image has its alt text (a chart's
 card: the chart's finding, from its figure's summary) and every page names the site
 (``og:site_name``). The oEmbed link is ``rel="alternate oembed"``: WordPress's discovery reads
@@ -74,9 +80,6 @@ class Preview:
             f'<meta property="og:image:height" content="{CARD_SIZE_PX[1]}">',
             f'<meta property="og:image:alt" content="{esc(self.image_alt)}">',
             '<meta name="twitter:card" content="summary_large_image">',
-            f'<meta name="twitter:title" content="{esc(self.title)}">',
-            f'<meta name="twitter:description" content="{esc(self.description)}">',
-            f'<meta name="twitter:image" content="{esc(self.image)}">',
             f'<meta name="twitter:image:alt" content="{esc(self.image_alt)}">',
         ]
         if self.chart and self.oembed:
