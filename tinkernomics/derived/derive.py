@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
@@ -23,7 +24,7 @@ from tinkernomics.catalog.fields import UNIT_LABELS, Status, Unit
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.derived import numberformat
-from tinkernomics.derived.calculator import tree
+from tinkernomics.derived.calculator import compiled, tree
 
 DEFAULT_CONVERSION = "gb200_to_h100"
 """Conversion used for the H100-equivalent axis and columns."""
@@ -184,8 +185,9 @@ def sigmoid_params(fit: m.ScaleRLFit) -> SigmoidParams:
 
 
 SCALERL_REWARD = "R0 if C <= 0 else R0 + (A - R0) / (1.0 + (C_mid / C) ** B)"
-"""The ScaleRL sigmoid R(C), written once: ``scalerl_reward`` evaluates it and the calculator's
-graph reads it with its own names (``scalerl_expression``)."""
+"""The ScaleRL sigmoid R(C), written once: ``scalerl_reward`` and ``curve_points`` evaluate it
+(compiled once, ``_formula``) and the calculator's graph reads it with its own names
+(``scalerl_expression``)."""
 SCALERL_COMPUTE = "C_mid / (1.0 / f - 1.0) ** (1.0 / B)"
 """Its inverse: the compute C at which R reaches R0 + f * (A - R0) (the calculator's compute to
 the target, ``resources.convergence``)."""
@@ -201,11 +203,26 @@ def _sigmoid_env(p: SigmoidParams, **more: float) -> dict[str, float]:
     return {"A": p.A, "B": p.B, "C_mid": p.C_mid, "R0": p.R0, **more}
 
 
+Formula = Callable[[Mapping[str, float]], float | None]
+"""Names -> the formula's value, or None where it has no finite real value."""
+
+
+@lru_cache(maxsize=8)
+def _formula(expression: str) -> Formula:
+    """``expression`` as one Python function computing what the calculator's evaluator
+    (``tree.evaluate``) computes, bit for bit (``compiled.compile_graph``: the same float
+    operations in the same order), parsed and compiled once per formula text rather than
+    walked node by node at each of a curve's points; the walk itself if it cannot compile."""
+    parsed = tree.to_tree(expression)
+    function = compiled.compile_graph([("value", None, parsed)])
+    if function is None:
+        return lambda env: tree.evaluate(parsed, env)
+    return lambda env: function(env)[0]
+
+
 def scalerl_reward(p: SigmoidParams, compute: float) -> float:
     """R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B); R(0) = R0 (``SCALERL_REWARD``)."""
-    value = tree.evaluate(tree.to_tree(SCALERL_REWARD), _sigmoid_env(p, C=compute))
-    # far below C_mid (C_mid / C)^B overflows and the curve sits at R0 (validated ranges avoid it)
-    return p.R0 if value is None else value
+    return curve_points(p, (compute,))[0][1]
 
 
 def log_grid(low: float, high: float, points: int) -> list[float]:
@@ -217,8 +234,16 @@ def log_grid(low: float, high: float, points: int) -> list[float]:
 
 
 def curve_points(p: SigmoidParams, computes: Iterable[float]) -> list[tuple[float, float]]:
-    """(compute, reward) pairs along the fitted curve."""
-    return [(c, scalerl_reward(p, c)) for c in computes]
+    """(compute, reward) pairs along the fitted curve: ``SCALERL_REWARD`` at each compute."""
+    reward, env = _formula(SCALERL_REWARD), _sigmoid_env(p, C=0.0)
+    points = []
+    for c in computes:
+        env["C"] = c
+        value = reward(env)
+        # far below C_mid (C_mid / C)^B overflows and the curve sits at R0 (validated ranges
+        # avoid it)
+        points.append((c, p.R0 if value is None else value))
+    return points
 
 
 # --------------------------------------------------------------------------- formulas
