@@ -45,6 +45,18 @@ class RunMode(StrEnum):
     """Sampling runs ahead of training (off-policy by a step or more): the two overlap."""
 
 
+class Offloaded(StrEnum):
+    """What a learner keeps in host (CPU) memory between uses, moved over the host link."""
+
+    optimizer = "optimizer"
+    """The optimizer's state lives on the host and its step runs on the CPU (ZeRO-Offload,
+    Megatron's optimizer_cpu_offload): gradients go down and parameters come back every step."""
+    params = "params"
+    """The learner's (and reference's) weights leave the GPU while sampling and come back."""
+    grads = "grads"
+    """The gradient buffers leave the GPU between steps and come back."""
+
+
 class RunStage(StrictModel):
     """One stage of a published run: its settings, each stated or assumed."""
 
@@ -125,6 +137,14 @@ class PublishedRun(StrictModel):
         default=True, description="False if the sampler decodes without CUDA graphs (vLLM's "
                                   "`enforce_eager`): every layer's kernels are launched one by "
                                   "one each decode iteration.")
+    whole_batch_rollout: bool = Field(
+        default=False, description="Asynchronous runs: True if the sampler generates each step's "
+                                   "batch in one call that returns with its longest completion "
+                                   "(one step off-policy), so the step waits for the tail; False "
+                                   "if completions stream to the trainer.")
+    cpu_offload: list[Offloaded] = Field(
+        default_factory=list, description="What the learner offloads to host memory: "
+                                          "`optimizer`, `params`, `grads`.")
     lora: bool = Field(default=False, description="True if only a LoRA adapter is trained.")
     reference: bool = Field(
         default=False, description="True if a frozen reference model scores every trajectory "

@@ -173,8 +173,9 @@ INPUTS: tuple[Input, ...] = (
     _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
     _number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
-    _number("eager", "run.eager", "int", 0, 1, 0.0),
-    _number("async", "run.asynchronous", "int", 0, 1, 0.0),
+    *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
+        ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
+        ("oo", "offload_optimizer"), ("op", "offload_params"), ("og", "offload_grads"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),

@@ -116,6 +116,13 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.asynchronous", "Sampling and training", e["run.asynchronous"],
                 [("0", "synchronous: each step samples, then trains"),
                  ("1", "asynchronous: sampling overlaps training")]),
+        _choice("run.whole_batch", "Asynchronous sampler hands over", e["run.whole_batch"],
+                [("0", "completions as they finish"),
+                 ("1", "the whole batch: a step waits for its longest completion")]),
+        *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
+                  [("0", "no"), ("1", "yes: moved over the host link every step")])
+          for part, label in (("optimizer", "optimizer state and step"),
+                              ("params", "weights while sampling"), ("grads", "gradients"))),
         field("set.tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
               help="From a pilot run: replaces the decode physics."),
         field("set.mfu_train", "Training and scoring MFU (%)", "num", pct(e["time.mfu_train"])),
