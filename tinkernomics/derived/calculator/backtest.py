@@ -57,6 +57,10 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.rollout_tp"] = _int(stage.rollout_tp.value)
     if stage.max_num_seqs is not None:
         found["set.max_seqs"] = _int(stage.max_num_seqs.value)
+    if stage.attention_tp is not None:
+        found["set.attention_tp"] = _int(stage.attention_tp.value)
+    if stage.gpu_memory_utilization is not None:
+        found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
     if not run.cuda_graphs:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:

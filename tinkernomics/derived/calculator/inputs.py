@@ -172,6 +172,8 @@ INPUTS: tuple[Input, ...] = (
     _number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
     _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
     _number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
+    _number("mu", "set.mem_util", "num", 0.05, 1, None, shows="time.mem_util"),
+    _number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.kv_copies"),
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
     *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
@@ -203,8 +205,7 @@ catalog lacks, so it has no Tinker price."""
 ARCH_FIGURES = ("params_b", "active_b", "layers", "heads", "kv_heads", "head_dim", "d_model",
                 "vocab", "mlp")
 WAYS = "pin"
-"""The list input of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
-fills in its options from the catalog)."""
+"""The comparison's list input of ways (``derived/calculator/waysgraph.py`` fills its options)."""
 VRAM_GB: dict[str, Any] = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)

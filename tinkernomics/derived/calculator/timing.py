@@ -11,8 +11,12 @@ multiplied by the steps:
 - **Decode** is bound by memory traffic. A sampler replica (engine) spans ``tp`` GPUs: the
   reader's ``rtp`` (a run's ``rollout_tp``), else the fewest whose memory holds the weights in
   ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for the KV cache
-  (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence length, at most
-  the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
+  (``MEMORY_UTILISATION`` of it, or the run's ``gpu_memory_utilization``, ``mu``, less the
+  weights; a latent (MLA) cache is held whole by every tensor-parallel GPU of the engine, one
+  per layer rather than per head: the TPLA paper, Tang et al. 2025, arXiv 2508.15881, abstract,
+  "each device must load the full cache"; an engine that splits attention over fewer GPUs,
+  ``atp``, a run's ``attention_tp``, holds that many copies) at the run's mean sequence
+  length, at most the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
   run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each decode iteration reads the
   weights (the experts a batch touches, for MoE) and every live sequence's KV cache at
   ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and lasts at least
@@ -191,12 +195,16 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
         ("sequences", "run.prompts * run.G * rollout.oversample"),
         ("per_replica", f"{p}.sequences / {p}.replicas"),
-        ("kv_room", f"max(0.0, {c}.memory_utilisation * {p}.tp * {n['mem']} - {p}.weights)"),
-        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held})))"
-                  f" if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
+        ("mem_util", f"coalesce(set.mem_util, {c}.memory_utilisation)"),
+        ("kv_room", f"max(0.0, {p}.mem_util * {p}.tp * {n['mem']} - {p}.weights)"),
+        # a latent (MLA) cache is one per layer, not per head: every tensor-parallel GPU holds it
+        ("kv_copies", f"coalesce(model.kv_latent * 0.0 + min({p}.tp, coalesce("
+                      f"set.attention_tp, {p}.tp)), 1.0)"),
+        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held} * "
+                  f"{p}.kv_copies))) if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
                   "const.decode_sequences))"),
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
-                            f"{p}.batch * {ctx} * {kv}"),
+                            f"{p}.batch * {ctx} * {kv} * {p}.kv_copies"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
         ("floor_s", f"{c}.decode_floor + run.eager * coalesce(model.layers, 0.0) * "
                     f"{c}.eager_layer_s"),

@@ -57,6 +57,12 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                        "their memory)"),
     ("--max-num-seqs", "set.max_seqs", "sequences one sampler engine decodes at once, at most "
                                        "(vLLM's max_num_seqs; default 256)"),
+    ("--attention-tp", "set.attention_tp", "GPUs an engine splits attention over, when fewer "
+                                           "than its tensor parallelism (data-parallel "
+                                           "attention; default: all of them)"),
+    ("--memory-utilization", "set.mem_util", "share of a sampler GPU's memory its engine "
+                                             "takes (vLLM's gpu_memory_utilization; default "
+                                             "0.9)"),
     ("--eager", "run.eager", "1 if the sampler decodes without CUDA graphs (vLLM's "
                              "enforce_eager), else 0"),
     ("--whole-batch", "run.whole_batch", "1 if an asynchronous sampler generates each step's "

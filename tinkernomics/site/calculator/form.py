@@ -111,6 +111,11 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         field("set.max_seqs", "Sequences an engine decodes at once, at most", "int",
               _whole(e["time.seq_cap"]), help="The engine's max_num_seqs (vLLM's default: "
                                                "256)."),
+        field("set.attention_tp", "GPUs an engine splits attention over", "int",
+              _whole(e["time.kv_copies"]), help="Each holds a whole latent (MLA) cache; "
+                                                 "default: the engine's GPUs."),
+        field("set.mem_util", "Share of a sampler GPU's memory its engine takes", "num",
+              e["time.mem_util"], help="vLLM's gpu_memory_utilization (default 0.9)."),
         _choice("run.eager", "Sampler CUDA graphs", e["run.eager"],
                 [("0", "on (vLLM's default)"), ("1", "off: eager decode (enforce_eager)")]),
         _choice("run.asynchronous", "Sampling and training", e["run.asynchronous"],
