@@ -16,8 +16,9 @@ multiplied by the steps:
   per layer rather than per head: the TPLA paper, Tang et al. 2025, arXiv 2508.15881, abstract,
   "each device must load the full cache"; an engine that splits attention over fewer GPUs,
   ``atp``, a run's ``attention_tp``, holds that many copies) at the run's mean sequence
-  length, at most the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
-  run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each decode iteration reads the
+  length, at most the sequences it is given and at most the engine's cap on concurrent
+  sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
+  decode iteration reads the
   weights (the experts a batch touches, for MoE) and every live sequence's KV cache at
   ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and lasts at least
   ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output processing with CUDA
