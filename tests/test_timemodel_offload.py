@@ -1,6 +1,8 @@
-"""CPU offload and whole-batch asynchronous samplers in the time model
+"""CPU offload, whole-batch asynchronous samplers, a stated memory share and latent (MLA)
+caches held per tensor-parallel GPU in the time model
 (derived/calculator/timing.py) on toy entries: each test fails on the model before them, which
-had no host link, no CPU optimizer step, and let every asynchronous step overlap its tail."""
+had no host link, no CPU optimizer step, let every asynchronous step overlap its tail, took
+vLLM's memory share always and split every cache over the engine's GPUs."""
 
 from __future__ import annotations
 
@@ -69,3 +71,37 @@ def test_the_backtest_reads_a_runs_offload_and_whole_batches(catalog: Catalog) -
     assert query[inputs.key("run.offload_optimizer")] == "1"
     assert query[inputs.key("run.offload_grads")] == "1"
     assert inputs.key("run.offload_params") not in query
+
+
+LONG = {"n": "1024", "G": "8", "in": "500", "out": "1000", "maxout": "1000"}
+"""1,024 sequences a GPU of 1,500 tokens: the KV cache, not the sequence cap, bounds a batch
+once the engine takes a smaller share of memory."""
+
+
+def test_a_stated_memory_share_leaves_less_room_for_the_kv_cache(toy: Catalog) -> None:
+    default, half = est(toy, **LONG), est(toy, **LONG, mu="0.5")
+    assert default["time.mem_util"] == constant("memory_utilisation")
+    assert half["time.kv_room"] == pytest.approx(0.5 * 80e9 - 16e9)
+    assert half["time.batch"] < default["time.batch"]
+    assert half["time.decode_s"] > default["time.decode_s"]
+
+
+def test_every_tensor_parallel_gpu_holds_a_whole_latent_cache(catalog: Catalog) -> None:
+    from helpers_calc import _fig
+    from helpers_runs import _shape, add
+
+    toy = with_runs(catalog)
+    add(toy, "model", {"id": "toy-mla", "name": "Toy-MLA", "family": "Toy",
+                       "architecture": "dense", "total_params": _fig(8, "billion_parameters"),
+                       "d_model": _fig(4096, "count"),
+                       "shape": _shape(layers=32, attention_heads=32, kv_latent_dim=576,
+                                       head_dim=128, mlp_size=14336, vocab_size=128000)})
+    mla = {**LONG, "m": "toy-mla", "rtp": "4", "seqs": "100000"}
+    whole, split = est(toy, **mla), est(toy, **mla, atp="1")
+    assert (whole["time.kv_copies"], split["time.kv_copies"]) == (4, 1)
+    # four copies of each sequence's latent (1,500 tokens of it) fill the engine's memory
+    assert whole["time.batch"] == pytest.approx(
+        whole["time.kv_room"] / (whole["mem.kv_per_token"] * 1500 * 4))
+    assert split["time.batch"] > 3 * whole["time.batch"]
+    # a model with KV heads splits its cache over the engine's GPUs, whatever atp says
+    assert est(toy, **LONG, rtp="4")["time.kv_copies"] == 1
