@@ -173,7 +173,7 @@ INPUTS: tuple[Input, ...] = (
     _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
     _number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
     _number("mu", "set.mem_util", "num", 0.05, 1, None, shows="time.mem_util"),
-    _number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.kv_copies"),
+    _number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.tp"),
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
     *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),

@@ -112,7 +112,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
               _whole(e["time.seq_cap"]), help="The engine's max_num_seqs (vLLM's default: "
                                                "256)."),
         field("set.attention_tp", "GPUs an engine splits attention over", "int",
-              _whole(e["time.kv_copies"]), help="Each holds a whole latent (MLA) cache; "
+              _whole(e["time.tp"]), help="Each holds a whole latent (MLA) cache; "
                                                  "default: the engine's GPUs."),
         field("set.mem_util", "Share of a sampler GPU's memory its engine takes", "num",
               e["time.mem_util"], help="vLLM's gpu_memory_utilization (default 0.9)."),
