@@ -123,9 +123,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
     Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
              "physics: PCIe 5.0 x16, 32 GT/s a lane (PCI-SIG's 5.0 signalling rate) × 16 lanes "
-             "× 128b/130b encoding ÷ 8 bits = 63 GB/s each way; the H100, H800 and H20 attach "
-             "over PCIe Gen5 x16 (NVIDIA's datasheets: 128 GB/s both ways). The A100's Gen4 "
-             "link is half of it, not yet a per-GPU figure"),
+             "× 128b/130b encoding ÷ 8 bits = 63 GB/s each way. The H100 SXM attaches over "
+             "PCIe Gen5 x16 (its datasheet's \"PCIe Gen5: 128GB/s\", both ways); that the "
+             "H800 and H20, Hopper parts like it, do too is unverified, and the A100's Gen4 "
+             "link is half of it: not yet a per-GPU figure of catalog/hardware/"),
     Constant("cpu_adam_bytes", 28.0, "Host memory bytes an Adam step moves per parameter",
              "physics: Adam reads the fp32 master weight, both moments and the gradient (16 "
              "bytes) and writes the weight and both moments (12)"),
