@@ -34,6 +34,12 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--rollout-tp", "8", "--rollout-gpus", "4", "--gpus", "16"],
      "--rollout-tp 8: more GPUs than sample (4)"),
     (["--eager", "2"], "--eager 2: must be between"),
+    (["--whole-batch", "2"], "--whole-batch 2: must be between"),
+    (["--memory-utilization", "1.5"], "--memory-utilization 1.5: must be between"),
+    (["--attention-tp", "0"], "--attention-tp 0: must be between"),
+    (["--offload-optimizer", "-1"], "--offload-optimizer '-1': not a whole number"),
+    (["--offload-params", "3"], "--offload-params 3: must be between"),
+    (["--offload-grads", "2"], "--offload-grads 2: must be between"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,6 +33,7 @@ TOKENS = FigureRange(ge=0, le=1e7, hint="tokens per sequence, e.g. 3,000 (allowe
 GPUS = FigureRange(ge=1, le=1e6, hint="GPUs the stage ran on, e.g. 8 (allowed 1 to 1e6)")
 SECONDS = FigureRange(ge=0, le=1e5, hint="seconds per turn (allowed 0 to 1e5)")
 TP = FigureRange(ge=1, le=1e3, hint="GPUs one sampler engine spans, e.g. 4 (allowed 1 to 1e3)")
+SHARE = FigureRange(ge=0.05, le=1, hint="a share of GPU memory, e.g. 0.6 (allowed 0.05 to 1)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
 
 
@@ -43,6 +44,18 @@ class RunMode(StrEnum):
     """Each step samples, then trains: the step lasts as long as its longest completion."""
     async_ = "async"
     """Sampling runs ahead of training (off-policy by a step or more): the two overlap."""
+
+
+class Offloaded(StrEnum):
+    """What a learner keeps in host (CPU) memory between uses, moved over the host link."""
+
+    optimizer = "optimizer"
+    """The optimizer's state lives on the host and its step runs on the CPU (ZeRO-Offload,
+    Megatron's optimizer_cpu_offload): gradients go down and parameters come back every step."""
+    params = "params"
+    """The learner's (and reference's) weights leave the GPU while sampling and come back."""
+    grads = "grads"
+    """The gradient buffers leave the GPU between steps and come back."""
 
 
 class RunStage(StrictModel):
@@ -80,6 +93,14 @@ class RunStage(StrictModel):
         default=None, description="Sequences one sampler engine decodes at once, at most "
                                   "(vLLM's `max_num_seqs`), unit `count`; default: vLLM's "
                                   "256.")
+    attention_tp: Annotated[Figure, TP] | None = Field(
+        default=None, description="GPUs one sampler engine splits attention over, when fewer "
+                                  "than its tensor parallelism (data-parallel attention), unit "
+                                  "`gpus`; each holds a whole latent (MLA) cache.")
+    gpu_memory_utilization: Annotated[Figure, SHARE] | None = Field(
+        default=None, description="Share of a sampler GPU's memory the engine takes (vLLM's "
+                                  "`gpu_memory_utilization`), unit `fraction`; default: "
+                                  "vLLM's 0.9.")
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 
@@ -125,6 +146,14 @@ class PublishedRun(StrictModel):
         default=True, description="False if the sampler decodes without CUDA graphs (vLLM's "
                                   "`enforce_eager`): every layer's kernels are launched one by "
                                   "one each decode iteration.")
+    whole_batch_rollout: bool = Field(
+        default=False, description="Asynchronous runs: True if the sampler generates each step's "
+                                   "batch in one call that returns with its longest completion "
+                                   "(one step off-policy), so the step waits for the tail; False "
+                                   "if completions stream to the trainer.")
+    cpu_offload: list[Offloaded] = Field(
+        default_factory=list, description="What the learner offloads to host memory: "
+                                          "`optimizer`, `params`, `grads`.")
     lora: bool = Field(default=False, description="True if only a LoRA adapter is trained.")
     reference: bool = Field(
         default=False, description="True if a frozen reference model scores every trajectory "

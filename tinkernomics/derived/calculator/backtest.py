@@ -4,7 +4,8 @@ Each stage of a ``run`` entry (``catalog/runs/``) becomes a calculator link (``q
 model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion
 lengths, turns and environment time, synchronous or not, full fine-tuning or LoRA, with the
 prefix cache on (vLLM's default, which the runs' samplers use), and the sampler engine's
-tensor parallelism, sequence cap and CUDA graphs where the run states them. The
+tensor parallelism, sequence cap and CUDA graphs, whether an asynchronous sampler hands over
+whole batches, and what the learner offloads to the CPU, where the run states them. The
 estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
 spread the calculator states beside every self-hosted figure. The rows come from the catalog
@@ -56,8 +57,16 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.rollout_tp"] = _int(stage.rollout_tp.value)
     if stage.max_num_seqs is not None:
         found["set.max_seqs"] = _int(stage.max_num_seqs.value)
+    if stage.attention_tp is not None:
+        found["set.attention_tp"] = _int(stage.attention_tp.value)
+    if stage.gpu_memory_utilization is not None:
+        found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
     if not run.cuda_graphs:
         found["run.eager"] = "1"
+    if run.whole_batch_rollout:
+        found["run.whole_batch"] = "1"
+    for part in run.cpu_offload:
+        found[f"run.offload_{part.value}"] = "1"
     return inputs.query(found)
 
 

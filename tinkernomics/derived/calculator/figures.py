@@ -23,10 +23,13 @@ from tinkernomics.derived.calculator import assumptions, ids, inputs, timing
 
 _DECODE = "missing(set.mfu_decode) * missing(set.tps)"
 """The decode physics applies: the reader gave neither a decode utilisation nor a throughput."""
-TIME_WHEN = {"memory_utilisation": _DECODE, "weight_share": _DECODE,
+TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight_share": _DECODE,
              "bandwidth_efficiency": _DECODE, "decode_mfu": _DECODE, "decode_floor": _DECODE,
              "max_num_seqs": f"{_DECODE} * missing(set.max_seqs)",
              "eager_layer_s": f"{_DECODE} * run.eager",
+             "host_link_gb_s": "run.offload_optimizer + run.offload_params + "
+                               "run.offload_grads",
+             "cpu_adam_bytes": "run.offload_optimizer", "host_memory_gb_s": "run.offload_optimizer",
              "train_mfu_max": "missing(set.mfu_train)",
              "train_half_params": "missing(set.mfu_train)"}
 """When a time-model constant is among an estimate's inputs (``timing.CONSTANTS``)."""

@@ -172,9 +172,12 @@ INPUTS: tuple[Input, ...] = (
     _number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
     _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
     _number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
+    _number("mu", "set.mem_util", "num", 0.05, 1, None, shows="time.mem_util"),
+    _number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.tp"),
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
-    _number("eager", "run.eager", "int", 0, 1, 0.0),
-    _number("async", "run.asynchronous", "int", 0, 1, 0.0),
+    *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
+        ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
+        ("oo", "offload_optimizer"), ("op", "offload_params"), ("og", "offload_grads"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),
@@ -202,8 +205,7 @@ catalog lacks, so it has no Tinker price."""
 ARCH_FIGURES = ("params_b", "active_b", "layers", "heads", "kv_heads", "head_dim", "d_model",
                 "vocab", "mlp")
 WAYS = "pin"
-"""The list input of the ways to run the comparison shows (``derived/calculator/waysgraph.py``
-fills in its options from the catalog)."""
+"""The comparison's list input of ways (``derived/calculator/waysgraph.py`` fills its options)."""
 VRAM_GB: dict[str, Any] = {"kind": "num", "lo": 0.0, "hi": 1e6, "per": 1e9, "fmt": "number"}
 """Overrides, in GB, of the VRAM formulas' byte-valued variables (query key = variable name)."""
 NUMBERS: tuple[Input, ...] = tuple(i for i in INPUTS if i.kind in NUMBER_KINDS)

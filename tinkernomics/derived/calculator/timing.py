@@ -11,9 +11,14 @@ multiplied by the steps:
 - **Decode** is bound by memory traffic. A sampler replica (engine) spans ``tp`` GPUs: the
   reader's ``rtp`` (a run's ``rollout_tp``), else the fewest whose memory holds the weights in
   ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for the KV cache
-  (``MEMORY_UTILISATION`` of it, less the weights) at the run's mean sequence length, at most
-  the sequences it is given and at most the engine's cap on concurrent sequences (``seqs``, a
-  run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each decode iteration reads the
+  (``MEMORY_UTILISATION`` of it, or the run's ``gpu_memory_utilization``, ``mu``, less the
+  weights; a latent (MLA) cache is held whole by every tensor-parallel GPU of the engine, one
+  per layer rather than per head: the TPLA paper, Tang et al. 2025, arXiv 2508.15881, abstract,
+  "each device must load the full cache"; an engine that splits attention over fewer GPUs,
+  ``atp``, a run's ``attention_tp``, holds that many copies) at the run's mean sequence
+  length, at most the sequences it is given and at most the engine's cap on concurrent
+  sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
+  decode iteration reads the
   weights (the experts a batch touches, for MoE) and every live sequence's KV cache at
   ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and lasts at least
   ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output processing with CUDA
@@ -22,8 +27,10 @@ multiplied by the steps:
   A synchronous step runs until its longest completion: the
   iterations are the mean length's waves (one wave when the batch holds every sequence) of
   every turn, plus the cap's tail once: the longest episode's excess over the mean. An
-  asynchronous run (``async``) overlaps the tail, the training and the trainer's refit and
-  fixed work with the next step's sampling: its step lasts the longer of the two.
+  asynchronous run (``async``) overlaps the tail (unless its sampler hands over whole
+  batches, ``wb``, a run's ``whole_batch_rollout``: then the step waits for it), the
+  training and the trainer's refit and fixed work with the next step's sampling: its step
+  lasts the longer of the two.
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
   sequence (6 × layers × heads × head size × tokens, per token, causal); with full
@@ -31,6 +38,10 @@ multiplied by the steps:
   every frozen scorer (reference, teacher, reward model) and a critic add their passes.
   Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
   ``train_half_params``).
+- **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
+  shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
+  CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
+  memory (``HOST_MEMORY_GB_S`` a GPU); the stacks do it between phases, so it adds to the step.
 - **Refit**: the new weights reach the sampler at ``REFIT_GB_S``; every step also pays
   ``STEP_SECONDS`` of fixed work (optimiser, scheduling, checkpointing), and the run
   ``RUN_OVERHEAD`` more for evaluation and restarts.
@@ -110,6 +121,21 @@ CONSTANTS: tuple[Constant, ...] = (
              "fitted on the published runs: small models train far below the peak"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
+    Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
+             "physics: PCIe 5.0 x16, 32 GT/s a lane (PCI-SIG's 5.0 signalling rate) × 16 lanes "
+             "× 128b/130b encoding ÷ 8 bits = 63 GB/s each way. The H100 SXM attaches over "
+             "PCIe Gen5 x16 (its datasheet's \"PCIe Gen5: 128GB/s\", both ways); that the "
+             "H800 and H20, Hopper parts like it, do too is unverified, and the A100's Gen4 "
+             "link is half of it: not yet a per-GPU figure of catalog/hardware/"),
+    Constant("cpu_adam_bytes", 28.0, "Host memory bytes an Adam step moves per parameter",
+             "physics: Adam reads the fp32 master weight, both moments and the gradient (16 "
+             "bytes) and writes the weight and both moments (12)"),
+    Constant("host_memory_gb_s", 10.0, "Host memory bandwidth a CPU optimizer reaches per "
+             "GPU, GB/s",
+             "unverified assumption: a two-socket DDR5 server's ~600 GB/s peak shared by its 8 "
+             "GPUs is 75 GB/s each; Megatron's CPU offload steps with PyTorch's own CPU AdamW, "
+             "which DeepSpeed's ZeRO-Offload tutorial (deepspeed.ai/tutorials/zero-offload) "
+             "states its fused CPU-Adam beats 5-7x, so about an eighth of the peak"),
     Constant("step_seconds", 20.0, "Fixed seconds per step",
              "fitted on the published runs: optimiser step, weight sync and cache "
              "re-allocation between sampling and training, scheduling, reward calls (Mini-R1's "
@@ -171,12 +197,16 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
         ("sequences", "run.prompts * run.G * rollout.oversample"),
         ("per_replica", f"{p}.sequences / {p}.replicas"),
-        ("kv_room", f"max(0.0, {c}.memory_utilisation * {p}.tp * {n['mem']} - {p}.weights)"),
-        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held})))"
-                  f" if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
+        ("mem_util", f"coalesce(set.mem_util, {c}.memory_utilisation)"),
+        ("kv_room", f"max(0.0, {p}.mem_util * {p}.tp * {n['mem']} - {p}.weights)"),
+        # a latent (MLA) cache is one per layer, not per head: every tensor-parallel GPU holds it
+        ("kv_copies", f"coalesce(model.kv_latent * 0.0 + min({p}.tp, coalesce("
+                      f"set.attention_tp, {p}.tp)), 1.0)"),
+        ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held} * "
+                  f"{p}.kv_copies))) if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
                   "const.decode_sequences))"),
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
-                            f"{p}.batch * {ctx} * {kv}"),
+                            f"{p}.batch * {ctx} * {kv} * {p}.kv_copies"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
         ("floor_s", f"{c}.decode_floor + run.eager * coalesce(model.layers, 0.0) * "
                     f"{c}.eager_layer_s"),
@@ -185,7 +215,8 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu))"),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
-        ("iterations", f"run.T * {p}.waves if run.asynchronous else run.T * "
+        ("iterations", f"run.T * {p}.waves if run.asynchronous * (1.0 - run.whole_batch) else "
+                       f"run.T * "
                        f"max(run.out, {p}.waves) + {cap} - run.out"),
         ("decode_flops", "run.prompts * run.G * rollout.oversample * run.T * run.out * 2.0 * "
                          "p.active"),
@@ -222,7 +253,26 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       "if role.teacher else 0.0"),
         ("reward_model_s", f"{train_tokens} * {forward} / ({p}.train_gpus * {peak}) "
                            "if role.reward_model else 0.0"),
-        ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {c}.step_seconds"),
+        *_offload(p),
+        ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {c}.step_seconds + "
+                    f"{p}.offload_s"),
+    ]
+
+
+def _offload(p: str) -> list[tuple[str, str]]:
+    """CPU offload: each training GPU's shard of the weights crosses its host link (bf16
+    weights down and up for the learner and a reference, bf16 gradients down and up, and for a
+    CPU optimizer gradients down and weights up), and a CPU optimizer's Adam step streams the
+    shard's fp32 state through host memory."""
+    c = "const.time"
+    link = ("(4.0 * run.offload_params * (1.0 + role.reference) + 4.0 * run.offload_grads + "
+            "4.0 * run.offload_optimizer)")
+    return [
+        ("shard", f"p.total / {p}.train_gpus"),
+        ("offload_link_s", f"{p}.shard * {link} / ({c}.host_link_gb_s * 1e9)"),
+        ("cpu_optimizer_s", f"run.offload_optimizer * {p}.shard * {c}.cpu_adam_bytes / "
+                            f"({c}.host_memory_gb_s * 1e9)"),
+        ("offload_s", f"{p}.offload_link_s + {p}.cpu_optimizer_s"),
     ]
 
 

@@ -43,4 +43,10 @@ class RunStage(ApiModel):
         description="GPUs one sampler engine spans (tensor parallel); null: not stated.")
     max_num_seqs: Figure | None = Field(
         description="Sequences one sampler engine decodes at once, at most; null: not stated.")
+    attention_tp: Figure | None = Field(
+        description="GPUs one sampler engine splits attention over, when fewer than its tensor "
+                    "parallelism; null: not stated (all of them).")
+    gpu_memory_utilization: Figure | None = Field(
+        description="Share of a sampler GPU's memory the engine takes (vLLM's "
+                    "gpu_memory_utilization); null: not stated.")
     gpus: Figure = Field(description="GPUs of the stage.")

@@ -57,8 +57,23 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                        "their memory)"),
     ("--max-num-seqs", "set.max_seqs", "sequences one sampler engine decodes at once, at most "
                                        "(vLLM's max_num_seqs; default 256)"),
+    ("--attention-tp", "set.attention_tp", "GPUs an engine splits attention over, when fewer "
+                                           "than its tensor parallelism (data-parallel "
+                                           "attention; default: all of them)"),
+    ("--memory-utilization", "set.mem_util", "share of a sampler GPU's memory its engine "
+                                             "takes (vLLM's gpu_memory_utilization; default "
+                                             "0.9)"),
     ("--eager", "run.eager", "1 if the sampler decodes without CUDA graphs (vLLM's "
                              "enforce_eager), else 0"),
+    ("--whole-batch", "run.whole_batch", "1 if an asynchronous sampler generates each step's "
+                                         "batch in one call (the step waits for its longest "
+                                         "completion), else 0"),
+    ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
+                                                     "on the CPU, else 0"),
+    ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "
+                                               "while sampling, else 0"),
+    ("--offload-grads", "run.offload_grads", "1 if the gradient buffers wait in CPU memory, "
+                                             "else 0"),
     ("--mfu-train", "set.mfu_train", "training and scoring utilisation, % of peak (default: "
                                      "the time model's, which grows with model size)"),
     ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),

@@ -111,11 +111,23 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         field("set.max_seqs", "Sequences an engine decodes at once, at most", "int",
               _whole(e["time.seq_cap"]), help="The engine's max_num_seqs (vLLM's default: "
                                                "256)."),
+        field("set.attention_tp", "GPUs an engine splits attention over", "int",
+              _whole(e["time.tp"]), help="Each holds a whole latent (MLA) cache; "
+                                                 "default: the engine's GPUs."),
+        field("set.mem_util", "Share of a sampler GPU's memory its engine takes", "num",
+              e["time.mem_util"], help="vLLM's gpu_memory_utilization (default 0.9)."),
         _choice("run.eager", "Sampler CUDA graphs", e["run.eager"],
                 [("0", "on (vLLM's default)"), ("1", "off: eager decode (enforce_eager)")]),
         _choice("run.asynchronous", "Sampling and training", e["run.asynchronous"],
                 [("0", "synchronous: each step samples, then trains"),
                  ("1", "asynchronous: sampling overlaps training")]),
+        _choice("run.whole_batch", "Asynchronous sampler hands over", e["run.whole_batch"],
+                [("0", "completions as they finish"),
+                 ("1", "the whole batch: a step waits for its longest completion")]),
+        *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
+                  [("0", "no"), ("1", "yes: moved over the host link every step")])
+          for part, label in (("optimizer", "optimizer state and step"),
+                              ("params", "weights while sampling"), ("grads", "gradients"))),
         field("set.tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
               help="From a pilot run: replaces the decode physics."),
         field("set.mfu_train", "Training and scoring MFU (%)", "num", pct(e["time.mfu_train"])),
