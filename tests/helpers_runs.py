@@ -18,6 +18,8 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
 from tinkernomics.catalog.models.runs import PublishedRun
 from tinkernomics.catalog.yamlread import YamlDoc
+from tinkernomics.derived.calculator import timing
+from tinkernomics.derived.calculator.estimate import Estimate, estimate
 
 TOY_8B = "toy-8b"
 TOY_BIG = "toy-big-gpu"
@@ -65,6 +67,22 @@ def add(catalog: Catalog, kind: str, data: dict[str, Any]) -> None:
     catalog.entries[kind] = {**catalog.entries.get(kind, {}),
                              data["id"]: Entry(KINDS_BY_NAME[kind], data["id"], model,
                                                YamlDoc(path=f"toy/{data['id']}"))}
+
+
+TOY_RUN = {"m": TOY_8B, "hw": TOY_BIG, "a": "grpo", "ft": "full", "steps": "10", "n": "64",
+           "G": "8", "K": "1", "in": "500", "out": "1000", "gpus": "8"}
+"""The time-model tests' run: GRPO, full fine-tuning of Toy-8B on 8 big toy GPUs, 10 steps of
+64 prompts x 8, 500 tokens in and 1,000 out; a test overrides what it varies."""
+
+
+def toy_estimate(catalog: Catalog, **extra: str) -> Estimate:
+    """The estimate of ``TOY_RUN`` with ``extra`` query values over it."""
+    return estimate(catalog, {**TOY_RUN, **extra})
+
+
+def time_constant(key: str) -> float:
+    """A constant of the time model by key (its value today: tests read, never restate it)."""
+    return next(c.value for c in timing.CONSTANTS if c.key == key)
 
 
 def with_runs(catalog: Catalog, *runs: dict[str, Any]) -> Catalog:

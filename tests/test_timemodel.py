@@ -5,11 +5,10 @@ old model, which had no time.* quantities and priced decode at a weights-only ro
 from __future__ import annotations
 
 import pytest
-from helpers_runs import TOY_8B, TOY_BIG, with_runs
+from helpers_runs import toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import timing
-from tinkernomics.derived.calculator.estimate import Estimate, estimate
 
 
 @pytest.fixture(scope="module")
@@ -17,10 +16,7 @@ def toy(catalog: Catalog) -> Catalog:
     return with_runs(catalog)
 
 
-def run(catalog: Catalog, **extra: str) -> Estimate:
-    query = {"m": TOY_8B, "hw": TOY_BIG, "a": "grpo", "ft": "full", "steps": "10", "n": "64",
-             "G": "8", "K": "1", "in": "500", "out": "1000", "gpus": "8"}
-    return estimate(catalog, {**query, **extra})
+run = toy_estimate
 
 
 def test_decode_reads_the_kv_cache_of_every_live_sequence(toy: Catalog) -> None:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import TOY_8B, TOY_BIG, run, stage, with_runs
+from helpers_runs import run, stage, time_constant, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import backtest, inputs, timing
-from tinkernomics.derived.calculator.estimate import Estimate, estimate
+from tinkernomics.derived.calculator import backtest, inputs
+from tinkernomics.derived.calculator.estimate import estimate
 
 MANY = {"n": "1024", "G": "8", "in": "100", "out": "100"}
 """1,024 sequences a GPU, each short: memory would hold all of them at once."""
@@ -22,14 +22,10 @@ def toy(catalog: Catalog) -> Catalog:
     return with_runs(catalog)
 
 
-def est(catalog: Catalog, **extra: str) -> Estimate:
-    query = {"m": TOY_8B, "hw": TOY_BIG, "a": "grpo", "ft": "full", "steps": "10", "n": "64",
-             "G": "8", "K": "1", "in": "500", "out": "1000", "gpus": "8"}
-    return estimate(catalog, {**query, **extra})
+est = toy_estimate
 
 
-def constant(key: str) -> float:
-    return next(c.value for c in timing.CONSTANTS if c.key == key)
+constant = time_constant
 
 
 def test_an_engine_decodes_at_most_its_sequence_cap(toy: Catalog) -> None:

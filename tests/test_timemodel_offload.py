@@ -7,11 +7,11 @@ vLLM's memory share always and split every cache over the engine's GPUs."""
 from __future__ import annotations
 
 import pytest
-from helpers_runs import TOY_8B, TOY_BIG, run, stage, with_runs
+from helpers_runs import run, stage, time_constant, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import backtest, inputs, timing
-from tinkernomics.derived.calculator.estimate import Estimate, estimate
+from tinkernomics.derived.calculator import backtest, inputs
+from tinkernomics.derived.calculator.estimate import Estimate
 
 
 @pytest.fixture(scope="module")
@@ -20,13 +20,10 @@ def toy(catalog: Catalog) -> Catalog:
 
 
 def est(catalog: Catalog, **extra: str) -> Estimate:
-    query = {"m": TOY_8B, "hw": TOY_BIG, "a": "grpo", "ft": "full", "steps": "10", "n": "64",
-             "G": "8", "K": "1", "in": "500", "out": "1000", "maxout": "4000", "gpus": "8"}
-    return estimate(catalog, {**query, **extra})
+    return toy_estimate(catalog, **{"maxout": "4000", **extra})
 
 
-def constant(key: str) -> float:
-    return next(c.value for c in timing.CONSTANTS if c.key == key)
+constant = time_constant
 
 
 def test_an_offloaded_optimizer_crosses_the_host_link_and_steps_on_the_cpu(toy: Catalog) -> None:
