@@ -16,7 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser java axe validate schema new find build build-zensical serve test test-sweep test-fast test-scale lint bench vendor-plotly clean
+.PHONY: help setup zensical browser java axe validate schema new find build build-zensical serve test test-sweep test-fast test-scale lint bench vendor-plotly clean
 
 help: ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -42,7 +42,7 @@ $(STAMP): pyproject.toml
 	if [ -n "$$whl" ]; then set -x; python3 -m venv --without-pip $(VENV) && \
 	  $(PY) "$$whl/pip" install -q --no-compile --disable-pip-version-check 'pip>=26.3,<27' 'setuptools>=77'; \
 	else set -x; python3 -m venv $(VENV) && $(PIP) 'pip>=26.3,<27' 'setuptools>=77'; fi
-	$(PIP) --no-build-isolation -e '.[dev,zensical]'
+	$(PIP) --no-build-isolation -e '.[dev]'
 	# tinker-cookbook 0.5.5 is the pinned commit 9dfcc3a (catalog/cookbook/); the recipe tests
 	# run its configuration code only, so not its torch/transformers/datasets dependencies
 	$(PIP) --no-deps 'tinker-cookbook==0.5.5'
@@ -50,6 +50,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP) ## create .venv and install the package with its dev tools
+
+# Zensical (the optional extra `zensical`, an 18.8 MB wheel downloaded on every fresh setup) is
+# only for the targets that build with it: `make test` and `make serve` do without it. On top of
+# setup, pip finds everything else installed and fetches Zensical alone.
+ZENSICAL_STAMP := $(VENV)/.zensical-$(shell cksum pyproject.toml | cut -d' ' -f1)
+$(ZENSICAL_STAMP): $(STAMP)
+	$(PIP) --no-build-isolation -e '.[dev,zensical]'
+	rm -f $(VENV)/.zensical-*
+	touch $(ZENSICAL_STAMP)
+
+zensical: $(ZENSICAL_STAMP) ## install Zensical, Material's successor, into .venv (make build-zensical and test-sweep do)
 
 # The tests drive chromium-headless-shell (Debian's build of Chromium's headless shell, the one
 # Playwright itself runs headless: the same Blink, about a fifth less CPU a page than the full
@@ -92,7 +103,7 @@ build: validate ## validate, then build the site into site/ (strict: warnings fa
 # on_post_build: macros/zensical_build.py builds the pages, then writes embeds, API and plotly.js
 # in the same process (catalog loaded once). `zensical build --clean --strict` followed by
 # `tinkernomics outputs` gives the same site.
-build-zensical: validate ## the same site built with Zensical instead of MkDocs, into site/
+build-zensical: validate zensical ## the same site built with Zensical instead of MkDocs, into site/
 	rm -rf site
 	$(PY) -m macros.zensical_build
 
@@ -126,7 +137,7 @@ test: setup browser java axe ## set up and run every test (unit, build, browser,
 # minutes), which keeps one of each kind (a page of each kind, two charts, a coarser grid).
 # Checks of the tooling rather than of the catalog are here too: the Zensical build's parity
 # with MkDocs (tests/test_zensical.py), the serve loop's edge cases (tests/test_serve_recovery.py).
-test-sweep: setup browser java axe ## whole-site sweeps (axe-core, the keyboard, the layout, the policy, every chart's frames), Zensical parity (a minute)
+test-sweep: setup zensical browser java axe ## whole-site sweeps (axe-core, the keyboard, the layout, the policy, every chart's frames), Zensical parity (a minute)
 	$(BIN)/pytest -q -m sweep $(XDIST)
 
 test-fast: setup ## tests without building the site or starting a browser
@@ -148,7 +159,7 @@ lint: setup ## check the Python with ruff and mypy (zero errors) and the site's 
 	  { npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch node_modules/.bin/eslint; }
 	node_modules/.bin/eslint site_overrides/assets/javascripts tinkernomics/site/charts/templates
 
-bench: setup ## run the benchmarks in benchmarks/
+bench: setup zensical ## run the benchmarks in benchmarks/
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 # plotly.js is vendored (committed): the official basic partial bundle, as the site draws

@@ -79,10 +79,12 @@ def browser() -> Iterator[Any]:
 
 from conftest_site import (  # noqa: E402
     built_site,  # noqa: F401 - the real site, built once per test run
+    first_collector_alone,
     make_shared_folder,
     remove_shared_folder,
     site_server,  # noqa: F401 - that site on a loopback port, one server per worker
     start_session_site,
+    start_session_site_now,
 )
 
 BUILD_FIXTURES = {"built_site", "zensical_site"}
@@ -102,9 +104,25 @@ def auto_mark(item: pytest.Item) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """The controlling process makes the folder this run's processes share (xdist workers
-    inherit it)."""
+    inherit it), and starts the session's site build at once when the run is the whole suite
+    under xdist (``whole_suite_with_builds``)."""
     if not hasattr(config, "workerinput"):
         make_shared_folder()
+        if whole_suite_with_builds(config):
+            start_session_site_now()
+
+
+def whole_suite_with_builds(config: pytest.Config) -> bool:
+    """A run of the whole suite (its ``testpaths``, no ``-k``, not collecting only) whose
+    markers keep the tests that build, on xdist workers (``make test``, ``make test-sweep``).
+    Its build then starts in the controlling process while the workers collect (on a fresh
+    checkout one of them collects alone, ``first_collector_alone``, leaving a core to the
+    build) rather than once the first worker has collected."""
+    option = config.option
+    return (bool(getattr(option, "numprocesses", None))
+            and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+            and not option.keyword and not option.collectonly
+            and "not build" not in (option.markexpr or ""))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -179,6 +197,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     cache.set(FILE_SECONDS, {**cache.get(FILE_SECONDS, {}),
                              **{k: round(v, 2) for k, v in _ran.items()}})
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Any:
+    """On a fresh checkout one xdist worker collects (compiles) first, alone
+    (``conftest_site.first_collector_alone``)."""
+    with first_collector_alone(hasattr(session.config, "workerinput")):
+        return (yield)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -71,3 +71,62 @@ def test_tests_that_need_no_site_run_first(request: pytest.FixtureRequest) -> No
     building = {item.path for item in items if item.get_closest_marker("build")}
     order = [item.path in building for item in items]
     assert order == sorted(order)
+
+
+def test_on_a_cold_checkout_one_worker_collects_before_the_others(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The first worker to collect holds the others back until it is done (they then read
+    what it compiled); once it is, the others collect side by side; a warm checkout, or a
+    process that is no xdist worker, never waits."""
+    import threading
+
+    import conftest_site
+    from conftest_site import SHARED_ENV, first_collector_alone
+
+    monkeypatch.setenv(SHARED_ENV, str(tmp_path))
+    monkeypatch.setattr(conftest_site, "cold_checkout", lambda: True)
+    events: list[str] = []
+
+    def second() -> None:
+        with first_collector_alone(True):
+            events.append("second collects")
+
+    with first_collector_alone(True):
+        other = threading.Thread(target=second)
+        other.start()
+        other.join(0.5)
+        events.append("first done")
+    other.join(10)
+    assert events == ["first done", "second collects"]
+    with first_collector_alone(True), first_collector_alone(True):  # both at once: no wait
+        pass
+    monkeypatch.setenv(SHARED_ENV, str(tmp_path / "warm"))
+    (tmp_path / "warm").mkdir()
+    monkeypatch.setattr(conftest_site, "cold_checkout", lambda: False)
+    with first_collector_alone(True), first_collector_alone(True):
+        pass
+    monkeypatch.setattr(conftest_site, "cold_checkout", lambda: True)
+    with first_collector_alone(False), first_collector_alone(False):
+        pass
+
+
+@pytest.mark.parametrize(("args", "builds"), [
+    ([], True),
+    (["-m", "sweep"], True),
+    (["-m", "not build and not browser"], False),
+    (["-k", "charts"], False),
+    (["tests/test_charts.py"], False),
+    (["--collect-only"], False),
+    (["-p", "no:xdist"], False),
+])
+def test_the_whole_suite_starts_its_build_before_collecting(args: list[str],
+                                                            builds: bool) -> None:
+    """`make test` (the whole suite on xdist workers) starts the session's build at once;
+    a run of some tests, a run that builds nothing or one without workers does not."""
+    from conftest import whole_suite_with_builds
+
+    xdist = [] if "no:xdist" in args else ["-n", "2"]
+    config = pytest.Config.fromdictargs({}, [*xdist, *args])
+    config.args_source = (pytest.Config.ArgsSource.ARGS if any(a.startswith("tests/")
+                                                                 for a in args)
+                          else pytest.Config.ArgsSource.TESTPATHS)
+    assert whole_suite_with_builds(config) is builds

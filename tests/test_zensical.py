@@ -291,9 +291,10 @@ def _tiny_project(root: Path) -> Path:
 
 
 @pytest.mark.zensical
+@pytest.mark.sweep  # needs the zensical extra, which `make test-sweep` installs
 def test_zensical_clean_deletes_its_cache_folder_but_not_the_image_cache(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    zensical = pytest.importorskip("zensical")
+    import zensical
     monkeypatch.delenv(IMAGE_CACHE_ENV, raising=False)
     config = _tiny_project(tmp_path)
     ctx = sitebuild.SiteContext(root=tmp_path, catalog=None)  # type: ignore[arg-type]
