@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 from helpers_calc import _fig, with_toys
+from helpers_catalog import copy_valid
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
+from tinkernomics.catalog.loader import load_catalog
 from tinkernomics.catalog.models.runs import PublishedRun
 from tinkernomics.catalog.yamlread import YamlDoc
 from tinkernomics.derived.calculator import timing
@@ -120,3 +123,17 @@ stages:
     gpus: {{value: 8, unit: gpus, {src}}}
 {extra}actual_gpu_hours: {{value: 10, unit: gpu_hours, {src}}}
 """
+
+
+def check_run_file(tmp_path: Path, text: str, says: str | None) -> None:
+    """Validate the fixture catalog plus ``text`` as ``runs/fx-run.yaml``: no problem when
+    ``says`` is None, else one that says ``says`` and names the file."""
+    root = copy_valid(tmp_path)
+    (root / "runs").mkdir(exist_ok=True)
+    (root / "runs" / "fx-run.yaml").write_text(text, encoding="utf-8")
+    _, problems = load_catalog(root)
+    found = "\n".join(p.format() for p in problems)
+    if says is None:
+        assert problems == [], found
+    else:
+        assert says in found and "runs/fx-run.yaml:" in found, found

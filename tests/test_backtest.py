@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import RUN_YAML, SRC, run, stage, with_runs
+from helpers_runs import RUN_YAML, SRC, check_run_file, run, stage, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, spread
@@ -92,24 +92,9 @@ def test_backtest_json(toy: Catalog, capsys: pytest.CaptureFixture[str]) -> None
     ("no-such-model", 1000, "model: unknown model 'no-such-model'"),
     ("qwen3-8b", 100, "max_completion_tokens: the cap is below the mean completion length"),
 ])
-def test_validate_checks_a_runs_links_and_stages(tmp_path: object, model: str, cap: int,
+def test_validate_checks_a_runs_links_and_stages(tmp_path: Path, model: str, cap: int,
                                                  says: str | None) -> None:
-    from pathlib import Path
-
-    from helpers_catalog import copy_valid
-
-    from tinkernomics.catalog.loader import load_catalog
-
-    root = copy_valid(Path(str(tmp_path)))
-    (root / "runs").mkdir(exist_ok=True)
-    text = RUN_YAML.format(model=model, cap=cap, src=SRC, extra="")
-    (root / "runs" / "fx-run.yaml").write_text(text, encoding="utf-8")
-    _, problems = load_catalog(root)
-    text = "\n".join(p.format() for p in problems)
-    if says is None:
-        assert problems == [], text
-    else:
-        assert says in text and "runs/fx-run.yaml:" in text
+    check_run_file(tmp_path, RUN_YAML.format(model=model, cap=cap, src=SRC, extra=""), says)
 
 
 def test_the_page_names_a_runs_model_and_algorithm_not_their_ids(toy: Catalog) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import RUN_YAML, SRC, run, stage, with_runs
+from helpers_runs import RUN_YAML, SRC, check_run_file, run, stage, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest
@@ -104,19 +104,6 @@ READING = """readings:
 ])
 def test_validate_checks_a_reading(tmp_path: Path, stage_no: int, setting: str, value: float,
                                    unit: str, says: str | None) -> None:
-    from helpers_catalog import copy_valid
-
-    from tinkernomics.catalog.loader import load_catalog
-
-    root = copy_valid(tmp_path)
-    (root / "runs").mkdir(exist_ok=True)
-    (root / "runs" / "fx-run.yaml").write_text(
-        RUN_YAML.format(model="qwen3-8b", cap=1000, src=SRC, extra=READING.format(
-            stage=stage_no, setting=setting, value=value, unit=unit, src=SRC)),
-        encoding="utf-8")
-    _, problems = load_catalog(root)
-    text = "\n".join(p.format() for p in problems)
-    if says is None:
-        assert problems == [], text
-    else:
-        assert says in text and "runs/fx-run.yaml:" in text, text
+    reading = READING.format(stage=stage_no, setting=setting, value=value, unit=unit, src=SRC)
+    check_run_file(tmp_path, RUN_YAML.format(model="qwen3-8b", cap=1000, src=SRC, extra=reading),
+                   says)

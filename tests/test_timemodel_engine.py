@@ -5,9 +5,20 @@ every engine by memory alone, always with CUDA graphs)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from helpers_calc import _fig
-from helpers_runs import run, stage, time_constant, toy_estimate, with_runs
+from helpers_runs import (
+    RUN_YAML,
+    SRC,
+    check_run_file,
+    run,
+    stage,
+    time_constant,
+    toy_estimate,
+    with_runs,
+)
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, inputs
@@ -78,22 +89,7 @@ def test_the_backtest_reads_a_runs_stated_engine(catalog: Catalog) -> None:
     (8, None),
     (16, "rollout_tp: one engine spans more GPUs than sample (8)"),
 ])
-def test_validate_checks_a_runs_engine_width(tmp_path: object, tp: int, says: str | None) -> None:
-    from pathlib import Path
-
-    from helpers_catalog import copy_valid
-    from helpers_runs import RUN_YAML, SRC
-
-    from tinkernomics.catalog.loader import load_catalog
-
-    root = copy_valid(Path(str(tmp_path)))
-    (root / "runs").mkdir(exist_ok=True)
+def test_validate_checks_a_runs_engine_width(tmp_path: Path, tp: int, says: str | None) -> None:
     text = RUN_YAML.format(model="qwen3-8b", cap=1000, src=SRC, extra="").replace(
         "    gpus: {", f"    rollout_tp: {{value: {tp}, unit: gpus, {SRC}}}\n    gpus: {{", 1)
-    (root / "runs" / "fx-run.yaml").write_text(text, encoding="utf-8")
-    _, problems = load_catalog(root)
-    found = "\n".join(p.format() for p in problems)
-    if says is None:
-        assert problems == [], found
-    else:
-        assert says in found and "runs/fx-run.yaml:" in found
+    check_run_file(tmp_path, text, says)
