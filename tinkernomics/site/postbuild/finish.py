@@ -47,10 +47,13 @@ class PagePass:
     def of(cls, site_url: str, dates: BuildDates, known: KnownScripts) -> PagePass:
         return cls(site_base(site_url), dates, known, bool(os.environ.get(csp.SERVE_ENV)))
 
+    def tagged(self, original: str, rel_url: str) -> str:
+        """``original`` dated and given its link-preview tags (``rel_url``: its site path)."""
+        return tag_page(fill_page(original, self.dates), rel_url, self.base)
+
     def run(self, original: str, rel_url: str) -> csp.PageResult:
         """``original`` dated, tagged and given its policy (``rel_url``: its site path)."""
-        page = tag_page(fill_page(original, self.dates), rel_url, self.base)
-        return csp.with_policy(page, self.known, serving=self.serving)
+        return csp.with_policy(self.tagged(original, rel_url), self.known, serving=self.serving)
 
 
 def finish_rendered(output: str, dest_uri: str, site_dir: str, page_pass: PagePass) -> str:
@@ -71,7 +74,7 @@ def finish_pages(site_dir: Path, site_url: str, dates: BuildDates,
     page_pass = PagePass.of(site_url, dates, known)
 
     def transform(original: str, path: Path) -> str:
-        return tag_page(fill_page(original, dates), page_url(site_dir, path), page_pass.base)
+        return page_pass.tagged(original, page_url(site_dir, path))
 
     done = {path: FINISHED.pop(path) for path in list(FINISHED)
             if Path(path).is_relative_to(site_dir)}
