@@ -33,7 +33,9 @@ class FirstSight:
 
 
 _V06 = "3fa2602"
-"""The main-branch commit whose time model priced the runs added on 2026-12-06 (runs42)."""
+"""The main-branch commit whose time model priced the first runs added on 2026-12-06 (runs42)."""
+_MOE = "93b9522"
+"""The commit whose time model (with ``moe_train_factor``) priced the second batch that day."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v06-deepseek-v3-gb200-128", 0.779, _V06, "2026-12-06"),
@@ -42,6 +44,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v06-qwen3-30b-a3b-gb200-16", 0.548, _V06, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-30b-a3b-h100-async", 0.667, _V06, "2026-12-06"),
     FirstSight("skyrl-qwen3.5-9b-dapo-h100", 0.908, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-deepseek-v3-gb200-256", 0.856, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-deepseek-v3-h100-512", 0.867, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-128", 0.530, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-235b-h100-256", 0.619, _MOE, "2026-12-06"),
 )
 
 WITHIN = 2.0
