@@ -99,9 +99,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
     Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
              "assumption: large-batch decode reaches half the dense peak"),
-    Constant("decode_floor", 0.0125, "Shortest decode iteration, seconds",
+    Constant("decode_floor", 0.015, "Shortest decode iteration, seconds",
              "fitted on the published runs (catalog/runs/; bench_backtest.py --fit, whose grid's "
-             "best it is): the engine's own time per iteration with CUDA graphs (scheduling, "
+             "best it is over the 43 scored runs of 2026-12-06; 12.5 ms over the 33 before the "
+             "NeMo RL v0.6 and SkyRL runs were added): the engine's own time per iteration with CUDA graphs (scheduling, "
              "sampling, output processing, tensor-parallel all-reduces), which bounds decode "
              "once each engine's batch is capped (max_num_seqs). AReaL v0.1's runs, whose "
              "engines decode at most 128 sequences over 1-4 GPUs, measure about 20 ms an "
@@ -110,7 +111,7 @@ CONSTANTS: tuple[Constant, ...] = (
              "near 13 ms. The magnitude is the engine's CPU work: vLLM's v0.6.0 blog "
              "(blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
              "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
-             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 10 ms by the "
+             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 5 ms by the "
              "others"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
