@@ -102,7 +102,8 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("decode_floor", 0.015, "Shortest decode iteration, seconds",
              "fitted on the published runs (catalog/runs/; bench_backtest.py --fit, whose grid's "
              "best it is over the 43 scored runs of 2026-12-06; 12.5 ms over the 33 before the "
-             "NeMo RL v0.6 and SkyRL runs were added): the engine's own time per iteration with CUDA graphs (scheduling, "
+             "NeMo RL v0.6 and SkyRL runs were added): the engine's own time per iteration "
+             "with CUDA graphs (scheduling, "
              "sampling, output processing, tensor-parallel all-reduces), which bounds decode "
              "once each engine's batch is capped (max_num_seqs). AReaL v0.1's runs, whose "
              "engines decode at most 128 sequences over 1-4 GPUs, measure about 20 ms an "
