@@ -52,6 +52,9 @@ def test_the_page_shows_the_held_out_table_with_the_first_ratio_outside_2x_marke
     view = backtestpage.view(toy, RECORDS)
     assert (view["held_within"], view["held_count"]) == (1, 2)
     html = _render("backtest.html", **view)
+    intro = html.split('id="held-out"', 1)[0]
+    assert "landed 1 of 2 within 2× the day each was added" in intro
+    assert 'href="#held-out"' in intro
     section = html.split('id="held-out"', 1)[1].split('id="runs"', 1)[0]
     assert "1 of 2 landed within 2×" in section
     far = section.split('href="#backtest-far">far</a></td>', 1)[1].split("</tr>", 1)[0]
