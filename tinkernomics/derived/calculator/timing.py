@@ -37,7 +37,8 @@ multiplied by the steps:
   recomputation one more forward. Old-policy log-probs (one forward, in the training line) and
   every frozen scorer (reference, teacher, reward model) and a critic add their passes.
   Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
-  ``train_half_params``).
+  ``train_half_params``), and a mixture of experts reaches ``MOE_TRAIN_FACTOR`` of it
+  (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs).
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -98,9 +99,11 @@ CONSTANTS: tuple[Constant, ...] = (
              "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
     Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
              "assumption: large-batch decode reaches half the dense peak"),
-    Constant("decode_floor", 0.0125, "Shortest decode iteration, seconds",
+    Constant("decode_floor", 0.015, "Shortest decode iteration, seconds",
              "fitted on the published runs (catalog/runs/; bench_backtest.py --fit, whose grid's "
-             "best it is): the engine's own time per iteration with CUDA graphs (scheduling, "
+             "best it is over the 43 scored runs of 2026-12-06; 12.5 ms over the 33 before the "
+             "NeMo RL v0.6 and SkyRL runs were added): the engine's own time per iteration "
+             "with CUDA graphs (scheduling, "
              "sampling, output processing, tensor-parallel all-reduces), which bounds decode "
              "once each engine's batch is capped (max_num_seqs). AReaL v0.1's runs, whose "
              "engines decode at most 128 sequences over 1-4 GPUs, measure about 20 ms an "
@@ -109,7 +112,7 @@ CONSTANTS: tuple[Constant, ...] = (
              "near 13 ms. The magnitude is the engine's CPU work: vLLM's v0.6.0 blog "
              "(blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
              "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
-             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 10 ms by the "
+             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 5 ms by the "
              "others"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
@@ -119,6 +122,18 @@ CONSTANTS: tuple[Constant, ...] = (
              "models reach far less (train_half_params)"),
     Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
              "fitted on the published runs: small models train far below the peak"),
+    Constant("moe_train_factor", 0.41, "Share of a dense model's training utilisation a "
+             "mixture-of-experts model reaches",
+             "measured: NVIDIA's Megatron-Bridge performance summary (docs/fern/versions/0.4.2/"
+             "pages/performance-summary.mdx at commit 551e05b, the 26.04.01 container) gives "
+             "model TFLOP/s per GPU of pre-training on the same system and precision: on "
+             "DGX-H100 in FP8, Qwen3-30B-A3B 206 and Qwen3-235B-A22B 253 against Llama 3 70B's "
+             "731 (lines 95, 105, 54); on DGX-GB200 in MXFP8, DeepSeek-V3 1,106, Qwen3-30B-A3B "
+             "599 and Qwen3-235B-A22B 840 against Llama 3 70B's 1,664 (lines 73, 92, 102, 52). "
+             "The five ratios (0.28, 0.35, 0.66, 0.36, 0.50) have a geometric mean of 0.41: "
+             "expert dispatch (all-to-all), the router and small per-expert matrix products "
+             "keep a mixture of experts further from the peak than a dense model of its "
+             "active size, even with the experts force-balanced"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
     Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
@@ -242,7 +257,8 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
         ("mfu_train", f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * p.total / "
-                      f"(p.total + {c}.train_half_params))"),
+                      f"(p.total + {c}.train_half_params) * (1.0 if p.active >= p.total else "
+                      f"{c}.moe_train_factor))"),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward}) / ({p}.train_gpus * {peak})"),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token + {attention}) * "

@@ -5,7 +5,8 @@ every published run (``catalog/runs/``) with its calculator estimate, the GPU-ho
 the ratio (estimate ÷ actual), the settings its entry assumed, each stage's calculator
 link, and whether it is scored (a run whose source reads two ways is priced under each reading
 and left out of the summary); then the spread (geometric mean, lowest, highest) and the time
-model's constants with their basis. ``write(catalog, site_dir)`` writes it after the build
+model's constants with their basis, and the held-out runs' ratios at first sight
+(``derived/calculator/heldout.py``). ``write(catalog, site_dir)`` writes it after the build
 (``site/calculator/feature.write_outputs``), so a reader or a script can take the page's table
 as data. It is a file of its own, not a collection of ``/api/v2/``: the API's schema and
 version are unchanged. Numbers are plain JSON numbers (null when missing); text is data.
@@ -20,7 +21,7 @@ from urllib.parse import urlencode
 from pydantic import Field
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import backtest, timing
+from tinkernomics.derived.calculator import backtest, heldout, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.api.provenance import ApiModel
 
@@ -77,12 +78,24 @@ class Summary(ApiModel):
     high: float | None = Field(description="Highest ratio.")
 
 
+class HeldOut(ApiModel):
+    """A run added to test the model: its ratio the day it was added, beside today's."""
+
+    id: str = Field(description="Run id (catalog/runs/<id>.yaml).")
+    first_ratio: float = Field(description="estimate ÷ actual when the run was added.")
+    ratio: float | None = Field(description="estimate ÷ actual today.")
+    commit: str = Field(description="The commit whose time model gave the first ratio.")
+    added: str = Field(description="The day the run was added (YYYY-MM-DD).")
+
+
 class Backtest(ApiModel):
     """Every published run's estimate beside what it used."""
 
     runs: list[Run] = Field(description="The runs, in id order.")
     summary: Summary = Field(description="The spread of the ratios.")
     constants: list[Constant] = Field(description="The time model's constants.")
+    held_out: list[HeldOut] = Field(
+        description="Runs added to test the model, with their ratio at first sight.")
 
 
 def _run(catalog: Catalog, r: backtest.Row) -> Run:
@@ -97,14 +110,17 @@ def _run(catalog: Catalog, r: backtest.Row) -> Run:
                                  ratio=r.reading_ratio(p)) for p in r.readings])
 
 
-def document(catalog: Catalog) -> Backtest:
+def document(catalog: Catalog,
+             records: tuple[heldout.FirstSight, ...] = heldout.FIRST_SIGHT) -> Backtest:
     """The back-test of every catalog run, as the public model."""
     rows = backtest_rows(catalog)
     s = backtest.summary(rows)
     return Backtest(
         runs=[_run(catalog, r) for r in rows],
         summary=Summary(count=s.count, geometric_mean=s.geometric_mean, low=s.low, high=s.high),
-        constants=[Constant(key=c.key, value=c.value, basis=c.basis) for c in timing.CONSTANTS])
+        constants=[Constant(key=c.key, value=c.value, basis=c.basis) for c in timing.CONSTANTS],
+        held_out=[HeldOut(id=h.run, first_ratio=h.first, ratio=h.now, commit=h.commit,
+                          added=h.added) for h in heldout.held_out(rows, records)])
 
 
 def write(catalog: Catalog, site_dir: Path) -> Path:

@@ -5,7 +5,9 @@ The rows are ``derived/calculator/backtest.rows``: each ``catalog/runs/`` entry'
 by the calculator's graph, summed, set beside the run's GPU-hours. The text table prints run,
 GPU, estimate, actual, ratio and the settings the entry assumed, and under a run whose source
 reads two ways, each other reading's estimate and ratio (such a run is not scored); ``--json``
-the same rows and the summary (geometric mean, lowest and highest ratio) as data.
+the same rows and the summary (geometric mean, lowest and highest ratio) as data. Both end
+with the held-out runs (``derived/calculator/heldout.py``): each one's ratio the day it was
+added beside today's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from tinkernomics.derived.calculator import backtest
+from tinkernomics.derived.calculator import backtest, heldout
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.calculator.estimate_cli import valid_catalog
 
@@ -25,7 +27,8 @@ def as_json(rows: list[backtest.Row]) -> dict[str, Any]:
     return {"runs": [{**asdict(r), "ratio": r.ratio, "scored": r.scored,
                       "reading_ratios": [r.reading_ratio(p) for p in r.readings]}
                      for r in rows],
-            "summary": asdict(backtest.summary(rows))}
+            "summary": asdict(backtest.summary(rows)),
+            "held_out": [asdict(h) for h in heldout.held_out(rows)]}
 
 
 def _hours(value: float | None) -> str:
@@ -49,6 +52,19 @@ def print_table(rows: list[backtest.Row]) -> None:
         print(f"geometric mean {s.geometric_mean:.2f} over {s.count} scored runs; range "
               f"{s.low:.2f}-{s.high:.2f} (estimate ÷ actual GPU-hours)"
               + (f"; {unscored} not scored" if unscored else ""))
+    print_held_out(rows)
+
+
+def print_held_out(rows: list[backtest.Row]) -> None:
+    """How the runs added to test the model landed the day they were added."""
+    held = heldout.held_out(rows)
+    s = heldout.summary(held)
+    if s.geometric_mean is None:
+        return
+    print(f"held out: {s.within} of {s.count} within 2× at first sight (geometric mean "
+          f"{s.geometric_mean:.2f}); " + ", ".join(
+              f"{h.run} {h.first:.2f} → {'–' if h.now is None else f'{h.now:.2f}'}"
+              for h in held))
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@
 ``derived/calculator/backtest.rows`` as a table: the run and its source, its GPU, the
 calculator's estimate with a link to each stage's settings in the calculator, the GPU-hours the
 run used, the ratio, which settings the entry assumed and the entry's notes (sanitised
-markdown); the runs more than ``OUTSIDE`` (2×) off are named first, each linked to its notes,
+markdown); the held-out runs' ratios at first sight beside today's (``heldout.py``); the
+runs more than ``OUTSIDE`` (2×) off are named first, each linked to its notes,
 which say why; a run whose source reads two ways is shown under each reading and named as not
 scored; then the spread (its extremes, and the middle the calculator states beside
 every self-hosted figure: ``spread.py``), the time model's constants with their basis, and
@@ -21,7 +22,7 @@ from urllib.parse import urlencode
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.models.runs import PublishedRun
-from tinkernomics.derived.calculator import backtest, ids, spread, timing
+from tinkernomics.derived.calculator import backtest, heldout, ids, spread, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.api import backtest as backtest_api
 from tinkernomics.site.calculator.formatting import fmt_number
@@ -88,7 +89,21 @@ def outside(ratio: float | None) -> bool:
     return ratio is not None and not 1 / OUTSIDE <= ratio <= OUTSIDE
 
 
-def view(catalog: Catalog) -> dict[str, Any]:
+def held_view(found: list[backtest.Row],
+              records: tuple[heldout.FirstSight, ...] = heldout.FIRST_SIGHT) -> dict[str, Any]:
+    """The held-out runs: each one's ratio at first sight beside today's, and how many of them
+    landed within 2× at first sight."""
+    held = heldout.held_out(found, records)
+    s = heldout.summary(held)
+    return {"held_out": [{"id": h.run, "name": h.name, "first": _ratio(h.first),
+                          "now": _ratio(h.now), "commit": h.commit, "added": h.added,
+                          "first_outside": not heldout.within(h.first)} for h in held],
+            "held_within": s.within, "held_count": s.count,
+            "held_mean": _ratio(s.geometric_mean)}
+
+
+def view(catalog: Catalog,
+         records: tuple[heldout.FirstSight, ...] = heldout.FIRST_SIGHT) -> dict[str, Any]:
     links = Links(PAGE)
     found = backtest_rows(catalog)
     s = backtest.summary(found)
@@ -105,4 +120,5 @@ def view(catalog: Catalog) -> dict[str, Any]:
         "scalerl": _ratio(scalerl.ratio) if scalerl else "",
         "calculator": links.to(CALCULATOR),
         "data": backtest_api.PATH.removeprefix(PAGE),  # a file beside the page, not a page
+        **held_view(found, records),
     }

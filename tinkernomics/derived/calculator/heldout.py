@@ -1,0 +1,96 @@
+"""Held-out runs (pipeline step 5, beside ``backtest.py``): each published run's ratio the day it
+was added, before the time model could learn from it.
+
+A run's ratio today (``backtest.Row.ratio``) is measured after every constant was fitted and every
+piece of physics was added with all catalog runs in view, so it says how well the model explains
+the runs, not how well it predicts a new one. ``FIRST_SIGHT`` keeps, for the runs added as
+held-out, the ratio (estimate ÷ actual GPU-hours) that ``tinkernomics backtest`` printed under the
+time model of the commit named, before anything was changed for them; ``held_out`` sets it beside
+today's ratio, and ``summary`` counts how many landed within ``backtest``'s 2× at first sight.
+
+The records are history, not catalog data: a record is added once, with the commit whose model
+priced the run, and never edited when the model changes (that is the point of it). A record whose
+run is no longer in the catalog is left out. The Back-test page and its JSON file show the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tinkernomics.derived.calculator.backtest import Row
+
+
+@dataclass(frozen=True)
+class FirstSight:
+    """A run's ratio under the model of ``commit``, recorded when the run was added."""
+
+    run: str
+    ratio: float
+    commit: str
+    added: str
+
+
+_V06 = "3fa2602"
+"""The main-branch commit whose time model priced the first runs added on 2026-12-06 (runs42)."""
+_MOE = "93b9522"
+"""The commit whose time model (with ``moe_train_factor``) priced the second batch that day."""
+
+FIRST_SIGHT: tuple[FirstSight, ...] = (
+    FirstSight("nemo-rl-v06-deepseek-v3-gb200-128", 0.779, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-deepseek-v3-h100-256", 0.722, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-235b-h100-128", 0.491, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-gb200-16", 0.548, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-h100-async", 0.667, _V06, "2026-12-06"),
+    FirstSight("skyrl-qwen3.5-9b-dapo-h100", 0.908, _V06, "2026-12-06"),
+    FirstSight("nemo-rl-v06-deepseek-v3-gb200-256", 0.856, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-deepseek-v3-h100-512", 0.867, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-128", 0.530, _MOE, "2026-12-06"),
+    FirstSight("nemo-rl-v06-qwen3-235b-h100-256", 0.619, _MOE, "2026-12-06"),
+)
+
+WITHIN = 2.0
+"""The factor a held-out ratio is counted within (issue 42's done-when: every run within 2×)."""
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A held-out run: its ratio at first sight beside today's."""
+
+    run: str
+    name: str
+    first: float
+    now: float | None
+    commit: str
+    added: str
+
+
+def held_out(rows: Iterable[Row],
+             records: Iterable[FirstSight] = FIRST_SIGHT) -> list[HeldOut]:
+    """The records whose run is among ``rows``, in record order, with today's ratio."""
+    by_id = {r.run: r for r in rows}
+    return [HeldOut(f.run, by_id[f.run].name, f.ratio, by_id[f.run].ratio, f.commit, f.added)
+            for f in records if f.run in by_id]
+
+
+def within(ratio: float) -> bool:
+    """True when ``ratio`` is within ``WITHIN`` of 1 either way."""
+    return 1 / WITHIN <= ratio <= WITHIN
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How the held-out runs landed at first sight: how many, how many within 2×, their
+    geometric mean (None without runs)."""
+
+    count: int
+    within: int
+    geometric_mean: float | None
+
+
+def summary(found: list[HeldOut]) -> Summary:
+    """Count, count within 2× and geometric mean of the first-sight ratios."""
+    ratios = [h.first for h in found if h.first > 0]
+    mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
+    return Summary(len(found), sum(within(x) for x in ratios), mean)
