@@ -237,7 +237,12 @@ def test_the_cost_panels_share_one_price_date_per_build(catalog: Catalog,
 
     views: list[str] = []
     view = asof.view
-    monkeypatch.setattr(asof, "view", lambda *a: views.append(a[1]) or view(*a))
+
+    def counted(*args: Any) -> dict[str, Any]:
+        views.append(args[1])
+        return view(*args)
+
+    monkeypatch.setattr(asof, "view", counted)
     ctx = SiteContext(root=catalog.root, catalog=catalog)
     panels = [calcsite.typical_run_section(ctx, algo_id, Links(f"algorithms/{algo_id}/"))
               for algo_id in list(catalog.algorithms)[:2]]
