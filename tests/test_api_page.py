@@ -94,3 +94,23 @@ def test_the_python_example_runs_against_the_written_api(tmp_path: Path) -> None
     assert lines[1].split()[:4] == [algo_id, str(fit.C_mid.value), "gb200_hours",
                                     fit.C_mid.status.value]
     assert lines[2].split()[1] == "derived" and "'C_mid'," in lines[2]
+
+
+def test_the_page_and_the_written_api_share_one_render(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API page's overview and endpoints (sizes, ids) and the files written after the pages
+    are one render of the API per build, not one each."""
+    renders: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> dict[str, bytes]:
+        renders.append(1)
+        return files("fixture")
+
+    monkeypatch.setattr(apisite, "render_api", counted)
+    context = SiteContext(root=REPO_ROOT, catalog=catalog("fixture"))
+    macros = apisite.macros(context)
+    macros["api_overview"]()
+    macros["api_endpoints"]()
+    apisite.write_outputs(context, tmp_path)
+    assert renders == [1]
+    assert (tmp_path / apisite.API_DIR / "tinkernomics-data.zip").is_file()

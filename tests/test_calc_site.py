@@ -227,6 +227,28 @@ def test_the_cost_panel_prints_both_runs_in_one_table(catalog: Catalog) -> None:
     assert html.count(formula) == 1 and f'<td colspan="2">{formula}' in html
 
 
+
+def test_the_cost_panels_share_one_price_date_per_build(catalog: Catalog,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What every algorithm page's panel shares (the newest list, its date and staleness) is
+    worked out once per build, not once per page; each panel still prints it."""
+    from tinkernomics.site.build import SiteContext
+    from tinkernomics.site.calculator import asof
+
+    views: list[str] = []
+    view = asof.view
+
+    def counted(*args: Any) -> dict[str, Any]:
+        views.append(args[1])
+        return view(*args)
+
+    monkeypatch.setattr(asof, "view", counted)
+    ctx = SiteContext(root=catalog.root, catalog=catalog)
+    panels = [calcsite.typical_run_section(ctx, algo_id, Links(f"algorithms/{algo_id}/"))
+              for algo_id in list(catalog.algorithms)[:2]]
+    assert views == [inputs.latest_price_list(catalog)]
+    assert all(p.count("Tinker prices as of") == 1 for p in panels)
+
 @pytest.mark.build
 def test_every_algorithm_page_has_a_cost_panel(built_site: Any, catalog: Catalog) -> None:
     for algo_id in catalog.algorithms:

@@ -16,6 +16,8 @@ from helpers_site import load_hooks, load_theme, mkdocs_config
 
 from tinkernomics.site.build import NO_THEME
 from tinkernomics.site.pages.searchcut import PLACEHOLDER
+from tinkernomics.site.pages.searchcut import _excluded_spans as excluded_spans
+from tinkernomics.site.pages.searchcut import _stripped_needle as stripped_needle
 from tinkernomics.site.pages.searchcut import cut as cut_with
 from tinkernomics.site.pages.searchcut import restore as restore_with
 
@@ -201,3 +203,25 @@ def test_the_index_is_the_same_on_tricky_pages(html: str) -> None:
     kept, parts = cut(html)
     assert indexed(kept) == indexed(html), RECHECK
     assert restore(kept, parts) == html
+
+
+def test_an_exclusion_inside_a_part_already_found_is_not_looked_into() -> None:
+    """The inner exclusions of an excluded section or element give no span of their own (the
+    cut would skip it): their fragment is not checked a second time."""
+    html = ('<h1 id="t">T</h1><h2 id="x" data-search-exclude>X</h2><div><p data-search-exclude>'
+            'a</p><span data-search-exclude>b</span></div><div data-search-exclude>'
+            '<p data-search-exclude>in</p></div><h2 id="y">Y</h2><p>kept</p>')
+    spans = excluded_spans(html, PROFILE.search_exclude, frozenset(PROFILE.search_void))
+    assert len(spans) == 1
+    assert len(assert_same_index(html)) == 1
+
+
+@pytest.mark.parametrize(("pattern", "needle"), [
+    (r'\s?data-search-\w+="[^"]+"', "data-search-"), (r"ab?cde", "cde"), (r"[ab]+cde", "cde"),
+    (r"abc*", "ab"), (r"a|bcd", ""), (r"a(bcd)", ""), (r"x\.yz", ""), (r"\w{2}abc", ""),
+    (r"[]a]bcd", "bcd"), ("", "")])
+def test_restore_scans_only_parts_that_hold_the_stripped_patterns_text(
+        pattern: str, needle: str) -> None:
+    """Text every match of the stripped pattern holds, read off a plain pattern only (anything
+    else: every part is scanned, as before)."""
+    assert stripped_needle(pattern) == needle

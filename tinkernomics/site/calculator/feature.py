@@ -15,6 +15,7 @@ evaluated here from the same graph, linking to the calculator with those setting
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,10 @@ def shown_number(catalog: Catalog, e: est.Estimate, key: str) -> str:
 
 @cache
 def _env() -> Environment:
+    # auto_reload off: the package's templates, not a stat of the file at every page's panel
     return Environment(loader=PackageLoader("tinkernomics.site.calculator", "templates"),
                        autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                       lstrip_blocks=True)
+                       lstrip_blocks=True, auto_reload=False)
 
 
 def _render(template: str, **values: Any) -> str:
@@ -200,14 +202,42 @@ def panel_rows(catalog: Catalog, typical: est.Estimate,
     return rows
 
 
+@dataclass(frozen=True)
+class PanelBasis:
+    """What the cost panels of one build's algorithm pages share: the price list both runs
+    price (the newest), the default model and the prices' date and staleness, rendered. Made
+    once per build (``panel_basis``), not once per page."""
+
+    price_list: str
+    model: str
+    asof: Markup
+
+
+_PANEL_BASIS = "calculator.panel_basis"
+"""Key in ``SiteContext.extra``: this build's ``PanelBasis``."""
+
+
+def panel_basis(ctx: SiteContext) -> PanelBasis:
+    """This build's ``PanelBasis``, made by the first algorithm page that asks."""
+    basis = ctx.extra.get(_PANEL_BASIS)
+    if basis is None:
+        catalog = ctx.catalog
+        price_list = inputs.latest_price_list(catalog)
+        view = asof.view(catalog, price_list, staleness_day(ctx.root))
+        basis = ctx.extra[_PANEL_BASIS] = PanelBasis(
+            price_list, inputs.default_model(catalog),
+            Markup(_env().get_template("asof.html").render(asof=view)))
+    return basis
+
+
 def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
     """Markdown section for an algorithm page: the default run with its typical G and K beside
     the comparison run (the same for every algorithm), one table, one price-list date (both
     runs price the newest list)."""
     catalog = ctx.catalog
-    price_list = inputs.latest_price_list(catalog)
-    query = inputs.query({"algorithm": algo_id, "model": inputs.default_model(catalog),
-                          "price_list": price_list, "hardware": inputs.DEFAULT_HARDWARE})
+    basis = panel_basis(ctx)
+    query = inputs.query({"algorithm": algo_id, "model": basis.model,
+                          "price_list": basis.price_list, "hardware": inputs.DEFAULT_HARDWARE})
     compare = inputs.comparison_query(catalog, algo_id)  # pins the same newest list
     e, c = est.estimate(catalog, query), est.estimate(catalog, compare)
     calculator = links.to(CALCULATOR)
@@ -215,7 +245,7 @@ def typical_run_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
                    href=calculator + "?" + query_string(query), compare_run=describe_run(c),
                    compare_href=calculator + "?" + query_string(compare),
                    algorithm=catalog.algorithms[algo_id].name, missing_g=e["run.G"] is None,
-                   asof=asof.view(catalog, price_list, staleness_day(ctx.root)))
+                   asof=basis.asof)
     # Outside the search index: figures only, and the calculator page is where runs are found.
     return f"## What does a typical run cost? {{#{SECTION_ID} data-search-exclude}}\n\n{html}"
 

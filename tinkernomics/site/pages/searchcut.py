@@ -80,17 +80,44 @@ def restore(html: str, parts: list[str], theme: ThemeProfile) -> str:
     if not parts:
         return html
     stripped = re.compile(theme.search_stripped) if theme.search_stripped else None
-    return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))], stripped), html)
+    needle = _stripped_needle(theme.search_stripped)
+    return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))], stripped, needle), html)
 
 
-def _finished(part: str, stripped: re.Pattern[str] | None) -> str:
-    return stripped.sub("", part) if stripped is not None else part
+def _finished(part: str, stripped: re.Pattern[str] | None, needle: str) -> str:
+    """``part`` less the stripped attributes; a part without ``needle``, text every match of
+    the pattern holds, is not scanned (most parts: a chart's SVG, a panel's table)."""
+    if stripped is None or needle not in part:
+        return part
+    return stripped.sub("", part)
+
+
+_SET = re.compile(r"\[\^?\]?[^\]]*\][?*+]?")
+_NOT_PLAIN = re.compile(r"[][|(){}.^$]|\\[^A-Za-z]|\\[A-Za-z]\{")
+"""What ``_stripped_needle`` does not read, outside sets: alternation, groups, counted repeats,
+any-character, anchors, escaped punctuation."""
+_OPTIONAL = re.compile(r"\\[A-Za-z][?*+]?|[^?*+][?*]")
+"""A class escape (``\\w``) or an optional character: not literal text of a match."""
+_LITERAL_RUN = re.compile(r"[A-Za-z0-9_=\"'-]+")
+
+
+def _stripped_needle(pattern: str) -> str:
+    """The longest literal text every match of ``pattern`` holds (``data-search-`` of
+    ``\\s?data-search-\\w+="[^"]+"``), read only off a plain sequence of characters, sets
+    and class escapes; "" (every part is scanned) for any other pattern."""
+    rest = _SET.sub(" ", pattern)
+    if _NOT_PLAIN.search(rest):
+        return ""
+    return max(_LITERAL_RUN.findall(_OPTIONAL.sub(" ", rest)), key=len, default="")
 
 
 def _excluded_spans(html: str, mark: str, void: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of each part safe to cut; an excluded element inside another, or inside an
-    excluded section, gives a span within the outer one, which ``cut`` skips."""
-    spans = []
+    excluded section, gives a span within the outer one, which ``cut`` skips: so an excluded
+    element whose start tag ends inside the last span found is not looked into (the locators
+    inside an excluded section, a panel inside an excluded element)."""
+    spans: list[tuple[int, int]] = []
+    last = (0, 0)
     at = html.find(mark)
     while at >= 0:
         match = _TAG.match(html, html.rfind("<", 0, at))
@@ -98,6 +125,8 @@ def _excluded_spans(html: str, mark: str, void: frozenset[str]) -> list[tuple[in
         at = html.find(mark, at + len(mark))
         if match is None or match.end() <= at_mark or match.group(1):
             continue
+        if last[0] <= match.end() < last[1]:
+            continue  # its span would start inside the last one: cut skips it
         if mark not in _attribute_names(match.group(3)):
             continue
         tag = match.group(2).lower()
@@ -107,6 +136,7 @@ def _excluded_spans(html: str, mark: str, void: frozenset[str]) -> list[tuple[in
                 else _interior(html, match, tag, void))
         if span is not None:
             spans.append(span)
+            last = span
     return spans
 
 
