@@ -47,6 +47,9 @@ _V06 = "3fa2602"
 """The main-branch commit whose time model priced the first runs added on 2026-12-06 (runs42)."""
 _MOE = "93b9522"
 """The commit whose time model (with ``moe_train_factor``) priced the second batch that day."""
+_H20 = "286a7b6"
+"""The commit whose time model (runs42's at 296d6e7, unchanged) priced the four runs of verl's
+fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-12-06."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
@@ -65,6 +68,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v06-deepseek-v3-h100-512", 0.867, _MOE, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-235b-gb200-128", 0.530, _MOE, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-235b-h100-256", 0.619, _MOE, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-32-sync", 4.120, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-sync", 4.643, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async", 3.425, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen3-30b-a3b-h20-128-sync", 0.906, _H20, "2026-12-06"),
 )
 
 WITHIN = 2.0
