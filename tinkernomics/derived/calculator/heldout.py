@@ -32,12 +32,32 @@ class FirstSight:
     added: str
 
 
+_V05 = "cf4b5c4"
+"""The commit that added the four NeMo RL v0.5 runs (runs2, 2026-12-06); its time model is main's at
+75e9730 (the commit changed only catalog files). The ratios of this commit and of ``_VERL`` and
+``_OLMO`` were not written down when they were added: they are ``tinkernomics backtest --json``
+run on a ``git archive`` of each commit (runs42b, 2026-12-06), and they match, to the two places
+printed, the "last session ... held out" column of stop 53's closing note (``issues stops``):
+1.54, 0.69, 0.80, 1.23 for v0.5, 0.26 for verl, 0.53 for OLMo."""
+_VERL = "422ec45"
+"""The commit that added verl's DeepSeek-V3 step on 96 H20 (runs2), priced by the same model."""
+_OLMO = "90626ad"
+"""The commit that added OLMo 2 1B RLVR (runs2), priced by the same model."""
 _V06 = "3fa2602"
 """The main-branch commit whose time model priced the first runs added on 2026-12-06 (runs42)."""
 _MOE = "93b9522"
 """The commit whose time model (with ``moe_train_factor``) priced the second batch that day."""
+_H20 = "286a7b6"
+"""The commit whose time model (runs42's at 296d6e7, unchanged) priced the four runs of verl's
+fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-12-06."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
+    FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
+    FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
+    FirstSight("nemo-rl-v05-qwen3-30b-a3b-h100", 0.796, _V05, "2026-12-06"),
+    FirstSight("nemo-rl-v05-qwen3-32b-h100", 1.232, _V05, "2026-12-06"),
+    FirstSight("verl-deepseek-v3-671b-h20", 0.263, _VERL, "2026-12-06"),
+    FirstSight("olmo2-1b-rlvr", 0.532, _OLMO, "2026-12-06"),
     FirstSight("nemo-rl-v06-deepseek-v3-gb200-128", 0.779, _V06, "2026-12-06"),
     FirstSight("nemo-rl-v06-deepseek-v3-h100-256", 0.722, _V06, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-235b-h100-128", 0.491, _V06, "2026-12-06"),
@@ -48,6 +68,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v06-deepseek-v3-h100-512", 0.867, _MOE, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-235b-gb200-128", 0.530, _MOE, "2026-12-06"),
     FirstSight("nemo-rl-v06-qwen3-235b-h100-256", 0.619, _MOE, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-32-sync", 4.120, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-sync", 4.643, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async", 3.425, _H20, "2026-12-06"),
+    FirstSight("verl-async-qwen3-30b-a3b-h20-128-sync", 0.906, _H20, "2026-12-06"),
 )
 
 WITHIN = 2.0
