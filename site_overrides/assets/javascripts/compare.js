@@ -3,9 +3,10 @@
  * The page arrives complete: a table comparing the featured algorithms, rendered at build.
  * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
  * to four, in order): on load the address is read, the selects are set, and each algorithm's
- * column is taken from the page or fetched from its column file (data-tn-columns + <id>.html,
- * written at build by the same template as the page's cells, less what unshare() and restore()
- * put back: the pieces it shares with other columns, held once in data-tn-shared). A change of the selects rewrites
+ * column is taken from the page or fetched: the "column" of the algorithm's file
+ * (data-tn-columns + <id>.json), written at build by the same template as the page's cells, less
+ * what unshare() and restore() put back: the pieces it shares with other columns, held once in
+ * data-tn-shared. A change of the selects rewrites
  * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
  * Nothing here knows a value or a rule: the choices are the selects' options, the limits the
  * root's data-tn-min / data-tn-max, the rows the table's data-tn-row keys.
@@ -57,8 +58,8 @@
     });
   }
 
-  /* The pieces of HTML two or more column files share, fetched once (data-tn-shared; written
-     by tinkernomics.site.compare.shared): a column file holds <tn-s data-k="n"></tn-s> where
+  /* The pieces of HTML two or more columns share, fetched once (data-tn-shared; written
+     by tinkernomics.site.compare.shared): a column holds <tn-s data-k="n"></tn-s> where
      the n-th piece was. Catalog text is escaped in the files, so only the build writes a "<". */
   function sharedPieces(root) {
     if (!root.tnShared) {
@@ -79,18 +80,22 @@
     });
   }
 
+  /* An algorithm's column: the "column" of its file (data-tn-columns + <id>.json, written by
+     tinkernomics.site.algorithmfiles; the calculator reads the same file's other keys). */
   function fetchColumn(root, id) {
-    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".html";
+    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".json";
     return Promise.all([
-      fetched(url, function (response) { return response.text(); }),
+      fetched(url, function (response) { return response.json(); }),
       sharedPieces(root)
     ]).then(function (got) {
-      var doc = new DOMParser().parseFromString(unshare(got[0], got[1]), "text/html");
+      var column = got[0] && typeof got[0].column === "string" ? got[0].column : "";
+      if (!column) throw new Error(url + ": no column");
+      var doc = new DOMParser().parseFromString(unshare(column, got[1]), "text/html");
       return cellsOf(restore(doc, id), id);
     });
   }
 
-  /* A column file leaves out what this restores from the file itself
+  /* A column leaves out what this restores from the column itself
      (tinkernomics.site.compare.feature.compact): the cells' labels, which the heading holds,
      and the hover text of a reference's citations after its first, which that one holds. */
   function restore(doc, id) {
