@@ -137,14 +137,6 @@ def test_a_column_file_holds_each_repeat_once(index: view.SiteIndex) -> None:
     assert titled and len(titled) == len(set(titled)) == len(set(cited))
 
 
-def test_compact_leaves_catalog_text_alone() -> None:
-    cite = '<sup class="tn-cite"><a href="r#a" title="A paper">[1]</a></sup>'
-    text = "a note that says data-search-exclude&gt; and title=&#34;x&#34;"
-    html = f'<td>{cite}{text}{cite}<span class="tn-loc" data-search-exclude>§2</span></td>'
-    bare = '<sup class="tn-cite"><a href="r#a">[1]</a></sup>'
-    assert feature.compact(html) == f'<td>{cite}{text}{bare}<span class="tn-loc">§2</span></td>'
-
-
 def _fig(note: str, cite: str) -> str:
     return (f'<span class="tn-fig tn-fig--reported"><span class="tn-fig__value" title="{note}">'
             f'64</span><sup class="tn-cite"><a href="../references/#{cite}">[1]</a></sup></span>')

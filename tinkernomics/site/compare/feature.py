@@ -2,7 +2,7 @@
 
 ``compare()`` (docs/compare.md) renders the selection form and a static comparison of the
 featured algorithms (``view.featured``), complete without JavaScript. ``columns`` renders every
-algorithm's column, made by the same template macros as the page's cells; each is written as
+algorithm's column, made by the same functions as the page's cells (``cells``); each is written as
 the ``"column"`` of the algorithm's one fetched file (``site.algorithmfiles``:
 ``calculator/algorithms/<id>.json``, which the calculator reads too), and ``compare.js`` fetches
 those a link's ``?a=`` selection names and swaps the table's columns (it holds no data and no
@@ -10,7 +10,7 @@ rules). Every algorithm page gets a "Compare" line (``pages.add_algorithm_sectio
 ``end``, left out of the search index).
 
 A column is read only by compare.js, never shown as it is, so it leaves out what the script
-restores from the column itself (``compact``): the cells' labels (the heading holds the id and
+restores from the column itself (``column_html``): the cells' labels (the heading holds the id and
 name), a citation's hover text after its reference's first citation in the column (the script
 copies it from that one), and ``data-search-exclude`` (the column is no page, so nothing indexes
 it). What two or more columns hold (a citation, a figure, a whole cell) is then held once, in
@@ -26,7 +26,6 @@ policy needed: nothing opens them as a page).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,9 @@ from markupsafe import escape
 
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
-from tinkernomics.site.compare import shared, view
+from tinkernomics.site.compare import cells, shared, view
 from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site_index
-from tinkernomics.site.pages.figures import PARTIALS, unmark
+from tinkernomics.site.pages.figures import PARTIALS, per_page, unmark
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links
 
@@ -49,6 +48,7 @@ ENV = Environment(
     autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
 )
 ENV.globals.update(PARTIALS)
+ENV.globals.update(cells.GLOBALS)
 ENV.filters["mdtext"] = md_text  # _partials.html's heading macro
 
 
@@ -70,29 +70,12 @@ def compare_html(ctx: SiteContext) -> str:
 
 
 def column_html(ctx: SiteContext, algo_id: str) -> str:
-    """One algorithm's column file."""
+    """One algorithm's column as compare.js reads it: a reference's hover text on its first
+    citation only (compare.js copies it to the others), no search marks (nothing indexes it)."""
     col = view.column(_index(ctx), algo_id)
-    return compact(ENV.get_template("column.html").render(col=col, rows=view.ROWS).strip()) + "\n"
-
-
-_CITE = re.compile(r'(<sup class="tn-cite"><a href="([^"]*)") title="[^"]*">')
-"""A citation as ``figures.cite`` writes it (search mark dropped): its link and hover text."""
-
-
-def compact(html: str) -> str:
-    """A column file without what compare.js restores: each reference's citations after the
-    first lose their hover text (the same text, as ``figures.cite`` writes it from the
-    reference), and the search index's marks go."""
-    seen: set[str] = set()
-
-    def cite(match: re.Match[str]) -> str:
-        href = match.group(2)
-        if href in seen:
-            return match.group(1) + ">"
-        seen.add(href)
-        return match.group(0)
-
-    return _CITE.sub(cite, unmark(html))
+    with per_page():  # a reference's hover text on its first citation only
+        html = cells.column(col)
+    return unmark(html) + "\n"
 
 
 def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
