@@ -4,7 +4,7 @@
  * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
  * to four, in order): on load the address is read, the selects are set, and each algorithm's
  * column is taken from the page or fetched: the "column" of the algorithm's file
- * (data-tn-columns + <id>.json), written at build by the same template as the page's cells, less
+ * (data-tn-columns + <id>.json), written at build by the same code as the page's cells, less
  * what unshare() and restore() put back: the pieces it shares with other columns, held once in
  * data-tn-shared. A change of the selects rewrites
  * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
@@ -96,7 +96,7 @@
   }
 
   /* A column leaves out what this restores from the column itself
-     (tinkernomics.site.compare.feature.compact): the cells' labels, which the heading holds,
+     (tinkernomics.site.compare.feature.column_html): the cells' labels, which the heading holds,
      and the hover text of a reference's citations after its first, which that one holds. */
   function restore(doc, id) {
     var head = doc.querySelector("thead [data-tn-algo]");
