@@ -50,7 +50,7 @@ def target_file(root: Path, url: str) -> Path | None:
 
 def host_page(fragment: str) -> str:
     """The page an HTML fragment is shown in (its links are written for that page): the page of
-    its folder's parent, e.g. compare/columns/grpo.html is inserted into compare/."""
+    its folder's parent, e.g. a/b/c.html is inserted into a/."""
     folder = fragment.rsplit("/", 2)[0]
     return f"{folder}/" if "/" in fragment else ""
 
