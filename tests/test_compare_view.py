@@ -204,3 +204,17 @@ def test_no_column_is_a_file_of_its_own(tmp_path: Path, index: view.SiteIndex) -
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert written == sorted([f"{view.PAGE}{view.SHARED}",
                               *(f"{ALGORITHM_FILES}{a}.json" for a in index.algorithms)])
+
+
+def test_the_page_lists_the_choices_once(index: view.SiteIndex) -> None:
+    """Issue 47: the first select lists every algorithm; the others hold only their featured
+    choice (and "(none)" past the minimum) until compare.js copies the list into them."""
+    page = feature.compare_html(_Ctx(index))  # type: ignore[arg-type]
+    selects = re.findall(r'<select name="a">(.*?)</select>', page, re.S)
+    featured = view.featured(index)
+    assert len(selects) == view.MAX_COLUMNS
+    assert selects[0].count("<option") == len(index.algorithms)
+    for slot, options in enumerate(selects[1:], start=1):
+        chosen = [featured[slot]] if slot < len(featured) else []
+        assert re.findall(r'<option value="([^"]+)"', options) == chosen
+        assert ('<option value="">(none)</option>' in options) == (slot >= view.MIN_COLUMNS)

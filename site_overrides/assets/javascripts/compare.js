@@ -14,6 +14,26 @@
 (function () {
   "use strict";
 
+  /* The page lists the choices once, in the first select; the others hold only their own
+     choice (tinkernomics.site.compare, compare.html): each gets a copy of the list, keeping
+     its "(none)" and its value. */
+  function fillSelects(root) {
+    var selects = root.querySelectorAll("select[name=a]");
+    var choices = Array.prototype.filter.call(selects[0].options, function (o) { return o.value; });
+    Array.prototype.forEach.call(selects, function (select, i) {
+      if (i === 0) return;
+      var value = select.value;
+      Array.prototype.filter.call(select.options, function (o) { return o.value; })
+        .forEach(function (o) { o.remove(); });
+      choices.forEach(function (o) {
+        var copy = o.cloneNode(true);
+        copy.defaultSelected = copy.value === value;
+        select.appendChild(copy);
+      });
+      select.value = value;
+    });
+  }
+
   function known(root) {
     var select = root.querySelector("select[name=a]");
     return select ? Array.prototype.map.call(select.options, function (o) { return o.value; })
@@ -169,6 +189,7 @@
     var root = document.querySelector("[data-tn-compare]:not([data-tn-ready])");
     if (!root) return;
     root.setAttribute("data-tn-ready", "1");
+    fillSelects(root);
     var table = root.querySelector("table");
     root.tnColumns = new Map();
     Array.prototype.forEach.call(table.querySelectorAll("thead [data-tn-algo]"), function (th) {
