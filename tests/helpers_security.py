@@ -101,12 +101,16 @@ SETTLED_JS = """(charts) => {
   const boxes = [...document.querySelectorAll('[data-tn-chart]')].slice(0, charts);
   const roots = document.querySelectorAll(
     '[data-tn-calc], [data-tn-compare], .tn-algorithms table');
+  const said = (r) => (r.querySelector('.tn-compare__status') || r).textContent;
   return boxes.every(b => b.matches('.tn-chart--ready, .tn-chart--failed')) &&
-         [...roots].every(r => r.matches('[data-tn-ready], [data-tn-error]'));
+         [...roots].every(r => r.matches('[data-tn-ready], [data-tn-error]') &&
+           (!r.matches('[data-tn-compare]') || r.matches('[data-tn-shown]') ||
+            /could not|at least/.test(said(r))));
 }"""
 """The page has done what it does on a visit: each chart pointed at has drawn from its fetched
 spec (or given up), and the calculator, compare view and algorithms table have run their
-scripts (the calculator after fetching its algorithm's data)."""
+scripts (the calculator after fetching its algorithm's data, the compare view after placing
+the columns a link names, fetched from their algorithms' files, or saying why it could not)."""
 
 
 def visit(page: Any, url: str, watch: Watch) -> dict[str, Any]:

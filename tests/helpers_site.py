@@ -109,7 +109,7 @@ _SHARED_REF = re.compile(rf'<{shared.REF_TAG} data-k="(\d+)"></{shared.REF_TAG}>
 
 
 def unshare(column: str, pieces: list[str]) -> str:
-    """A compare column file with its references to ``compare/columns/shared.json``'s pieces
+    """A compare column with its references to ``compare/shared.json``'s pieces
     put back, as compare.js does (``tinkernomics.site.compare.shared`` writes them)."""
     return _SHARED_REF.sub(lambda found: pieces[int(found.group(1))], column)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -21,7 +22,11 @@ import yaml
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_site import parse, unshare
 
+from tinkernomics.site.algorithmfiles import COLUMN
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
 from tinkernomics.site.compare import shared
+from tinkernomics.site.compare.view import PAGE as COMPARE_PAGE
+from tinkernomics.site.compare.view import SHARED
 
 pytestmark = pytest.mark.build
 
@@ -45,21 +50,28 @@ def target_file(root: Path, url: str) -> Path | None:
 
 def host_page(fragment: str) -> str:
     """The page an HTML fragment is shown in (its links are written for that page): the page of
-    its folder's parent, e.g. compare/columns/grpo.html is inserted into compare/."""
+    its folder's parent, e.g. a/b/c.html is inserted into a/."""
     folder = fragment.rsplit("/", 2)[0]
     return f"{folder}/" if "/" in fragment else ""
 
 
-def page_text(root: Path, page: Path) -> str:
-    """A built file's HTML as the reader's browser gets it: a compare column file with the
-    pieces it shares put back from ``compare/columns/shared.json`` (as compare.js does), so the
-    links inside a shared piece are checked too."""
-    text = page.read_text(encoding="utf-8")
-    pieces_file = page.parent / "shared.json"
-    if shared.REF_TAG not in text or not pieces_file.is_file():
-        return text
-    pieces = json.loads(pieces_file.read_text(encoding="utf-8"))
-    return unshare(text, pieces)
+def documents(root: Path) -> Iterator[tuple[str, str, str]]:
+    """(name, HTML, URL its links are read from) of every built HTML file, and of every compare
+    column as the reader's browser gets it: the ``"column"`` of an algorithm's file
+    (``site.algorithmfiles``) with the pieces it shares put back from ``compare/shared.json``
+    (as compare.js does), shown in the compare page, so the links inside a shared piece are
+    checked too."""
+    for page in site_pages(root):
+        rel = page.relative_to(root).as_posix()
+        text = page.read_text(encoding="utf-8")
+        yield rel, text, urljoin(SUB_PATH_URL, rel if "<head" in text else host_page(rel))
+    pieces_file = root / COMPARE_PAGE / SHARED
+    pieces = json.loads(pieces_file.read_text(encoding="utf-8")) if pieces_file.is_file() else []
+    for path in sorted((root / ALGORITHM_FILES).glob("*.json")):
+        column = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(column, dict) and COLUMN in column:
+            name = f"{path.relative_to(root).as_posix()} column"
+            yield name, unshare(column[COLUMN], pieces), urljoin(SUB_PATH_URL, COMPARE_PAGE)
 
 
 def broken_links(root: Path) -> list[str]:
@@ -68,10 +80,7 @@ def broken_links(root: Path) -> list[str]:
         return frozenset(parse(path.read_text(encoding="utf-8")).ids())
 
     broken = []
-    for page in site_pages(root):
-        rel = page.relative_to(root).as_posix()
-        text = page_text(root, page)
-        page_url = urljoin(SUB_PATH_URL, rel if "<head" in text else host_page(rel))
+    for rel, text, page_url in documents(root):
         for node in parse(text).iter():
             for attr in LINK_ATTRS:
                 value = node.attrs.get(attr)
@@ -116,15 +125,16 @@ def test_the_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) -> 
 
 
 def test_the_checker_reads_a_link_inside_a_shared_compare_piece(tmp_path: Path) -> None:
-    """A column file's link may live in a piece ``compare/columns/shared.json`` holds: the
-    checker sees it where the browser does, in the file, for the page the file is shown in."""
-    columns = tmp_path / "compare" / "columns"
-    columns.mkdir(parents=True)
-    (columns / "shared.json").write_text(json.dumps(['<a href="../gone/">x</a>']),
-                                         encoding="utf-8")
-    (columns / "a.html").write_text(f"<p>{shared.ref(0)}</p>", encoding="utf-8")
+    """A compare column's link may live in a piece ``compare/shared.json`` holds: the checker
+    sees it where the browser does, in the column, for the page the column is shown in."""
+    (tmp_path / COMPARE_PAGE).mkdir(parents=True)
+    (tmp_path / COMPARE_PAGE / SHARED).write_text(json.dumps(['<a href="../gone/">x</a>']),
+                                                  encoding="utf-8")
+    (tmp_path / ALGORITHM_FILES).mkdir(parents=True)
+    (tmp_path / ALGORITHM_FILES / "a.json").write_text(
+        json.dumps({COLUMN: f"<p>{shared.ref(0)}</p>", "name": "A"}), encoding="utf-8")
     assert broken_links(tmp_path) == [
-        "compare/columns/a.html: href=../gone/ (no gone/index.html)"]
+        f"{ALGORITHM_FILES}a.json column: href=../gone/ (no gone/index.html)"]
 
 
 @pytest.mark.parametrize(("link", "fails"), [("[gone](missing.md)", True),

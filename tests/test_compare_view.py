@@ -10,12 +10,15 @@ import datetime as dt
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_site import unshare
 
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
+from tinkernomics.site import algorithmfiles
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
 from tinkernomics.site.compare import feature, shared, view
 from tinkernomics.site.freshness.feature import PLACEHOLDER, BuildDates, build_dates
 from tinkernomics.site.pages.views import Links, build_index
@@ -34,6 +37,7 @@ class _Ctx:
 
     def __init__(self, index: view.SiteIndex) -> None:
         self.extra = {"views.index": index}
+        self.catalog = index.catalog
 
 
 def test_featured_falls_back_to_catalog_order(index: view.SiteIndex) -> None:
@@ -133,14 +137,6 @@ def test_a_column_file_holds_each_repeat_once(index: view.SiteIndex) -> None:
     assert titled and len(titled) == len(set(titled)) == len(set(cited))
 
 
-def test_compact_leaves_catalog_text_alone() -> None:
-    cite = '<sup class="tn-cite"><a href="r#a" title="A paper">[1]</a></sup>'
-    text = "a note that says data-search-exclude&gt; and title=&#34;x&#34;"
-    html = f'<td>{cite}{text}{cite}<span class="tn-loc" data-search-exclude>§2</span></td>'
-    bare = '<sup class="tn-cite"><a href="r#a">[1]</a></sup>'
-    assert feature.compact(html) == f'<td>{cite}{text}{bare}<span class="tn-loc">§2</span></td>'
-
-
 def _fig(note: str, cite: str) -> str:
     return (f'<span class="tn-fig tn-fig--reported"><span class="tn-fig__value" title="{note}">'
             f'64</span><sup class="tn-cite"><a href="../references/#{cite}">[1]</a></sup></span>')
@@ -173,33 +169,52 @@ def test_catalog_text_cannot_spell_a_shared_piece() -> None:
         shared.share({"a": text, "b": shared.ref(0)})
 
 
-def test_the_column_files_reference_the_shared_pieces(tmp_path: Path,
-                                                        index: view.SiteIndex) -> None:
-    """The outputs write the shared list beside the column files, which read back to what the
-    template renders; the compare page tells compare.js where the list is."""
-    feature.write_outputs(_Ctx(index), tmp_path)
-    folder = tmp_path / view.PAGE / view.COLUMNS
+def _outputs(index: view.SiteIndex, site: Path) -> dict[str, dict[str, Any]]:
+    """The compare feature's and the algorithm files' outputs in ``site``; the files by id."""
+    ctx: Any = _Ctx(index)
+    feature.write_outputs(ctx, site)
+    algorithmfiles.write_outputs(ctx, site)
+    folder = site / ALGORITHM_FILES
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")}
+
+
+def test_the_algorithm_files_carry_the_columns(tmp_path: Path, index: view.SiteIndex) -> None:
+    """Each algorithm's one file holds its column (which reads back, with the shared list, to
+    what the template renders) beside the calculator's data; the compare page tells compare.js
+    where the files and the list are."""
+    files = _outputs(index, tmp_path)
     pieces = json.loads((tmp_path / view.PAGE / view.SHARED).read_text(encoding="utf-8"))
     assert pieces and all(isinstance(p, str) for p in pieces)
-    files = {p.stem: p.read_text(encoding="utf-8") for p in folder.glob("*.html")}
     assert set(files) == set(index.algorithms)
-    assert any(shared.REF_TAG in text for text in files.values())
-    for algo_id, text in files.items():
-        assert unshare(text, pieces) == feature.column_file(feature.column_html(_Ctx(index),
-                                                                                algo_id))
-    assert f'data-tn-shared="{view.SHARED}"' in feature.compare_html(_Ctx(index))
+    assert any(shared.REF_TAG in data[algorithmfiles.COLUMN] for data in files.values())
+    for algo_id, data in files.items():
+        assert unshare(data[algorithmfiles.COLUMN], pieces) == feature.column_html(
+            _Ctx(index), algo_id)  # type: ignore[arg-type]
+        assert data["name"] == index.algorithms[algo_id].name and "roles" in data
+    page = feature.compare_html(_Ctx(index))  # type: ignore[arg-type]
+    assert f'data-tn-shared="{view.SHARED}"' in page
+    assert 'data-tn-columns="../calculator/algorithms/"' in page
 
 
-def test_the_last_pass_finds_the_column_files_finished(tmp_path: Path,
-                                                       index: view.SiteIndex) -> None:
-    """A column file is written once, with the policy a file without ``<head>`` gets: the pass
-    over every HTML file (date, previews, policy) leaves it as it is."""
-    feature.write_outputs(_Ctx(index), tmp_path)
-    folder = tmp_path / view.PAGE / view.COLUMNS
-    before = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.html")}
-    assert before and all(t.startswith('<meta http-equiv="Content-Security-Policy"')
-                          for t in before.values())
-    dates = BuildDates(dt.date(2026, 1, 2), dt.date(2026, 1, 1))
-    report = finish_pages(tmp_path, "https://example.org/", dates, known_scripts())
-    assert report.changed == 0
-    assert {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.html")} == before
+def test_no_column_is_a_file_of_its_own(tmp_path: Path, index: view.SiteIndex) -> None:
+    """Issue 47: a column is no HTML file (the pass over every HTML file has none to read) and
+    no file of its own: the algorithm's file the calculator reads holds it."""
+    files = _outputs(index, tmp_path)
+    assert files and not list(tmp_path.rglob("*.html"))
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert written == sorted([f"{view.PAGE}{view.SHARED}",
+                              *(f"{ALGORITHM_FILES}{a}.json" for a in index.algorithms)])
+
+
+def test_the_page_lists_the_choices_once(index: view.SiteIndex) -> None:
+    """Issue 47: the first select lists every algorithm; the others hold only their featured
+    choice (and "(none)" past the minimum) until compare.js copies the list into them."""
+    page = feature.compare_html(_Ctx(index))  # type: ignore[arg-type]
+    selects = re.findall(r'<select name="a">(.*?)</select>', page, re.S)
+    featured = view.featured(index)
+    assert len(selects) == view.MAX_COLUMNS
+    assert selects[0].count("<option") == len(index.algorithms)
+    for slot, options in enumerate(selects[1:], start=1):
+        chosen = [featured[slot]] if slot < len(featured) else []
+        assert re.findall(r'<option value="([^"]+)"', options) == chosen
+        assert ('<option value="">(none)</option>' in options) == (slot >= view.MIN_COLUMNS)

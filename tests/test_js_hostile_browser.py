@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,9 @@ import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
 from helpers_security import Watch, routed_site
+
+from tinkernomics.site.algorithmfiles import COLUMN
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -51,7 +55,7 @@ def test_a_malformed_fragment_is_no_error(tab, fragment: str) -> None:
 def _hostile_compare(built_site: BuiltSite) -> tuple[str, dict[str, str]]:
     """The compare page with its first featured column renamed ``toString`` (a column the page
     holds) and options for ``constructor`` and ``__proto__`` (columns fetched from their
-    files, copies of another algorithm's column)."""
+    algorithm files, copies of another algorithm's file)."""
     page = (built_site.root / "compare" / "index.html").read_text(encoding="utf-8")
     featured = re.findall(r'<th scope="col" data-tn-algo="([^"]+)"', page)
     static, source = featured[0], featured[1]
@@ -59,23 +63,30 @@ def _hostile_compare(built_site: BuiltSite) -> tuple[str, dict[str, str]]:
             .replace(f'value="{static}"', 'value="toString"'))
     extra = "".join(f'<option value="{i}">{i}</option>' for i in HOSTILE_IDS[:2])
     page = page.replace("</select>", extra + "</select>")
-    column = (built_site.root / "compare" / "columns" / f"{source}.html").read_text("utf-8")
-    files = {i: column.replace(f'data-tn-algo="{source}"', f'data-tn-algo="{i}"')
+    data = json.loads((built_site.root / ALGORITHM_FILES / f"{source}.json").read_text("utf-8"))
+    files = {i: json.dumps({**data, COLUMN: data[COLUMN].replace(f'data-tn-algo="{source}"',
+                                                                  f'data-tn-algo="{i}"')})
              for i in HOSTILE_IDS[:2]}
     return page, files
 
 
-def _answer(body: str) -> Any:
-    return lambda route: route.fulfill(status=200, body=body, content_type="text/html")
+def _answer(body: str, kind: str) -> Any:
+    return lambda route: route.fulfill(status=200, body=body, content_type=kind)
 
 
 def test_ids_objects_already_hold_are_compared(built_site: BuiltSite, tab) -> None:
     page, watch, errors = tab
     errors.clear()
     html, files = _hostile_compare(built_site)
-    answers = {COMPARE: html, **{f"{COMPARE}columns/{i}.html": t for i, t in files.items()}}
-    for url, body in answers.items():
-        page.context.route(url + "*", _answer(body))
+    def the_page(url: str) -> bool:  # not its compare/shared.json, which is the site's
+        return url.startswith(COMPARE + "?")
+
+    answers: dict[Any, tuple[str, str]] = {
+        the_page: (html, "text/html"),
+        **{f"{SUB_PATH_URL}{ALGORITHM_FILES}{i}.json": (t, "application/json")
+           for i, t in files.items()}}
+    for url, (body, kind) in answers.items():
+        page.context.route(url, _answer(body, kind))
     try:
         page.goto(COMPARE + "?a=constructor&a=toString&a=__proto__", wait_until="load")
         page.wait_for_function("""() => {
@@ -89,7 +100,7 @@ def test_ids_objects_already_hold_are_compared(built_site: BuiltSite, tab) -> No
         said = page.locator(".tn-compare__status").inner_text()
     finally:
         for url in answers:
-            page.context.unroute(url + "*")
+            page.context.unroute(url)
     assert shown == ["constructor", "toString", "__proto__"], said
     assert said.startswith("Comparing") and errors == [] and watch.foreign == []
     rows = page.evaluate("""() => Array.from(document.querySelectorAll(

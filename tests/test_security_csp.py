@@ -79,7 +79,7 @@ def test_no_inline_event_handlers_on_any_page(built_site: BuiltSite) -> None:
 
 
 def test_every_html_file_has_a_policy(built_site: BuiltSite) -> None:
-    """Fragments included: a file without <head> (compare/columns/*.html) starts with one."""
+    """Fragments included: a file without <head> starts with one."""
     bad = [str(p.relative_to(built_site.root)) for p in html_pages(built_site.root)
            if len(META.findall(p.read_text(encoding="utf-8"))) != 1]
     assert not bad, f"HTML files without exactly one policy: {bad[:10]}"

@@ -1,7 +1,8 @@
 """A catalog carrying every known payload, built with the validator switched off, is inert in
 Chromium: zero script executions, zero dialogs and zero ``javascript:`` links on every page.
 `make test` opens one page of each kind that carries a payload (``KINDS``), the ``sweep``
-group the others (more algorithm pages and embeds, the compare view's column fragments).
+group the others (more algorithm pages and embeds, the compare page showing each column that
+holds one).
 
 The validator rejects each payload (tests/test_security_markup.py); this test takes that wall
 away to prove the next two hold on their own: the sanitiser where text becomes HTML
@@ -12,6 +13,7 @@ verdict empty, so nothing in the package needs a switch for tests.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,7 +26,9 @@ from conftest_site import MKDOCS
 from helpers_browser import NO_SEARCH_INDEX
 from helpers_security import html_pages, routed_site, sweep
 
+from tinkernomics.site.algorithmfiles import COLUMN
 from tinkernomics.site.build import CATALOG_ENV
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import copy_project, keep_algorithms
@@ -158,6 +162,11 @@ def _payload_pages(site: Path, group: str) -> list[str]:
     .ci/run runs too)."""
     rels = [p.relative_to(site).as_posix().removesuffix("index.html")
             for p in html_pages(site) if "tn_pwned" in p.read_text(encoding="utf-8")]
+    if group != "kinds":  # a compare column is data in its algorithm's file: shown in the page
+        files = {p.stem: json.loads(p.read_text(encoding="utf-8"))
+                 for p in sorted((site / ALGORITHM_FILES).glob("*.json"))}
+        rels += [f"compare/?a={key}&a=grpo" for key, data in files.items()
+                 if isinstance(data, dict) and "tn_pwned" in data.get(COLUMN, "")]
     return [r for r in rels if (r in KINDS) == (group == "kinds")]
 
 
@@ -169,6 +178,8 @@ def test_no_page_runs_a_payload(hostile_site: Path, browser, group: str) -> None
     rels = _payload_pages(hostile_site, group)
     if group == "kinds":  # each kind still carries a payload (the test is not vacuous)
         assert sorted(rels) == sorted(KINDS)
+    else:  # and so does a compare column, shown in the compare page
+        assert any(rel.startswith("compare/?") for rel in rels)
     with routed_site(browser, hostile_site, SITE_URL) as (context, watch):
         context.add_init_script(NO_SEARCH_INDEX)
         results = sweep(context, watch, [SITE_URL + rel for rel in rels])

@@ -6,11 +6,12 @@ Each page is a page of the session's built site with its policy taken out, the p
 it is then answered at the site's own URL (``helpers_security.routed_site``). A control page
 with the old pass's policy (every inline script it finds hashed) shows the same payloads do run
 where the policy blesses what it finds, so a quiet result is the policy's doing. The compare
-view's column files (no ``<head>``) are opened directly the same way.
+view's columns (data in the algorithm files) are opened directly the same way.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,8 @@ from helpers_browser import NO_SEARCH_INDEX
 from helpers_hostile import INJECTED, REDIRECT, inject
 from helpers_security import Watch, routed_site, visit
 
+from tinkernomics.site.algorithmfiles import COLUMN, file_text
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
 from tinkernomics.site.postbuild import csp
 from tinkernomics.site.postbuild.knownscripts import known_scripts
 
@@ -43,13 +46,14 @@ def tab(built_site: BuiltSite, browser: Any) -> Iterator[tuple[Any, Watch]]:
         yield context.new_page(), watch
 
 
-def _open(tab: tuple[Any, Watch], rel: str, html: str) -> dict[str, Any]:
+def _open(tab: tuple[Any, Watch], rel: str, html: str,
+          kind: str = "text/html") -> dict[str, Any]:
     """``html`` answered at ``rel`` under the site URL, visited; what it did, with whether it
     left for the refresh target (the page's address after a grace time)."""
     page, watch = tab
     url = SUB_PATH_URL + rel
     page.context.route(url, lambda route: route.fulfill(status=200, body=html,
-                                                        content_type="text/html"))
+                                                        content_type=kind))
     try:
         result = visit(page, url, watch)
         page.wait_for_timeout(REFRESH_GRACE_MS)
@@ -140,11 +144,15 @@ def test_no_refresh_redirects(refreshed: dict[str, dict[str, Any]], name: str) -
     assert result["pwned"] == 0
 
 
-def test_a_column_file_runs_nothing_when_opened(built_site: BuiltSite, tab) -> None:
-    column = next((built_site.root / "compare" / "columns").glob("*.html"))
-    rel = column.relative_to(built_site.root).as_posix()
-    hostile = csp.with_policy(inject(_built(built_site, rel), SCRIPTS),
-                              known_scripts(REPO_ROOT)).text
-    result = _open(tab, rel.replace(".html", "-probe.html"), hostile)
+def test_a_compare_column_runs_nothing_when_opened(built_site: BuiltSite, tab) -> None:
+    """A compare column is data inside its algorithm's file (``site.algorithmfiles``), no HTML
+    file of its own: with the payloads in it, the file opened as the site serves it (JSON)
+    runs nothing."""
+    path = next(p for p in sorted((built_site.root / ALGORITHM_FILES).glob("*.json"))
+                if COLUMN in json.loads(p.read_text(encoding="utf-8")))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data[COLUMN] = inject(data[COLUMN], SCRIPTS)
+    assert not list((built_site.root / "compare").rglob("*/*.html"))
+    rel = path.relative_to(built_site.root).as_posix().replace(".json", "-probe.json")
+    result = _open(tab, rel, file_text(data), "application/json")
     assert result["pwned"] == 0 and result["foreign"] == []
-    assert result["csp"] == csp.FRAGMENT_POLICY

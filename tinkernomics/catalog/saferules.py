@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
 
 from tinkernomics.catalog.dates import today
-from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
-from tinkernomics.catalog.walk import nested_models, plain_values
+from tinkernomics.catalog.walk import field_names, nested_models
+from tinkernomics.catalog.yamlread import Loc
 from tinkernomics.markup.invisible import hidden_char, hidden_message
 from tinkernomics.markup.prose import latex_problems
 
@@ -96,21 +100,37 @@ def _date_message(value: dt.date, latest: dt.date) -> str | None:
 
 def rule_plain_values_safe(catalog: Catalog) -> Iterator[Problem]:
     """Every date lies in a span a catalog fact can have; no string anywhere holds an
-    invisible character. One walk of every plain value serves both (issue 47)."""
+    invisible character. One walk of every plain value serves both (issue 47), read field by
+    field as ``walk.plain_values`` reads them, a value's location built only for a problem
+    (most of a large catalog's hundred thousand values are printable strings)."""
     latest = today().replace(year=today().year + LATEST_YEARS)
     for entry, loc, obj, _, _ in nested_models(catalog):
-        for sub, value in plain_values(obj):
+        for name in field_names(type(obj)):
+            value = getattr(obj, name)
             if isinstance(value, str):
-                if value.isprintable():  # holds no hidden character (fields._no_invisible)
-                    continue
-                message = hidden_message(value)
-                if message is not None:
-                    yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message)
+                if not value.isprintable():
+                    yield from _unsafe(catalog, entry, (*loc, name), value, latest)
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if not (isinstance(item, str) and item.isprintable()) and \
+                            not isinstance(item, BaseModel):
+                        yield from _unsafe(catalog, entry, (*loc, name, index), item, latest)
             elif isinstance(value, dt.date):
-                message = _date_message(value, latest)
-                if message is not None:
-                    yield catalog.problem(entry.kind.name, entry.key, (*loc, *sub), message,
-                                          "write the date as YYYY-MM-DD")
+                yield from _unsafe(catalog, entry, (*loc, name), value, latest)
+
+
+def _unsafe(catalog: Catalog, entry: Entry, loc: Loc, value: Any,
+            latest: dt.date) -> Iterator[Problem]:
+    """The problem with one plain value: an invisible character, a date out of range."""
+    if isinstance(value, str):
+        message = hidden_message(value)
+        if message is not None:
+            yield catalog.problem(entry.kind.name, entry.key, loc, message)
+    elif isinstance(value, dt.date):
+        message = _date_message(value, latest)
+        if message is not None:
+            yield catalog.problem(entry.kind.name, entry.key, loc, message,
+                                  "write the date as YYYY-MM-DD")
 
 
 SAFE_RULES = (rule_symbols_render, rule_ids_safe, rule_plain_values_safe)

@@ -24,7 +24,8 @@ Nested = tuple[Entry, Loc, Any, BaseModel | None, str | None]
 """(entry, loc inside it, the nested model, its parent model, the parent's field name)."""
 
 
-def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+def field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    """``cls.model_fields``' names, read once per class."""
     names = _FIELD_NAMES.get(cls)
     if names is None:  # Lesson: `model_fields` goes through a descriptor; cache it per class.
         names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
@@ -46,7 +47,7 @@ def _walk_into(model: BaseModel, loc: Loc, parent: BaseModel | None, field: str 
     """``walk`` into a list, depth first (issue 47: nested generators re-yielded every model
     once per level above it)."""
     found.append((loc, model, parent, field))
-    for name in _field_names(type(model)):
+    for name in field_names(type(model)):
         value = getattr(model, name)
         if isinstance(value, list):
             for index, item in enumerate(value):
@@ -71,7 +72,7 @@ def nested_models(catalog: Catalog) -> list[Nested]:
 def plain_values(obj: BaseModel) -> Iterator[tuple[Loc, Any]]:
     """(loc inside ``obj``, value) of each field that is not a nested model; list items one
     by one (field names from the class, read once per class)."""
-    for name in _field_names(type(obj)):
+    for name in field_names(type(obj)):
         value = getattr(obj, name)
         if isinstance(value, list):
             for index, item in enumerate(value):

@@ -46,6 +46,7 @@ FEATURES: tuple[str, ...] = (
     "tinkernomics.site.charts.feature",
     "tinkernomics.site.calculator.feature",
     "tinkernomics.site.compare.feature",
+    "tinkernomics.site.algorithmfiles",  # the calculator's and compare's parts, one file each
     "tinkernomics.site.ways.feature",
     "tinkernomics.site.freshness.feature",
     "tinkernomics.site.postbuild.feature",  # last: passes over every page the others wrote

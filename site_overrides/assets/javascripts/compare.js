@@ -3,15 +3,36 @@
  * The page arrives complete: a table comparing the featured algorithms, rendered at build.
  * This file only re-columns it. The selection lives in the page address (?a=grpo&a=dapo, two
  * to four, in order): on load the address is read, the selects are set, and each algorithm's
- * column is taken from the page or fetched from its column file (data-tn-columns + <id>.html,
- * written at build by the same template as the page's cells, less what unshare() and restore()
- * put back: the pieces it shares with other columns, held once in data-tn-shared). A change of the selects rewrites
+ * column is taken from the page or fetched: the "column" of the algorithm's file
+ * (data-tn-columns + <id>.json), written at build by the same code as the page's cells, less
+ * what unshare() and restore() put back: the pieces it shares with other columns, held once in
+ * data-tn-shared. A change of the selects rewrites
  * the address (history.replaceState), so a copied link, or a fresh tab, shows the same table.
  * Nothing here knows a value or a rule: the choices are the selects' options, the limits the
  * root's data-tn-min / data-tn-max, the rows the table's data-tn-row keys.
  */
 (function () {
   "use strict";
+
+  /* The page lists the choices once, in the first select; the others hold only their own
+     choice (tinkernomics.site.compare, compare.html): each gets a copy of the list, keeping
+     its "(none)" and its value. */
+  function fillSelects(root) {
+    var selects = root.querySelectorAll("select[name=a]");
+    var choices = Array.prototype.filter.call(selects[0].options, function (o) { return o.value; });
+    Array.prototype.forEach.call(selects, function (select, i) {
+      if (i === 0) return;
+      var value = select.value;
+      Array.prototype.filter.call(select.options, function (o) { return o.value; })
+        .forEach(function (o) { o.remove(); });
+      choices.forEach(function (o) {
+        var copy = o.cloneNode(true);
+        copy.defaultSelected = copy.value === value;
+        select.appendChild(copy);
+      });
+      select.value = value;
+    });
+  }
 
   function known(root) {
     var select = root.querySelector("select[name=a]");
@@ -57,8 +78,8 @@
     });
   }
 
-  /* The pieces of HTML two or more column files share, fetched once (data-tn-shared; written
-     by tinkernomics.site.compare.shared): a column file holds <tn-s data-k="n"></tn-s> where
+  /* The pieces of HTML two or more columns share, fetched once (data-tn-shared; written
+     by tinkernomics.site.compare.shared): a column holds <tn-s data-k="n"></tn-s> where
      the n-th piece was. Catalog text is escaped in the files, so only the build writes a "<". */
   function sharedPieces(root) {
     if (!root.tnShared) {
@@ -79,19 +100,23 @@
     });
   }
 
+  /* An algorithm's column: the "column" of its file (data-tn-columns + <id>.json, written by
+     tinkernomics.site.algorithmfiles; the calculator reads the same file's other keys). */
   function fetchColumn(root, id) {
-    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".html";
+    var url = root.getAttribute("data-tn-columns") + encodeURIComponent(id) + ".json";
     return Promise.all([
-      fetched(url, function (response) { return response.text(); }),
+      fetched(url, function (response) { return response.json(); }),
       sharedPieces(root)
     ]).then(function (got) {
-      var doc = new DOMParser().parseFromString(unshare(got[0], got[1]), "text/html");
+      var column = got[0] && typeof got[0].column === "string" ? got[0].column : "";
+      if (!column) throw new Error(url + ": no column");
+      var doc = new DOMParser().parseFromString(unshare(column, got[1]), "text/html");
       return cellsOf(restore(doc, id), id);
     });
   }
 
-  /* A column file leaves out what this restores from the file itself
-     (tinkernomics.site.compare.feature.compact): the cells' labels, which the heading holds,
+  /* A column leaves out what this restores from the column itself
+     (tinkernomics.site.compare.feature.column_html): the cells' labels, which the heading holds,
      and the hover text of a reference's citations after its first, which that one holds. */
   function restore(doc, id) {
     var head = doc.querySelector("thead [data-tn-algo]");
@@ -164,6 +189,7 @@
     var root = document.querySelector("[data-tn-compare]:not([data-tn-ready])");
     if (!root) return;
     root.setAttribute("data-tn-ready", "1");
+    fillSelects(root);
     var table = root.querySelector("table");
     root.tnColumns = new Map();
     Array.prototype.forEach.call(table.querySelectorAll("thead [data-tn-algo]"), function (th) {

@@ -3,9 +3,11 @@
 The page carries the graph (``graph.to_json``), the layout of its results (``layout``), every
 query key with its rules (``inputs.link_inputs``) and the tables of models, price lists and GPUs
 as named objects: nothing in it grows with the number of algorithms. Algorithms are files
-beside the page, written after the build: an index (``algorithms/index.json``: id and name) and
-one small file per algorithm (roles, typical G and K, ScaleRL fit, the provenance of its
-figures), fetched from the site itself when chosen.
+beside the page, written after the build: an index (``algorithms/index.json``: id and name,
+``write_algorithm_index``) and one small file per algorithm (``algorithm_data``: roles, typical
+G and K, ScaleRL fit, the provenance of its figures), fetched from the site itself when chosen.
+The per-algorithm file is written by ``site.algorithmfiles``, with the compare view's column
+beside this data (one file an algorithm for both pages, issue 47).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ CALCULATOR = "calculator/"
 """Site-relative path of the Calculator page (docs/calculator.md)."""
 ALGORITHMS_DIR = "algorithms"
 """Folder, inside the calculator page's folder, of the per-algorithm files."""
+ALGORITHM_FILES = f"{CALCULATOR}{ALGORITHMS_DIR}/"
+"""Site-relative folder of the per-algorithm files (``<id>.json``) and their ``index.json``."""
 
 
 def _plain(text: str | None) -> str | None:
@@ -179,13 +183,9 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
 
 
 def write_algorithm_files(catalog: Catalog, site_dir: Path) -> None:
-    """``calculator/algorithms/index.json`` and ``<id>.json`` per algorithm, in the site."""
-    folder = site_dir / CALCULATOR / ALGORITHMS_DIR
+    """``calculator/algorithms/index.json`` in the site: every algorithm's id and name (the
+    per-algorithm files beside it are ``site.algorithmfiles``')."""
+    folder = site_dir / ALGORITHM_FILES
     folder.mkdir(parents=True, exist_ok=True)
-    links = Links(CALCULATOR)
     index = [[aid, a.name] for aid, a in catalog.algorithms.items()]
     (folder / "index.json").write_text(template_json(index, sort_keys=True), encoding="utf-8")
-    for aid, algo in catalog.algorithms.items():
-        data = algorithm_data(catalog, algo, links)
-        (folder / f"{aid}.json").write_text(template_json(data, sort_keys=True),
-                                            encoding="utf-8")

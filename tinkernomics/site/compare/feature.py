@@ -1,43 +1,44 @@
-"""Compare feature (pipeline step 6): the ``compare()`` macro, the column files, the links.
+"""Compare feature (pipeline step 6): the ``compare()`` macro, the column parts, the links.
 
 ``compare()`` (docs/compare.md) renders the selection form and a static comparison of the
-featured algorithms (``view.featured``), complete without JavaScript. ``write_outputs`` writes
-``compare/columns/<id>.html`` for every algorithm, made by the same template macros as the
-page's cells; ``compare.js`` fetches those a link's ``?a=`` selection names and swaps the
-table's columns (it holds no data and no rules). Every algorithm page gets a "Compare" line
-(``pages.add_algorithm_section``, slot ``end``, left out of the search index).
+featured algorithms (``view.featured``), complete without JavaScript. ``columns`` renders every
+algorithm's column, made by the same functions as the page's cells (``cells``); each is written as
+the ``"column"`` of the algorithm's one fetched file (``site.algorithmfiles``:
+``calculator/algorithms/<id>.json``, which the calculator reads too), and ``compare.js`` fetches
+those a link's ``?a=`` selection names and swaps the table's columns (it holds no data and no
+rules). Every algorithm page gets a "Compare" line (``pages.add_algorithm_section``, slot
+``end``, left out of the search index).
 
-A column file is read only by compare.js, never shown as it is, so it leaves out what the
-script restores from the file itself (``compact``): the cells' labels (the heading holds the id
-and name), a citation's hover text after its reference's first citation in the file (the
-script copies it from that one), and ``data-search-exclude`` (the file is no page, so nothing
-indexes it). Issue 47: one such file per algorithm, about an eighth of each is those repeats.
-What two or more column files hold (a citation, a figure, a whole cell) is then held once, in
-``compare/columns/shared.json``, each file keeping a reference in its place (``shared``).
+A column is read only by compare.js, never shown as it is, so it leaves out what the script
+restores from the column itself (``column_html``): the cells' labels (the heading holds the id and
+name), a citation's hover text after its reference's first citation in the column (the script
+copies it from that one), and ``data-search-exclude`` (the column is no page, so nothing indexes
+it). What two or more columns hold (a citation, a figure, a whole cell) is then held once, in
+``compare/shared.json`` (``write_outputs``), each column keeping a reference in its place
+(``shared``).
 
-Each column file is written once, as the site serves it: with the Content-Security-Policy a
-file without ``<head>`` gets (``postbuild.csp.with_policy``), so the last pass over every HTML
-file (``postbuild.finish``) reads it and finds nothing to change (issue 47: 1,000 files were
-written twice).
+Issue 47: the columns were 1,000 HTML files of their own (``compare/columns/<id>.html``), each
+with a Content-Security-Policy and read again by the last pass over every HTML file; as a JSON
+string inside the algorithm's file they are one file fewer per algorithm, served as data (no
+policy needed: nothing opens them as a page).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
+from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import escape
 
 from tinkernomics.site.build import Macro, SiteContext
-from tinkernomics.site.compare import shared, view
+from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
+from tinkernomics.site.compare import cells, shared, view
 from tinkernomics.site.pages.feature import add_algorithm_section, md_text, site_index
-from tinkernomics.site.pages.figures import PARTIALS, unmark
+from tinkernomics.site.pages.figures import PARTIALS, per_page, unmark
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links
-from tinkernomics.site.postbuild.csp import with_policy
-from tinkernomics.site.postbuild.knownscripts import KnownScripts
 
 SECTION_SLOT = "end"
 
@@ -47,6 +48,7 @@ ENV = Environment(
     autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
 )
 ENV.globals.update(PARTIALS)
+ENV.globals.update(cells.GLOBALS)
 ENV.filters["mdtext"] = md_text  # _partials.html's heading macro
 
 
@@ -60,47 +62,20 @@ def compare_html(ctx: SiteContext) -> str:
     selected = view.featured(index)
     html = ENV.get_template("compare.html").render(
         columns=[view.column(index, a) for a in selected], selected=selected,
-        choices=view.choices(index), rows=view.ROWS, columns_href=view.COLUMNS,
-        shared_href=view.SHARED,
+        choices=view.choices(index), rows=view.ROWS,
+        columns_href=Links(view.PAGE).to(ALGORITHM_FILES), shared_href=view.SHARED,
         min_columns=view.MIN_COLUMNS, max_columns=view.MAX_COLUMNS,
         caption="The algorithms side by side: one column each, one row per question.")
     return raw_block(html.strip()) + "\n"
 
 
 def column_html(ctx: SiteContext, algo_id: str) -> str:
-    """One algorithm's column file."""
+    """One algorithm's column as compare.js reads it: a reference's hover text on its first
+    citation only (compare.js copies it to the others), no search marks (nothing indexes it)."""
     col = view.column(_index(ctx), algo_id)
-    return compact(ENV.get_template("column.html").render(col=col, rows=view.ROWS).strip()) + "\n"
-
-
-_CITE = re.compile(r'(<sup class="tn-cite"><a href="([^"]*)") title="[^"]*">')
-"""A citation as ``figures.cite`` writes it (search mark dropped): its link and hover text."""
-
-
-def compact(html: str) -> str:
-    """A column file without what compare.js restores: each reference's citations after the
-    first lose their hover text (the same text, as ``figures.cite`` writes it from the
-    reference), and the search index's marks go."""
-    seen: set[str] = set()
-
-    def cite(match: re.Match[str]) -> str:
-        href = match.group(2)
-        if href in seen:
-            return match.group(1) + ">"
-        seen.add(href)
-        return match.group(0)
-
-    return _CITE.sub(cite, unmark(html))
-
-
-NO_SCRIPTS = KnownScripts(frozenset())
-"""A column file runs no script: its policy allows none (the one a file without ``<head>``
-gets whatever the templates write)."""
-
-
-def column_file(column: str) -> str:
-    """A column file's text as it is written: ``column`` with its policy first."""
-    return with_policy(column, NO_SCRIPTS).text
+    with per_page():  # a reference's hover text on its first citation only
+        html = cells.column(col)
+    return unmark(html) + "\n"
 
 
 def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
@@ -120,17 +95,27 @@ def compare_section(ctx: SiteContext, algo_id: str, links: Links) -> str:
             f"side by side, up to four algorithms.</p>{aka_line}</div>")
 
 
+_COLUMNS_KEY = "compare_columns"
+
+
+def columns(ctx: SiteContext) -> tuple[dict[str, str], list[str]]:
+    """Every algorithm's column (id -> HTML) less the pieces two or more of them share, and
+    those pieces (``shared.share``); rendered once a build, for ``write_outputs`` and the
+    algorithm files (``site.algorithmfiles``)."""
+    found: Any = ctx.extra.get(_COLUMNS_KEY)
+    if found is None:
+        found = ctx.extra[_COLUMNS_KEY] = shared.share(
+            {a: column_html(ctx, a) for a in _index(ctx).algorithms})
+    return found
+
+
 def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """``compare/columns/<id>.html`` for every algorithm, less the pieces two or more of them
-    share, which go once into ``compare/columns/shared.json`` (``shared``), each with its
-    policy (``column_file``)."""
-    folder = site_dir / view.PAGE / view.COLUMNS
+    """``compare/shared.json``: the pieces the columns share (the columns themselves are
+    written into the algorithm files, ``site.algorithmfiles``)."""
+    folder = site_dir / view.PAGE
     folder.mkdir(parents=True, exist_ok=True)
-    columns, pieces = shared.share({a: column_html(ctx, a) for a in _index(ctx).algorithms})
-    for algo_id, text in columns.items():
-        (folder / f"{algo_id}.html").write_text(column_file(text), encoding="utf-8")
-    (site_dir / view.PAGE / view.SHARED).write_text(
-        json.dumps(pieces, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    (folder / view.SHARED).write_text(
+        json.dumps(columns(ctx)[1], ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

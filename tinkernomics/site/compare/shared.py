@@ -1,13 +1,13 @@
-"""Pieces of HTML the compare view's column files share, held once (pipeline step 6, compare).
+"""Pieces of HTML the compare view's columns share, held once (pipeline step 6, compare).
 
-A column file (``compare/columns/<id>.html``, see ``compare.feature``) carries, besides what is
-its algorithm's own, markup that other columns carry too: a reference's citation with its hover
-text, a figure with its note and locator, a Tinker mapping, a whole cell. Issue 47: at 1,000
-algorithms those repeats were most of the 9 MB of column files. ``share`` takes every such
-piece that two or more files hold out of them into one list, written beside the page as
-``compare/columns/shared.json`` (``view.SHARED``), and leaves in its place a reference to it,
-``<tn-s data-k="<n>"></tn-s>`` (an empty custom element: the file stays valid HTML).
-``compare.js`` puts the pieces back into the file's text before it parses it.
+A column (the ``"column"`` of ``calculator/algorithms/<id>.json``, see ``compare.feature``)
+carries, besides what is its algorithm's own, markup that other columns carry too: a
+reference's citation with its hover text, a figure with its note and locator, a Tinker mapping,
+a whole cell. Issue 47: at 1,000 algorithms those repeats were most of the 9 MB of columns.
+``share`` takes every such piece that two or more columns hold out of them into one list,
+written beside the page as ``compare/shared.json`` (``view.SHARED``), and leaves in its place a
+reference to it, ``<tn-s data-k="<n>"></tn-s>`` (an empty custom element: the column stays
+valid HTML). ``compare.js`` puts the pieces back into the column's text before it parses it.
 
 A piece is always a whole element or a cell's whole content, as the templates write them
 (``PIECES``, largest first; a smaller piece is looked for only in what the larger ones left):

@@ -28,10 +28,8 @@ from tinkernomics.site.pages.views import (
 
 PAGE = "compare/"
 """The compare page (docs/compare.md)."""
-COLUMNS = "columns/"
-"""Folder of the per-algorithm column files, under the page."""
-SHARED = COLUMNS + "shared.json"
-"""The pieces the column files share (``compare.shared``), under the page."""
+SHARED = "shared.json"
+"""The pieces the columns share (``compare.shared``), beside the page."""
 FEATURED = ("grpo", "dapo", "ppo")
 """The algorithms the page compares before (or without) JavaScript, those the catalog has."""
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
