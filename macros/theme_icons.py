@@ -9,13 +9,14 @@ Material writes every icon of its chrome into every page as inline SVG, each fro
 ``share_icons`` (the hooks' ``on_env``) puts a loader in front of the theme's. A template under
 ``ICONS`` whose file is a plain icon (``PLAIN``: one ``<svg>`` with a ``viewBox`` holding paths
 with nothing but their ``d``, so it paints in one colour, the element's ``fill``) becomes a call
-of ``tn_icon``: included in a page it writes an empty ``<svg class="tn-icon tn-icon--<slug>">``
-with the icon's ``viewBox`` (its size and aspect, as before), which the site's stylesheet paints:
-``stylesheet()``, written by the hooks as ``theme-icons.css`` (``STYLESHEET``) before the outputs
-step joins it into ``site.css`` (``tinkernomics/site/postbuild/stylesheets.py``), masks the
-element's ``currentcolor`` background with the icon's own SVG file (a ``data:`` URL, as Material
-paints its CSS icons). Material fills its icons with ``currentcolor``, so they look the same;
-in forced colours they take the system colour of text, and they print.
+of ``tn_icon``: included in a page it writes an empty ``<svg class="tn-icon-<slug>">`` (36 bytes
+instead of 120 to 900), which the site's stylesheet paints: ``stylesheet()``, written by the
+hooks as ``theme-icons.css`` (``STYLESHEET``) before the outputs step joins it into ``site.css``
+(``tinkernomics/site/postbuild/stylesheets.py``), gives the element the icon's aspect (its
+``viewBox``'s: Material sizes its icons by height, some with ``width: auto``) and masks its
+``currentcolor`` background with the icon's own SVG file (a ``data:`` URL, as Material paints
+its CSS icons). Material fills its icons with ``currentcolor``, so they look the same; in
+forced colours they take the system colour of text, and they print.
 
 Everything else is Material's own markup: an icon file of another shape, an icon whose slug
 another icon has, and an icon read without the page's context (Material's ``icons.html``
@@ -41,17 +42,19 @@ PLAIN = re.compile(r'<svg xmlns="http://www\.w3\.org/2000/svg" viewBox="([\d. -]
 STYLESHEET = "assets/stylesheets/theme-icons.css"
 """Where the hooks write ``stylesheet()`` in the built site."""
 
-BASE_RULES = (
-    ".tn-icon{background-color:currentcolor;"
-    "-webkit-mask:var(--tn-icon) center/contain no-repeat;"
-    "mask:var(--tn-icon) center/contain no-repeat;"
-    "-webkit-print-color-adjust:exact;print-color-adjust:exact}\n"
-    "@media (forced-colors:active){.tn-icon{forced-color-adjust:none;"
-    "background-color:CanvasText}a .tn-icon{background-color:LinkText}"
-    "button .tn-icon{background-color:ButtonText}}\n")
-"""Every icon: its element's text colour through the icon's shape (``--tn-icon``). In forced
-colours a background would be forced to the page's (the icon vanishes): the icon takes the
-system colour an inline icon gets there instead."""
+CLASS = "tn-icon-"
+"""An icon's class: this and its slug (``tn-icon-magnify``)."""
+
+PAINT = ("{background-color:currentcolor;"
+         "-webkit-mask:var(--tn-icon) center/contain no-repeat;"
+         "mask:var(--tn-icon) center/contain no-repeat;"
+         "-webkit-print-color-adjust:exact;print-color-adjust:exact}\n")
+FORCED = ("@media (forced-colors:active){{{0}{{forced-color-adjust:none;"
+          "background-color:CanvasText}}a {0}{{background-color:LinkText}}"
+          "button {0}{{background-color:ButtonText}}}}\n")
+"""Every icon (``PAINT``): its element's text colour through the icon's shape (``--tn-icon``).
+In forced colours (``FORCED``) a background is forced to the page's own and the icon would
+vanish: it takes the system colour an inline icon gets there instead."""
 
 
 def slug(name: str) -> str:
@@ -70,30 +73,46 @@ class Icons:
 
     def __init__(self) -> None:
         self.plain: dict[str, tuple[str, str, str]] = {}  # slug -> (name, file text, viewBox)
-        self.used: dict[str, str] = {}  # slug -> the file's text, icons written as classes
+        self.used: set[str] = set()  # the slugs written as classes
+
+    def key(self, name: str) -> str | None:
+        """The slug of icon ``name``: its file name's (``magnify``), else, if another icon
+        has that, its whole name's (``material-magnify``), else None."""
+        for key in (slug(name.rpartition("/")[2]), slug(name)):
+            if self.plain.get(key, (name,))[0] == name:
+                return key
+        return None
 
     def template(self, name: str, source: str) -> str | None:
         """The template source standing for icon ``name`` (file text ``source``), or None to
         load Material's file as it is."""
-        key, plain = slug(name), PLAIN.fullmatch(source)
-        if plain is None or self.plain.get(key, (name,))[0] != name:
+        key, plain = self.key(name), PLAIN.fullmatch(source)
+        if plain is None or key is None:
             return None
         self.plain[key] = (name, source, plain.group(1))
         return f'{{{{ tn_icon("{key}", page is defined) }}}}'  # a slug: [a-z0-9-] only
 
     def markup(self, key: str, in_page: bool) -> str:
         """What ``tn_icon`` writes: the class-painted ``<svg>`` in a page, else the file."""
-        _, source, view = self.plain[key]
         if not in_page:
-            return source
-        self.used[key] = source
-        return f'<svg class="tn-icon tn-icon--{key}" viewBox="{view}"></svg>'
+            return self.plain[key][1]
+        self.used.add(key)
+        return f'<svg class="{CLASS}{key}"></svg>'
 
     def stylesheet(self) -> str:
-        """The rules of every icon the build wrote as a class (``BASE_RULES`` first)."""
-        rules = [f'.tn-icon--{key}{{--tn-icon:url("{data_url(svg)}")}}\n'
-                 for key, svg in sorted(self.used.items())]
-        return BASE_RULES + "".join(rules)
+        """The rules of every icon the build wrote as a class: ``PAINT``, ``FORCED``, and each
+        icon's shape and aspect (its viewBox's: the element has none)."""
+        if not self.used:
+            return ""
+        keys = sorted(self.used)
+        every = ",".join(f".{CLASS}{key}" for key in keys)
+        rules = [every + PAINT, FORCED.format(f":is({every})")]
+        for key in keys:
+            _, source, view = self.plain[key]
+            width, height = view.split()[2:]
+            rules.append(f'.{CLASS}{key}{{aspect-ratio:{width}/{height};'
+                         f'--tn-icon:url("{data_url(source)}")}}\n')
+        return "".join(rules)
 
 
 def share_icons(env: Any) -> Icons:

@@ -59,12 +59,12 @@ def env() -> tuple[jinja2.Environment, Any]:
 def test_a_plain_icon_in_a_page_becomes_a_painted_element(env: tuple[Any, Any]) -> None:
     environment, icons = env
     page = environment.get_template("page.html").render(page=None)
-    assert '<a><svg class="tn-icon tn-icon--set-plain" viewBox="0 0 24 24"></svg></a>' in page
+    assert '<a><svg class="tn-icon-plain"></svg></a>' in page
     assert "<b>" + COLOURED + "</b>" in page  # not one colour: the theme's own markup
     css = icons.stylesheet()
-    assert css.startswith(ICONS.BASE_RULES)
-    rule = re.search(r'\.tn-icon--set-plain\{--tn-icon:url\("data:image/svg\+xml;[^,]*,(.*)"\)\}',
-                     css)
+    assert css.startswith(".tn-icon-plain" + ICONS.PAINT)
+    rule = re.search(r'\.tn-icon-plain\{aspect-ratio:24/24;'
+                     r'--tn-icon:url\("data:image/svg\+xml;[^,]*,(.*)"\)\}', css)
     assert rule is not None and rule.group(1) == PLAIN.replace('"', "'")
     assert "coloured" not in css
 
@@ -72,13 +72,14 @@ def test_a_plain_icon_in_a_page_becomes_a_painted_element(env: tuple[Any, Any]) 
 def test_an_icon_read_without_a_page_is_the_theme_file(env: tuple[Any, Any]) -> None:
     environment, icons = env
     assert environment.get_template("css.html").render() == f"url({PLAIN})"
-    assert icons.stylesheet() == ICONS.BASE_RULES  # nothing painted, no rule
+    assert icons.stylesheet() == ""  # nothing painted, no rule
 
 
-def test_two_icons_with_one_slug_keep_the_second_inline() -> None:
+def test_two_icons_of_one_file_name_keep_apart() -> None:
     icons = ICONS.Icons()
-    assert icons.template("set/a-b", PLAIN) is not None
-    assert icons.template("set/a_b", PLAIN) is None
+    assert icons.template("set/a-b", PLAIN) == '{{ tn_icon("a-b", page is defined) }}'
+    assert icons.template("other/a_b", PLAIN) == '{{ tn_icon("other-a-b", page is defined) }}'
+    assert icons.template("other/a-b", PLAIN) is None  # both of its slugs taken
     assert icons.template("set/a-b", PLAIN) is not None
 
 
@@ -110,9 +111,11 @@ def test_every_icon_a_page_names_has_its_rule_in_the_site_stylesheet(
         built_site: Any, theme_pages: dict[str, str]) -> None:
     css = (built_site.root / stylesheets.FOLDER / stylesheets.BUNDLE).read_text(encoding="utf-8")
     named = {key for text in theme_pages.values()
-             for key in re.findall(r'class="tn-icon tn-icon--([a-z0-9-]+)"', text)}
-    assert {"material-magnify", "material-menu"} <= named
-    missing = sorted(key for key in named if f".tn-icon--{key}{{--tn-icon:url(" not in css)
+             for key in re.findall(r'<svg class="tn-icon-([a-z0-9-]+)"></svg>', text)}
+    assert {"magnify", "menu", "library"} <= named
+    missing = sorted(key for key in named
+                     if not re.search(rf"\.tn-icon-{key}\{{aspect-ratio:[\d.]+/[\d.]+;"
+                                      r"--tn-icon:url\(", css))
     assert not missing
     magnify = (THEME.templates() / ICONS.ICONS / "material" / "magnify.svg").read_text()
     assert ICONS.data_url(magnify) in css  # the theme's own file, as it ships
