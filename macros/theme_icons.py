@@ -16,14 +16,20 @@ hooks as ``theme-icons.css`` (``STYLESHEET``) before the outputs step joins it i
 ``viewBox``'s: Material sizes its icons by height, some with ``width: auto``) and masks its
 ``currentcolor`` background with the icon's own SVG file (a ``data:`` URL, as Material paints
 its CSS icons). Material fills its icons with ``currentcolor``, so they look the same; in
-forced colours they take the system colour of text, and they print.
+forced colours they take the system colour of text; ``print-color-adjust`` keeps a background
+in print (where Material hides its header and sidebars anyway).
 
-Everything else is Material's own markup: an icon file of another shape, an icon whose slug
-another icon has, and an icon read without the page's context (Material's ``icons.html``
-imports an icon to write it into a CSS ``data:`` URL, as do its blog templates: ``page`` is
-not defined there; a page's context defines it, as None on the 404 page). Zensical runs no
-hooks: its pages keep the inline icons. A build writes the rules of the icons its pages used
-(``Icons.used``); a ``--dirty`` rebuild may miss one that only a page it skipped uses.
+Everything else is Material's own markup: an icon file of another shape, an icon whose two
+slugs (``Icons.key``) other icons have, and an icon read without the page's context
+(Material's ``icons.html`` imports an icon to write it into a CSS ``data:`` URL, as do its blog
+templates: ``page`` is not defined there; a page's context defines it, as None on the 404
+page). Zensical runs no hooks: its pages keep the inline icons. A build writes the rules of the
+icons its pages used (``Icons.used``); a ``--dirty`` rebuild may miss one that only a page it
+skipped uses.
+
+A theme release that moves this (``tests/test_theme_icons.py`` fails: a page with an inline
+icon, an icon without its rule): read how its partials include an icon and set ``ICONS`` and
+``PLAIN``; until then pages keep the theme's inline icons, as they do for any icon not matched.
 """
 
 from __future__ import annotations
