@@ -21,7 +21,10 @@ build if that block ever holds more than the bundle and the ``extra_javascript``
 gives main.html the search worker's query-message shape (``theme.search_shape``), which the page
 carries for ``search-terms.js``, and the search dialog's markup that the header labels
 (``theme.SEARCH_DIALOG``, ``site_overrides/partials/tn-header.html``), which it renders once
-for all the pages of a folder (``theme_header.py``, beside ``theme.py``: rule 10).
+for all the pages of a folder (``theme_header.py``, beside ``theme.py``: rule 10). The theme's
+icons become empty ``<svg>`` elements the stylesheet paints (``theme_icons.py``, rule 11):
+``on_post_build``, before the outputs step, writes their rules (``theme_icons.STYLESHEET``),
+which that step joins into ``site.css``.
 
 What these hooks rely on in MkDocs and Material (hook priorities, the search plugin, the scripts
 block) is named in the theme adapter, ``theme.py`` beside this file: its version pins and
@@ -77,6 +80,7 @@ def _load_theme(file: str = "theme.py", name: str = "tinkernomics_theme_adapter"
 
 theme = _load_theme()
 theme_header = _load_theme("theme_header.py", "macros.theme_header")
+theme_icons = _load_theme("theme_icons.py", "macros.theme_icons")
 THEME = theme.profile()
 """The theme's facts (the search plugin's rules for the cut)."""
 
@@ -141,7 +145,20 @@ def on_env(env, config, files):
     env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)
     theme.share_nav(env)  # rule 9: one rendering of the nav for the pages outside it
     theme_header.share_header(env)  # rule 10: one rendering of the header for a folder's pages
+    _ICONS[:] = [theme_icons.share_icons(env)]  # rule 11: the theme's icons painted by CSS
     return env
+
+
+_ICONS: list = []
+"""This build's icons (``theme_icons.Icons``), set by ``on_env``."""
+
+
+@event_priority(-theme.AFTER_OTHERS)  # before the outputs step (mkdocs-macros) joins site.css
+def on_post_build(config):
+    if _ICONS:
+        path = Path(config.site_dir) / theme_icons.STYLESHEET
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_ICONS[0].stylesheet(), encoding="utf-8")
 
 
 def theme_bundle(env) -> str:

@@ -71,6 +71,7 @@ What is relied on, and where:
    for every page the nav neither holds nor marks whose links come out the same (``nav_key``):
    the 1,000 algorithm pages outside the nav share one rendering. Zensical runs no hooks.
 10. Material's header reads of a page its title and URL only: ``theme_header.py`` (beside).
+11. Its icons (``{% include ".icons/" ~ name ~ ".svg" %}``), painted by CSS: ``theme_icons.py``.
 
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
@@ -92,15 +93,14 @@ Upgrade checklist (a new mkdocs-material or mkdocs):
    touches: packaging metadata, checked against ``PINS``).
 2. ``pytest tests/test_theme.py tests/test_theme_boundary.py tests/test_searchcut.py
    tests/test_scripts_deferred.py tests/test_themefiles.py tests/test_site_rawpage.py
-   tests/test_search_terms.py tests/test_security_wall.py tests/test_a11y_axe.py``: the search
-   index of a tiny built site must be the same with and without the cut (rule 1); the scripts
-   block must still match (rule 2, else the build fails naming main.html); the theme files'
-   tests (rule 3); algorithm pages built without Markdown the same as with it (rule 4); a tiny
-   site searched in Chromium must require every word of a query (rule 5); the theme's inline
-   scripts allowed (rule 6); the search dialog named (rule 7); every markup name still there
-   (rule 8).
-3. If rule 4 moved (``test_site_rawpage.py`` fails): read ``Page.render``, fix
-   ``render_finished``.
+   tests/test_search_terms.py tests/test_security_wall.py tests/test_a11y_axe.py
+   tests/test_theme_nav.py tests/test_theme_icons.py``: the search index of a tiny built site
+   must be the same with and without the cut (rule 1); the scripts block must still match (rule
+   2, else the build fails naming main.html); the theme files' tests (rule 3); algorithm pages
+   built without Markdown the same as with it (rule 4); a tiny site searched in Chromium must
+   require every word of a query (rule 5); the theme's inline scripts allowed (rule 6); the
+   search dialog named (rule 7); every markup name still there (rule 8); rules 9 to 11.
+3. If rule 4 moved (``test_site_rawpage.py``): read ``Page.render``, fix ``render_finished``.
    If rule 1 moved: read the plugin's ``Parser`` and ``on_page_context`` in
    ``material/plugins/search/plugin.py`` against the rules above and set ``PROFILE``'s
    ``search_*``; if its structure moved (where a section or an exclusion ends), set

@@ -9,6 +9,7 @@ upgrade checklist in macros/theme.py."""
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -36,7 +37,7 @@ PAGES = {
     "clip.md": "# Clipping\n\nClip higher raises the upper bound.\n",
     "cliponly.md": "# Clip alone\n\nA clip with nothing above it.\n",
 }
-META = re.compile(r'\s*<meta name="tn-theme-search" content="[^"]*">')
+META = re.compile(r"""\s*<meta name="tn-theme-search" content='[^']*'>""")
 
 
 def _build(root: Path) -> Path:
@@ -89,8 +90,8 @@ def test_every_page_carries_the_shape_the_adapter_declares(site: Path) -> None:
     for page in site.rglob("*.html"):
         found = META.search(page.read_text(encoding="utf-8"))
         assert found is not None, page
-        content = found.group(0).split('content="')[1][:-2]
-        assert content.replace("&#34;", '"') == THEME.search_shape(), page
+        content = html.unescape(found.group(0).split("content='")[1][:-2])
+        assert content == THEME.search_shape(), page
 
 
 @pytest.mark.parametrize(("query", "pages"), [

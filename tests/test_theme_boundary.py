@@ -26,6 +26,8 @@ from helpers_site import REPO, load_theme
 
 THEME = load_theme()
 ADAPTER = REPO / "macros" / "theme.py"
+ICON_RULE = REPO / "macros" / "theme_icons.py"
+"""Rule 11 of the adapter, in its own module (``theme.py`` is full): the icons' folder."""
 
 INTERNALS = {
     "Material's inline-script templates (PROFILE script_templates)":
@@ -42,6 +44,7 @@ INTERNALS = {
     "the installed Material's files (theme.templates)":
         r"""\bmaterial\.__file__|find_spec\(\s*["']material""",
     "Material's search dialog markup (SEARCH_DIALOG)": r"""role=\\?["']dialog""",
+    "Material's icon files (theme_icons.ICONS, rule 11)": r"""["']\.icons/""",
     "Plotly's private fields": r"\._full[A-Z]\w*|\bgd\._\w+",
     "a pinned theme release (PINS)": "|".join(
         [rf"{re.escape(name)}==" for name in THEME.PINS]
@@ -120,7 +123,7 @@ def internals_named(root: Path, exempt: set[Path]) -> dict[str, list[str]]:
 
 
 def test_no_file_but_the_adapter_names_a_theme_internal() -> None:
-    found = internals_named(REPO, {ADAPTER, Path(__file__).resolve()})
+    found = internals_named(REPO, {ADAPTER, ICON_RULE, Path(__file__).resolve()})
     assert not found, ("theme internals outside macros/theme.py (declare them there and read "
                        f"them from it): {found}")
 
@@ -176,6 +179,7 @@ def test_the_adapter_names_each_internal_it_declares() -> None:
     ("tinkernomics/site/postbuild/x.py", 'FOLDER = "templates/partials/javascripts"\n'),
     ("tinkernomics/site/pages/x.py", "from material.plugins.search import plugin\n"),
     ("tinkernomics/site/x.py", 'THEME_PACKAGES = ("material", "zensical")\n'),
+    ("site_overrides/partials/y.html", '{% include ".icons/material/menu.svg" %}\n'),
     ("tinkernomics/site/y.py", 'FOLDER = Path("templates", "partials", "javascripts")\n'),
     ("site_overrides/partials/x.html",
      "{% filter replace('role=\"dialog\">', 'x') %}{% endfilter %}\n"),

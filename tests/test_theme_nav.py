@@ -124,9 +124,20 @@ def test_the_header_is_rendered_once_a_folder_with_each_pages_title(
 
     monkeypatch.setattr(THEME, "share_nav", share_both)
     shared, _ = THEME.render_pages(root / "mkdocs.yml", shared_nav=True)
-    for name in PAGES:
-        assert shared[name] == own[name], name
+    for name in PAGES:  # the same but for the spaces of the config JSON (rule 10)
+        assert shared[name] == header.compact_config(own[name]), name
+        assert shared[name] != own[name] and '"base":' in shared[name], name
     assert "Front & <i>matter</i>" in shared["things/a.md"]
     assert "B &amp; co" in shared["things/b.md"]
     assert len([r for r in runs if r.startswith("things/")]) == 1  # one for a, b and c
     assert len(runs) == 5  # by depth and folder: /, things/ and guide/, things, guide, other
+
+
+def test_the_config_json_loses_its_spaces_and_keeps_its_escapes() -> None:
+    header = _header_module()
+    start, end = header.CONFIG
+    block = f'<p>{start}{{"a": "\\u003c/script\\u003e \\u0026", "b": [1, 2]}}{end}<script></script>'
+    assert header.compact_config(block) == (
+        f'<p>{start}{{"a":"\\u003c/script\\u003e \\u0026","b":[1,2]}}{end}<script></script>')
+    for kept in (f"{start}{{not json}}{end}", f"{start}{{}}{end}{start}{{}}{end}", "<p>{}</p>"):
+        assert header.compact_config(kept) == kept

@@ -21,6 +21,10 @@ SOURCES = ("tinkernomics.css", "tables.css", "blocks.css", "accessibility.css", 
 """In cascade order: later files may refine earlier ones. A file split in two keeps its parts
 side by side, in its order, so every rule keeps its place in the cascade."""
 BUNDLE = "site.css"
+GENERATED = "theme-icons.css"
+"""Joined last when the build wrote it: the rules of the theme's icons, which the MkDocs hooks
+write before this step (``macros/theme_icons.py``, the theme adapter's rule 11); a build
+without the hooks (Zensical) keeps the theme's inline icons and has no such file."""
 
 
 def bundle_text(folder: Path) -> str:
@@ -32,6 +36,9 @@ def bundle_text(folder: Path) -> str:
             raise FileNotFoundError(f"{path}: stylesheet missing from the built site "
                                     f"(postbuild/stylesheets.py SOURCES names it)")
         parts.append(f"/* ---- {name} ---- */\n{path.read_text(encoding='utf-8').strip()}\n")
+    generated = folder / GENERATED
+    if generated.is_file():
+        parts.append(f"/* ---- {GENERATED} ---- */\n{generated.read_text(encoding='utf-8')}")
     return "\n".join(parts)
 
 
