@@ -26,7 +26,9 @@ multiplied by the steps:
   (``eager``, a run's ``cuda_graphs: false``): its kernels are then launched one by one.
   A synchronous step runs until its longest completion: the
   iterations are the mean length's waves (one wave when the batch holds every sequence) of
-  every turn, plus the cap's tail once: the longest episode's excess over the mean. An
+  every turn, plus the cap's tail once: the longest episode's excess over the mean, which
+  decodes nearly alone (each tail iteration reads the weights and one sequence's cache, and
+  lasts at least ``TAIL_FLOOR``, the engine's fixed work without a batch's). An
   asynchronous run (``async``) overlaps the tail (unless its sampler hands over whole
   batches, ``wb``, a run's ``whole_batch_rollout``: then the step waits for it), the
   training and the trainer's refit and fixed work with the next step's sampling: its step
@@ -114,6 +116,17 @@ CONSTANTS: tuple[Constant, ...] = (
              "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
              "serving time on one H100. Left out, AReaL v0.1's runs are fitted 5 ms by the "
              "others"),
+    Constant("tail_floor", 0.005, "Shortest decode iteration of a synchronous step's tail, "
+             "seconds",
+             "fitted on the published runs (bench_backtest.py --fit, the grid's best). Past the "
+             "mean length a synchronous step decodes its last, longest completions almost "
+             "alone: an iteration then reads the weights (and that sequence's cache) once, at "
+             "the GPU's bandwidth, and pays the engine's fixed work, which is what this floor "
+             "is: the CUDA-graph replay and the scheduling of a near-empty batch, without the "
+             "per-sequence sampling and output processing that make decode_floor at a full "
+             "batch. A 7B model's bf16 weights read at an H20's 4 TB/s take about 5 ms, more "
+             "than this floor: the tail of a small model is timed by its weights, not by a "
+             "large engine's overhead"),
     Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
              "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
              "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
@@ -164,6 +177,7 @@ CONSTANTS: tuple[Constant, ...] = (
 
 FITTED: dict[str, tuple[float, ...]] = {
     "decode_floor": (0.005, 0.01, 0.0125, 0.015, 0.02),
+    "tail_floor": (0.002, 0.005, 0.01, 0.015),
     "eager_layer_s": (0.0, 0.00025, 0.0005, 0.001),
     "train_mfu_max": (0.3, 0.4, 0.5),
     "step_seconds": (10.0, 20.0, 40.0),
@@ -229,16 +243,25 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu))"),
+        # the tail: the longest completion decoding past the mean, almost alone in its engine
+        ("tail_iteration_s", f"max({c}.tail_floor + run.eager * coalesce(model.layers, 0.0) * "
+                             f"{c}.eager_layer_s, coalesce((2.0 * p.active + {held} * {kv} * "
+                             f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
+                             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
+                             f"{hw}.tflops * 1e12 * {c}.decode_mfu))"),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
+        ("tail_iterations", f"0.0 if run.asynchronous * (1.0 - run.whole_batch) else "
+                            f"{cap} - run.out"),
         ("iterations", f"run.T * {p}.waves if run.asynchronous * (1.0 - run.whole_batch) else "
                        f"run.T * "
-                       f"max(run.out, {p}.waves) + {cap} - run.out"),
+                       f"max(run.out, {p}.waves) + {p}.tail_iterations"),
         ("decode_flops", "run.prompts * run.G * rollout.oversample * run.T * run.out * 2.0 * "
                          "p.active"),
         ("decode_s", f"coalesce({p}.decode_flops / ({p}.rollout_gpus * {hw}.tflops * 1e12 * "
                      f"{mfu_decode} / 100.0), run.prompts * run.G * rollout.oversample * "
                      f"run.T * run.out / ({p}.rollout_gpus * set.tps), "
-                     f"{p}.iterations * {p}.iteration_s)"),
+                     f"({p}.iterations - {p}.tail_iterations) * {p}.iteration_s + "
+                     f"{p}.tail_iterations * {p}.tail_iteration_s)"),
     ]
 
 
