@@ -34,6 +34,8 @@ GPUS = FigureRange(ge=1, le=1e6, hint="GPUs the stage ran on, e.g. 8 (allowed 1 
 SECONDS = FigureRange(ge=0, le=1e5, hint="seconds per turn (allowed 0 to 1e5)")
 TP = FigureRange(ge=1, le=1e3, hint="GPUs one sampler engine spans, e.g. 4 (allowed 1 to 1e3)")
 SHARE = FigureRange(ge=0.05, le=1, hint="a share of GPU memory, e.g. 0.6 (allowed 0.05 to 1)")
+OVERSAMPLE = FigureRange(ge=1, le=100, hint="rollouts sampled per rollout trained on, e.g. 1 "
+                                           "(allowed 1 to 100)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
 
 
@@ -101,6 +103,11 @@ class RunStage(StrictModel):
         default=None, description="Share of a sampler GPU's memory the engine takes (vLLM's "
                                   "`gpu_memory_utilization`), unit `fraction`; default: "
                                   "vLLM's 0.9.")
+    oversampling: Annotated[Figure, OVERSAMPLE] | None = Field(
+        default=None, description="Rollouts sampled per rollout trained on, unit `multiplier`: "
+                                  "1 when the run samples only what it trains on (dynamic "
+                                  "sampling off), more when it samples extra groups and drops "
+                                  "some; default: the algorithm's typical setting.")
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 

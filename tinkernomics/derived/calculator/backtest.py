@@ -4,8 +4,10 @@ Each stage of a ``run`` entry (``catalog/runs/``) becomes a calculator link (``q
 model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion
 lengths, turns and environment time, synchronous or not, full fine-tuning or LoRA, with the
 prefix cache on (vLLM's default, which the runs' samplers use), and the sampler engine's
-tensor parallelism, sequence cap and CUDA graphs, whether an asynchronous sampler hands over
-whole batches, and what the learner offloads to the CPU, where the run states them. The
+tensor parallelism, sequence cap and CUDA graphs, the rollouts sampled per rollout trained on
+(``oversampling``: a run's stated value replaces the algorithm's typical one, e.g. DAPO's
+dynamic sampling off), whether an asynchronous sampler hands over whole batches, and what the
+learner offloads to the CPU, where the run states them. The
 estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
 spread the calculator states beside every self-hosted figure. The rows come from the catalog
@@ -61,6 +63,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.attention_tp"] = _int(stage.attention_tp.value)
     if stage.gpu_memory_utilization is not None:
         found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
+    if stage.oversampling is not None:
+        found["set.oversample"] = repr(float(stage.oversampling.value))
     if not run.cuda_graphs:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:

@@ -49,4 +49,7 @@ class RunStage(ApiModel):
     gpu_memory_utilization: Figure | None = Field(
         description="Share of a sampler GPU's memory the engine takes (vLLM's "
                     "gpu_memory_utilization); null: not stated.")
+    oversampling: Figure | None = Field(
+        description="Rollouts sampled per rollout trained on (1: dynamic sampling off); null: "
+                    "the algorithm's typical setting.")
     gpus: Figure = Field(description="GPUs of the stage.")
