@@ -217,6 +217,15 @@ def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
     ]
 
 
+def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
+    """The tail: the longest completion decoding past the mean, almost alone in its engine."""
+    return (f"max({c}.tail_floor + run.eager * coalesce(model.layers, 0.0) * "
+            f"{c}.eager_layer_s, coalesce((2.0 * p.active + {held} * {kv} * "
+            f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
+            f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
+            f"{hw}.tflops * 1e12 * {c}.decode_mfu))")
+
+
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     c, cap = n["c"], n["cap"]
@@ -250,12 +259,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu))"),
-        # the tail: the longest completion decoding past the mean, almost alone in its engine
-        ("tail_iteration_s", f"max({c}.tail_floor + run.eager * coalesce(model.layers, 0.0) * "
-                             f"{c}.eager_layer_s, coalesce((2.0 * p.active + {held} * {kv} * "
-                             f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
-                             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
-                             f"{hw}.tflops * 1e12 * {c}.decode_mfu))"),
+        ("tail_iteration_s", _tail_iteration(p, hw, c, held, kv)),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("tail_iterations", f"0.0 if run.asynchronous * (1.0 - run.whole_batch) else "
                             f"{cap} - run.out"),
