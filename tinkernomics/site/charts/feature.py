@@ -34,7 +34,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
 from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import embed, embedbox, files, images, plotlyspec, share
+from tinkernomics.site.charts import embed, embedbox, fallback, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.identity import SITE_CARD
@@ -118,30 +118,24 @@ def _param_row(s: charts.Series, factor: derive.Factor) -> ParamRow:
     )
 
 
-def frame_style(chart: charts.Chart) -> str:
-    """The chart box's aspect ratio per layout (CSS variables), equal to its static SVG's, so
-    the SVG fills the box and the interactive chart replaces it without a layout shift."""
-    return ";".join(
-        f"--tn-ar-{name}:{layout.width:g}/{chartsvg.svg_height(chart, name):g}"
-        for name, layout in chartsvg.LAYOUTS.items())
-
-
-CAPTION = "caption"
-"""What names a figure's SVGs: its caption's title and description (ids ``label_id``), which
-``aria-labelledby`` reads whether shown or not, instead of a ``<title>`` and ``<desc>``
-repeating them in the SVG (issue 47: 400 bytes of each page and embed page)."""
-VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
-"""How the tools row names ``share.VARIANTS``."""
+CAPTION = fallback.CAPTION
 PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
+VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
+"""How the tools row names ``share.VARIANTS``."""
 
 
-def inline_svgs(chart: charts.Chart, mode: str) -> Markup:
-    """The figure's wide and narrow SVGs (CSS shows one). On a site page the wide one's
-    ``<style>`` serves both; an embed page or export has the rules in its theme stylesheet
-    (``files.theme_css``). Both are named by the caption (``CAPTION``), not a copy of it."""
-    return Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE, named_by=CAPTION)
-                  + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by=CAPTION))
+def _fallback(chart: charts.Chart, mode: str, data_base: str, site_url: str,
+              alt: str) -> dict[str, Any]:
+    """The static chart: the chart's files on a page or embed page, inline SVGs in an export
+    (nothing beside it to refer to); its box's style, and on an embed page where its legend
+    starts (``fallback``)."""
+    exported = mode == EXPORT
+    return {"svg": (fallback.inline_svgs(chart, styled=False) if exported
+                    else fallback.pictures(chart, data_base, site_url, alt)),
+            "label": chartsvg.label_id(chart, CAPTION),
+            "frame_style": fallback.frame_style(chart, site_url, files=not exported),
+            "legend": fallback.legend_attr(chart) if mode != PAGE else ""}
 
 
 def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
@@ -155,11 +149,11 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     note = chart.unverified_note
     base = _site_base(site_url)
     page_url = "" if mode == EXPORT and not base else f"{base or root}{chart.page}"
+    alt = share.alt_text(chart)
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        "svg": inline_svgs(chart, mode), "label": chartsvg.label_id(chart, CAPTION),
-        "frame_style": frame_style(chart),
+        **_fallback(chart, mode, data_base, site_url, alt),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
         "spec_url": "" if mode == EXPORT else f"{data_base}{SPEC_FILE}",
@@ -180,7 +174,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
                                                            strict=True)],
         "date": chart.date,
         "summary": share.long_description(chart),
-        "alt": share.alt_text(chart),
+        "alt": alt,
         "heading": mode == EMBED,
         "key": [(f"{s.name} ({charts.UNVERIFIED_MARK})" if s.unverified else s.name, s.color)
                 for s in chart.series] if mode == EMBED else [],

@@ -336,6 +336,23 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
     return textwrap.wrap(text, max(12, int(width / (size * 0.56)))) or [""]
 
 
+def _file_lines(chart: Chart, site_url: str, layout: str) -> tuple[list[str], list[str]]:
+    """The file's title lines and credit lines, wrapped to the layout's width."""
+    width = LAYOUTS[layout].width
+    return (_wrap(chart.title, width - 32, 17),
+            [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)])
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
+def file_box(chart: Chart, site_url: str, layout: str) -> tuple[float, float]:
+    """(top, total height) of the chart's file in ``layout``: the drawing (``svg_height`` tall,
+    the layout's width) starts ``top`` below the file's top edge, under the title. A page shows
+    the file with the title and credit cropped off (``fallback``)."""
+    titles, lines = _file_lines(chart, site_url, layout)
+    top = TITLE_PX + 22 * (len(titles) - 1)
+    return top, top + svg_height(chart, layout) + LINE_PX * len(lines) + 12
+
+
 @lru_cache(maxsize=SVG_CACHE_SIZE)
 def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
                    layout: str = "wide") -> str:
@@ -344,10 +361,8 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     data date below, wrapped to the layout's width."""
     width, height = LAYOUTS[layout].width, svg_height(chart, layout)
     ink, paper = THEMES[theme]["font.color"], THEMES[theme]["paper_bgcolor"]
-    titles = _wrap(chart.title, width - 32, 17)
-    lines = [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)]
-    top = TITLE_PX + 22 * (len(titles) - 1)
-    total = top + height + LINE_PX * len(lines) + 12
+    titles, lines = _file_lines(chart, site_url, layout)
+    top, total = file_box(chart, site_url, layout)
     inner = placed_chart(chart, (0, top, width, height), theme, layout)
     title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
                     for i, line in enumerate(titles))
