@@ -338,9 +338,9 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
 
 def _file_lines(chart: Chart, site_url: str, layout: str) -> tuple[list[str], list[str]]:
     """The file's title lines and credit lines, wrapped to the layout's width."""
-    width = LAYOUTS[layout].width
-    return (_wrap(chart.title, width - 32, 17),
-            [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)])
+    room = LAYOUTS[layout].width - 32
+    return (_wrap(chart.title, room, 17),
+            [part for line in credit_lines(chart, site_url) for part in _wrap(line, room, 11)])
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
