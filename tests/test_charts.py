@@ -25,7 +25,7 @@ from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartsite
-from tinkernomics.site.charts import plotlyspec
+from tinkernomics.site.charts import plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 
@@ -369,10 +369,60 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
             in html)
     assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
         in html
-    assert html.count("<svg") == 2 and '<table class="tn-table">' in html
-    assert html.count("<style>") == 1  # the wide SVG's rules style the narrow one too
-    wide = chartsvg.svg_height(comparison, "wide")
-    assert f'style="--tn-ar-wide:720/{wide:g};--tn-ar-narrow:400/' in html  # box = SVG ratio
+    assert "<svg" not in html and '<table class="tn-table">' in html  # the files (issue 47)
+    assert "<style>" not in html
+    wide, narrow = (chartsvg.svg_height(comparison, name) for name in ("wide", "narrow"))
+    top = chartsvg.file_box(comparison, "https://example.org/tn/", "wide")[0]
+    assert (f'style="--tn-h-wide:{wide:g};--tn-top-wide:{top:g};--tn-h-narrow:{narrow:g};'
+            in html)  # box = the drawing's ratio; the file's title is cropped off
+
+
+FILES = "../embed/scalerl-comparison/"
+
+
+@pytest.mark.parametrize(("mode", "base"), [(chartsite.PAGE, FILES), (chartsite.EMBED, "")])
+def test_the_static_chart_is_the_charts_files_not_inline_svg(
+        comparison: charts.Chart, mode: str, base: str) -> None:
+    """A page and an embed page show the chart's SVG files (issue 47: each inlined what
+    ``chart*.svg`` hold): a light and a dark picture, each narrow on phones, lazy, with the
+    chart's alt text and the file's size (no layout shift while it loads)."""
+    site = "https://example.org/tn/"
+    if mode == chartsite.PAGE:
+        html = chartsite.render_figure(comparison, root="../", site_url=site)
+    else:
+        html = chartsite.render_embed_page(comparison, site)
+    fallback = html.split('<div class="tn-chart__fallback"', 1)[1].split("</div>", 1)[0]
+    assert "<svg" not in fallback and 'class="tn-svg' not in html
+    alt = escape(share.alt_text(comparison))
+    height = chartsvg.file_box(comparison, site, "wide")[1]
+    for theme, suffix in (("light", ""), ("dark", "-dark")):
+        assert (f'<picture class="tn-chart__pic tn-chart__pic--{theme}">'
+                f'<source media="(max-width: 600px)" srcset="{base}chart-narrow{suffix}.svg">'
+                f'<img src="{base}chart{suffix}.svg" width="720" height="{height:g}" '
+                f'alt="{alt}" loading="lazy" decoding="async"></picture>') in fallback
+
+
+def test_each_chart_svg_is_drawn_once_for_its_page_embed_page_and_files(
+        comparison: charts.Chart, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page and the embed page draw no SVG: only the four files do (issue 47: the page's
+    two and the embed page's two were drawn again beside them)."""
+    drawn: list[tuple[str, str | None]] = []
+    parts = chartsvg._chart_parts
+
+    def counted(chart: charts.Chart, layout: str, ident: str, theme: str | None,
+                *args: object) -> tuple[float, float, str]:
+        drawn.append((layout, theme))
+        return parts(chart, layout, ident, theme, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chartsvg, "_chart_parts", counted)
+    chartsvg.chart_svg.cache_clear()
+    chartsvg.standalone_svg.cache_clear()
+    site = "https://example.org/tn/"
+    chartsite.render_figure(comparison, root="../", site_url=site)
+    chartsite.render_embed_page(comparison, site)
+    for variant in share.VARIANTS:
+        chartsvg.standalone_svg(comparison, site, variant.theme, variant.layout)
+    assert sorted(drawn) == sorted((v.layout, v.theme) for v in share.VARIANTS)
 
 
 def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
@@ -473,9 +523,10 @@ def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
 
 
 def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> None:
-    """A page's SVGs have no title or description of their own (issue 47): both are named by
-    the figure's caption, which ``aria-labelledby`` reads whether or not an SVG is shown."""
-    html = chartsite.render_figure(comparison, root="../", site_url="")
+    """An export's SVGs (inline: nothing beside it) have no title or description of their
+    own (issue 47): both are named by the figure's caption, which ``aria-labelledby`` reads
+    whether or not an SVG is shown."""
+    html = chartsite.render_figure(comparison, root="../", site_url="", mode=chartsite.EXPORT)
     wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
     ident = f"tn-svg-{comparison.id}-{chartsite.CAPTION}"
     for svg in (wide, narrow):
