@@ -1,13 +1,14 @@
 /* tinker-nomics chart loader (site pages, embed pages, exported pages): drawing and theming.
  *
  * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
- * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
+ * static chart (first paint, no-JS fallback: the chart's SVG files, light and dark, which CSS
+ * picks by the palette, tinkernomics.site.charts.fallback; an export's inline SVG) and
  * the URL of its Plotly spec (data-tn-spec: embed/<id>/spec.json, one file per chart that its
  * page and its embed page share, fetched with plotly.js on first interaction and joined with
  * the two files it names: embed/spec-base.json and the chart's data.json). An exported page
  * carries the spec inline, as JSON in a <template> (not a <script>: Material's instant
  * navigation re-creates inline scripts without their type, which would run the JSON as code).
- * This file upgrades the SVG to the interactive Plotly chart:
+ * This file upgrades the static chart to the interactive Plotly chart:
  * - plotly.js (the self-hosted basic bundle, ~395 KB gzipped) is fetched once per visit, only on
  *   a page with a chart, and only when the reader shows intent (pointer over the chart, a click or
  *   tap on it, or the "Interactive chart" button): a reader who only looks pays nothing for it.

@@ -1,7 +1,7 @@
 """Charts on the site and as embeds (pipeline step 6: a feature module of ``site.build``).
 
-Macros: ``chart(chart_id)`` puts a chart on a page (static SVG first paint and no-JS fallback,
-the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image
+Macros: ``chart(chart_id)`` puts a chart on a page (first paint and no-JS fallback: the chart's
+SVG files, ``fallback``), the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image
 downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)`` is the same
 for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).

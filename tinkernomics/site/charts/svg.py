@@ -1,6 +1,7 @@
-"""Static SVG of a chart (pipeline step 6, output): first paint, no-JS fallback, SVG download,
-and the file's SVGs ``charts.images`` rasterises (the link-preview cards have a layout of their
-own, ``charts.cardsvg``).
+"""Static SVG of a chart (pipeline step 6, output): the chart's SVG files (download, and the
+first paint and no-JS fallback of its page and embed page, ``fallback``), an export's inline
+SVGs, and the file's SVGs ``charts.images`` rasterises (the link-preview cards have a layout
+of their own, ``charts.cardsvg``).
 
 Drawn in Python from the same ``charts.Chart`` view model as the Plotly spec, so the picture a
 reader sees before (or without) the interactive chart shows the same curves, C_mid diamonds,
