@@ -1,9 +1,10 @@
 """Charts on the site and as embeds (pipeline step 6: a feature module of ``site.build``).
 
 Macros: ``chart(chart_id)`` puts a chart on a page (first paint and no-JS fallback: the chart's
-SVG files, ``fallback``), the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image
-downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)`` is the same
-for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
+SVG files, ``fallback``), the URL of its Plotly spec for
+``site_overrides/assets/javascripts/charts.js``, data and image downloads, an embed snippet, a
+parameter table); ``algorithm_chart(algorithm_id)`` is the same for an algorithm's own chart
+("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
 ``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
