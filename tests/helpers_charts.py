@@ -114,7 +114,7 @@ def joined_spec(folder: Path) -> dict[str, Any]:
     base = json.loads((folder / spec["base"]).read_text("utf-8"))
     points = spec["points"]
     series = json.loads((folder / points["file"]).read_text("utf-8"))["series"]
-    out = {**base, **{k: v for k, v in spec.items() if k not in ("base", "points")}}
+    out = {**base, **{k: v for k, v in spec.items() if k not in ("base", "points", "box")}}
     out["layout"] = {**base["layout"], **spec["layout"]}
     for index, s in zip(points["traces"], series, strict=True):
         for key in ("x", "y", "customdata"):

@@ -28,6 +28,9 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 SUB_PATH = "tinker-nomics"
 CHART = f"#chart-{charts.COMPARISON_ID}"
+LOADED = ("i => (i.complete ? Promise.resolve() : new Promise(r => i.addEventListener("
+          "'load', r, {once: true}))).then(() => i.naturalWidth > 0 && i.currentSrc.endsWith(")
+"""JS, completed by a quoted file name and ``))``: an image, once loaded, shows that file."""
 PLOTLY = "assets/vendor/plotly.min.js"
 TIMEOUT_MS = 30_000
 GD = f"document.querySelector('{CHART} .tn-chart__plot')"
@@ -151,9 +154,9 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
     page = session.page
     page.goto(session.base + "algorithms/", wait_until="load")
     static = page.locator(f"{CHART} .tn-chart__pic--light img")  # the chart's file, loaded
+    static.scroll_into_view_if_needed()  # lazy: fetched as it nears the screen
     assert static.is_visible() and static.evaluate(
-        "i => i.complete && i.naturalWidth > 0 && i.currentSrc.endsWith("
-        "'/embed/scalerl-comparison/chart.svg')")
+        LOADED + "'/embed/scalerl-comparison/chart.svg'))")
     assert page.locator(f"{CHART} .tn-chart__fallback svg").count() == 0
     assert session.plotly_requests() == []  # no interaction yet: no plotly.js
     session.upgrade()
@@ -241,8 +244,7 @@ def test_without_javascript_the_static_chart_and_parameters_remain(
     page = context.new_page()
     page.goto(base_url + "algorithms/")
     narrow = page.locator(f"{CHART} .tn-chart__pic--light img")  # the narrow file, loaded
-    assert narrow.is_visible() and narrow.evaluate(
-        "i => i.complete && i.naturalWidth > 0 && i.currentSrc.endsWith('/chart-narrow.svg')")
+    assert narrow.is_visible() and narrow.evaluate(LOADED + "'/chart-narrow.svg'))")
     assert narrow.bounding_box()["width"] > 300
     assert not page.locator(f"{CHART} .tn-chart__pic--dark").is_visible()
     page.locator(f"{CHART} .tn-chart__params summary").click()

@@ -3,8 +3,8 @@
  * Part of the chart loader (charts.js, which loads after this file and calls what it
  * registers on window.tnCharts: copyText, copySnippet, fillBox, setSnippetTheme). Copy buttons
  * fall back to showing the text selected where the clipboard is refused. The embed box below
- * every chart on a site page ("Embed this chart") is written here from the facts the page
- * ships (tinkernomics.site.charts.embedbox).
+ * every chart on a site page ("Embed this chart") is written here, when first opened, from
+ * the facts in the chart's spec.json (tinkernomics.site.charts.embedbox).
  */
 (function () {
   "use strict";
@@ -62,8 +62,8 @@
     copyText(button, area.value, area);
   }
 
-  /* The embed box (tinkernomics.site.charts.embedbox): the page ships the chart's facts as
-     JSON in a <template>, and a plain embed address for a reader without JavaScript; this
+  /* The embed box (tinkernomics.site.charts.embedbox): the chart's spec.json has its facts,
+     the page a plain embed address for a reader without JavaScript; this
      writes the hosts, the theme menu and every snippet from those facts, for the chosen theme
      and background. Each snippet equals its Python builder (embed.py, share.py, cite.py;
      tests/test_embedbox_browser.py holds the two sides together). A fixed theme is in the
@@ -187,10 +187,13 @@
     ].join("\n") + "\n</div>";
   }
 
-  /* Without a site URL the facts' addresses are relative to the page: make them absolute. */
-  function boxFacts(details) {
-    var d = JSON.parse(details.querySelector("template.tn-chart__box").content.textContent);
-    var base = new URL(d.base || "./", location.href).href;
+  /* The facts are in the chart's spec.json (key "box"), with the static chart's alt text from
+     the page. Without a site URL their addresses are relative to that file: made absolute. */
+  function boxFacts(figure, spec, url) {
+    var d = spec.box;
+    var img = figure.querySelector(".tn-chart__fallback img");
+    d.alt = img ? img.alt : d.title;
+    var base = new URL(d.base || "./", url).href;
     if (base !== d.base) {
       var page = function (b) { return b + d.page + "#chart-" + d.id; };
       d.cite = d.cite.split(page(d.base)).join(page(base));
@@ -200,15 +203,28 @@
     return d;
   }
 
+  /* Once, when the box first opens: the facts are fetched (the plain address stays until
+     then, and if the fetch fails). */
   function fillBox(details) {
     var plain = details.querySelector(".tn-chart__embed-plain");
-    if (!plain || !details.querySelector("template.tn-chart__box")) return;
-    details.tnBox = boxFacts(details);
-    var body = document.createElement("div");
-    body.innerHTML = boxHtml(details.tnBox);
-    while (body.firstChild) details.insertBefore(body.firstChild, plain);
-    plain.hidden = true;
-    setSnippetTheme(details);
+    var figure = details.closest("[data-tn-spec]");
+    if (!plain || !figure || details.tnFilling) return;
+    details.tnFilling = true;
+    var url = new URL(figure.getAttribute("data-tn-spec"), location.href).href;
+    fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(response.status + " " + url);
+      return response.json();
+    }).then(function (spec) {
+      details.tnBox = boxFacts(figure, spec, url);
+      var body = document.createElement("div");
+      body.innerHTML = boxHtml(details.tnBox);
+      while (body.firstChild) details.insertBefore(body.firstChild, plain);
+      plain.hidden = true;
+      setSnippetTheme(details);
+    }).catch(function (error) {
+      details.tnFilling = false;
+      console.warn("tinker-nomics embed box: " + error);
+    });
   }
 
   tn.copyText = copyText;

@@ -130,7 +130,7 @@
       points ? getJSON(new URL(points.file, url).href) : null]).then(function (got) {
       var base = got[0], out = {};
       Object.keys(base).concat(Object.keys(spec)).forEach(function (key) {
-        out[key] = key in spec ? spec[key] : base[key];
+        if (key !== "box") out[key] = key in spec ? spec[key] : base[key];  /* the embed box's */
       });
       out.layout = Object.assign({}, base.layout, spec.layout);
       if (points) {
@@ -290,7 +290,10 @@
       details.addEventListener("change", function (event) {
         if (event.target.matches(".tn-chart__theme, .tn-chart__bg")) tn.setSnippetTheme(details);
       });
-      tn.fillBox(details);
+      details.addEventListener("toggle", function () {
+        if (details.open) tn.fillBox(details);
+      });
+      if (details.open) tn.fillBox(details);
     }
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */

@@ -170,7 +170,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "oembed_url": f"{base}{EMBED_DIR}/{chart.id}/oembed.json" if base else "",
         "show_embed": mode == PAGE,
         "show_params": params and mode != EMBED,
-        "box": embedbox.box_texts(chart, site_url, base or root) if mode == PAGE else {},
+        "box": embedbox.box_texts(chart, base or root) if mode == PAGE else {},
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
         "date": chart.date,
