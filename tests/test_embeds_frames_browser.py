@@ -229,10 +229,14 @@ def charts_page(site: BuiltSite, chart_id: str) -> str:
 
 
 def _strict_snippet(tabs: ReusedTab, site: Path, chart_id: str, base: str) -> str:
-    """The strict snippet as the chart's page writes it in its embed box (charts.js)."""
+    """The strict snippet as the chart's page writes it in its embed box (charts.js, once the
+    box is opened)."""
     with tabs.fresh({"width": 1280, "height": 900}) as tab:
         tab.goto(base + charts_page(BuiltSite(site, ""), chart_id))
-        area = tab.locator('textarea[aria-label^="Embed code without inline style for "]')
+        box = tab.locator(f"#chart-{chart_id}.tn-chart--armed")
+        box.wait_for(timeout=TIMEOUT_MS)
+        box.locator(".tn-chart__embed summary").click()
+        area = box.locator('textarea[aria-label^="Embed code without inline style for "]')
         area.first.wait_for(state="attached", timeout=TIMEOUT_MS)
         return area.first.input_value().replace(SUB_PATH_URL, base)
 
