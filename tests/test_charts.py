@@ -536,3 +536,14 @@ def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> N
     assert f'id="{ident}-t">{escape(comparison.title)}<' in caption
     assert f'id="{ident}-d">{escape(comparison.description)}<' in caption
     assert html.count(f'id="{ident}-t"') == html.count(f'id="{ident}-d"') == 1
+
+
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+def test_the_file_box_is_where_the_file_draws_the_chart(comparison: charts.Chart,
+                                                        layout: str) -> None:
+    """A page crops the chart's file to its drawing with ``file_box``: the drawing starts at
+    its top and the file is its total height."""
+    top, total = chartsvg.file_box(comparison, "https://example.org/tn/", layout)
+    text = chartsvg.standalone_svg(comparison, "https://example.org/tn/", "light", layout)
+    assert f'height="{total:g}"' in text.split(">", 1)[0]
+    assert f'transform="translate(0 {top:g})"' in text

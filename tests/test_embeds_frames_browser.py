@@ -345,6 +345,7 @@ def test_the_theme_menu_rewrites_every_snippet(tabs: ReusedTab, base_url: str,  
     with tabs.fresh({"width": 1280, "height": 900}) as tab:
         tab.goto(base_url + "algorithms/")
         tab.locator(".tn-chart__embed summary").first.click()
+        tab.locator(".tn-chart__embed textarea").first.wait_for(timeout=TIMEOUT_MS)  # fetched
         auto = tab.evaluate(SNIPPETS)
         tab.locator(".tn-chart__theme").first.select_option("dark")
         dark = tab.evaluate(SNIPPETS)
