@@ -547,3 +547,17 @@ def test_the_file_box_is_where_the_file_draws_the_chart(comparison: charts.Chart
     text = chartsvg.standalone_svg(comparison, "https://example.org/tn/", "light", layout)
     assert f'height="{total:g}"' in text.split(">", 1)[0]
     assert f'transform="translate(0 {top:g})"' in text
+
+
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+def test_an_embed_crops_the_legend_just_above_its_first_curve(comparison: charts.Chart,
+                                                              layout: str) -> None:
+    """``data-tn-legend`` (charts-frame.js crops the static chart there in a short frame) is
+    16 px above the first legend line, on whatever row the legend's wrapping put it."""
+    first = ET.fromstring(chartsvg.chart_svg(comparison, layout=layout)).find(
+        ".//{http://www.w3.org/2000/svg}g[@class='tn-svg__legend']/{http://www.w3.org/2000/svg}line")
+    assert first is not None
+    assert chartsvg.legend_top(comparison, layout) == float(first.get("y1", "")) - 16
+    html = chartsite.render_embed_page(comparison, "")
+    tops = " ".join(f"{chartsvg.legend_top(comparison, name):g}" for name in chartsvg.LAYOUTS)
+    assert f'data-tn-legend="{tops}"' in html

@@ -243,7 +243,7 @@ def test_embed_page_is_axe_clean(browser, built_site: BuiltSite) -> None:
     found = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
              for v in axe_violations(page)]
     headings = page.evaluate("document.querySelectorAll('h1').length")
-    images = page.evaluate("[...document.querySelectorAll('[role=img]')]"
+    images = page.evaluate("[...document.querySelectorAll('[role=img], img')]"
                            ".filter(e => e.getClientRects().length).length")
     page.context.close()
     assert not found

@@ -33,17 +33,9 @@ from tinkernomics.site.charts import svg as chartsvg
 
 NARROW_MEDIA = "(max-width: 600px)"
 """When the narrow file is shown (charts.css switches the frame at the same width)."""
-LEGEND_GAP = 54
-"""From the plot's bottom edge to just above the legend's first row (``svg._legend``)."""
 CAPTION = "caption"
 """What names an inline figure's SVGs (an export's): its caption's title and description
 (ids ``label_id``), read by ``aria-labelledby``."""
-
-
-def legend_top(layout: str) -> float:
-    """Where the static chart's legend starts in ``layout``: an embed crops the view there."""
-    shape = chartsvg.LAYOUTS[layout]
-    return shape.plot_top + shape.plot_height + LEGEND_GAP
 
 
 def frame_style(chart: charts.Chart, site_url: str, files: bool = True) -> str:
@@ -60,7 +52,7 @@ def frame_style(chart: charts.Chart, site_url: str, files: bool = True) -> str:
 
 def legend_attr(chart: charts.Chart) -> str:
     """``data-tn-legend``: where each layout's legend starts (wide, narrow)."""
-    return " ".join(f"{legend_top(name):g}" for name in chartsvg.LAYOUTS)
+    return " ".join(f"{chartsvg.legend_top(chart, name):g}" for name in chartsvg.LAYOUTS)
 
 
 def pictures(chart: charts.Chart, data_base: str, site_url: str, alt: str) -> Markup:

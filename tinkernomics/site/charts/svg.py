@@ -251,6 +251,15 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
+def legend_top(chart: Chart, layout: str = "wide") -> float:
+    """Just above the legend's first curve (``_legend``): an embed too short for the legend
+    crops the drawing there (``fallback``)."""
+    f = _frame(chart, LAYOUTS[layout])
+    row = min(row for _, _, row in f.legend)
+    return f.bottom + 54 + row * f.layout.legend_row
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def _drawing(chart: Chart, layout: str) -> str:
     """The chart's axes, curves, labels and legend in ``layout``, painted with markers: made
     once per chart and layout, for its page, embed page, files and images (``_resolve``)."""
