@@ -385,7 +385,8 @@ def test_the_static_chart_is_the_charts_files_not_inline_svg(
         comparison: charts.Chart, mode: str, base: str) -> None:
     """A page and an embed page show the chart's SVG files (issue 47: each inlined what
     ``chart*.svg`` hold): a light and a dark picture, each narrow on phones, lazy, with the
-    chart's alt text and the file's size (no layout shift while it loads)."""
+    chart's title, described by the caption, and the file's size (no layout shift while it
+    loads)."""
     site = "https://example.org/tn/"
     if mode == chartsite.PAGE:
         html = chartsite.render_figure(comparison, root="../", site_url=site)
@@ -393,13 +394,15 @@ def test_the_static_chart_is_the_charts_files_not_inline_svg(
         html = chartsite.render_embed_page(comparison, site)
     fallback = html.split('<div class="tn-chart__fallback"', 1)[1].split("</div>", 1)[0]
     assert "<svg" not in fallback and 'class="tn-svg' not in html
-    alt = escape(share.alt_text(comparison))
+    label = chartsvg.label_id(comparison, chartsite.CAPTION)
     height = chartsvg.file_box(comparison, site, "wide")[1]
     for theme, suffix in (("light", ""), ("dark", "-dark")):
         assert (f'<picture class="tn-chart__pic tn-chart__pic--{theme}">'
                 f'<source media="(max-width: 600px)" srcset="{base}chart-narrow{suffix}.svg">'
                 f'<img src="{base}chart{suffix}.svg" width="720" height="{height:g}" '
-                f'alt="{alt}" loading="lazy" decoding="async"></picture>') in fallback
+                f'alt="{escape(comparison.title)}" aria-describedby="{label}-d" '
+                'loading="lazy" decoding="async"></picture>') in fallback
+    assert f'<span class="tn-chart__desc" id="{label}-d">' in html  # it describes them
 
 
 def test_each_chart_svg_is_drawn_once_for_its_page_embed_page_and_files(

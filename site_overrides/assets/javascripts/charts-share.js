@@ -187,12 +187,10 @@
     ].join("\n") + "\n</div>";
   }
 
-  /* The facts are in the chart's spec.json (key "box"), with the static chart's alt text from
-     the page. Without a site URL their addresses are relative to that file: made absolute. */
-  function boxFacts(figure, spec, url) {
+  /* The facts are in the chart's spec.json (key "box"). Without a site URL their addresses
+     are relative to that file: made absolute. */
+  function boxFacts(spec, url) {
     var d = spec.box;
-    var img = figure.querySelector(".tn-chart__fallback img");
-    d.alt = img ? img.alt : d.title;
     var base = new URL(d.base || "./", url).href;
     if (base !== d.base) {
       var page = function (b) { return b + d.page + "#chart-" + d.id; };
@@ -215,7 +213,7 @@
       if (!response.ok) throw new Error(response.status + " " + url);
       return response.json();
     }).then(function (spec) {
-      details.tnBox = boxFacts(figure, spec, url);
+      details.tnBox = boxFacts(spec, url);
       var body = document.createElement("div");
       body.innerHTML = boxHtml(details.tnBox);
       while (body.firstChild) details.insertBefore(body.firstChild, plain);

@@ -11,12 +11,11 @@ one snippet per kind of host, side by side, and attribution as text.
 The page carries only, for a reader without JavaScript, the plain embed address as a link.
 The chart's facts (``box_data``) are in its ``spec.json`` (key ``box``, ``file_facts``), which
 charts-share.js fetches when a reader opens the box (until issue 47 every page carried them
-inline, 2.3 KB a chart); their alt text is the static chart's (``fallback``), on the page
-already. charts.js (``fillBox``) writes the box's hosts, theme menu and every snippet from those
-facts, per theme and background. The snippets it writes equal ``embed.embed_snippet`` (the oEmbed
-html), ``embed.embed_src`` and the reference builders in tests/helpers_embedbox.py
-(tests/test_embedbox_browser.py holds the two sides to that). Every height is
-``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
+inline, 2.3 KB a chart). charts.js (``fillBox``) writes the box's hosts, theme menu and every
+snippet from those facts, per theme and background. The snippets it writes equal
+``embed.embed_snippet`` (the oEmbed html), ``embed.embed_src`` and the reference builders in
+tests/helpers_embedbox.py (tests/test_embedbox_browser.py holds the two sides to that). Every
+height is ``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
 relative to the file (``FILE_ROOT``) and charts.js makes them absolute in the browser.
 """
 
@@ -46,16 +45,10 @@ def box_data(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
 
 FILE_ROOT = "../../"
 """The site root from a chart's embed folder, where ``file_facts`` are (``embed/<id>/``)."""
-ON_PAGE = ("alt",)
-"""Facts the box reads from the page instead of the file (the static chart's alt text)."""
-
-
 def file_facts(chart: Chart, site_url: str) -> dict[str, Any]:
-    """The facts in the chart's ``spec.json``: ``box_data`` less ``ON_PAGE``, their base the
-    site URL, else the root relative to the file."""
-    base = site_url.rstrip("/") + "/" if site_url else FILE_ROOT
-    facts = box_data(chart, site_url, base)
-    return {key: value for key, value in facts.items() if key not in ON_PAGE}
+    """The facts in the chart's ``spec.json``: ``box_data``, their base the site URL, else the
+    root relative to the file."""
+    return box_data(chart, site_url, site_url.rstrip("/") + "/" if site_url else FILE_ROOT)
 
 
 def box_texts(chart: Chart, base: str) -> dict[str, Any]:

@@ -12,8 +12,10 @@ so a hidden one is never fetched. The file has the chart's title above the drawi
 credit line below; the fallback crops both off (the figure's caption says them): the frame
 has the drawing's aspect ratio (``--tn-h-<layout>``: its height at the layout's width) and the
 image is shifted up by the title's height (``--tn-top-<layout>``), scaled to fit the frame
-as the inline SVG's ``xMidYMid meet`` was. The image's alt text is the chart's
-(``share.alt_text``).
+as the inline SVG's ``xMidYMid meet`` was. Each image is named as the inline SVG was: by the
+chart's title (its ``alt``) and described by the caption's description (``aria-describedby``),
+not by the images' long alt text (``share.alt_text``), which the snippets and the
+sr-only summary below the chart carry (two copies of it were 0.5 KB a page).
 
 An embed page too short for the legend crops it off (charts-frame.js lowers ``--tn-h-*`` to
 ``data-tn-legend``); with ``?bg=transparent`` charts-frame.js shows the same files with their
@@ -55,11 +57,11 @@ def legend_attr(chart: charts.Chart) -> str:
     return " ".join(f"{chartsvg.legend_top(chart, name):g}" for name in chartsvg.LAYOUTS)
 
 
-def pictures(chart: charts.Chart, data_base: str, site_url: str, alt: str) -> Markup:
+def pictures(chart: charts.Chart, data_base: str, site_url: str, label: str) -> Markup:
     """The light and the dark ``<picture>`` of the chart's files in its embed folder
-    (``data_base``), each the wide file with the narrow one for phones; ``alt``: the chart's
-    alt text (``share.alt_text``)."""
-    alt = escape(alt)
+    (``data_base``), each the wide file with the narrow one for phones, described by the
+    caption's description (id ``label`` + ``-d``)."""
+    alt = escape(chart.title)
     out = []
     for theme in ("light", "dark"):
         wide, narrow = (next(v for v in share.VARIANTS if v.theme == theme and v.layout == name)
@@ -70,7 +72,8 @@ def pictures(chart: charts.Chart, data_base: str, site_url: str, alt: str) -> Ma
             f'<picture class="tn-chart__pic tn-chart__pic--{theme}">'
             f'<source media="{NARROW_MEDIA}" srcset="{escape(data_base + narrow.svg)}">'
             f'<img src="{escape(data_base + wide.svg)}" width="{width:g}" height="{height:g}" '
-            f'alt="{alt}" loading="lazy" decoding="async"></picture>')
+            f'alt="{alt}" aria-describedby="{label}-d" loading="lazy" decoding="async">'
+            "</picture>")
     return Markup("".join(out))
 
 

@@ -126,15 +126,14 @@ VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
 """How the tools row names ``share.VARIANTS``."""
 
 
-def _fallback(chart: charts.Chart, mode: str, data_base: str, site_url: str,
-              alt: str) -> dict[str, Any]:
+def _fallback(chart: charts.Chart, mode: str, data_base: str, site_url: str) -> dict[str, Any]:
     """The static chart: the chart's files on a page or embed page, inline SVGs in an export
     (nothing beside it to refer to); its box's style, and on an embed page where its legend
     starts (``fallback``)."""
-    exported = mode == EXPORT
+    exported, label = mode == EXPORT, chartsvg.label_id(chart, CAPTION)
     return {"svg": (fallback.inline_svgs(chart, styled=False) if exported
-                    else fallback.pictures(chart, data_base, site_url, alt)),
-            "label": chartsvg.label_id(chart, CAPTION),
+                    else fallback.pictures(chart, data_base, site_url, label)),
+            "label": label,
             "frame_style": fallback.frame_style(chart, site_url, files=not exported),
             "legend": fallback.legend_attr(chart) if mode != PAGE else ""}
 
@@ -150,11 +149,10 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     note = chart.unverified_note
     base = _site_base(site_url)
     page_url = "" if mode == EXPORT and not base else f"{base or root}{chart.page}"
-    alt = share.alt_text(chart)
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        **_fallback(chart, mode, data_base, site_url, alt),
+        **_fallback(chart, mode, data_base, site_url),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
         "spec_url": "" if mode == EXPORT else f"{data_base}{SPEC_FILE}",
@@ -175,7 +173,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
                                                            strict=True)],
         "date": chart.date,
         "summary": share.long_description(chart),
-        "alt": alt,
+        "alt": share.alt_text(chart),
         "heading": mode == EMBED,
         "key": [(f"{s.name} ({charts.UNVERIFIED_MARK})" if s.unverified else s.name, s.color)
                 for s in chart.series] if mode == EMBED else [],
