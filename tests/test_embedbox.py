@@ -52,7 +52,9 @@ def test_without_a_site_url_the_file_s_addresses_are_relative_to_it(
         comparison: charts.Chart) -> None:
     facts = _facts(comparison, "")
     assert facts["base"] == "../../"  # embed/<id>/ to the root; charts.js makes it absolute
-    assert f"../../{comparison.page}#chart-{comparison.id}" in facts["cite"]
+    assert facts["page"] == comparison.page
+    assert facts["sources"] == [s.title for s in comparison.sources]  # charts.js cites them
+    assert "cite" not in facts and "bibtex" not in facts and "caption" not in facts
 
 
 def test_without_script_the_box_gives_the_embed_address(comparison: charts.Chart) -> None:

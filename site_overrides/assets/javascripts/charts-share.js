@@ -187,17 +187,63 @@
     ].join("\n") + "\n</div>";
   }
 
+  /* Attribution as text, from the facts' title, date and source titles (as cite.py writes it:
+     caption_parts, cite_text, bibtex; tests/test_embedbox_browser.py compares them). */
+  var PUBLISHER = "tinker-nomics";  /* spec.PUBLISHER */
+  var LICENCE = "CC BY 4.0";  /* spec.LICENCE */
+  var SOURCES_NAMED = 2;  /* cite.SOURCES_NAMED */
+
+  function sourcesText(d, limit) {
+    var t = d.sources;
+    if (!limit || t.length <= limit) return t.join("; ");
+    return t.slice(0, limit).join("; ") + " and " + (t.length - limit) + " more";
+  }
+
+  function pageUrl(d) {
+    return d.base + d.page + "#chart-" + d.id;
+  }
+
+  function dated(d, lead) {
+    return d.date ? lead + "Data as of " + d.date + "." : "";
+  }
+
+  function captionParts(d) {
+    return [d.title + ".", "Source: " + PUBLISHER + ", from " + sourcesText(d, SOURCES_NAMED) +
+      "." + dated(d, " "), "Data licence " + LICENCE + "."];
+  }
+
+  function citeText(d) {
+    return PUBLISHER + (d.date ? " (" + d.date.slice(0, 4) + ")" : "") + ". " + d.title +
+      " [chart]. Sources: " + sourcesText(d, 0) + "." + dated(d, " ") + " Data licence " +
+      LICENCE + " (" + d.licence + "). " + pageUrl(d);
+  }
+
+  var BIBTEX_ESCAPES = { "\\": "\\textbackslash{}", "^": "\\^{}", "~": "\\~{}" };
+
+  function bibtexText(text) {  /* as cite.bibtex_text */
+    return text.replace(/[\\{}%&$#_^~]/g, function (c) { return BIBTEX_ESCAPES[c] || "\\" + c; });
+  }
+
+  function bibtex(d) {
+    var key = ("tinkernomics_" + d.id).toLowerCase().replace(/[^a-z0-9]+/g, "_");
+    var fields = [["author", PUBLISHER], ["title", bibtexText(d.title)]];
+    if (d.date) fields.push(["year", d.date.slice(0, 4)]);
+    var url = pageUrl(d).replace(/\\/g, "%5C").replace(/{/g, "%7B").replace(/}/g, "%7D");
+    fields.push(["url", url], ["note", bibtexText(dated(d, "").replace(/\.$/, ". ") +
+      "Sources: " + sourcesText(d, 0) + ". Data licence " + LICENCE + ".")]);
+    return "@misc{" + key + ",\n" + fields.map(function (f) {
+      return "  " + f[0] + " = {" + f[1] + "}";
+    }).join(",\n") + "\n}";
+  }
+
   /* The facts are in the chart's spec.json (key "box"). Without a site URL their addresses
      are relative to that file: made absolute. */
   function boxFacts(spec, url) {
     var d = spec.box;
-    var base = new URL(d.base || "./", url).href;
-    if (base !== d.base) {
-      var page = function (b) { return b + d.page + "#chart-" + d.id; };
-      d.cite = d.cite.split(page(d.base)).join(page(base));
-      d.bibtex = d.bibtex.split(page(d.base)).join(page(base));
-      d.base = base;
-    }
+    d.base = new URL(d.base || "./", url).href;
+    d.caption = captionParts(d);
+    d.cite = citeText(d);
+    d.bibtex = bibtex(d);
     return d;
   }
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tinkernomics.site.charts import cite, embed, share
+from tinkernomics.site.charts import embed, share
 from tinkernomics.site.charts.spec import LICENCE_URL, Chart
 
 
@@ -37,8 +37,8 @@ def box_data(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
         "height": embed.one_height(chart),
         "narrow": embed.secant_terms(chart, embed.NARROW_NODES),
         "wide": embed.secant_terms(chart, embed.WIDE_NODES),
-        "caption": cite.caption_parts(chart, base)[:3], "licence": LICENCE_URL,
-        "cite": cite.cite_text(chart, base), "bibtex": cite.bibtex(chart, base),
+        "date": chart.date, "sources": [s.title for s in chart.sources],
+        "licence": LICENCE_URL,
     }
 
 
