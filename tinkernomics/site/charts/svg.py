@@ -346,11 +346,14 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
     return textwrap.wrap(text, max(12, int(width / (size * 0.56)))) or [""]
 
 
-def _file_lines(chart: Chart, site_url: str, layout: str) -> tuple[list[str], list[str]]:
-    """The file's title lines and credit lines, wrapped to the layout's width."""
+@lru_cache(maxsize=SVG_CACHE_SIZE)
+def _file_lines(chart: Chart, site_url: str, layout: str) -> tuple[tuple[str, ...],
+                                                                   tuple[str, ...]]:
+    """The file's title lines and credit lines, wrapped to the layout's width: once per chart
+    and layout, for its light and dark file and ``file_box``."""
     room = LAYOUTS[layout].width - 32
-    return (_wrap(chart.title, room, 17),
-            [part for line in credit_lines(chart, site_url) for part in _wrap(line, room, 11)])
+    return (tuple(_wrap(chart.title, room, 17)),
+            tuple(part for line in credit_lines(chart, site_url) for part in _wrap(line, room, 11)))
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
