@@ -65,7 +65,7 @@
   /* The embed box (tinkernomics.site.charts.embedbox): the chart's spec.json has its facts,
      the page a plain embed address for a reader without JavaScript; this
      writes the hosts, the theme menu and every snippet from those facts, for the chosen theme
-     and background. Each snippet equals its Python builder (embed.py, share.py, cite.py;
+     and background. Each snippet equals its Python builder (embed.py, share.py, tests/helpers_cite.py;
      tests/test_embedbox_browser.py holds the two sides together). A fixed theme is in the
      iframe's query (for the embed page's script) and repeated as a fragment (its CSS reads
      that when scripts are off in the frame), with bg=transparent if asked. */
@@ -187,7 +187,7 @@
     ].join("\n") + "\n</div>";
   }
 
-  /* Attribution as text, from the facts' title, date and source titles (as cite.py writes it:
+  /* Attribution as text, from the facts' title, date and source titles (as tests/helpers_cite.py writes it:
      caption_parts, cite_text, bibtex; tests/test_embedbox_browser.py compares them). */
   var PUBLISHER = "tinker-nomics";  /* spec.PUBLISHER */
   var LICENCE = "CC BY 4.0";  /* spec.LICENCE */

@@ -6,7 +6,8 @@ one snippet per kind of host, side by side, and attribution as text.
 - a strict policy: the iframe with no inline style, its height an attribute;
 - Notion, Medium and link previews: the embed page's plain URL;
 - a newsletter: the image with its caption (HTML or Markdown, ``share``);
-- the caption as text and "cite this chart" (plain text and BibTeX, ``cite``).
+- the caption as text and "cite this chart" (plain text and BibTeX, written by charts-share.js
+  from the facts; tests/helpers_cite.py is the reference).
 
 The page carries only, for a reader without JavaScript, the plain embed address as a link.
 The chart's facts (``box_data``) are in its ``spec.json`` (key ``box``, ``file_facts``), which
