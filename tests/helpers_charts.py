@@ -114,9 +114,25 @@ def joined_spec(folder: Path) -> dict[str, Any]:
     base = json.loads((folder / spec["base"]).read_text("utf-8"))
     points = spec["points"]
     series = json.loads((folder / points["file"]).read_text("utf-8"))["series"]
-    out = {**base, **{k: v for k, v in spec.items() if k not in ("base", "points")}}
+    out = {**base, **{k: v for k, v in spec.items() if k not in ("base", "points", "box")}}
     out["layout"] = {**base["layout"], **spec["layout"]}
     for index, s in zip(points["traces"], series, strict=True):
         for key in ("x", "y", "customdata"):
             out["data"][index][key] = [row[points[key]] for row in s["points"]]
     return out
+
+
+STATIC_DRAWING_JS = """(() => {
+  const img = [...document.querySelectorAll('.tn-chart__fallback img')]
+    .find(i => i.getBoundingClientRect().width > 0);
+  const layout = matchMedia('(max-width: 600px)').matches ? 'narrow' : 'wide';
+  const box = img.closest('.tn-chart__frame');
+  const vb = {width: layout === 'narrow' ? 400 : 720,
+              height: parseFloat(getComputedStyle(box).getPropertyValue('--tn-h-' + layout))};
+  const sb = img.closest('.tn-chart__fallback').getBoundingClientRect();
+  return {vb, sb, scale: img.getBoundingClientRect().width / vb.width};
+})()"""
+"""JS: the static chart as shown (``charts.fallback``: the chart's file, its title cropped
+off): ``vb`` the drawing's size in the file (the layout's width, the frame's ``--tn-h-*``,
+lower while the legend is cropped), ``sb`` the box it is fitted into, ``scale`` the image's
+shown width over the drawing's."""

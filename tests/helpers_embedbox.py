@@ -8,7 +8,9 @@ import re
 from html import escape
 from urllib.parse import urlsplit
 
-from tinkernomics.site.charts import cite, embed, share
+import helpers_cite as cite
+
+from tinkernomics.site.charts import embed, share
 from tinkernomics.site.charts.share import VARIANTS, Variant
 from tinkernomics.site.charts.spec import LICENCE_URL, Chart
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_chart_site import ReusedTab, chart_site_for, charted_algorithm
+from helpers_charts import STATIC_DRAWING_JS
 from test_charts_browser import CHART, TIMEOUT_MS, _Quiet, _serve, base_url  # noqa: F401
 
 from tinkernomics.site.charts import spec as charts
@@ -27,11 +28,7 @@ LIGHT_BG = "rgb(255, 255, 255)"
 
 MEASURE = """() => {
   const frame = document.querySelector('.tn-chart__frame').getBoundingClientRect();
-  const svg = [...document.querySelectorAll('.tn-chart__fallback svg')]
-    .find(s => s.getBoundingClientRect().width > 0);
-  const vb = svg.viewBox.baseVal;
-  const box = svg.getBoundingClientRect();
-  const scale = Math.min(box.width / vb.width, box.height / vb.height);
+  const {vb, scale} = STATIC;
   const credit = document.querySelector('.tn-embed__credit').getBoundingClientRect();
   return {view: window.innerHeight, viewWidth: window.innerWidth,
           drawnWidth: vb.width * scale, drawnHeight: vb.height * scale,
@@ -41,6 +38,7 @@ MEASURE = """() => {
 }"""
 """What the reader sees in the frame: the static chart's drawn size inside its box (it keeps
 its proportions) and where the last line ends."""
+MEASURE = MEASURE.replace("STATIC", STATIC_DRAWING_JS)
 
 
 SHOWN_BACKGROUND = """(() => {
@@ -176,9 +174,11 @@ def test_theme_holds_with_javascript_off_in_the_frame(
         frame = loaded_frame(tab)
         shown = frame.evaluate(SHOWN_BACKGROUND)
         assert shown == background
-        grid = frame.evaluate(
-            "getComputedStyle(document.querySelector('.tn-svg .bg')).fill")
-        assert grid == background  # the static chart follows the page
+        picture = frame.evaluate(
+            "[...document.querySelectorAll('.tn-chart__pic')]"
+            ".find(p => p.getClientRects().length > 0).className")
+        wanted = "dark" if background == DARK_BG else "light"
+        assert picture.endswith(f"--{wanted}")  # the static chart follows the page
 
 
 def test_sized_frame_has_no_empty_scroll_bar_track(tabs: ReusedTab, base_url: str,  # noqa: F811

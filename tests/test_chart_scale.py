@@ -18,6 +18,7 @@ from tinkernomics.site.charts import export as chartexport
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import files
 from tinkernomics.site.charts import spec as charts
+from tinkernomics.site.charts import svg as chartsvg
 
 pytestmark = [pytest.mark.scale, pytest.mark.browser]
 
@@ -75,7 +76,7 @@ def test_default_selection_shows_and_a_curve_is_added_on_request(browser, served
         page.on("pageerror", lambda err: errors.append(str(err)))
         page.goto(url)
         box = f"#chart-{charts.COMPARISON_ID}"
-        assert page.locator(f"{box} .tn-svg--wide path.curve").count() == charts.FEATURED_MAX
+        assert chartsvg.chart_svg(chart).count('class="curve"') == charts.FEATURED_MAX
         page.locator(f"{box} .tn-chart__frame").hover()
         page.wait_for_selector(f"{box}.tn-chart--ready .legend .traces", timeout=TIMEOUT_MS)
         assert page.locator(f"{box} .legend .traces").count() == charts.FEATURED_MAX

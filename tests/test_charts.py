@@ -369,10 +369,13 @@ def test_page_figure_has_spec_fallback_downloads_and_snippet(comparison: charts.
             in html)
     assert 'data-tn-copy-link="https://example.org/tn/algorithms/#chart-scalerl-comparison"' \
         in html
-    assert html.count("<svg") == 2 and '<table class="tn-table">' in html
-    assert html.count("<style>") == 1  # the wide SVG's rules style the narrow one too
-    wide = chartsvg.svg_height(comparison, "wide")
-    assert f'style="--tn-ar-wide:720/{wide:g};--tn-ar-narrow:400/' in html  # box = SVG ratio
+    assert "<svg" not in html and '<table class="tn-table">' in html  # the files (issue 47)
+    assert "<style>" not in html
+    wide, narrow = (chartsvg.svg_height(comparison, name) for name in ("wide", "narrow"))
+    top = chartsvg.file_box(comparison, "https://example.org/tn/", "wide")[0]
+    assert (f'style="--tn-h-wide:{wide:g};--tn-top-wide:{top:g};--tn-h-narrow:{narrow:g};'
+            in html)  # box = the drawing's ratio; the file's title is cropped off
+
 
 
 def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
@@ -473,9 +476,10 @@ def test_a_series_file_leaves_out_the_grid_the_comparison_shares(
 
 
 def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> None:
-    """A page's SVGs have no title or description of their own (issue 47): both are named by
-    the figure's caption, which ``aria-labelledby`` reads whether or not an SVG is shown."""
-    html = chartsite.render_figure(comparison, root="../", site_url="")
+    """An export's SVGs (inline: nothing beside it) have no title or description of their
+    own (issue 47): both are named by the figure's caption, which ``aria-labelledby`` reads
+    whether or not an SVG is shown."""
+    html = chartsite.render_figure(comparison, root="../", site_url="", mode=chartsite.EXPORT)
     wide, narrow = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
     ident = f"tn-svg-{comparison.id}-{chartsite.CAPTION}"
     for svg in (wide, narrow):

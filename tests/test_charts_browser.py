@@ -28,6 +28,9 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 SUB_PATH = "tinker-nomics"
 CHART = f"#chart-{charts.COMPARISON_ID}"
+LOADED = ("i => (i.complete ? Promise.resolve() : new Promise(r => i.addEventListener("
+          "'load', r, {once: true}))).then(() => i.naturalWidth > 0 && i.currentSrc.endsWith(")
+"""JS, completed by a quoted file name and ``))``: an image, once loaded, shows that file."""
 PLOTLY = "assets/vendor/plotly.min.js"
 TIMEOUT_MS = 30_000
 GD = f"document.querySelector('{CHART} .tn-chart__plot')"
@@ -150,8 +153,11 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
                                                                 fitted_count: int) -> None:
     page = session.page
     page.goto(session.base + "algorithms/", wait_until="load")
-    static = page.locator(f"{CHART} .tn-svg--wide path.curve")
-    assert static.count() == fitted_count and static.first.is_visible()
+    static = page.locator(f"{CHART} .tn-chart__pic--light img")  # the chart's file, loaded
+    static.scroll_into_view_if_needed()  # lazy: fetched as it nears the screen
+    assert static.is_visible() and static.evaluate(
+        LOADED + "'/embed/scalerl-comparison/chart.svg'))")
+    assert page.locator(f"{CHART} .tn-chart__fallback svg").count() == 0
     assert session.plotly_requests() == []  # no interaction yet: no plotly.js
     session.upgrade()
     assert len(session.plotly_requests()) == 1
@@ -237,13 +243,10 @@ def test_without_javascript_the_static_chart_and_parameters_remain(
                                   viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(base_url + "algorithms/")
-    narrow = page.locator(f"{CHART} .tn-svg--narrow")
-    assert narrow.is_visible() and not page.locator(f"{CHART} .tn-svg--wide").is_visible()
+    narrow = page.locator(f"{CHART} .tn-chart__pic--light img")  # the narrow file, loaded
+    assert narrow.is_visible() and narrow.evaluate(LOADED + "'/chart-narrow.svg'))")
     assert narrow.bounding_box()["width"] > 300
-    # Styled by the rules the (hidden) wide SVG carries: curves are strokes, not black fills.
-    curve = narrow.locator(".curve").first
-    assert curve.evaluate("e => [getComputedStyle(e).fill, getComputedStyle(e).strokeWidth]") \
-        == ["none", "2.5px"]
+    assert not page.locator(f"{CHART} .tn-chart__pic--dark").is_visible()
     page.locator(f"{CHART} .tn-chart__params summary").click()
     assert page.locator(f"{CHART} .tn-chart__params tbody tr").count() == fitted_count
     assert not page.locator(f"{CHART} [data-tn-activate]").is_visible()

@@ -1,5 +1,5 @@
-"""The "Embed this chart" box as the page ships it (``embedbox``): the chart's facts once, as
-inert JSON, and the plain embed address for a reader without JavaScript; the snippets
+"""The "Embed this chart" box as the page ships it (``embedbox``): the plain embed address for a
+reader without JavaScript; the chart's facts are in its spec.json, once, and the snippets
 themselves are written by charts.js (tests/test_embedbox_browser.py checks them)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from helpers_charts import fitted_catalog
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.site.charts import embed, embedbox
+from tinkernomics.site.charts import embed, embedbox, files
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 
@@ -34,17 +34,27 @@ def _box(html: str) -> str:
     return html.split('<details class="tn-chart__embed"', 1)[1].split("</details>", 1)[0]
 
 
-def _facts(html: str) -> dict:
-    text = _box(html).split('<template class="tn-chart__box">', 1)[1].split("</template>")[0]
-    return json.loads(text)
+def _facts(chart: charts.Chart, site_url: str) -> dict:
+    return json.loads(files.spec_file_text(chart, site_url))[files.BOX_KEY]
 
 
-def test_the_box_ships_facts_once_and_no_snippet(comparison: charts.Chart) -> None:
+def test_the_box_ships_no_facts_and_no_snippet(comparison: charts.Chart) -> None:
+    """The facts are in the chart's spec.json, fetched when the box opens (issue 47: 2.3 KB
+    of JSON in every page with a chart)."""
     html = chartsite.render_figure(comparison, root="../", site_url=SITE)
     box = _box(html)
-    assert "<textarea" not in box and "data-tn-image-themes" not in box
-    assert _facts(html) == embedbox.box_data(comparison, SITE, SITE)
-    assert len(box.encode()) < 4000  # was 10 KB and more with every snippet written out
+    assert "<textarea" not in box and "<template" not in box
+    assert len(box.encode()) < 1000  # was 10 KB and more with every snippet written out
+    assert _facts(comparison, SITE) == embedbox.box_data(comparison, SITE, SITE)
+
+
+def test_without_a_site_url_the_file_s_addresses_are_relative_to_it(
+        comparison: charts.Chart) -> None:
+    facts = _facts(comparison, "")
+    assert facts["base"] == "../../"  # embed/<id>/ to the root; charts.js makes it absolute
+    assert facts["page"] == comparison.page
+    assert facts["sources"] == [s.title for s in comparison.sources]  # charts.js cites them
+    assert "cite" not in facts and "bibtex" not in facts and "caption" not in facts
 
 
 def test_without_script_the_box_gives_the_embed_address(comparison: charts.Chart) -> None:
@@ -65,4 +75,4 @@ def test_catalog_text_stays_inert_in_the_facts(comparison: charts.Chart) -> None
     hostile = dataclasses.replace(comparison, title='</template><script>alert("x")</script>&')
     html = chartsite.render_figure(hostile, root="../", site_url=SITE)
     assert "<script>" not in _box(html)
-    assert _facts(html)["title"] == hostile.title
+    assert _facts(hostile, SITE)["title"] == hostile.title

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import helpers_cite as cite
 import helpers_embedbox as box
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
@@ -16,7 +17,7 @@ from helpers_chart_site import ReusedTab, charted_algorithm
 from test_charts_browser import TIMEOUT_MS, base_url  # noqa: F401
 
 from tinkernomics.catalog.loader import load_valid_catalog
-from tinkernomics.site.charts import cite, embed, share
+from tinkernomics.site.charts import embed, share
 from tinkernomics.site.charts import spec as charts
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]

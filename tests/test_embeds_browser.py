@@ -20,6 +20,7 @@ import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import axe_violations, open_site
 from helpers_chart_site import ReusedTab
+from helpers_charts import STATIC_DRAWING_JS
 from test_chart_embeds_browser import DARK_BG, SHOWN_BACKGROUND, loaded_frame, snippet_of
 from test_charts_browser import (  # noqa: F401
     TIMEOUT_MS,
@@ -39,16 +40,13 @@ NATURAL = """() => {
   const frame = document.querySelector('.tn-chart__frame');
   const ratio = getComputedStyle(frame).aspectRatio.split('/').map(parseFloat);
   const box = frame.getBoundingClientRect();
-  const svg = [...document.querySelectorAll('.tn-chart__fallback svg')]
-    .find(s => s.getBoundingClientRect().width > 0);
-  const vb = svg.viewBox.baseVal;
-  const shown = svg.getBoundingClientRect();
-  const scale = Math.min(shown.width / vb.width, shown.height / vb.height);
+  const {vb, scale} = STATIC;
   const credit = document.querySelector('.tn-embed__credit').getBoundingClientRect();
   return {natural: box.width * ratio[1] / ratio[0], drawn: vb.height * scale,
           view: innerHeight, creditBottom: credit.bottom};
 }"""
 """The chart's drawn height against its height at its own aspect ratio (the frame's width)."""
+NATURAL = NATURAL.replace("STATIC", STATIC_DRAWING_JS)
 
 WP_HOST_SCRIPT = """<script>
 window.addEventListener('message', function (e) {
@@ -245,7 +243,7 @@ def test_embed_page_is_axe_clean(browser, built_site: BuiltSite) -> None:
     found = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
              for v in axe_violations(page)]
     headings = page.evaluate("document.querySelectorAll('h1').length")
-    images = page.evaluate("[...document.querySelectorAll('[role=img]')]"
+    images = page.evaluate("[...document.querySelectorAll('[role=img], img')]"
                            ".filter(e => e.getClientRects().length).length")
     page.context.close()
     assert not found

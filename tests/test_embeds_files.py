@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+from html import escape
 from pathlib import Path
 
 import helpers_embedbox as box
@@ -258,7 +259,10 @@ def test_a_description_that_leads_into_a_list_is_cut_to_a_sentence() -> None:
 def test_the_embed_page_has_a_heading_one_image_and_preview_tags(grpo: charts.Chart) -> None:
     page = chartsite.render_embed_page(grpo, BASE)
     assert re.search(r"<h1 class=\"tn-chart__title\"[^>]*>[^<]+</h1>", page)
-    assert page.count('role="img"') == 2  # the wide and narrow SVGs; CSS shows one
+    # the chart's files, light and dark (wide, narrow by media), named by the title and
+    # described by the caption as the inline SVG was; CSS shows one (issue 47: no inline SVG)
+    assert page.count("<img ") == 2 and 'role="img"' not in page
+    assert page.count(f'alt="{escape(grpo.title)}" aria-describedby=') == 2
     # the plot is named once drawn, by charts.js from the caption (no copy of it in the page);
     # the page is noindex: its description is the caption and og:description only
     assert '<div class="tn-chart__plot" tabindex="-1"></div>' in page

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_chart_site import ReusedTab
+from helpers_charts import STATIC_DRAWING_JS
 from test_charts_browser import TIMEOUT_MS, _Quiet, _serve, base_url  # noqa: F401
 from test_embeds_browser import _with_policy
 
@@ -44,10 +45,7 @@ LAYOUT = """async () => {
       return {name, top: r.top, bottom: r.bottom};
     });
   const figure = document.querySelector('.tn-embed .tn-chart').getBoundingClientRect();
-  const svg = [...document.querySelectorAll('.tn-chart__fallback svg')]
-    .find(s => s.getBoundingClientRect().width > 0);
-  const vb = svg.viewBox.baseVal, sb = svg.getBoundingClientRect();
-  const scale = Math.min(sb.width / vb.width, sb.height / vb.height);
+  const {vb, sb, scale} = STATIC;
   return {boxes, view: innerHeight, figureBottom: figure.bottom,
           drawn: vb.height * scale, own: sb.width * vb.height / vb.width,
           classes: document.documentElement.className,
@@ -55,6 +53,7 @@ LAYOUT = """async () => {
 }"""
 """Where each visible part of the embed page is, and the static chart's drawn height against
 its height at the full width of its box."""
+LAYOUT = LAYOUT.replace("STATIC", STATIC_DRAWING_JS)
 LAYOUT_NOW = LAYOUT.replace("async () => {", "() => {", 1).replace(
     "  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));\n", "", 1)
 """The same, read at once (with scripts off no animation frame comes; a read lays out)."""
@@ -230,10 +229,14 @@ def charts_page(site: BuiltSite, chart_id: str) -> str:
 
 
 def _strict_snippet(tabs: ReusedTab, site: Path, chart_id: str, base: str) -> str:
-    """The strict snippet as the chart's page writes it in its embed box (charts.js)."""
+    """The strict snippet as the chart's page writes it in its embed box (charts.js, once the
+    box is opened)."""
     with tabs.fresh({"width": 1280, "height": 900}) as tab:
         tab.goto(base + charts_page(BuiltSite(site, ""), chart_id))
-        area = tab.locator('textarea[aria-label^="Embed code without inline style for "]')
+        box = tab.locator(f"#chart-{chart_id}.tn-chart--armed")
+        box.wait_for(timeout=TIMEOUT_MS)
+        box.locator(".tn-chart__embed summary").click()
+        area = box.locator('textarea[aria-label^="Embed code without inline style for "]')
         area.first.wait_for(state="attached", timeout=TIMEOUT_MS)
         return area.first.input_value().replace(SUB_PATH_URL, base)
 
@@ -342,6 +345,7 @@ def test_the_theme_menu_rewrites_every_snippet(tabs: ReusedTab, base_url: str,  
     with tabs.fresh({"width": 1280, "height": 900}) as tab:
         tab.goto(base_url + "algorithms/")
         tab.locator(".tn-chart__embed summary").first.click()
+        tab.locator(".tn-chart__embed textarea").first.wait_for(timeout=TIMEOUT_MS)  # fetched
         auto = tab.evaluate(SNIPPETS)
         tab.locator(".tn-chart__theme").first.select_option("dark")
         dark = tab.evaluate(SNIPPETS)

@@ -8,12 +8,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import helpers_cite as cite
 import helpers_embedbox as box
 import pytest
 from helpers_charts import fitted_catalog_fixture, fitted_grpo_fixture  # noqa: F401
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.site.charts import cite, share
+from tinkernomics.site.charts import share
 from tinkernomics.site.charts import spec as charts
 
 BASE = "https://example.org/tn/"

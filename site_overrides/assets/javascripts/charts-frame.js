@@ -43,20 +43,50 @@
   var FIT_SLACK = 0.05;
   var fitLevel = 0;
 
+  /* The static chart ends above its legend: the frame's drawing height per layout
+     (--tn-h-wide, --tn-h-narrow, charts.fallback) drops to where the legend starts
+     (data-tn-legend), which crops the picture; an export's inline SVG crops its view box. */
+  var LAYOUTS = ["wide", "narrow"];
+
   function cropLegend(crop) {
-    var svgs = document.querySelectorAll(".tn-embed .tn-chart__fallback svg");
     var frame = document.querySelector(".tn-embed .tn-chart__frame");
-    for (var i = 0; i < svgs.length; i++) {
-      var svg = svgs[i];
-      if (!svg.tnViewBox) svg.tnViewBox = svg.getAttribute("viewBox");
-      var box = svg.tnViewBox.split(/\s+/).map(parseFloat);
-      var lines = svg.querySelectorAll(".tn-svg__legend line");
-      var top = lines.length ? parseFloat(lines[0].getAttribute("y1")) - 16 : box[3];
-      var height = crop ? Math.min(box[3], top) : box[3];
-      svg.setAttribute("viewBox", box[0] + " " + box[1] + " " + box[2] + " " + height);
-      var layout = svg.classList.contains("tn-svg--narrow") ? "narrow" : "wide";
-      if (frame) frame.style.setProperty("--tn-ar-" + layout, box[2] + " / " + height);
+    if (!frame) return;
+    var tops = (frame.getAttribute("data-tn-legend") || "").split(" ").map(parseFloat);
+    if (!frame.tnHeights) {
+      frame.tnHeights = LAYOUTS.map(function (layout) {
+        return parseFloat(frame.style.getPropertyValue("--tn-h-" + layout));
+      });
     }
+    LAYOUTS.forEach(function (layout, i) {
+      var full = frame.tnHeights[i];
+      var height = crop && tops[i] > 0 ? Math.min(full, tops[i]) : full;
+      if (full > 0) frame.style.setProperty("--tn-h-" + layout, String(height));
+      var svg = frame.querySelector(".tn-svg--" + layout);
+      if (!svg) return;
+      if (!svg.tnViewBox) svg.tnViewBox = svg.getAttribute("viewBox");
+      var box = svg.tnViewBox.split(/\s+/);
+      svg.setAttribute("viewBox", box[0] + " " + box[1] + " " + box[2] + " " + height);
+    });
+  }
+
+  /* ?bg=transparent (the theme script's data-tn-bg): the host's background shows through the
+     static chart too. Its pictures are the chart's files, which have a background: shown from
+     their text with every filled rectangle unfilled (the file is the one the browser has). */
+  function clearBackground() {
+    if (document.documentElement.getAttribute("data-tn-bg") !== "transparent") return;
+    var found = document.querySelectorAll(".tn-embed .tn-chart__pic source, " +
+      ".tn-embed .tn-chart__pic img");
+    Array.prototype.forEach.call(found, function (el) {
+      var attr = el.tagName === "IMG" ? "src" : "srcset";
+      var url = new URL(el.getAttribute(attr), location.href).href;
+      fetch(url).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + url);
+        return response.text();
+      }).then(function (text) {
+        var clear = text.replace(/(<rect\b[^>]*?) fill="(?!none")[^"]*"/g, '$1 fill="none"');
+        el.setAttribute(attr, "data:image/svg+xml," + encodeURIComponent(clear));
+      }).catch(function (error) { console.warn("tinker-nomics embed: " + error); });
+    });
   }
 
   /* The interactive chart's legend follows, once the level is settled. */
@@ -216,6 +246,7 @@
   }
 
   tn.startFrame = function () {
+    clearBackground();
     reportHeight();
     guardLinks();
   };

@@ -3,8 +3,8 @@
  * Part of the chart loader (charts.js, which loads after this file and calls what it
  * registers on window.tnCharts: copyText, copySnippet, fillBox, setSnippetTheme). Copy buttons
  * fall back to showing the text selected where the clipboard is refused. The embed box below
- * every chart on a site page ("Embed this chart") is written here from the facts the page
- * ships (tinkernomics.site.charts.embedbox).
+ * every chart on a site page ("Embed this chart") is written here, when first opened, from
+ * the facts in the chart's spec.json (tinkernomics.site.charts.embedbox).
  */
 (function () {
   "use strict";
@@ -62,10 +62,10 @@
     copyText(button, area.value, area);
   }
 
-  /* The embed box (tinkernomics.site.charts.embedbox): the page ships the chart's facts as
-     JSON in a <template>, and a plain embed address for a reader without JavaScript; this
+  /* The embed box (tinkernomics.site.charts.embedbox): the chart's spec.json has its facts,
+     the page a plain embed address for a reader without JavaScript; this
      writes the hosts, the theme menu and every snippet from those facts, for the chosen theme
-     and background. Each snippet equals its Python builder (embed.py, share.py, cite.py;
+     and background. Each snippet equals its Python builder (embed.py, share.py, tests/helpers_cite.py;
      tests/test_embedbox_browser.py holds the two sides together). A fixed theme is in the
      iframe's query (for the embed page's script) and repeated as a fragment (its CSS reads
      that when scripts are off in the frame), with bg=transparent if asked. */
@@ -187,28 +187,88 @@
     ].join("\n") + "\n</div>";
   }
 
-  /* Without a site URL the facts' addresses are relative to the page: make them absolute. */
-  function boxFacts(details) {
-    var d = JSON.parse(details.querySelector("template.tn-chart__box").content.textContent);
-    var base = new URL(d.base || "./", location.href).href;
-    if (base !== d.base) {
-      var page = function (b) { return b + d.page + "#chart-" + d.id; };
-      d.cite = d.cite.split(page(d.base)).join(page(base));
-      d.bibtex = d.bibtex.split(page(d.base)).join(page(base));
-      d.base = base;
-    }
+  /* Attribution as text, from the facts' title, date and source titles (as tests/helpers_cite.py writes it:
+     caption_parts, cite_text, bibtex; tests/test_embedbox_browser.py compares them). */
+  var PUBLISHER = "tinker-nomics";  /* spec.PUBLISHER */
+  var LICENCE = "CC BY 4.0";  /* spec.LICENCE */
+  var SOURCES_NAMED = 2;  /* cite.SOURCES_NAMED */
+
+  function sourcesText(d, limit) {
+    var t = d.sources;
+    if (!limit || t.length <= limit) return t.join("; ");
+    return t.slice(0, limit).join("; ") + " and " + (t.length - limit) + " more";
+  }
+
+  function pageUrl(d) {
+    return d.base + d.page + "#chart-" + d.id;
+  }
+
+  function dated(d, lead) {
+    return d.date ? lead + "Data as of " + d.date + "." : "";
+  }
+
+  function captionParts(d) {
+    return [d.title + ".", "Source: " + PUBLISHER + ", from " + sourcesText(d, SOURCES_NAMED) +
+      "." + dated(d, " "), "Data licence " + LICENCE + "."];
+  }
+
+  function citeText(d) {
+    return PUBLISHER + (d.date ? " (" + d.date.slice(0, 4) + ")" : "") + ". " + d.title +
+      " [chart]. Sources: " + sourcesText(d, 0) + "." + dated(d, " ") + " Data licence " +
+      LICENCE + " (" + d.licence + "). " + pageUrl(d);
+  }
+
+  var BIBTEX_ESCAPES = { "\\": "\\textbackslash{}", "^": "\\^{}", "~": "\\~{}" };
+
+  function bibtexText(text) {  /* as cite.bibtex_text */
+    return text.replace(/[\\{}%&$#_^~]/g, function (c) { return BIBTEX_ESCAPES[c] || "\\" + c; });
+  }
+
+  function bibtex(d) {
+    var key = ("tinkernomics_" + d.id).toLowerCase().replace(/[^a-z0-9]+/g, "_");
+    var fields = [["author", PUBLISHER], ["title", bibtexText(d.title)]];
+    if (d.date) fields.push(["year", d.date.slice(0, 4)]);
+    var url = pageUrl(d).replace(/\\/g, "%5C").replace(/{/g, "%7B").replace(/}/g, "%7D");
+    fields.push(["url", url], ["note", bibtexText(dated(d, "").replace(/\.$/, ". ") +
+      "Sources: " + sourcesText(d, 0) + ". Data licence " + LICENCE + ".")]);
+    return "@misc{" + key + ",\n" + fields.map(function (f) {
+      return "  " + f[0] + " = {" + f[1] + "}";
+    }).join(",\n") + "\n}";
+  }
+
+  /* The facts are in the chart's spec.json (key "box"). Without a site URL their addresses
+     are relative to that file: made absolute. */
+  function boxFacts(spec, url) {
+    var d = spec.box;
+    d.base = new URL(d.base || "./", url).href;
+    d.caption = captionParts(d);
+    d.cite = citeText(d);
+    d.bibtex = bibtex(d);
     return d;
   }
 
+  /* Once, when the box first opens: the facts are fetched (the plain address stays until
+     then, and if the fetch fails). */
   function fillBox(details) {
     var plain = details.querySelector(".tn-chart__embed-plain");
-    if (!plain || !details.querySelector("template.tn-chart__box")) return;
-    details.tnBox = boxFacts(details);
-    var body = document.createElement("div");
-    body.innerHTML = boxHtml(details.tnBox);
-    while (body.firstChild) details.insertBefore(body.firstChild, plain);
-    plain.hidden = true;
-    setSnippetTheme(details);
+    var figure = details.closest("[data-tn-spec]");
+    if (!plain || !figure || details.tnFilling) return;
+    details.tnFilling = true;
+    var url = new URL(figure.getAttribute("data-tn-spec"), location.href).href;
+    fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(response.status + " " + url);
+      return response.json();
+    }).then(function (spec) {
+      details.tnBox = boxFacts(spec, url);
+      var body = document.createElement("div");
+      body.innerHTML = boxHtml(details.tnBox);
+      while (body.firstChild) details.insertBefore(body.firstChild, plain);
+      plain.hidden = true;
+      setSnippetTheme(details);
+    }).catch(function (error) {
+      details.tnFilling = false;
+      console.warn("tinker-nomics embed box: " + error);
+    });
   }
 
   tn.copyText = copyText;

@@ -1,13 +1,14 @@
 /* tinker-nomics chart loader (site pages, embed pages, exported pages): drawing and theming.
  *
  * Every chart container ([data-tn-chart], written by tinkernomics.site.charts.feature) arrives with a
- * static SVG of the chart (first paint, no-JS fallback; it follows the palette through CSS) and
+ * static chart (first paint, no-JS fallback: the chart's SVG files, light and dark, which CSS
+ * picks by the palette, tinkernomics.site.charts.fallback; an export's inline SVG) and
  * the URL of its Plotly spec (data-tn-spec: embed/<id>/spec.json, one file per chart that its
  * page and its embed page share, fetched with plotly.js on first interaction and joined with
  * the two files it names: embed/spec-base.json and the chart's data.json). An exported page
  * carries the spec inline, as JSON in a <template> (not a <script>: Material's instant
  * navigation re-creates inline scripts without their type, which would run the JSON as code).
- * This file upgrades the SVG to the interactive Plotly chart:
+ * This file upgrades the static chart to the interactive Plotly chart:
  * - plotly.js (the self-hosted basic bundle, ~395 KB gzipped) is fetched once per visit, only on
  *   a page with a chart, and only when the reader shows intent (pointer over the chart, a click or
  *   tap on it, or the "Interactive chart" button): a reader who only looks pays nothing for it.
@@ -129,7 +130,7 @@
       points ? getJSON(new URL(points.file, url).href) : null]).then(function (got) {
       var base = got[0], out = {};
       Object.keys(base).concat(Object.keys(spec)).forEach(function (key) {
-        out[key] = key in spec ? spec[key] : base[key];
+        if (key !== "box") out[key] = key in spec ? spec[key] : base[key];  /* the embed box's */
       });
       out.layout = Object.assign({}, base.layout, spec.layout);
       if (points) {
@@ -289,7 +290,10 @@
       details.addEventListener("change", function (event) {
         if (event.target.matches(".tn-chart__theme, .tn-chart__bg")) tn.setSnippetTheme(details);
       });
-      tn.fillBox(details);
+      details.addEventListener("toggle", function () {
+        if (details.open) tn.fillBox(details);
+      });
+      if (details.open) tn.fillBox(details);
     }
     /* Intent to interact: a mouse or pen over the chart, or a click/tap on it. A touch that
        starts a scroll is not intent, so touch upgrades on click (tap) only. */

@@ -204,7 +204,10 @@ EMBED_LINK_COLORS = {"light": "#1a5fb4", "dark": "#8cb4ff"}
 
 
 def _theme_rules(theme: str, selectors: list[str]) -> str:
+    """The page's colours in ``theme`` under ``selectors``: text, links, an export's inline
+    SVG, and which of the static chart's pictures shows (``fallback.pictures``)."""
     values = CHART_THEMES[theme]
+    other = "dark" if theme == "light" else "light"
     svg_vars = ";".join(f"--tn-svg-{k}:{values[v]}" for k, v in SVG_VARS.items())
 
     def each(suffix: str) -> str:
@@ -213,7 +216,9 @@ def _theme_rules(theme: str, selectors: list[str]) -> str:
     return (f"{each('')}{{background:{values['paper_bgcolor']};"
             f"color:{values['font.color']}}}"
             f"{each(' a')},{each(' .tn-chart__button')}{{color:{EMBED_LINK_COLORS[theme]}}}"
-            f"{each(' .tn-svg')}{{{svg_vars}}}")
+            f"{each(' .tn-svg')}{{{svg_vars}}}"
+            f"{each(f' .tn-chart__pic--{other}')}{{display:none}}"
+            f"{each(f' .tn-chart__pic--{theme}')}{{display:block}}")
 
 
 def _pinned(theme: str) -> str:

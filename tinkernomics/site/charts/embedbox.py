@@ -6,26 +6,25 @@ one snippet per kind of host, side by side, and attribution as text.
 - a strict policy: the iframe with no inline style, its height an attribute;
 - Notion, Medium and link previews: the embed page's plain URL;
 - a newsletter: the image with its caption (HTML or Markdown, ``share``);
-- the caption as text and "cite this chart" (plain text and BibTeX, ``cite``).
+- the caption as text and "cite this chart" (plain text and BibTeX, written by charts-share.js
+  from the facts; tests/helpers_cite.py is the reference).
 
-The page carries only the chart's facts (``box_data``, JSON in a ``<template>``: no inline
-script) and, for a reader without JavaScript, the plain embed address as a link. charts.js
-(``fillBox``) writes the box's hosts, theme menu and every snippet from those facts, per
-theme and background. The snippets it writes equal ``embed.embed_snippet`` (the oEmbed
-html), ``embed.embed_src`` and the reference builders in tests/helpers_embedbox.py
-(tests/test_embedbox_browser.py holds the two sides to that). Every height is
-``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
-relative to the page and charts.js makes them absolute in the browser.
+The page carries only, for a reader without JavaScript, the plain embed address as a link.
+The chart's facts (``box_data``) are in its ``spec.json`` (key ``box``, ``file_facts``), which
+charts-share.js fetches when a reader opens the box (until issue 47 every page carried them
+inline, 2.3 KB a chart). charts.js (``fillBox``) writes the box's hosts, theme menu and every
+snippet from those facts, per theme and background. The snippets it writes equal
+``embed.embed_snippet`` (the oEmbed html), ``embed.embed_src`` and the reference builders in
+tests/helpers_embedbox.py (tests/test_embedbox_browser.py holds the two sides to that). Every
+height is ``embed.one_height``. URLs are absolute when the site knows its URL; otherwise they are
+relative to the file (``FILE_ROOT``) and charts.js makes them absolute in the browser.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import Markup
-
-from tinkernomics.markup.templatejson import template_json
-from tinkernomics.site.charts import cite, embed, share
+from tinkernomics.site.charts import embed, share
 from tinkernomics.site.charts.spec import LICENCE_URL, Chart
 
 
@@ -39,14 +38,20 @@ def box_data(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
         "height": embed.one_height(chart),
         "narrow": embed.secant_terms(chart, embed.NARROW_NODES),
         "wide": embed.secant_terms(chart, embed.WIDE_NODES),
-        "caption": cite.caption_parts(chart, base)[:3], "licence": LICENCE_URL,
-        "cite": cite.cite_text(chart, base), "bibtex": cite.bibtex(chart, base),
+        "date": chart.date, "sources": [s.title for s in chart.sources],
+        "licence": LICENCE_URL,
     }
 
 
 
-def box_texts(chart: Chart, site_url: str, base: str) -> dict[str, Any]:
-    """What figure.html prints in the box: the facts (``data``, inert JSON) and the plain
-    embed address (the no-script fallback)."""
-    return {"data": Markup(template_json(box_data(chart, site_url, base))),
-            "url": embed.embed_src(chart, base)}
+FILE_ROOT = "../../"
+"""The site root from a chart's embed folder, where ``file_facts`` are (``embed/<id>/``)."""
+def file_facts(chart: Chart, site_url: str) -> dict[str, Any]:
+    """The facts in the chart's ``spec.json``: ``box_data``, their base the site URL, else the
+    root relative to the file."""
+    return box_data(chart, site_url, site_url.rstrip("/") + "/" if site_url else FILE_ROOT)
+
+
+def box_texts(chart: Chart, base: str) -> dict[str, Any]:
+    """What figure.html prints in the box: the plain embed address (the no-script fallback)."""
+    return {"url": embed.embed_src(chart, base)}

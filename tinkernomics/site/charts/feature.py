@@ -1,9 +1,10 @@
 """Charts on the site and as embeds (pipeline step 6: a feature module of ``site.build``).
 
-Macros: ``chart(chart_id)`` puts a chart on a page (static SVG first paint and no-JS fallback,
-the URL of its Plotly spec for ``site_overrides/assets/javascripts/charts.js``, data and image
-downloads, an embed snippet, a parameter table); ``algorithm_chart(algorithm_id)`` is the same
-for an algorithm's own chart ("" when it has no fit). Algorithm pages get their chart through
+Macros: ``chart(chart_id)`` puts a chart on a page (first paint and no-JS fallback: the chart's
+SVG files, ``fallback``), the URL of its Plotly spec for
+``site_overrides/assets/javascripts/charts.js``, data and image downloads, an embed snippet, a
+parameter table); ``algorithm_chart(algorithm_id)`` is the same for an algorithm's own chart
+("" when it has no fit). Algorithm pages get their chart through
 ``pages.add_algorithm_section`` (slot "chart", right after the ScaleRL fit).
 
 ``write_outputs`` writes, per chart id, ``embed/<id>/`` (``files.write_chart_files``: embed
@@ -34,7 +35,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.derived import derive
 from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import embed, embedbox, files, images, plotlyspec, share
+from tinkernomics.site.charts import embed, embedbox, fallback, files, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.identity import SITE_CARD
@@ -118,30 +119,23 @@ def _param_row(s: charts.Series, factor: derive.Factor) -> ParamRow:
     )
 
 
-def frame_style(chart: charts.Chart) -> str:
-    """The chart box's aspect ratio per layout (CSS variables), equal to its static SVG's, so
-    the SVG fills the box and the interactive chart replaces it without a layout shift."""
-    return ";".join(
-        f"--tn-ar-{name}:{layout.width:g}/{chartsvg.svg_height(chart, name):g}"
-        for name, layout in chartsvg.LAYOUTS.items())
-
-
-CAPTION = "caption"
-"""What names a figure's SVGs: its caption's title and description (ids ``label_id``), which
-``aria-labelledby`` reads whether shown or not, instead of a ``<title>`` and ``<desc>``
-repeating them in the SVG (issue 47: 400 bytes of each page and embed page)."""
-VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
-"""How the tools row names ``share.VARIANTS``."""
+CAPTION = fallback.CAPTION
 PAGE, EMBED, EXPORT = "page", "embed", "export"
 """Where a figure is shown: a site page, the embed page, or a file exported by the CLI."""
+VARIANT_LABELS = ("light", "dark", "narrow", "narrow dark")
+"""How the tools row names ``share.VARIANTS``."""
 
 
-def inline_svgs(chart: charts.Chart, mode: str) -> Markup:
-    """The figure's wide and narrow SVGs (CSS shows one). On a site page the wide one's
-    ``<style>`` serves both; an embed page or export has the rules in its theme stylesheet
-    (``files.theme_css``). Both are named by the caption (``CAPTION``), not a copy of it."""
-    return Markup(chartsvg.chart_svg(chart, layout="wide", styled=mode == PAGE, named_by=CAPTION)
-                  + chartsvg.chart_svg(chart, layout="narrow", styled=False, named_by=CAPTION))
+def _fallback(chart: charts.Chart, mode: str, data_base: str, site_url: str) -> dict[str, Any]:
+    """The static chart: the chart's files on a page or embed page, inline SVGs in an export
+    (nothing beside it to refer to); its box's style, and on an embed page where its legend
+    starts (``fallback``)."""
+    exported, label = mode == EXPORT, chartsvg.label_id(chart, CAPTION)
+    return {"svg": (fallback.inline_svgs(chart, styled=False) if exported
+                    else fallback.pictures(chart, data_base, site_url, label)),
+            "label": label,
+            "frame_style": fallback.frame_style(chart, site_url, files=not exported),
+            "legend": fallback.legend_attr(chart) if mode != PAGE else ""}
 
 
 def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str = PAGE,
@@ -158,8 +152,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
     return {
         "id": chart.id, "title": chart.title, "description": chart.description,
         "unverified_note": note,
-        "svg": inline_svgs(chart, mode), "label": chartsvg.label_id(chart, CAPTION),
-        "frame_style": frame_style(chart),
+        **_fallback(chart, mode, data_base, site_url),
         "spec_json": (Markup(template_json(plotlyspec.plotly_figure(chart))) if mode == EXPORT
                       else ""),
         "spec_url": "" if mode == EXPORT else f"{data_base}{SPEC_FILE}",
@@ -175,7 +168,7 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "oembed_url": f"{base}{EMBED_DIR}/{chart.id}/oembed.json" if base else "",
         "show_embed": mode == PAGE,
         "show_params": params and mode != EMBED,
-        "box": embedbox.box_texts(chart, site_url, base or root) if mode == PAGE else {},
+        "box": embedbox.box_texts(chart, base or root) if mode == PAGE else {},
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
         "date": chart.date,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tinkernomics.site.charts import data as chartdata
-from tinkernomics.site.charts import embed, images, plotlyspec, share
+from tinkernomics.site.charts import embed, embedbox, images, plotlyspec, share
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
 
@@ -35,6 +35,8 @@ SPEC_FILE = "spec.json"
 reader first interacts (one copy per chart, not one per page; an export inlines it whole). It
 holds what is the chart's own: charts.js joins it with ``SPEC_BASE_FILE`` and the curve
 points of ``data.json`` (``plotlyspec.file_figure``)."""
+BOX_KEY = "box"
+"""In ``spec.json``: the embed box's facts, which charts.js leaves out of the figure."""
 SPEC_BASE_FILE = "spec-base.json"
 """In ``embed/``: what every chart's Plotly figure holds alike (``plotlyspec.shared_figure``)."""
 DATA_JSON = "data.json"
@@ -83,10 +85,12 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def spec_file_text(chart: charts.Chart) -> str:
+def spec_file_text(chart: charts.Chart, site_url: str = "") -> str:
     """``spec.json``: the Plotly figure a page's or embed page's ``data-tn-spec`` names, less
-    what ``embed/spec-base.json`` and the chart's ``data.json`` hold (``file_figure``)."""
-    return json_text(plotlyspec.file_figure(chart, f"../{SPEC_BASE_FILE}", DATA_JSON))
+    what ``embed/spec-base.json`` and the chart's ``data.json`` hold (``file_figure``), and the
+    facts of its page's "Embed this chart" box (``box``: ``embedbox.file_facts``)."""
+    figure = plotlyspec.file_figure(chart, f"../{SPEC_BASE_FILE}", DATA_JSON)
+    return json_text({**figure, BOX_KEY: embedbox.file_facts(chart, site_url)})
 
 
 def site_base(site_url: str) -> str:
@@ -121,7 +125,7 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
         DATA_JSON: json_text(chartdata.to_json(chart, site_url)),
         **{v.svg: chartsvg.standalone_svg(chart, site_url, v.theme, v.layout) + "\n"
            for v in share.VARIANTS},
-        SPEC_FILE: spec_file_text(chart),
+        SPEC_FILE: spec_file_text(chart, site_url),
         embed.OEMBED_FILE: json_text(embed.oembed(chart, site_base(site_url), png_size)),
     }
     for name, text in texts.items():

@@ -1,6 +1,7 @@
-"""Static SVG of a chart (pipeline step 6, output): first paint, no-JS fallback, SVG download,
-and the file's SVGs ``charts.images`` rasterises (the link-preview cards have a layout of their
-own, ``charts.cardsvg``).
+"""Static SVG of a chart (pipeline step 6, output): the chart's SVG files (download, and the
+first paint and no-JS fallback of its page and embed page, ``fallback``), an export's inline
+SVGs, and the file's SVGs ``charts.images`` rasterises (the link-preview cards have a layout
+of their own, ``charts.cardsvg``).
 
 Drawn in Python from the same ``charts.Chart`` view model as the Plotly spec, so the picture a
 reader sees before (or without) the interactive chart shows the same curves, C_mid diamonds,
@@ -250,6 +251,15 @@ def svg_height(chart: Chart, layout: str = "wide") -> float:
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
+def legend_top(chart: Chart, layout: str = "wide") -> float:
+    """Just above the legend's first curve (``_legend``): an embed too short for the legend
+    crops the drawing there (``fallback``)."""
+    f = _frame(chart, LAYOUTS[layout])
+    row = min(row for _, _, row in f.legend)
+    return f.bottom + 54 + row * f.layout.legend_row
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def _drawing(chart: Chart, layout: str) -> str:
     """The chart's axes, curves, labels and legend in ``layout``, painted with markers: made
     once per chart and layout, for its page, embed page, files and images (``_resolve``)."""
@@ -337,6 +347,26 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
 
 
 @lru_cache(maxsize=SVG_CACHE_SIZE)
+def _file_lines(chart: Chart, site_url: str, layout: str) -> tuple[tuple[str, ...],
+                                                                   tuple[str, ...]]:
+    """The file's title lines and credit lines, wrapped to the layout's width: once per chart
+    and layout, for its light and dark file and ``file_box``."""
+    room = LAYOUTS[layout].width - 32
+    return (tuple(_wrap(chart.title, room, 17)),
+            tuple(part for line in credit_lines(chart, site_url) for part in _wrap(line, room, 11)))
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
+def file_box(chart: Chart, site_url: str, layout: str) -> tuple[float, float]:
+    """(top, total height) of the chart's file in ``layout``: the drawing (``svg_height`` tall,
+    the layout's width) starts ``top`` below the file's top edge, under the title. A page shows
+    the file with the title and credit cropped off (``fallback``)."""
+    titles, lines = _file_lines(chart, site_url, layout)
+    top = TITLE_PX + 22 * (len(titles) - 1)
+    return top, top + svg_height(chart, layout) + LINE_PX * len(lines) + 12
+
+
+@lru_cache(maxsize=SVG_CACHE_SIZE)
 def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
                    layout: str = "wide") -> str:
     """The downloadable SVG file (light theme and wide layout unless given; the images' dark
@@ -344,10 +374,8 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     data date below, wrapped to the layout's width."""
     width, height = LAYOUTS[layout].width, svg_height(chart, layout)
     ink, paper = THEMES[theme]["font.color"], THEMES[theme]["paper_bgcolor"]
-    titles = _wrap(chart.title, width - 32, 17)
-    lines = [part for line in credit_lines(chart, site_url) for part in _wrap(line, width - 32, 11)]
-    top = TITLE_PX + 22 * (len(titles) - 1)
-    total = top + height + LINE_PX * len(lines) + 12
+    titles, lines = _file_lines(chart, site_url, layout)
+    top, total = file_box(chart, site_url, layout)
     inner = placed_chart(chart, (0, top, width, height), theme, layout)
     title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
                     for i, line in enumerate(titles))

@@ -1,5 +1,7 @@
-"""Attribution as text (pipeline step 6, embeds): the caption that goes under a chart's image
-in a post or newsletter, and "cite this chart" as plain text and BibTeX.
+"""Test helpers: attribution as text, the reference the embed box's script is held to (issue
+47: charts-share.js writes these from the chart's facts; tests/test_embedbox_browser.py compares
+each): the caption that goes under a chart's image in a post or newsletter, and "cite this
+chart" as plain text and BibTeX.
 
 Each names the chart's title, who publishes it, the sources its numbers rest on, the date the
 data last changed (``Chart.date``, from the sources, never the build day), the data licence
