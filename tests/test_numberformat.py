@@ -31,3 +31,42 @@ def test_write_reads_its_style() -> None:
 def test_format_number_names_non_finite() -> None:
     assert derive.format_number(math.inf) == "∞"
     assert derive.format_number(math.nan) == "n/a"
+
+
+def _values() -> list[float]:
+    """Ties on the exact binary value, edges of the float range, and random floats of every
+    size and sign (a fixed seed)."""
+    import random
+    import struct
+    rng = random.Random(41)
+    values = [0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, -0.625, 9.995, 0.045, 1234.5,
+              123456.5, 1e15, 999999999999999.9, 0.0005, 5e-324, 1.7976931348623157e308,
+              -1e-300, 3, -12, 10**20]
+    for _ in range(3000):
+        values.append(rng.uniform(-1e6, 1e6))
+        values.append(rng.randint(-10**6, 10**6) / rng.choice([2, 8, 1024, 10, 1000]))
+        values.append(10 ** rng.uniform(-20, 20) * rng.choice([1, -1]))
+        bits = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        if math.isfinite(bits):
+            values.append(bits)
+    return values
+
+
+def test_fixed_and_exponential_match_decimal() -> None:
+    """The integer-arithmetic engine writes what ``Decimal`` writes, ties included."""
+    for value in _values():
+        for rounding in numberformat.ROUNDINGS:
+            for digits in (0, 1, 2, 3):
+                assert numberformat.exponential(value, digits, rounding) == \
+                    numberformat.exponential_reference(value, digits, rounding), value
+                if abs(value) < 1e200:
+                    assert numberformat.fixed(value, digits, rounding) == \
+                        numberformat.fixed_reference(value, digits, rounding), value
+
+
+def test_with_digits_of_page_is_the_replaced_style() -> None:
+    for digits in (1, 2, 3, 4, 17, 20):
+        style = numberformat.with_digits(numberformat.PAGE, digits)
+        assert (style.significant, style.exp_digits) == (digits, digits - 1)
+        assert style == numberformat.PAGE.__class__(**{
+            **numberformat.PAGE.data(), "significant": digits, "exp_digits": digits - 1})

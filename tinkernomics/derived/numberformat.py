@@ -50,22 +50,101 @@ PAGE = Style(significant=3, max_decimals=None, exp_below=1e-4, exp_from=1e15, ex
 
 
 def with_digits(style: Style, digits: int) -> Style:
-    """The style keeping ``digits`` significant digits (``exp_digits`` one fewer)."""
+    """The style keeping ``digits`` significant digits (``exp_digits`` one fewer); ``PAGE``'s
+    are made once (``derive.format_number`` asks for one per number it writes)."""
+    if style is PAGE and digits in _PAGE_DIGITS:
+        return _PAGE_DIGITS[digits]
     return replace(style, significant=digits, exp_digits=digits - 1)
 
 
+_PAGE_DIGITS = {d: replace(PAGE, significant=d, exp_digits=d - 1) for d in range(1, 18)}
+"""``with_digits(PAGE, d)`` for the digits a page can ask for (1 to 17)."""
+_EXACT = (float, int)
+"""Types whose exact value ``as_integer_ratio`` gives (``_ratio``); others go by ``Decimal``."""
+_MOST_DECIMALS = 1000
+"""Above this many decimals (or digits) the ``Decimal`` reference writes the number."""
+
+
+def _ratio(value: float) -> tuple[int, int] | None:
+    """``|value|`` as an exact fraction ``p / q`` (None: not a finite float or int)."""
+    if type(value) not in _EXACT or not math.isfinite(value):
+        return None
+    return abs(value).as_integer_ratio()
+
+
+def _rounded(p: int, q: int, rounding: str) -> int:
+    """``p / q`` (both positive) rounded to an integer: ties away from zero (``half_up``)
+    or to even (``half_even``), on the exact value, as ``Decimal.quantize`` rounds."""
+    whole, rest = divmod(p, q)
+    twice = 2 * rest
+    if twice > q or (twice == q and (rounding == "half_up" or whole % 2 == 1)):
+        whole += 1
+    return whole
+
+
+def _point(digits: str, decimals: int) -> str:
+    """Integer digits with a decimal point ``decimals`` from the right (zero-padded)."""
+    if not decimals:
+        return digits
+    digits = digits.rjust(decimals + 1, "0")
+    return f"{digits[:-decimals]}.{digits[-decimals:]}"
+
+
 def fixed(value: float, decimals: int, rounding: str = "half_up") -> str:
-    """``value`` with ``decimals`` decimals, rounded on its exact binary value (``toFixed``)."""
+    """``value`` with ``decimals`` decimals, rounded on its exact binary value (``toFixed``):
+    by integer arithmetic on the exact fraction, character for character ``fixed_reference``."""
     if value == 0:
         value = 0.0  # JavaScript prints -0 as "0"
+    exact = _ratio(value)
+    if exact is None or rounding not in ROUNDINGS or not 0 <= decimals <= _MOST_DECIMALS:
+        return fixed_reference(value, decimals, rounding)
+    p, q = exact
+    text = _point(str(_rounded(p * 10 ** decimals, q, rounding)), decimals)
+    return f"-{text}" if value < 0 else text
+
+
+def fixed_reference(value: float, decimals: int, rounding: str = "half_up") -> str:
+    """``fixed`` by ``Decimal`` (the definition the tests hold ``fixed`` to)."""
+    if value == 0:
+        value = 0.0
     with localcontext() as ctx:
         ctx.prec = 2000
         quantum = Decimal(1).scaleb(-decimals)
         return f"{Decimal(value).quantize(quantum, rounding=ROUNDINGS[rounding]):f}"
 
 
+def _at_least(p: int, q: int, exponent: int) -> bool:
+    """``p / q >= 10 ** exponent``."""
+    return p >= q * 10 ** exponent if exponent >= 0 else p * 10 ** -exponent >= q
+
+
+def _scaled(p: int, q: int, shift: int) -> tuple[int, int]:
+    """``p / q * 10 ** shift`` as a fraction."""
+    return (p * 10 ** shift, q) if shift >= 0 else (p, q * 10 ** -shift)
+
+
 def exponential(value: float, digits: int, rounding: str = "half_up") -> str:
-    """``value.toExponential(digits)`` without the '+': e.g. ``8.39e17``."""
+    """``value.toExponential(digits)`` without the '+': e.g. ``8.39e17``; by integer
+    arithmetic, character for character ``exponential_reference``."""
+    exact = _ratio(value)
+    if (exact is None or value == 0 or rounding not in ROUNDINGS
+            or not 0 <= digits <= _MOST_DECIMALS):
+        return exponential_reference(value, digits, rounding)
+    p, q = exact
+    exponent = math.floor(math.log10(abs(value)))
+    while not _at_least(p, q, exponent):
+        exponent -= 1
+    while _at_least(p, q, exponent + 1):
+        exponent += 1
+    mantissa = _rounded(*_scaled(p, q, digits - exponent), rounding)
+    if mantissa >= 10 ** (digits + 1):
+        exponent += 1
+        mantissa = _rounded(*_scaled(p, q, digits - exponent), rounding)
+    return f"{'-' if value < 0 else ''}{_point(str(mantissa), digits)}e{exponent}"
+
+
+def exponential_reference(value: float, digits: int, rounding: str = "half_up") -> str:
+    """``exponential`` by ``Decimal`` (the definition the tests hold ``exponential`` to)."""
     with localcontext() as ctx:
         ctx.prec = 2000
         d = Decimal(value)
