@@ -70,3 +70,9 @@ def test_with_digits_of_page_is_the_replaced_style() -> None:
         assert (style.significant, style.exp_digits) == (digits, digits - 1)
         assert style == numberformat.PAGE.__class__(**{
             **numberformat.PAGE.data(), "significant": digits, "exp_digits": digits - 1})
+
+
+def test_group_puts_a_separator_every_three_digits() -> None:
+    assert [numberformat.group(t) for t in ("", "7", "123", "1234", "-123456.789", "1234567",
+                                            "-0.00", "12345678901")] == \
+        ["", "7", "123", "1,234", "-123,456.789", "1,234,567", "-0.00", "12,345,678,901"]

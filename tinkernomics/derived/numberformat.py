@@ -164,11 +164,8 @@ def group(text: str) -> str:
     """Thousands separators in the integer part of a plain decimal string."""
     sign = "-" if text.startswith("-") else ""
     whole, dot, frac = text[len(sign):].partition(".")
-    groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    groups.insert(0, whole)
+    head = len(whole) % 3 or 3  # the leftmost group holds one to three digits
+    groups = [whole[:head], *(whole[i:i + 3] for i in range(head, len(whole), 3))]
     return sign + ",".join(groups) + dot + frac
 
 
