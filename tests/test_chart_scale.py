@@ -76,7 +76,7 @@ def test_default_selection_shows_and_a_curve_is_added_on_request(browser, served
         page.on("pageerror", lambda err: errors.append(str(err)))
         page.goto(url)
         box = f"#chart-{charts.COMPARISON_ID}"
-        assert chartsvg.chart_svg(chart).count('class="curve"') == charts.FEATURED_MAX
+        assert chartsvg.chart_svg(chart).count('<path class="curve"') == charts.FEATURED_MAX
         page.locator(f"{box} .tn-chart__frame").hover()
         page.wait_for_selector(f"{box}.tn-chart--ready .legend .traces", timeout=TIMEOUT_MS)
         assert page.locator(f"{box} .legend .traces").count() == charts.FEATURED_MAX
