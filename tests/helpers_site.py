@@ -147,11 +147,16 @@ def load_hooks(name: str = "tn_hooks") -> ModuleType:
 def load_theme() -> ModuleType:
     """The theme adapter (macros/theme.py), loaded by path under the name the MkDocs hooks give
     it (the same module once either has loaded it; it imports no MkDocs, so it is cheap)."""
+    return load_macros_file("theme.py", "tinkernomics_theme_adapter")
+
+
+def load_macros_file(file: str, name: str) -> ModuleType:
+    """A module of ``macros/`` loaded by path under ``name``, the key the MkDocs hooks load it
+    under (the same module once either has loaded it)."""
     import sys
 
-    name = "tinkernomics_theme_adapter"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "macros" / "theme.py")
+        spec = importlib.util.spec_from_file_location(name, REPO / "macros" / file)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

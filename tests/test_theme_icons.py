@@ -6,15 +6,12 @@ the theme's own markup."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 from typing import Any
 
 import jinja2
 import pytest
-from helpers_site import load_theme
+from helpers_site import load_macros_file, load_theme
 
 from tinkernomics.site.postbuild import stylesheets
 
@@ -22,15 +19,7 @@ THEME = load_theme()
 
 
 def _icons_module() -> Any:
-    name = "macros.theme_icons"  # the key the MkDocs hooks load it under
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(str(THEME.__file__)).with_name("theme_icons.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_macros_file("theme_icons.py", "macros.theme_icons")
 
 
 ICONS = _icons_module()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_site import load_theme
+from helpers_site import load_macros_file, load_theme
 
 THEME = load_theme()
 
@@ -79,18 +79,7 @@ TITLES = {"things/a.md": "---\ntitle: Front & <i>matter</i>\n---\n# A\n",
 
 
 def _header_module() -> Any:
-    import importlib.util
-    import sys
-
-    name = "macros.theme_header"  # the key the MkDocs hooks load it under
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(str(THEME.__file__)).with_name("theme_header.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_macros_file("theme_header.py", "macros.theme_header")
 
 
 def test_the_header_is_rendered_once_a_folder_with_each_pages_title(
