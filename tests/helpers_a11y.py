@@ -99,7 +99,7 @@ def open_site(browser: Any, root: Path, base_url: str, *, scheme: str = "light",
             route.fulfill(status=404, body="not found")
             return
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+        route.fulfill(status=200, path=path, content_type=kind)
 
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   color_scheme=scheme)

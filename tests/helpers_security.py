@@ -74,7 +74,7 @@ def routed_site(browser: Any, site: Path, base: str, **options: Any) -> Iterator
                 route.abort()
             return
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+        route.fulfill(status=200, path=path, content_type=kind)
 
     context.route("**/*", answer)
     context.add_init_script(WATCH_SCRIPT)

@@ -96,7 +96,7 @@ def _answer(route, site_root: Path) -> None:
         route.fulfill(status=404, body="not found")
         return
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+    route.fulfill(status=200, path=path, content_type=kind)
 
 
 class Session:

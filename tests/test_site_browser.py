@@ -76,7 +76,7 @@ class Served:
             route.fulfill(status=404, body="not found")
             return
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+        route.fulfill(status=200, path=path, content_type=kind)
 
     def open(self, browser, scheme: str, size: tuple[int, int]):
         """A new page in a fresh context with the palette preset to ``scheme``."""
