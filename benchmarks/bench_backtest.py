@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tinkernomics.catalog.loader import load_valid_catalog
-from tinkernomics.derived.calculator import backtest, estimate, timing
+from tinkernomics.derived.calculator import backtest, estimate, heldout, timing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def targets(rows: list[backtest.Row], mean: float) -> str:
     """The issue's targets, met or not: each scored run within 2x, the geometric mean within
     1.25x."""
     outside = [f"{r.run} {r.ratio:.2f}" for r in rows
-               if r.scored and r.ratio is not None and not 0.5 <= r.ratio <= 2.0]
+               if r.scored and r.ratio is not None and not heldout.within(r.ratio)]
     runs = "every scored run within 2x" if not outside else f"outside 2x: {', '.join(outside)}"
     within = 1 / 1.25 <= mean <= 1.25
     return f"{runs}; geometric mean {'within' if within else 'outside'} 1.25x"
@@ -106,8 +106,8 @@ def cross_validate(catalog: object, searched: Searched) -> None:
         held += [x for _, x in found]
         print(f"  {source:24} {values}: " + ", ".join(f"{r} {x:.2f}" for r, x in found))
     if held:
-        mean = math.exp(sum(math.log(x) for x in held) / len(held))
-        inside = sum(1 for x in held if 0.5 <= x <= 2.0)
+        mean = backtest.geometric_mean(held)
+        inside = sum(1 for x in held if heldout.within(x))
         print(f"held-out: {inside} of {len(held)} runs within 2x; geometric mean {mean:.2f}")
 
 

@@ -186,13 +186,17 @@ class Summary:
     inner_high: float | None
 
 
+def geometric_mean(ratios: list[float]) -> float | None:
+    """The geometric mean of positive ``ratios`` (None without any)."""
+    return math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
+
+
 def summary(found: list[Row]) -> Summary:
     """Geometric mean and ranges of the ratios of the scored rows that have an estimate."""
     ratios = [r.ratio for r in found if r.scored and r.ratio is not None and r.ratio > 0]
     if not ratios:
         return Summary(0, None, None, None, None, None)
-    mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-    return Summary(len(ratios), mean, min(ratios), max(ratios),
+    return Summary(len(ratios), geometric_mean(ratios), min(ratios), max(ratios),
                    spread.percentile(ratios, spread.LOW), spread.percentile(ratios, spread.HIGH))
 
 

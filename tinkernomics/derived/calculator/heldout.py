@@ -15,11 +15,10 @@ run is no longer in the catalog is left out. The Back-test page and its JSON fil
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tinkernomics.derived.calculator.backtest import Row
+from tinkernomics.derived.calculator.backtest import Row, geometric_mean
 
 
 @dataclass(frozen=True)
@@ -116,5 +115,4 @@ class Summary:
 def summary(found: list[HeldOut]) -> Summary:
     """Count, count within 2× and geometric mean of the first-sight ratios."""
     ratios = [h.first for h in found if h.first > 0]
-    mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
-    return Summary(len(found), sum(within(x) for x in ratios), mean)
+    return Summary(len(found), sum(within(x) for x in ratios), geometric_mean(ratios))
