@@ -50,6 +50,11 @@ _H20 = "286a7b6"
 """The commit whose time model (runs42's at 296d6e7, unchanged) priced the four runs of verl's
 fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-12-06."""
 
+_REASON = "ac9b560"
+"""The main-branch commit whose time model priced the held-out runs from reasoning-RL model reports
+and blogs added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher, ...): the
+branch changed only catalog files, so ``tinkernomics backtest --json`` on it is ac9b560's model."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -71,6 +76,8 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-sync", 4.643, _H20, "2026-12-06"),
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-async", 3.425, _H20, "2026-12-06"),
     FirstSight("verl-async-qwen3-30b-a3b-h20-128-sync", 0.906, _H20, "2026-12-06"),
+    FirstSight("justrl-deepseek-1.5b", 1.109, _REASON, "2026-12-07"),
+    FirstSight("justrl-nemotron-1.5b", 0.881, _REASON, "2026-12-07"),
 )
 
 WITHIN = 2.0
