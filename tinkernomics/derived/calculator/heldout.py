@@ -52,7 +52,7 @@ fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-
 
 _REASON = "ac9b560"
 """The main-branch commit whose time model priced the held-out runs from reasoning-RL model reports
-and blogs added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher, ...): the
+and blogs added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher; EasyR1's performance baselines): the
 branch changed only catalog files, so ``tinkernomics backtest --json`` on it is ac9b560's model."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
@@ -78,6 +78,8 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-async-qwen3-30b-a3b-h20-128-sync", 0.906, _H20, "2026-12-06"),
     FirstSight("justrl-deepseek-1.5b", 1.109, _REASON, "2026-12-07"),
     FirstSight("justrl-nemotron-1.5b", 0.881, _REASON, "2026-12-07"),
+    FirstSight("easyr1-qwen3-vl-30b-a3b-instruct-geo3k-h800", 0.059, _REASON, "2026-12-07"),
+    FirstSight("easyr1-qwen3-vl-30b-a3b-thinking-geo3k-h800", 0.049, _REASON, "2026-12-07"),
 )
 
 WITHIN = 2.0
