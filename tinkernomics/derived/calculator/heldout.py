@@ -51,9 +51,10 @@ _H20 = "286a7b6"
 fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-12-06."""
 
 _REASON = "ac9b560"
-"""The main-branch commit whose time model priced the held-out runs from reasoning-RL model reports
-and blogs added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher; EasyR1's performance baselines): the
-branch changed only catalog files, so ``tinkernomics backtest --json`` on it is ac9b560's model."""
+"""The main-branch commit whose time model priced the held-out runs from reasoning-RL reports,
+blogs and repositories added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher,
+EasyR1's performance baselines): the branch changed no model code, so ``tinkernomics backtest
+--json`` on it is ac9b560's model."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
@@ -80,6 +81,9 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("justrl-nemotron-1.5b", 0.881, _REASON, "2026-12-07"),
     FirstSight("easyr1-qwen3-vl-30b-a3b-instruct-geo3k-h800", 0.059, _REASON, "2026-12-07"),
     FirstSight("easyr1-qwen3-vl-30b-a3b-thinking-geo3k-h800", 0.049, _REASON, "2026-12-07"),
+    FirstSight("easyr1-qwen2.5-vl-3b-geo3k-h100", 0.743, _REASON, "2026-12-07"),
+    FirstSight("easyr1-qwen2.5-vl-7b-geo3k-h100", 0.897, _REASON, "2026-12-07"),
+    FirstSight("easyr1-qwen2.5-vl-32b-geo3k-h100", 1.000, _REASON, "2026-12-07"),
 )
 
 WITHIN = 2.0
