@@ -53,8 +53,8 @@ fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-
 _REASON = "ac9b560"
 """The main-branch commit whose time model priced the held-out runs from reasoning-RL reports,
 blogs and repositories added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher,
-EasyR1's performance baselines): the branch changed no model code, so ``tinkernomics backtest
---json`` on it is ac9b560's model."""
+EasyR1's performance baselines, Hugging Face's GRPO + vLLM cookbook notebook): the branch changed
+no model code, so ``tinkernomics backtest --json`` on it is ac9b560's model."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
@@ -84,6 +84,7 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("easyr1-qwen2.5-vl-3b-geo3k-h100", 0.743, _REASON, "2026-12-07"),
     FirstSight("easyr1-qwen2.5-vl-7b-geo3k-h100", 0.897, _REASON, "2026-12-07"),
     FirstSight("easyr1-qwen2.5-vl-32b-geo3k-h100", 1.000, _REASON, "2026-12-07"),
+    FirstSight("hf-cookbook-qwen2-0.5b-grpo-vllm-a100", 5.672, _REASON, "2026-12-07"),
 )
 
 WITHIN = 2.0
