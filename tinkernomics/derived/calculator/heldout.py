@@ -50,6 +50,13 @@ _H20 = "286a7b6"
 """The commit whose time model (runs42's at 296d6e7, unchanged) priced the four runs of verl's
 fully-async page on H20 (docs/advance/fully_async.md), added by runs42b on 2026-12-06."""
 
+_SYS = "ac9b560"
+"""Main's head when heldout42a branched (2026-12-07): its time model, unchanged on that branch,
+priced the nine runs of two RL-systems sources added there, NeMo-Aligner's PPO step times
+(docs/user-guide/rlhf.rst) and DeepSpeed-Chat's RLHF step-3 times (the DeepSpeed-Chat README's
+Table 1), with ``tinkernomics backtest --json`` run on the branch after the runs were added
+(commit 61f8ff1, catalog files only) and before anything else was changed."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -71,6 +78,15 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-sync", 4.643, _H20, "2026-12-06"),
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-async", 3.425, _H20, "2026-12-06"),
     FirstSight("verl-async-qwen3-30b-a3b-h20-128-sync", 0.906, _H20, "2026-12-06"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-96", 0.256, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-192", 0.419, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-384", 0.679, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-768", 1.231, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-40gb-8", 2.780, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-80gb-8", 3.307, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-80gb-64", 2.986, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-66b-a100-80gb-8", 2.682, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-66b-a100-80gb-64", 2.254, _SYS, "2026-12-07"),
 )
 
 WITHIN = 2.0
