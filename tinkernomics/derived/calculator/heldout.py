@@ -55,6 +55,12 @@ _REASON = "ac9b560"
 blogs and repositories added by heldout42b on 2026-12-07 (JustRL's ICLR 2026 post and launcher,
 EasyR1's performance baselines, Hugging Face's GRPO + vLLM cookbook notebook): the branch changed
 no model code, so ``tinkernomics backtest --json`` on it is ac9b560's model."""
+_SYS = "ac9b560"
+"""Main's head when heldout42a branched (2026-12-07): its time model, unchanged on that branch,
+priced the nine runs of two RL-systems sources added there, NeMo-Aligner's PPO step times
+(docs/user-guide/rlhf.rst) and DeepSpeed-Chat's RLHF step-3 times (the DeepSpeed-Chat README's
+Table 1), with ``tinkernomics backtest --json`` run on the branch after the runs were added
+(commit 61f8ff1, catalog files only) and before anything else was changed."""
 
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
@@ -85,6 +91,15 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("easyr1-qwen2.5-vl-7b-geo3k-h100", 0.897, _REASON, "2026-12-07"),
     FirstSight("easyr1-qwen2.5-vl-32b-geo3k-h100", 1.000, _REASON, "2026-12-07"),
     FirstSight("hf-cookbook-qwen2-0.5b-grpo-vllm-a100", 5.672, _REASON, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-96", 0.256, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-192", 0.419, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-384", 0.679, _SYS, "2026-12-07"),
+    FirstSight("nemo-aligner-llama3-70b-ppo-h100-768", 1.231, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-40gb-8", 2.780, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-80gb-8", 3.307, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-13b-a100-80gb-64", 2.986, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-66b-a100-80gb-8", 2.682, _SYS, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-66b-a100-80gb-64", 2.254, _SYS, "2026-12-07"),
 )
 
 WITHIN = 2.0
