@@ -69,6 +69,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:
         found["run.whole_batch"] = "1"
+    if run.rollout_log_probs:
+        found["run.rollout_logprobs"] = "1"
     for part in run.cpu_offload:
         found[f"run.offload_{part.value}"] = "1"
     return inputs.query(found)
