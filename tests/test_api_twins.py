@@ -78,3 +78,15 @@ def test_the_published_twins_follow_their_authoring_models() -> None:
     for authoring, public in declared:
         assert list(public.model_fields)[:len(authoring.model_fields)] == list(
             authoring.model_fields), public.__name__
+
+
+def test_a_published_runs_stage_is_read_off_its_authoring_model() -> None:
+    """The API's run stage is a twin of the authoring stage (a setting added to a run's stage
+    reaches the API with it), every field worded for API readers."""
+    from tinkernomics.catalog.models import runs
+    from tinkernomics.site.api import runs as api_runs
+
+    public = twins.PUBLIC[runs.RunStage]
+    assert public is api_runs.RunStage and issubclass(public, twins.Twin)
+    assert list(public.model_fields) == list(runs.RunStage.model_fields)
+    assert set(api_runs.STAGE_DESCRIBED) == set(runs.RunStage.model_fields)

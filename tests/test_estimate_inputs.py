@@ -35,6 +35,7 @@ from tinkernomics.derived.calculator.estimate import estimate
      "--rollout-tp 8: more GPUs than sample (4)"),
     (["--eager", "2"], "--eager 2: must be between"),
     (["--whole-batch", "2"], "--whole-batch 2: must be between"),
+    (["--rollout-logprobs", "2"], "--rollout-logprobs 2: must be between"),
     (["--memory-utilization", "1.5"], "--memory-utilization 1.5: must be between"),
     (["--attention-tp", "0"], "--attention-tp 0: must be between"),
     (["--offload-optimizer", "-1"], "--offload-optimizer '-1': not a whole number"),

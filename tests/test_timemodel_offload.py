@@ -1,8 +1,9 @@
-"""CPU offload, whole-batch asynchronous samplers, a stated memory share and latent (MLA)
-caches held per tensor-parallel GPU in the time model
-(derived/calculator/timing.py) on toy entries: each test fails on the model before them, which
-had no host link, no CPU optimizer step, let every asynchronous step overlap its tail, took
-vLLM's memory share always and split every cache over the engine's GPUs."""
+"""CPU offload, whole-batch asynchronous samplers, the sampler's log-probs taken as the old
+policy's, a stated memory share and latent (MLA) caches held per tensor-parallel GPU in the time
+model (derived/calculator/timing.py) on toy entries: each test fails on the model before them,
+which had no host link, no CPU optimizer step, always ran an old-policy log-prob pass, let every
+asynchronous step overlap its tail, took vLLM's memory share always and split every cache over
+the engine's GPUs."""
 
 from __future__ import annotations
 
@@ -58,9 +59,17 @@ def test_a_whole_batch_async_step_waits_for_its_tail(toy: Catalog) -> None:
     assert whole["time.decode_s"] > streamed["time.decode_s"]
 
 
+def test_a_trainer_taking_the_samplers_log_probs_runs_no_old_policy_pass(toy: Catalog) -> None:
+    own, sampler = est(toy), est(toy, rlp="1")
+    assert own["role.reference"] == 1.0  # the toy's reference pass is the same forward
+    assert own["time.train_s"] - sampler["time.train_s"] == pytest.approx(
+        own["time.reference_s"])
+    assert sampler["self.gpu_hours"] < own["self.gpu_hours"]
+
+
 def test_the_backtest_reads_a_runs_offload_and_whole_batches(catalog: Catalog) -> None:
     stated = run("toy-offload", 10.0, stage(), mode="async", whole_batch_rollout=True,
-                 cpu_offload=["optimizer", "grads"])
+                 cpu_offload=["optimizer", "grads"], rollout_log_probs=True)
     toy = with_runs(catalog, run("toy-plain", 10.0), stated)
     runs = toy.of("run")
     query = backtest.query(runs["toy-offload"], runs["toy-offload"].stages[0])
@@ -68,6 +77,9 @@ def test_the_backtest_reads_a_runs_offload_and_whole_batches(catalog: Catalog) -
     assert query[inputs.key("run.offload_optimizer")] == "1"
     assert query[inputs.key("run.offload_grads")] == "1"
     assert inputs.key("run.offload_params") not in query
+    assert query[inputs.key("run.rollout_logprobs")] == "1"
+    plain = backtest.query(runs["toy-plain"], runs["toy-plain"].stages[0])
+    assert inputs.key("run.rollout_logprobs") not in plain
 
 
 LONG = {"n": "1024", "G": "8", "in": "500", "out": "1000", "maxout": "1000"}

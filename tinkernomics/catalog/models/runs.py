@@ -158,6 +158,10 @@ class PublishedRun(StrictModel):
                                    "batch in one call that returns with its longest completion "
                                    "(one step off-policy), so the step waits for the tail; False "
                                    "if completions stream to the trainer.")
+    rollout_log_probs: bool = Field(
+        default=False, description="True if the trainer takes the sampler's log-probs as the "
+                                   "old policy's (verl's `async_training.use_rollout_log_probs`), "
+                                   "so it runs no old-policy log-prob pass of its own.")
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")

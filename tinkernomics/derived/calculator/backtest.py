@@ -6,12 +6,13 @@ lengths, turns and environment time, synchronous or not, full fine-tuning or LoR
 prefix cache on (vLLM's default, which the runs' samplers use), and the sampler engine's
 tensor parallelism, sequence cap and CUDA graphs, the rollouts sampled per rollout trained on
 (``oversampling``: a run's stated value replaces the algorithm's typical one, e.g. DAPO's
-dynamic sampling off), whether an asynchronous sampler hands over whole batches, and what the
-learner offloads to the CPU, where the run states them. The
-estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
-``actual_gpu_hours``: ratio = estimate ÷ actual. ``summary`` gives the geometric mean and the
-spread the calculator states beside every self-hosted figure. The rows come from the catalog
-only: the same code back-tests a run added tomorrow. No constant is chosen per run.
+dynamic sampling off), whether an asynchronous sampler hands over whole batches, whether the
+trainer takes the sampler's log-probs as the old policy's (no log-prob pass of its own) and what
+the learner offloads to the CPU, where the run states them. The estimate's ``self.gpu_hours``
+summed over the stages is set beside the run's ``actual_gpu_hours``: ratio = estimate ÷ actual.
+``summary`` gives the geometric mean and the spread the calculator states beside every
+self-hosted figure. The rows come from the catalog only: the same code back-tests a run added
+tomorrow. No constant is chosen per run.
 
 A run with other ``readings`` of a setting (its source's words support two values) is priced
 under each reading as well and left out of the summary: it is shown, not scored.
@@ -69,6 +70,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:
         found["run.whole_batch"] = "1"
+    if run.rollout_log_probs:
+        found["run.rollout_logprobs"] = "1"
     for part in run.cpu_offload:
         found[f"run.offload_{part.value}"] = "1"
     return inputs.query(found)

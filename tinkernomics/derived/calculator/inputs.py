@@ -9,9 +9,8 @@ range; a query that names no algorithm starts from the default run, ``DEFAULT_RU
 the named input values the graph reads. The page ships ``link_inputs`` and ``calculator.js``
 reads every key, range and rule from it: a key declared here needs no change there.
 
-Nothing here computes a cost: lookups and flags only. An input the catalog does not hold stays
-missing (``None``) and every quantity that reads it is missing too: an algorithm without a
-typical G is never priced at G = 1 behind the reader's back.
+Nothing here computes a cost: lookups and flags only. An input the catalog lacks stays missing
+(``None``), and so does every quantity that reads it: no G = 1 behind the reader's back.
 """
 
 from __future__ import annotations
@@ -177,7 +176,8 @@ INPUTS: tuple[Input, ...] = (
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
     *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
-        ("oo", "offload_optimizer"), ("op", "offload_params"), ("og", "offload_grads"))),
+        ("rlp", "rollout_logprobs"), ("oo", "offload_optimizer"), ("op", "offload_params"),
+        ("og", "offload_grads"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),

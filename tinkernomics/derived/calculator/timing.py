@@ -36,7 +36,8 @@ multiplied by the steps:
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
   sequence (6 × layers × heads × head size × tokens, per token, causal); with full
-  recomputation one more forward. Old-policy log-probs (one forward, in the training line) and
+  recomputation one more forward. Old-policy log-probs (one forward, in the training line;
+  none when the trainer takes the sampler's, ``rlp``, a run's ``rollout_log_probs``) and
   every frozen scorer (reference, teacher, reward model) and a critic add their passes.
   Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
   ``train_half_params``), and a mixture of experts reaches ``MOE_TRAIN_FACTOR`` of it
@@ -294,7 +295,8 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"(p.total + {c}.train_half_params) * (1.0 if p.active >= p.total else "
                       f"{c}.moe_train_factor))"),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
-                    f"{recompute} + {forward}) / ({p}.train_gpus * {peak})"),
+                    f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
+                    f"({p}.train_gpus * {peak})"),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token + {attention}) * "
                      f"{recompute} / ({p}.train_gpus * {peak}) if role.critic else 0.0"),
         ("reference_s", f"{train_tokens} * {forward} / ({p}.train_gpus * {peak}) "

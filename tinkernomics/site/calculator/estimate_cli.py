@@ -68,6 +68,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--whole-batch", "run.whole_batch", "1 if an asynchronous sampler generates each step's "
                                          "batch in one call (the step waits for its longest "
                                          "completion), else 0"),
+    ("--rollout-logprobs", "run.rollout_logprobs", "1 if the trainer takes the sampler's "
+                                                   "log-probs (no old-policy log-prob pass), "
+                                                   "else 0"),
     ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
                                                      "on the CPU, else 0"),
     ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "

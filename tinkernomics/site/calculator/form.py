@@ -124,6 +124,9 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.whole_batch", "Asynchronous sampler hands over", e["run.whole_batch"],
                 [("0", "completions as they finish"),
                  ("1", "the whole batch: a step waits for its longest completion")]),
+        _choice("run.rollout_logprobs", "Old-policy log-probs", e["run.rollout_logprobs"],
+                [("0", "recomputed by the trainer (one forward pass)"),
+                 ("1", "the sampler's: no pass of their own")]),
         *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
                   [("0", "no"), ("1", "yes: moved over the host link every step")])
           for part, label in (("optimizer", "optimizer state and step"),
