@@ -166,9 +166,10 @@ def watched(context: Any, origin: str) -> Watch:
 def served_site_context(browser: Any, site: Path, site_url: str,
                         **options: Any) -> Iterator[tuple[Any, Watch, Served]]:
     """A browser context (``options`` as for ``new_context``) for ``site`` served on a loopback
-    port under the path of ``site_url``: visit ``watch.base + rel``."""
+    port under the path of ``site_url``: visit ``watch.base + rel``, or ``rel`` alone (the
+    context's ``base_url``: ``goto`` and ``wait_for_url`` resolve a relative URL against it)."""
     with served(site, site_url) as server:
-        context = browser.new_context(**options)
+        context = browser.new_context(base_url=server.base, **options)
         origin = "{0.scheme}://{0.netloc}/".format(urlsplit(server.base))
         watch = watched(context, origin)
         watch.base = server.base
