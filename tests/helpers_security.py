@@ -1,21 +1,30 @@
-"""Test helpers for the security tests: a built site opened in Chromium at its own site URL.
+"""Test helpers for the security tests: a built site opened in Chromium under its own site path.
 
-``routed_site`` answers every request for the site URL's origin from the built folder (Playwright
-routing; nothing listens on a port), so the pages load at exactly the origin they were built for,
-as on the published site, and a request anywhere else is refused and recorded. ``Watch`` counts
-what a hostile page would do: dialogs, script executions of the ``__tn_pwned`` marker,
-Content-Security-Policy violations, ``javascript:`` links in the DOM, failed requests.
+``served_site_context`` serves the built folder on a loopback port under the site URL's path
+(``http://127.0.0.1:<port>/<sub-path>/``), with responses the browser caches, so each page
+loads the theme and plotly.js from Chromium's cache (and its compiled-code cache) instead of
+receiving them again; pages a test writes (``Served.put``) are answered at their path from
+memory, never cached. Every request for another host is recorded (``Watch.foreign``), as is
+every 404 on the port (``Watch.missing``). ``routed_site`` answers every request for the site
+URL's origin from the built folder instead (Playwright routing; nothing listens on a port), so
+the pages load at exactly the origin they were built for; routing turns Chromium's HTTP cache
+off, so each page fetches everything anew. ``Watch`` counts what a hostile page would do:
+dialogs, script executions of the ``__tn_pwned`` marker, Content-Security-Policy violations,
+``javascript:`` links in the DOM, failed requests.
 """
 
 from __future__ import annotations
 
+import io
 import mimetypes
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
+
+from helpers_browser import QuietHandler, start_server
 
 WATCH_SCRIPT = """
 window.__tn_violations = [];
@@ -53,6 +62,122 @@ class Watch:
     dialogs: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    base: str = ""
+    """The URL the site's pages are at (``served_site_context``'s loopback URL)."""
+
+
+CACHE_S = 3600
+"""How long Chromium may reuse a served file without asking again (the run's whole time: the
+served folders are never written while served)."""
+
+
+class _SiteHandler(QuietHandler):
+    """Serves the built folder under ``prefix`` (every other path is a 404), cacheable, and the
+    pages in ``pages`` ({path: (body, content type)}) from memory, uncached."""
+
+    prefix: ClassVar[str] = "/"
+    pages: ClassVar[dict[str, tuple[bytes, str]]] = {}
+
+    def translate_path(self, path: str) -> str:
+        path = urlsplit(path).path
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "\0 outside the site path")  # no such file
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_head(self) -> Any:
+        page = self.pages.get(urlsplit(self.path).path)
+        if page is None:
+            return super().send_head()
+        body, kind = page
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def end_headers(self) -> None:
+        if urlsplit(self.path).path not in self.pages:
+            self.send_header("Cache-Control", f"max-age={CACHE_S}")
+        super().end_headers()
+
+
+@dataclass
+class Served:
+    """A served site: its base URL and the pages answered from memory."""
+
+    base: str
+    pages: dict[str, tuple[bytes, str]]
+
+    def put(self, url: str, body: str, kind: str = "text/html") -> None:
+        """Answer ``url`` (under ``base``) with ``body`` until ``drop``."""
+        self.pages[urlsplit(url).path] = (body.encode("utf-8"), kind)
+
+    def drop(self, url: str) -> None:
+        self.pages.pop(urlsplit(url).path, None)
+
+
+@contextmanager
+def served(site: Path, site_url: str) -> Iterator[Served]:
+    """``site`` served on a free loopback port under the path of ``site_url``."""
+    prefix = urlsplit(site_url).path or "/"
+    pages: ClassVar[dict[str, tuple[bytes, str]]] = {}
+    handler = type("SiteHandler", (_SiteHandler,), {"prefix": prefix, "pages": pages})
+    server = start_server(site, handler)
+    try:
+        yield Served(f"http://127.0.0.1:{server.server_address[1]}{prefix}", pages)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def watched(context: Any, origin: str) -> Watch:
+    """Record in a ``Watch`` what ``context`` does: dialogs (dismissed), requests for anything
+    but ``origin`` (another host, another port; ``data:`` and ``blob:`` URLs stay in the page)
+    and 404s from it. A request the page's policy blocks never leaves Chromium (as under
+    routing, where it never reached the route): Chromium reports it, then its failure
+    (``csp``), which takes it off the record. Events come in the order Chromium sends them, so
+    a page's report (an evaluate after its requests) sees each blocked request taken off."""
+    watch = Watch()
+
+    def local(url: str) -> bool:
+        return url.startswith((origin, "data:", "blob:"))
+
+    def on_request(request: Any) -> None:
+        if not local(request.url):
+            watch.foreign.append(request.url)
+
+    def on_failed(request: Any) -> None:
+        if request.failure == "csp" and request.url in watch.foreign:
+            del watch.foreign[len(watch.foreign) - 1 - watch.foreign[::-1].index(request.url)]
+
+    def on_response(response: Any) -> None:
+        if response.status == 404 and response.url.startswith(origin):
+            watch.missing.append(response.url)
+
+    context.on("request", on_request)
+    context.on("requestfailed", on_failed)
+    context.on("response", on_response)
+    context.on("dialog", lambda d: (watch.dialogs.append(d.message), d.dismiss()))
+    return watch
+
+
+@contextmanager
+def served_site_context(browser: Any, site: Path, site_url: str,
+                        **options: Any) -> Iterator[tuple[Any, Watch, Served]]:
+    """A browser context (``options`` as for ``new_context``) for ``site`` served on a loopback
+    port under the path of ``site_url``: visit ``watch.base + rel``, or ``rel`` alone (the
+    context's ``base_url``: ``goto`` and ``wait_for_url`` resolve a relative URL against it)."""
+    with served(site, site_url) as server:
+        context = browser.new_context(base_url=server.base, **options)
+        origin = "{0.scheme}://{0.netloc}/".format(urlsplit(server.base))
+        watch = watched(context, origin)
+        watch.base = server.base
+        context.add_init_script(WATCH_SCRIPT)
+        try:
+            yield context, watch, server
+        finally:
+            context.close()
 
 
 @contextmanager

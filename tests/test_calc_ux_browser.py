@@ -5,7 +5,9 @@ so); every algorithm's default run is priced; the result says how fresh its pric
 JavaScript off the form is not live and the page says what its numbers are. Expected numbers
 come from Python's estimate of the page's own link, never from today's catalog.
 
-The tests with JavaScript share one page (``shared``) at the site's own URL; ``tab`` resets it
+The tests with JavaScript share one page (``shared``) on the built site, served under the site
+URL's path (``helpers_security.served_site_context``: links resolve as under the published
+site's sub-path; the browser caches what every page loads); ``tab`` resets it
 (storage, viewport, errors, missing requests) and each test then navigates it to its own link.
 Its pages search an empty index (test_calc_browser.SharedTab)."""
 
@@ -19,7 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_security import Watch, routed_site
+from helpers_security import Watch, served_site_context
 from test_calc_browser import SharedTab
 
 from tinkernomics.catalog.entries import Catalog
@@ -30,7 +32,8 @@ from tinkernomics.site.calculator import feature as calcsite
 from tinkernomics.site.calculator import presets as calcpresets
 from tinkernomics.site.calculator.formatting import fmt_value
 
-CALC = SUB_PATH_URL + "calculator/"
+CALC = "calculator/"
+"""Under the served site (each context's ``base_url``)."""
 READY = "[data-tn-calc][data-tn-ready]"
 BAR = ".tn-calc__summary"
 SIZES = [(390, 844), (1280, 900)]
@@ -44,9 +47,10 @@ RECTS_JS = """([field, bar]) => {
 
 @pytest.fixture(scope="module")
 def shared(browser: Any, built_site: BuiltSite) -> Iterator[tuple[SharedTab, Watch]]:
-    """One page on the built site at its own URL, for the module's tests with JavaScript."""
-    with routed_site(browser, built_site.root, SUB_PATH_URL,
-                     viewport={"width": 1280, "height": 900}) as (context, watch):
+    """One page on the built site under its URL's path, for the module's tests with
+    JavaScript."""
+    with served_site_context(browser, built_site.root, SUB_PATH_URL,
+                             viewport={"width": 1280, "height": 900}) as (context, watch, _):
         yield SharedTab(context=context), watch
 
 
@@ -247,8 +251,8 @@ def test_without_javascript_the_form_is_off_and_says_why(browser: Any, built_sit
     needs script and which run its numbers are, the fields are disabled (not focusable), the
     presets and the summary bar (script-only) are hidden, the static numbers are the default
     run's, and the notice's links lead to pages of the built site."""
-    with routed_site(browser, built_site.root, SUB_PATH_URL, java_script_enabled=False,
-                     viewport={"width": 390, "height": 844}) as (context, watch):
+    with served_site_context(browser, built_site.root, SUB_PATH_URL, java_script_enabled=False,
+                             viewport={"width": 390, "height": 844}) as (context, watch, _):
         page = context.new_page()
         page.goto(CALC + "?steps=1000")
         notice = page.locator(".tn-calc__noscript")
@@ -307,6 +311,6 @@ def test_the_result_says_how_fresh_its_prices_are(tab: Any, catalog: Catalog) ->
         assert warning.count() == (1 if expected["stale"] else 0), plist
         if expected["newer"]:
             assert expected["newer"] in warning.text_content()
-    page.goto(SUB_PATH_URL + f"algorithms/{inputs.DEFAULT_ALGORITHM}/")
+    page.goto(f"algorithms/{inputs.DEFAULT_ALGORITHM}/")
     latest = catalog.price_lists[inputs.latest_price_list(catalog)].effective.isoformat()
     assert f"Tinker prices as of {latest}" in page.text_content(".tn-calc-panel")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_browser import NO_SEARCH_INDEX
-from helpers_security import Watch, html_pages, routed_site, visit
+from helpers_security import Served, Watch, html_pages, served_site_context, visit
 
 from tinkernomics.site.charts.spec import COMPARISON_ID
 from tinkernomics.site.postbuild import csp
@@ -110,15 +110,17 @@ def _reader_pages(site: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site_tab(built_site: BuiltSite, browser) -> Iterator[tuple[Any, Watch]]:
-    """One tab at the site URL, answered from the built site, navigated by each browser test of
-    this module (every check below loads its page anew; nothing is read from an earlier one).
-    Each page still fetches the search index and starts Material's search worker, which builds
-    an empty one (``NO_SEARCH_INDEX``): nothing here searches, and nothing the worker does
-    reaches the page's own record (it runs under its own policy)."""
-    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
+def site_tab(built_site: BuiltSite, browser) -> Iterator[tuple[Any, Watch, Served]]:
+    """One tab on the built site, served under the site URL's path on a loopback port
+    (``served_site_context``: the theme and plotly.js come from the browser's cache after the
+    first page), navigated by each browser test of this module (every check below loads its
+    page anew; nothing is read from an earlier one). Each page still fetches the search index
+    and starts Material's search worker, which builds an empty one (``NO_SEARCH_INDEX``):
+    nothing here searches, and nothing the worker does reaches the page's own record (it runs
+    under its own policy)."""
+    with served_site_context(browser, built_site.root, SUB_PATH_URL) as (context, watch, site):
         context.add_init_script(NO_SEARCH_INDEX)
-        yield context.new_page(), watch
+        yield context.new_page(), watch, site
 
 
 KINDS = ("", "algorithms/", "calculator/", "compare/", "ways/", "tinker/", "formulas/",
@@ -141,10 +143,10 @@ def _pages_of(site: Path, group: str) -> list[str]:
 @pytest.mark.parametrize("group", ["kinds", pytest.param("rest", marks=pytest.mark.sweep)])
 def test_real_site_runs_with_zero_violations(built_site: BuiltSite, site_tab,
                                              group: str) -> None:
-    page, watch = site_tab
+    page, watch, _ = site_tab
     rels = _pages_of(built_site.root, group)
     assert group == "rest" or set(KINDS) <= set(rels), rels
-    results = {rel: visit(page, SUB_PATH_URL + rel, watch) for rel in rels}
+    results = {rel: visit(page, watch.base + rel, watch) for rel in rels}
     assert all(r["csp"] for r in results.values()), [k for k, r in results.items() if not r["csp"]]
     violations = {k: r["violations"] for k, r in results.items() if r["violations"]}
     assert not violations, violations
@@ -158,18 +160,17 @@ def test_real_site_runs_with_zero_violations(built_site: BuiltSite, site_tab,
 def test_policy_blocks_an_injected_handler(built_site: BuiltSite, site_tab) -> None:
     """The second wall alone: markup the sanitiser never saw, injected into a built page after
     the build (so its policy does not know it), cannot run."""
-    page, watch = site_tab
+    page, watch, site = site_tab
     html = (built_site.root / "formulas" / "index.html").read_text(encoding="utf-8")
     payload = ('<img src="nowhere.png" onerror="window.__tn_pwned = 1">'
                '<script>window.__tn_pwned = 2</script>')
     injected = html.replace("</article>", payload + "</article>", 1)
-    probe = SUB_PATH_URL + "probe/"
-    page.context.route(probe, lambda route: route.fulfill(
-        status=200, body=injected, content_type="text/html"))
+    probe = watch.base + "probe/"
+    site.put(probe, injected)
     try:
         result = visit(page, probe, watch)
     finally:
-        page.context.unroute(probe)
+        site.drop(probe)
     assert result["pwned"] == 0
     assert any("script-src" in v for v in result["violations"]), result["violations"]
 
@@ -179,7 +180,7 @@ def test_instant_navigation_to_script_pages_keeps_them_working(site_tab) -> None
     """Material's instant navigation keeps the first page's policy and re-creates the new
     page's inline scripts without their attributes: pages whose scripts read data from the page
     (the calculator) must still work when reached from another page."""
-    page, watch = site_tab
+    page, watch, _ = site_tab
     foreign_before = len(watch.foreign)
     errors: list[str] = []
 
@@ -188,7 +189,7 @@ def test_instant_navigation_to_script_pages_keeps_them_working(site_tab) -> None
 
     page.on("pageerror", on_error)
     try:
-        page.goto(SUB_PATH_URL, wait_until="load")
+        page.goto(watch.base, wait_until="load")
         page.locator("article a[href$='calculator/']").first.click()
         page.wait_for_selector("[data-tn-calc][data-tn-ready]", timeout=30_000)
         reloads, violations = page.evaluate(

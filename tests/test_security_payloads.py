@@ -24,7 +24,7 @@ import pytest
 import yaml
 from conftest_site import MKDOCS
 from helpers_browser import NO_SEARCH_INDEX
-from helpers_security import html_pages, routed_site, sweep
+from helpers_security import html_pages, served_site_context, sweep
 
 from tinkernomics.site.algorithmfiles import COLUMN
 from tinkernomics.site.build import CATALOG_ENV
@@ -180,9 +180,9 @@ def test_no_page_runs_a_payload(hostile_site: Path, browser, group: str) -> None
         assert sorted(rels) == sorted(KINDS)
     else:  # and so does a compare column, shown in the compare page
         assert any(rel.startswith("compare/?") for rel in rels)
-    with routed_site(browser, hostile_site, SITE_URL) as (context, watch):
+    with served_site_context(browser, hostile_site, SITE_URL) as (context, watch, _):
         context.add_init_script(NO_SEARCH_INDEX)
-        results = sweep(context, watch, [SITE_URL + rel for rel in rels])
+        results = sweep(context, watch, [watch.base + rel for rel in rels])
     assert len(results) >= (len(KINDS) if group == "kinds" else 1)
     ran = {url: r["pwned"] for url, r in results.items() if r["pwned"]}
     links = {url: r["javascript_links"] for url, r in results.items() if r["javascript_links"]}

@@ -3,7 +3,8 @@ built page BEFORE the policy pass, does not run, load from another host or redir
 
 Each page is a page of the session's built site with its policy taken out, the payloads of
 ``helpers_hostile.INJECTED`` added to its article, and the pass run again, as the build runs it;
-it is then answered at the site's own URL (``helpers_security.routed_site``). A control page
+it is then answered at its path under the site URL's, beside the built site served on a loopback
+port (``helpers_security.served_site_context``). A control page
 with the old pass's policy (every inline script it finds hashed) shows the same payloads do run
 where the policy blesses what it finds, so a quiet result is the policy's doing. The compare
 view's columns (data in the algorithm files) are opened directly the same way.
@@ -12,14 +13,14 @@ view's columns (data in the algorithm files) are opened directly the same way.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_browser import NO_SEARCH_INDEX
 from helpers_hostile import INJECTED, REDIRECT, inject
-from helpers_security import Watch, routed_site, visit
+from helpers_security import Served, Watch, served_site_context, visit
 
 from tinkernomics.site.algorithmfiles import COLUMN, file_text
 from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES
@@ -39,28 +40,29 @@ CONTROL_WAIT_MS = 15_000
 as soon as the page has left, so only a failing control waits this long."""
 
 
+Tab = tuple[Any, Watch, Served]
+
+
 @pytest.fixture(scope="module")
-def tab(built_site: BuiltSite, browser: Any) -> Iterator[tuple[Any, Watch]]:
-    with routed_site(browser, built_site.root, SUB_PATH_URL) as (context, watch):
+def tab(built_site: BuiltSite, browser: Any) -> Iterator[Tab]:
+    with served_site_context(browser, built_site.root, SUB_PATH_URL) as (context, watch, site):
         context.add_init_script(NO_SEARCH_INDEX)
-        yield context.new_page(), watch
+        yield context.new_page(), watch, site
 
 
-def _open(tab: tuple[Any, Watch], rel: str, html: str,
-          kind: str = "text/html") -> dict[str, Any]:
-    """``html`` answered at ``rel`` under the site URL, visited; what it did, with whether it
-    left for the refresh target (the page's address after a grace time)."""
-    page, watch = tab
-    url = SUB_PATH_URL + rel
-    page.context.route(url, lambda route: route.fulfill(status=200, body=html,
-                                                        content_type=kind))
+def _open(tab: Tab, rel: str, html: str, kind: str = "text/html") -> dict[str, Any]:
+    """``html`` answered at ``rel`` under the site's path, visited; what it did, with whether
+    it left for the refresh target (the page's address after a grace time)."""
+    page, watch, site = tab
+    url = watch.base + rel
+    site.put(url, html, kind)
     try:
         result = visit(page, url, watch)
         page.wait_for_timeout(REFRESH_GRACE_MS)
         result["left"] = page.url != url
         result["asked"] = [u for u in watch.missing if REDIRECT in u]
     finally:
-        page.context.unroute(url)
+        site.drop(url)
         watch.missing.clear()
     return result
 
@@ -82,16 +84,14 @@ SCRIPTS = "".join(v for k, v in INJECTED.items() if "refresh" not in k)
 def test_control_the_old_pass_lets_injected_script_run(built_site: BuiltSite, tab) -> None:
     result = _open(tab, "probe-old/", _old_pass(inject(_built(built_site, PAGE), SCRIPTS)))
     assert result["pwned"] >= 4  # <script>, svg and math <script>, srcdoc all ran
-    page, _ = tab
-    url = SUB_PATH_URL + "probe-old-refresh/"
-    html = _old_pass(inject(_built(built_site, PAGE), INJECTED["meta-refresh"]))
-    page.context.route(url, lambda route: route.fulfill(status=200, body=html,
-                                                        content_type="text/html"))
+    page, watch, site = tab
+    url = watch.base + "probe-old-refresh/"
+    site.put(url, _old_pass(inject(_built(built_site, PAGE), INJECTED["meta-refresh"])))
     try:
         page.goto(url, wait_until="load")
         page.wait_for_url("**/" + REDIRECT, timeout=CONTROL_WAIT_MS)
     finally:
-        page.context.unroute(url)
+        site.drop(url)
 
 
 def test_no_injected_script_runs_or_loads_from_another_host(built_site: BuiltSite, tab) -> None:
@@ -103,24 +103,19 @@ def test_no_injected_script_runs_or_loads_from_another_host(built_site: BuiltSit
     assert any("script-src" in v for v in result["violations"]), result["violations"]
 
 
-def _answer(html: str) -> Callable[[Any], None]:
-    return lambda route: route.fulfill(status=200, body=html, content_type="text/html")
-
-
 @pytest.fixture(scope="module")
 def refreshed(built_site: BuiltSite, tab) -> dict[str, dict[str, Any]]:
     """What each refresh payload's page did: every page opened in a tab of its own (the
     module's context), then all given ``REFRESH_GRACE_MS`` together, so each waits at least
     that long after its load (a grace per page in turn cost a second a payload). A page's own
     requests tell which of them asked for the refresh target or another host."""
-    first, watch = tab
+    first, watch, site = tab
     opened: dict[str, tuple[Any, str, list[str], dict[str, Any]]] = {}
     try:
         for name in REFRESHES:
-            url = SUB_PATH_URL + f"probe-{name}/"
-            html = csp.with_policy(inject(_built(built_site, PAGE), INJECTED[name]),
-                                   known_scripts(REPO_ROOT)).text
-            first.context.route(url, _answer(html))
+            url = watch.base + f"probe-{name}/"
+            site.put(url, csp.with_policy(inject(_built(built_site, PAGE), INJECTED[name]),
+                                          known_scripts(REPO_ROOT)).text)
             page, requests = first.context.new_page(), []
             page.on("request", lambda request, found=requests: found.append(request.url))
             opened[name] = page, url, requests, visit(page, url, watch)
@@ -128,12 +123,12 @@ def refreshed(built_site: BuiltSite, tab) -> dict[str, dict[str, Any]]:
         return {name: {**result, "left": page.url != url,
                        "asked": [u for u in requests if REDIRECT in u],
                        "foreign": [*result["foreign"], *(u for u in requests
-                                                         if not u.startswith(SUB_PATH_URL))]}
+                                                         if not u.startswith(watch.base))]}
                 for name, (page, url, requests, result) in opened.items()}
     finally:
         for page, url, _, _ in opened.values():
             page.close()
-            first.context.unroute(url)
+            site.drop(url)
         watch.missing.clear()
 
 

@@ -450,8 +450,15 @@ def test_two_builds_render_byte_identical_pages(built_site: BuiltSite,
 
 def test_an_invalid_catalog_fails_the_build_with_the_validators_message(tmp_path: Path,
                                                                          catalog: Catalog) -> None:
+    """Two mistakes, one build: a figure out of range and a year that is not a number. The
+    build prints each of the validator's located lines, in plain lines (no traceback), and
+    writes no page."""
     copy = tmp_path / "catalog"
     subprocess.run(["cp", "-r", str(REPO_ROOT / "catalog"), str(copy)], check=True)
+    grpo = copy / "algorithms" / "grpo.yaml"
+    text = grpo.read_text(encoding="utf-8")
+    assert "\nyear: 2024\n" in text
+    grpo.write_text(text.replace("\nyear: 2024\n", '\nyear: "2024a"\n'), encoding="utf-8")
     algo = next(a for a in catalog.algorithms.values() if a.scalerl is not None)
     path = copy / "algorithms" / f"{algo.id}.yaml"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -466,8 +473,13 @@ def test_an_invalid_catalog_fails_the_build_with_the_validators_message(tmp_path
     column = lines[broken].index("150") + 1  # the validator points at the value itself
     expected = f"{os.path.relpath(path, REPO_ROOT)}:{broken + 1}:{column}: scalerl.A.value:"
     assert any(p.startswith(expected) for p in problems), (expected, problems)
+    assert any(p.startswith(f"{os.path.relpath(grpo, REPO_ROOT)}:") and ": year: " in p
+               for p in problems), problems
     done = run_mkdocs_build(tmp_path / "site", catalog=copy)
+    log = done.stdout + done.stderr
     assert done.returncode != 0
     for problem in problems:
-        assert problem in done.stdout + done.stderr
+        assert problem in log
+    assert "algorithms/grpo.yaml:" in log and ": year: " in log, log[-2000:]
+    assert "Traceback" not in log, log[-3000:]
     assert not (tmp_path / "site" / "index.html").exists()
