@@ -136,7 +136,7 @@ def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
     title = f' title="{escape(hover)}"' if hover else ""
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
+    return Markup(f'<span class="tn-fig"{id_attr}>'
                   f'<span class="tn-fig__value"{title}>{escape(s.text)}</span>'
                   f"{_badge(s)}{cited}{_locator(s.locator)}</span>")
 
@@ -169,7 +169,7 @@ def brief(s: Shown) -> Markup:
     row; and as few elements as that takes, since a list of the whole catalog is most of its
     page's work for the browser."""
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}">{escape(s.text)}'
+    return Markup(f'<span class="tn-fig">{escape(s.text)}'
                   f"{_badge(s, titled=False, linked=False)}{cited}</span>")
 
 
