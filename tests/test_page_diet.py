@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
+from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
 from tinkernomics.site.pages import feature, figures
@@ -66,12 +67,40 @@ def test_what_the_sources_report_instead_is_said_once(index: SiteIndex) -> None:
     assert k.status.value == "unverified" and k.reported_instead
     assert page.count(str(escape(k.reported_instead))) == 1
     assert 'href="#dq-algorithm-grpo-typical_k"' in page
-    # the status meaning once per badge (its hover text), never on the value beside it
+    # the status meaning never on the value beside it; once on the page, which every badge
+    # names (test_a_status_meaning_is_defined_once_and_every_badge_names_it)
     badges = page.count('class="tn-badge tn-badge--unverified" href=')
-    assert badges and page.count("no source found that confirms it") == badges
+    assert badges > 1 and page.count("no source found that confirms it") == 1
     values = re.findall(r'class="tn-fig__value"(?: title="([^"]*)")?>', page)
     assert values and not any(t.startswith(("Reported:", "Derived:", "Unverified:"))
                               for t in values)
+
+
+def test_a_status_meaning_is_defined_once_and_every_badge_names_it(index: SiteIndex) -> None:
+    """Issue 47: a status meaning was the title of every badge (0.7 MB at 1,000 algorithms). An
+    algorithm page defines each meaning once, in a hidden block left out of search; each badge
+    names its definition with aria-describedby (its description for a screen reader; site.js
+    shows it as the tooltip on hover), so every badge still explains itself."""
+    page = _page(index, "algorithm_page", "grpo")
+    badges = re.findall(r'<(?:a|span) class="tn-badge tn-badge--(\w+)"[^>]*>', page)
+    described = re.findall(r'class="tn-badge tn-badge--(\w+)"(?: href="[^"]*")? '
+                           r'aria-describedby="([^"]+)">', page)
+    assert {"unverified", "derived"} <= {s for s, _ in described}
+    assert 'class="tn-badge' in page and ' title="Unverified' not in page
+    assert ' title="Derived' not in page
+    block = re.search(r'<div class="tn-why" hidden data-search-exclude>(.*?)</div>', page)
+    assert block is not None and page.count('class="tn-why"') == 1
+    meanings = dict(re.findall(r'<span id="([^"]+)">([^<]+)</span>', block.group(1)))
+    assert len(set(meanings.values())) == len(meanings)  # each meaning once
+    for status, ref in described:
+        assert meanings[ref].startswith(f"{status.capitalize()}: "), (status, meanings[ref])
+    # a plain badge (a long list's) carries none; every other badge names its meaning
+    plain = re.findall(r'class="tn-badge tn-badge--\w+">', page)
+    assert plain and len(described) == len(badges) - len(plain)
+    # a badge outside a page (a lone fragment) keeps its meaning as its title
+    lone = index.shown("1", Status.derived, [], Links(""))
+    assert str(figures.badge(lone)) == ('<span class="tn-badge tn-badge--derived" '
+                                        f'title="Derived: {lone.status_meaning}.">derived</span>')
 
 
 def test_the_index_rows_sort_keys_are_as_short_as_sorting_needs(catalog: Any) -> None:

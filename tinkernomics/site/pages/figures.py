@@ -87,22 +87,65 @@ def cites(items: Iterable[Cite]) -> Markup:
     return Markup("".join(_cite(c) for c in items))
 
 
+_MEANINGS: ContextVar[dict[str, str] | None] = ContextVar("tn_badge_meanings", default=None)
+"""The status meanings the page being rendered defines once (text -> element id), see
+``meanings_once``."""
+MEANING_ID = "tn-why-"
+"""The ids of a page's status meanings (``tn-why-1``...)."""
+
+
+@contextmanager
+def meanings_once() -> Iterator[dict[str, str]]:
+    """Render one page inside this, and end it with ``meanings(...)`` of what it yields: each
+    status meaning its badges carry is said once on the page, in a hidden definition every such
+    badge names with ``aria-describedby`` (a screen reader reads it as the badge's description;
+    site.js's badge-meanings.js shows it as the badge's tooltip on hover), instead of a ``title``
+    repeated on every badge (issue 47: 0.7 MB over 1,000 algorithm pages). Outside it, each
+    badge carries its meaning as its ``title`` (a lone fragment)."""
+    defined: dict[str, str] = {}
+    token = _MEANINGS.set(defined)
+    try:
+        yield defined
+    finally:
+        _MEANINGS.reset(token)
+
+
+def _explained(meaning: str) -> str:
+    """A badge's attribute that gives its meaning: a reference to the page's definition inside
+    ``meanings_once``, else the text itself as hover text."""
+    defined = _MEANINGS.get()
+    if defined is None:
+        return f' title="{escape(meaning)}"'
+    element_id = defined.setdefault(meaning, f"{MEANING_ID}{len(defined) + 1}")
+    return f' aria-describedby="{element_id}"'
+
+
+def meanings(defined: dict[str, str]) -> Markup:
+    """The page's status meanings (``meanings_once``) as one hidden block, left out of the search
+    index; "" when no badge named one."""
+    if not defined:
+        return Markup("")
+    spans = "".join(f'<span id="{i}">{escape(text)}</span>' for text, i in defined.items())
+    return Markup(f'<div class="tn-why" hidden{SEARCH_MARK}>{spans}</div>')
+
+
 def _badge(s: Shown, titled: bool = True, linked: bool = True) -> str:
     if s.status == "unverified":
         if not linked:
             return '<span class="tn-badge tn-badge--unverified">unverified</span>'
-        title = (f' title="Unverified: {escape(s.status_meaning)}. Click for what the sources '
-                 'report instead."' if titled else "")
+        why = (_explained(f"Unverified: {s.status_meaning}. Click for what the sources report "
+                          "instead.") if titled else "")
         return (f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
-                f"{title}>unverified</a>")
+                f"{why}>unverified</a>")
     if s.status == "derived":
-        title = f' title="Derived: {escape(s.status_meaning)}."' if titled else ""
-        return f'<span class="tn-badge tn-badge--derived"{title}>derived</span>'
+        why = _explained(f"Derived: {s.status_meaning}.") if titled else ""
+        return f'<span class="tn-badge tn-badge--derived"{why}>derived</span>'
     return ""
 
 
 def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
-    """The status badge, as text; ``titled`` adds the status meaning as hover text, ``linked``
+    """The status badge, as text; ``titled`` adds the status meaning (as hover text, or inside
+    ``meanings_once`` as a reference to the page's one definition of it), ``linked``
     makes an unverified badge a link to its data-quality entry (a long list prints a plain
     badge: a link per row to the same page would be most of the list's links, each one work
     for the browser, and the list says once what the badge means)."""

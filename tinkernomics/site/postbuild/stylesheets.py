@@ -44,6 +44,7 @@ SCRIPT_SOURCES = (
     "calculator-loader.js",  # adds calculator.js and its parts where a page has a calculator
     "compare.js",            # the compare view's columns for a link's ?a= selection
     "search-terms.js",       # every word of a search query required
+    "badge-meanings.js",     # a status badge's meaning (said once a page) as its tooltip
 )
 """In the order they run: charts-share.js before charts.js, which starts it."""
 SCRIPT_BUNDLE = "site.js"
