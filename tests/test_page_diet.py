@@ -192,3 +192,14 @@ def test_an_unverified_claims_correction_is_printed_once(tmp_path: Path) -> None
     assert page.count("The zzq fixture correction.") == 1
     claims = page[page.index('<div class="tn-claims">'):page.index("{#data-quality")]
     assert 'href="#dq-algorithm-grpo-claims-0"' in claims and "zzq" not in claims
+
+
+def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -> None:
+    """Issue 47: an algorithm page's unverified values, listed at its end, are all unverified
+    (the heading says so, each item says who asserted it): no badge on each; the values where
+    they appear keep theirs, linked to the item."""
+    page = _page(index, "algorithm_page", "grpo")
+    items = re.findall(r'<div class="tn-dq__item" id="([^"]+)">(.*?)</div>', page, re.S)
+    assert items and all("tn-badge" not in body for _, body in items)
+    assert all(body.count('class="tn-fig"') == 1 for _, body in items)
+    assert all(f'class="tn-badge tn-badge--unverified" href="#{i}"' in page for i, _ in items)

@@ -211,9 +211,12 @@ def brief(s: Shown) -> Markup:
     the sources report instead or the locator (its page has them), which would repeat in every
     row; and as few elements as that takes, since a list of the whole catalog is most of its
     page's work for the browser."""
+    return Markup(_brief(s, _badge(s, titled=False, linked=False)))
+
+
+def _brief(s: Shown, badge: str) -> str:
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig">{escape(s.text)}'
-                  f"{_badge(s, titled=False, linked=False)}{cited}</span>")
+    return f'<span class="tn-fig">{escape(s.text)}{badge}{cited}</span>'
 
 
 def shown_or_dash(s: Shown | None) -> Markup:
@@ -235,7 +238,9 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
     """One unverified value (``views.QualityItem``) with what the sources report instead, on the
     Data quality page or, ``own_page``, in its entry's own page's list (which names the entry
     already, in its title, and whose "where it appears" links within the page). The value is
-    ``brief``: the item prints what its long hover text would repeat."""
+    ``brief``: the item prints what its long hover text would repeat; and without its badge
+    (issue 47): every value of a list of unverified values is one, which its heading says, and
+    the item says who asserted it ("As given by the original site: ...")."""
     href = escape(item.where_href)
     if own_page:
         what = f'{escape(item.field)} · <a href="{href}">where it appears</a>'
@@ -249,7 +254,7 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
                if value.reported_instead else "")
     return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
                   f'<p class="tn-dq__what">{what}</p>\n'
-                  f"<p>{escape(asserted)}: {brief(value)}</p>{instead}</div>")
+                  f"<p>{escape(asserted)}: {_brief(value, '')}</p>{instead}</div>")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
