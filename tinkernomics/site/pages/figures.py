@@ -75,8 +75,7 @@ def _cite_title(c: Cite) -> str:
 
 
 def _cite(c: Cite) -> str:
-    return (f'<sup class="tn-cite"><a href="{escape(c.href)}"{_cite_title(c)}>'
-            f"[{c.number}]</a></sup>")
+    return f'<a class="tn-cite" href="{escape(c.href)}"{_cite_title(c)}>[{c.number}]</a>'
 
 
 def cite(c: Cite) -> Markup:
