@@ -203,3 +203,17 @@ def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -
     assert items and all("tn-badge" not in body for _, body in items)
     assert all(body.count('class="tn-fig"') == 1 for _, body in items)
     assert all(f'class="tn-badge tn-badge--unverified" href="#{i}"' in page for i, _ in items)
+
+
+def test_a_value_gets_its_own_element_only_where_it_needs_one(index: SiteIndex) -> None:
+    """Issue 47: a value is wrapped in ``tn-fig__value`` for its hover text (dotted underline)
+    or to keep it on one line in a table (it holds a space, hyphen or slash); "64" is bare."""
+    links = Links("algorithms/")
+    bare = str(figures.shown(index.shown("64", Status.reported, [], links)))
+    assert bare == '<span class="tn-fig">64</span>'
+    spaced = str(figures.shown(index.shown("2,500 TFLOP/s", Status.reported, [], links)))
+    assert '<span class="tn-fig__value">2,500 TFLOP/s</span>' in spaced
+    for text in ("GB200-hours", "a/b", "1 GB"):
+        assert "tn-fig__value" in str(figures.shown(index.shown(text, Status.reported, [], links)))
+    noted = str(figures.shown(index.shown("64", Status.reported, [], links, note="zzq")))
+    assert '<span class="tn-fig__value" title="zzq">64</span>' in noted
