@@ -66,7 +66,7 @@ def test_what_the_sources_report_instead_is_said_once(index: SiteIndex) -> None:
     k = index.algorithms["grpo"].typical_k
     assert k.status.value == "unverified" and k.reported_instead
     assert page.count(str(escape(k.reported_instead))) == 1
-    assert 'href="#dq-algorithm-grpo-typical_k"' in page
+    assert 'href="#dq-typical_k"' in page
     # the status meaning never on the value beside it; once on the page, which every badge
     # names (test_a_status_meaning_is_defined_once_and_every_badge_names_it)
     badges = page.count('class="tn-badge tn-badge--unverified" href=')
@@ -191,7 +191,7 @@ def test_an_unverified_claims_correction_is_printed_once(tmp_path: Path) -> None
     page = _page(build_index(catalog, conversion_factor(catalog)), "algorithm_page", "grpo")
     assert page.count("The zzq fixture correction.") == 1
     claims = page[page.index('<div class="tn-claims">'):page.index("{#data-quality")]
-    assert 'href="#dq-algorithm-grpo-claims-0"' in claims and "zzq" not in claims
+    assert 'href="#dq-claims-0"' in claims and "zzq" not in claims
 
 
 def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -> None:
