@@ -13,7 +13,10 @@ the same HTML the macros wrote, escaped the same way (markupsafe).
 Each thing once per page (issue 47): a value's hover text holds only what is neither beside it
 nor behind its badge's link (``value_title``), and inside ``per_page`` (the page macros render in
 it) a reference's full line is the hover text of its first citation only, or of none where the
-page lists the reference itself.
+page lists the reference itself; inside ``meanings_once`` (an algorithm page) a badge names its
+status meaning, defined once at the page's end, instead of carrying it. And as few bytes as the
+markup needs: a citation is one ``<a class="tn-cite">`` (set as a superscript by the
+stylesheet), a value bare unless it has hover text or could break across lines (``_value``).
 
 Locators carry ``data-search-exclude`` (the search index leaves them out; the attribute stays
 in the page); a file no search plugin reads (the compare column files) drops it with ``unmark``.
