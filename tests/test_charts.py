@@ -490,17 +490,3 @@ def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> N
     assert f'id="{ident}-d">{escape(comparison.description)}<' in caption
     assert html.count(f'id="{ident}-t"') == html.count(f'id="{ident}-d"') == 1
 
-
-def test_search_indexes_the_caption_and_leaves_out_the_long_description(
-        comparison: charts.Chart) -> None:
-    """Issue 47: the summary (the chart's kind, title and every number, for screen readers) is
-    not indexed; the caption's title and description, which a reader searches, are."""
-    from helpers_site import load_theme
-
-    from tinkernomics.site.charts import share as chartshare
-
-    html = chartsite.render_figure(comparison, root="../", site_url="https://example.org/tn/")
-    assert chartshare.long_description(comparison) in html.replace("&#39;", "'")
-    text = " ".join(body for _, _, body in load_theme().search_sections('<h2 id="c">C</h2>' + html))
-    assert comparison.title in text
-    assert "Line chart:" not in text

@@ -217,3 +217,22 @@ def test_a_value_gets_its_own_element_only_where_it_needs_one(index: SiteIndex) 
         assert "tn-fig__value" in str(figures.shown(index.shown(text, Status.reported, [], links)))
     noted = str(figures.shown(index.shown("64", Status.reported, [], links, note="zzq")))
     assert '<span class="tn-fig__value" title="zzq">64</span>' in noted
+
+
+def test_search_indexes_a_charts_caption_and_leaves_out_its_long_description(
+        tmp_path: Path) -> None:
+    """Issue 47: a chart's summary (its kind, title and every number, for screen readers) is
+    not indexed; the caption's title and description, which a reader searches, are."""
+    from helpers_charts import fitted_catalog
+    from helpers_site import load_theme
+
+    from tinkernomics.site.charts import feature as chartsite
+    from tinkernomics.site.charts import share as chartshare
+    from tinkernomics.site.charts import spec as charts
+
+    chart = charts.build_chart(fitted_catalog(tmp_path), charts.COMPARISON_ID)
+    html = chartsite.render_figure(chart, root="../", site_url="https://example.org/tn/")
+    assert chartshare.long_description(chart) in html.replace("&#39;", "'")
+    text = " ".join(body for _, _, body in load_theme().search_sections('<h2 id="c">C</h2>' + html))
+    assert chart.title in text
+    assert "Line chart:" not in text

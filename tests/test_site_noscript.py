@@ -26,16 +26,3 @@ def test_no_page_body_holds_a_style_in_a_noscript(built_site: BuiltSite) -> None
         if body and _NOSCRIPT_STYLE.search(body.group()):
             found.append(page.relative_to(built_site.root).as_posix())
     assert not found, found
-
-
-def test_only_a_page_with_javascript_controls_carries_the_rule(built_site: BuiltSite) -> None:
-    """The head's rule hides the filter bar and the compare form without JavaScript; a page
-    holding neither (every algorithm page) goes without it (issue 47: 0.1 MB at 1,000)."""
-    rule = ".md-typeset .tn-filters, .md-typeset .tn-compare__form { display: none; }"
-    for path, controls in (("algorithms", 'class="tn-filters"'),
-                           ("compare", 'class="tn-compare__form"'),
-                           ("algorithms/grpo", None), ("formulas", None)):
-        page = (built_site.root / path / "index.html").read_text(encoding="utf-8")
-        head = page[:page.index("</head>")]
-        assert (controls in page if controls else True), path
-        assert (f"<noscript><style>{rule}</style></noscript>" in head) == bool(controls), path
