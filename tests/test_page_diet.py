@@ -201,6 +201,7 @@ def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -
     page = _page(index, "algorithm_page", "grpo")
     items = re.findall(r'<div class="tn-dq__item" id="([^"]+)">(.*?)</div>', page, re.S)
     assert items and all("tn-badge" not in body for _, body in items)
+    assert all(body.startswith("\n<p>") for _, body in items)  # no class no stylesheet reads
     assert all(body.count('class="tn-fig"') == 1 for _, body in items)
     assert all(f'class="tn-badge tn-badge--unverified" href="#{i}"' in page for i, _ in items)
 

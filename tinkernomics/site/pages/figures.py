@@ -269,7 +269,7 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
                f"instead:</span> {escape(value.reported_instead)}</p>"
                if value.reported_instead else "")
     return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
-                  f'<p class="tn-dq__what">{what}</p>\n'
+                  f"<p>{what}</p>\n"
                   f"<p>{escape(asserted)}: {_brief(value, '')}</p>{instead}</div>")
 
 
