@@ -202,6 +202,9 @@ def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -
     items = re.findall(r'<div class="tn-dq__item" id="([^"]+)">(.*?)</div>', page, re.S)
     assert items and all("tn-badge" not in body for _, body in items)
     assert all(body.startswith("\n<p>") for _, body in items)  # no class no stylesheet reads
+    labelled = [body for _, body in items if 'class="tn-instead"' in body]
+    assert labelled and all('<p class="tn-instead"><strong>Sources report instead:</strong> '
+                            in body for body in labelled)  # a <strong>, not a classed span
     assert all(body.count('class="tn-fig"') == 1 for _, body in items)
     assert all(f'class="tn-badge tn-badge--unverified" href="#{i}"' in page for i, _ in items)
 

@@ -246,8 +246,8 @@ def reported_instead(s: Shown, searchable: bool = True) -> Markup:
     if not s.reported_instead:
         return Markup("")
     mark = "" if searchable else SEARCH_MARK
-    return Markup(f'<p class="tn-instead"{mark}><span class="tn-instead__label">Sources report '
-                  f"instead:</span> {escape(s.reported_instead)}</p>")
+    return Markup(f'<p class="tn-instead"{mark}><strong>Sources report instead:</strong> '
+                  f"{escape(s.reported_instead)}</p>")
 
 
 def dq_item(item: Any, own_page: bool = False) -> Markup:
@@ -265,9 +265,8 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
                 f'<a href="{href}">where it appears ({escape(item.where_label)})</a>')
     value = item.value
     asserted = (value.asserted or "as given").capitalize()
-    instead = (f'\n<p class="tn-instead"><span class="tn-instead__label">Sources report '
-               f"instead:</span> {escape(value.reported_instead)}</p>"
-               if value.reported_instead else "")
+    instead = (f'\n<p class="tn-instead"><strong>Sources report instead:</strong> '
+               f"{escape(value.reported_instead)}</p>" if value.reported_instead else "")
     return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
                   f"<p>{what}</p>\n"
                   f"<p>{escape(asserted)}: {_brief(value, '')}</p>{instead}</div>")
