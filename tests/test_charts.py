@@ -489,3 +489,4 @@ def test_the_inline_svgs_are_named_by_the_caption(comparison: charts.Chart) -> N
     assert f'id="{ident}-t">{escape(comparison.title)}<' in caption
     assert f'id="{ident}-d">{escape(comparison.description)}<' in caption
     assert html.count(f'id="{ident}-t"') == html.count(f'id="{ident}-d"') == 1
+

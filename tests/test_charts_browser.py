@@ -233,7 +233,7 @@ def test_a_page_without_charts_loads_no_plotly(session: Session) -> None:
     seen = len(session.requests)
     session.page.goto(session.base + "formulas/", wait_until="networkidle")
     requested = session.requests[seen:]
-    assert any(u.endswith("assets/javascripts/charts.js") for u in requested)  # loader ran
+    assert any(u.endswith("assets/javascripts/site.js") for u in requested)  # loader ran
     assert not [u for u in requested if u.endswith(PLOTLY)]
 
 

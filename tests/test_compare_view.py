@@ -132,14 +132,14 @@ def test_a_column_file_holds_each_repeat_once(index: view.SiteIndex) -> None:
     html = feature.column_html(_Ctx(index), "grpo")
     assert html.count('data-tn-algo="grpo"') == 1 and "data-label" not in html
     assert "data-search-exclude" not in html
-    titled = re.findall(r'<sup class="tn-cite"><a href="([^"]*)" title=', html)
-    cited = re.findall(r'<sup class="tn-cite"><a href="([^"]*)"', html)
+    titled = re.findall(r'<a class="tn-cite" href="([^"]*)" title=', html)
+    cited = re.findall(r'<a class="tn-cite" href="([^"]*)"', html)
     assert titled and len(titled) == len(set(titled)) == len(set(cited))
 
 
 def _fig(note: str, cite: str) -> str:
     return (f'<span class="tn-fig tn-fig--reported"><span class="tn-fig__value" title="{note}">'
-            f'64</span><sup class="tn-cite"><a href="../references/#{cite}">[1]</a></sup></span>')
+            f'64</span><a class="tn-cite" href="../references/#{cite}">[1]</a></span>')
 
 
 def test_pieces_two_columns_hold_are_held_once() -> None:

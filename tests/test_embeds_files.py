@@ -243,8 +243,9 @@ def test_previews_carry_image_alt_and_site_name() -> None:
             "GRPO rises to 50%.</p></figure></article></body></html>")
     tags = previews.preview(page, "algorithms/grpo/", BASE).tags(BASE)
     assert '<meta property="og:site_name" content="tinker-nomics">' in tags
-    assert 'property="og:image:alt" content="Preview card: GRPO. GRPO rises to 50%."' in tags
-    assert 'name="twitter:image:alt" content="Preview card: GRPO. GRPO rises to 50%."' in tags
+    # the chart's summary, which names the chart (issue 47: not prefixed by the page's title)
+    assert 'property="og:image:alt" content="GRPO rises to 50%."' in tags
+    assert 'name="twitter:image:alt" content="GRPO rises to 50%."' in tags
     # Material fetches a sitemap beside every link whose rel is exactly "alternate".
     assert 'rel="alternate oembed" type="application/json+oembed"' in tags
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
+from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived.derive import conversion_factor
 from tinkernomics.site.pages import feature, figures
@@ -39,7 +40,7 @@ def _page(index: SiteIndex, name: str, *args: str) -> str:
 
 def test_a_reference_is_given_in_full_once_on_an_algorithm_page(index: SiteIndex) -> None:
     page = _page(index, "algorithm_page", "grpo")
-    cited = set(re.findall(r'<sup class="tn-cite"><a href="[^"#]*#([^"]+)"', page))
+    cited = set(re.findall(r'<a class="tn-cite" href="[^"#]*#([^"]+)"', page))
     listed = set(index.algorithms["grpo"].references)
     assert cited & listed and cited - listed  # the fixture cites both kinds
     for ref_id in cited:
@@ -65,13 +66,41 @@ def test_what_the_sources_report_instead_is_said_once(index: SiteIndex) -> None:
     k = index.algorithms["grpo"].typical_k
     assert k.status.value == "unverified" and k.reported_instead
     assert page.count(str(escape(k.reported_instead))) == 1
-    assert 'href="#dq-algorithm-grpo-typical_k"' in page
-    # the status meaning once per badge (its hover text), never on the value beside it
+    assert 'href="#dq-typical_k"' in page
+    # the status meaning never on the value beside it; once on the page, which every badge
+    # names (test_a_status_meaning_is_defined_once_and_every_badge_names_it)
     badges = page.count('class="tn-badge tn-badge--unverified" href=')
-    assert badges and page.count("no source found that confirms it") == badges
+    assert badges > 1 and page.count("no source found that confirms it") == 1
     values = re.findall(r'class="tn-fig__value"(?: title="([^"]*)")?>', page)
     assert values and not any(t.startswith(("Reported:", "Derived:", "Unverified:"))
                               for t in values)
+
+
+def test_a_status_meaning_is_defined_once_and_every_badge_names_it(index: SiteIndex) -> None:
+    """Issue 47: a status meaning was the title of every badge (0.7 MB at 1,000 algorithms). An
+    algorithm page defines each meaning once, in a hidden block left out of search; each badge
+    names its definition with aria-describedby (its description for a screen reader; site.js
+    shows it as the tooltip on hover), so every badge still explains itself."""
+    page = _page(index, "algorithm_page", "grpo")
+    badges = re.findall(r'<(?:a|span) class="tn-badge tn-badge--(\w+)"[^>]*>', page)
+    described = re.findall(r'class="tn-badge tn-badge--(\w+)"(?: href="[^"]*")? '
+                           r'aria-describedby="([^"]+)">', page)
+    assert {"unverified", "derived"} <= {s for s, _ in described}
+    assert 'class="tn-badge' in page and ' title="Unverified' not in page
+    assert ' title="Derived' not in page
+    block = re.search(r'<div class="tn-why" hidden data-search-exclude>(.*?)</div>', page)
+    assert block is not None and page.count('class="tn-why"') == 1
+    meanings = dict(re.findall(r'<span id="([^"]+)">([^<]+)</span>', block.group(1)))
+    assert len(set(meanings.values())) == len(meanings)  # each meaning once
+    for status, ref in described:
+        assert meanings[ref].startswith(f"{status.capitalize()}: "), (status, meanings[ref])
+    # a plain badge (a long list's) carries none; every other badge names its meaning
+    plain = re.findall(r'class="tn-badge tn-badge--\w+">', page)
+    assert plain and len(described) == len(badges) - len(plain)
+    # a badge outside a page (a lone fragment) keeps its meaning as its title
+    lone = index.shown("1", Status.derived, [], Links(""))
+    assert str(figures.badge(lone)) == ('<span class="tn-badge tn-badge--derived" '
+                                        f'title="Derived: {lone.status_meaning}.">derived</span>')
 
 
 def test_the_index_rows_sort_keys_are_as_short_as_sorting_needs(catalog: Any) -> None:
@@ -162,4 +191,52 @@ def test_an_unverified_claims_correction_is_printed_once(tmp_path: Path) -> None
     page = _page(build_index(catalog, conversion_factor(catalog)), "algorithm_page", "grpo")
     assert page.count("The zzq fixture correction.") == 1
     claims = page[page.index('<div class="tn-claims">'):page.index("{#data-quality")]
-    assert 'href="#dq-algorithm-grpo-claims-0"' in claims and "zzq" not in claims
+    assert 'href="#dq-claims-0"' in claims and "zzq" not in claims
+
+
+def test_a_list_of_unverified_values_does_not_badge_each_one(index: SiteIndex) -> None:
+    """Issue 47: an algorithm page's unverified values, listed at its end, are all unverified
+    (the heading says so, each item says who asserted it): no badge on each; the values where
+    they appear keep theirs, linked to the item."""
+    page = _page(index, "algorithm_page", "grpo")
+    items = re.findall(r'<div class="tn-dq__item" id="([^"]+)">(.*?)</div>', page, re.S)
+    assert items and all("tn-badge" not in body for _, body in items)
+    assert all(body.startswith("\n<p>") for _, body in items)  # no class no stylesheet reads
+    labelled = [body for _, body in items if 'class="tn-instead"' in body]
+    assert labelled and all('<p class="tn-instead"><strong>Sources report instead:</strong> '
+                            in body for body in labelled)  # a <strong>, not a classed span
+    assert all(body.count('class="tn-fig"') == 1 for _, body in items)
+    assert all(f'class="tn-badge tn-badge--unverified" href="#{i}"' in page for i, _ in items)
+
+
+def test_a_value_gets_its_own_element_only_where_it_needs_one(index: SiteIndex) -> None:
+    """Issue 47: a value is wrapped in ``tn-fig__value`` for its hover text (dotted underline)
+    or to keep it on one line in a table (it holds a space, hyphen or slash); "64" is bare."""
+    links = Links("algorithms/")
+    bare = str(figures.shown(index.shown("64", Status.reported, [], links)))
+    assert bare == '<span class="tn-fig">64</span>'
+    spaced = str(figures.shown(index.shown("2,500 TFLOP/s", Status.reported, [], links)))
+    assert '<span class="tn-fig__value">2,500 TFLOP/s</span>' in spaced
+    for text in ("GB200-hours", "a/b", "1 GB"):
+        assert "tn-fig__value" in str(figures.shown(index.shown(text, Status.reported, [], links)))
+    noted = str(figures.shown(index.shown("64", Status.reported, [], links, note="zzq")))
+    assert '<span class="tn-fig__value" title="zzq">64</span>' in noted
+
+
+def test_search_indexes_a_charts_caption_and_leaves_out_its_long_description(
+        tmp_path: Path) -> None:
+    """Issue 47: a chart's summary (its kind, title and every number, for screen readers) is
+    not indexed; the caption's title and description, which a reader searches, are."""
+    from helpers_charts import fitted_catalog
+    from helpers_site import load_theme
+
+    from tinkernomics.site.charts import feature as chartsite
+    from tinkernomics.site.charts import share as chartshare
+    from tinkernomics.site.charts import spec as charts
+
+    chart = charts.build_chart(fitted_catalog(tmp_path), charts.COMPARISON_ID)
+    html = chartsite.render_figure(chart, root="../", site_url="https://example.org/tn/")
+    assert chartshare.long_description(chart) in html.replace("&#39;", "'")
+    text = " ".join(body for _, _, body in load_theme().search_sections('<h2 id="c">C</h2>' + html))
+    assert chart.title in text
+    assert "Line chart:" not in text

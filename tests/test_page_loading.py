@@ -57,9 +57,9 @@ def test_each_page_links_one_stylesheet_of_ours_and_defers_its_scripts(
     scripts = [n for n in body.iter() if n.tag == "script" and "src" in n.attrs]
     trailing = [s for s in scripts if "assets/javascripts/" in s.attrs["src"]]
     names = [s.attrs["src"].rsplit("/", 1)[-1] for s in trailing]
-    assert names[0].startswith("bundle.") and {"charts.js", "algorithms-table.js"} <= set(names)
-    # calculator.js is added by calculator-loader.js where a page has a calculator, never linked
-    assert "calculator-loader.js" in names and "calculator.js" not in names
+    # Material's bundle, then ours joined into one file (issue 47: one tag, not six); calculator.js
+    # is added by calculator-loader.js (inside site.js) where a page has a calculator, never linked
+    assert names[0].startswith("bundle.") and names[1:] == [stylesheets.SCRIPT_BUNDLE], names
     assert all("defer" in s.attrs for s in trailing), names
 
 
@@ -69,3 +69,10 @@ def test_the_built_bundle_holds_every_source_as_copied(built_site: BuiltSite) ->
     bundle = (folder / stylesheets.BUNDLE).read_text(encoding="utf-8")
     for name in stylesheets.SOURCES:
         assert (folder / name).read_text(encoding="utf-8").strip() in bundle, name
+    scripts = built_site.root / stylesheets.SCRIPT_FOLDER
+    joined = (scripts / stylesheets.SCRIPT_BUNDLE).read_text(encoding="utf-8")
+    at = [joined.index((scripts / name).read_text(encoding="utf-8").strip())
+          for name in stylesheets.SCRIPT_SOURCES]
+    assert at == sorted(at), "the scripts in the order they ran as separate tags"
+    assert "calculator-loader.js" in stylesheets.SCRIPT_SOURCES
+    assert "calculator.js" not in stylesheets.SCRIPT_SOURCES  # added where a page needs it

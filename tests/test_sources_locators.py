@@ -208,9 +208,9 @@ def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_value
     assert variant.values[1] is None and variant.values[2] is None  # not given: a dash
     old = dict(view.superseded.values)
     for name in ("A", "B", "C_mid"):  # unverified: the id its Data quality entry links to
-        assert old[name].anchor == f"uv-algorithm-grpo-scalerl_record-superseded-{name.lower()}"
+        assert old[name].anchor == f"uv-scalerl_record-superseded-{name.lower()}"
         assert old[name].quality_href == \
-            f"#dq-algorithm-grpo-scalerl_record-superseded-{name.lower()}"
+            f"#dq-scalerl_record-superseded-{name.lower()}"
 
 
 # --------------------------------------------------------------------------- price lists

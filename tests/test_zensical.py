@@ -237,7 +237,7 @@ def test_tinkernomics_outputs_writes_the_same_files_after_any_generator(
 @pytest.mark.sweep
 def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltSite) -> None:
     page = (zensical_site.root / "algorithms" / "index.html").read_text(encoding="utf-8")
-    for asset in ("assets/stylesheets/site.css", "assets/javascripts/charts.js"):
+    for asset in ("assets/stylesheets/site.css", "assets/javascripts/site.js"):
         assert f'"../{asset}"' in page, asset
         assert (zensical_site.root / asset).is_file(), asset
     assert page.count('class="tn-chart') >= 1

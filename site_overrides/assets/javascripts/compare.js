@@ -126,7 +126,7 @@
       td.setAttribute("data-label", name);
     });
     var titles = new Map();
-    doc.querySelectorAll(".tn-cite a[href]").forEach(function (a) {
+    doc.querySelectorAll("a.tn-cite[href]").forEach(function (a) {
       var href = a.getAttribute("href");
       if (a.hasAttribute("title")) {
         if (!titles.has(href)) titles.set(href, a.getAttribute("title"));

@@ -31,8 +31,8 @@ MIN_CHARS = 48
 _FIGURE_INSIDE = r"""(?:[^<]++|<(?!/?span[\s>])|<span\b[^>]*+>[^<]*+</span>)*+"""
 PIECES: tuple[re.Pattern[str], ...] = (
     re.compile(r"<td>((?:[^<]++|<(?!/?td[\s>]))++)</td>"),
-    re.compile(rf'(<span class="tn-fig tn-fig--[\w-]+">{_FIGURE_INSIDE}</span>)'),
-    re.compile(r'(<sup class="tn-cite">(?:[^<]++|<(?!/?sup[\s>]))*+</sup>'
+    re.compile(rf'(<span class="tn-fig(?: tn-fig--[\w-]+)?">{_FIGURE_INSIDE}</span>)'),
+    re.compile(r'(<a class="tn-cite"[^>]*+>[^<]*+</a>'
                r'|<span class="tn-(?:loc|fig__value)\b[^"]*+"[^>]*+>[^<]*+</span>'
                r'|<a class="tn-badge\b[^"]*+"[^>]*+>[^<]*+</a>'
                r'|<div class="tn-compare__prose">(?:[^<]++|<(?!/?div[\s>]))*+</div>)'),

@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.pages import views
-from tinkernomics.site.pages.figures import PARTIALS, md_text, per_page
+from tinkernomics.site.pages.figures import PARTIALS, md_text, meanings, meanings_once, per_page
 from tinkernomics.site.pages.rawhtml import raw_block
 from tinkernomics.site.pages.views import Links, SiteIndex
 from tinkernomics.site.pages.views.checks import reference_checks
@@ -123,16 +123,19 @@ def raw_section(markdown: str) -> str:
 
 def algorithm_page(ctx: SiteContext, algo_id: str) -> str:
     """An algorithm's page. Its References list gives each of its references in full, so
-    their citations carry no hover text (``figures.per_page``)."""
+    their citations carry no hover text (``figures.per_page``); it says each status meaning
+    its badges carry once, at its end (``figures.meanings_once``)."""
     view = views.algorithm_view(site_index(ctx), algo_id)
     links = Links(views.algorithm_path(algo_id))
-    with per_page(c.ref_id for c in view.references):
+    with per_page(c.ref_id for c in view.references), meanings_once() as defined:
         sections: dict[str, list[Markup]] = {slot: [] for slot in SLOTS}
         for hook in ctx.extra.get(ALGORITHM_SECTIONS, []):
             html = hook.render(ctx, algo_id, links)
             if html:
                 sections[hook.slot].append(Markup(raw_section(html)))
-        return render("algorithm.md", view=view, sections=sections)
+        page = render("algorithm.md", view=view, sections=sections)
+    why = meanings(defined)
+    return f"{page.rstrip()}\n\n{raw_block(why)}\n" if why else page
 
 
 def formulas_page(ctx: SiteContext) -> str:

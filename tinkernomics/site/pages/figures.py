@@ -13,7 +13,10 @@ the same HTML the macros wrote, escaped the same way (markupsafe).
 Each thing once per page (issue 47): a value's hover text holds only what is neither beside it
 nor behind its badge's link (``value_title``), and inside ``per_page`` (the page macros render in
 it) a reference's full line is the hover text of its first citation only, or of none where the
-page lists the reference itself.
+page lists the reference itself; inside ``meanings_once`` (an algorithm page) a badge names its
+status meaning, defined once at the page's end, instead of carrying it. And as few bytes as the
+markup needs: a citation is one ``<a class="tn-cite">`` (set as a superscript by the
+stylesheet), a value bare unless it has hover text or could break across lines (``_value``).
 
 Locators carry ``data-search-exclude`` (the search index leaves them out; the attribute stays
 in the page); a file no search plugin reads (the compare column files) drops it with ``unmark``.
@@ -75,8 +78,7 @@ def _cite_title(c: Cite) -> str:
 
 
 def _cite(c: Cite) -> str:
-    return (f'<sup class="tn-cite"><a href="{escape(c.href)}"{_cite_title(c)}>'
-            f"[{c.number}]</a></sup>")
+    return f'<a class="tn-cite" href="{escape(c.href)}"{_cite_title(c)}>[{c.number}]</a>'
 
 
 def cite(c: Cite) -> Markup:
@@ -87,22 +89,65 @@ def cites(items: Iterable[Cite]) -> Markup:
     return Markup("".join(_cite(c) for c in items))
 
 
+_MEANINGS: ContextVar[dict[str, str] | None] = ContextVar("tn_badge_meanings", default=None)
+"""The status meanings the page being rendered defines once (text -> element id), see
+``meanings_once``."""
+MEANING_ID = "tn-why-"
+"""The ids of a page's status meanings (``tn-why-1``...)."""
+
+
+@contextmanager
+def meanings_once() -> Iterator[dict[str, str]]:
+    """Render one page inside this, and end it with ``meanings(...)`` of what it yields: each
+    status meaning its badges carry is said once on the page, in a hidden definition every such
+    badge names with ``aria-describedby`` (a screen reader reads it as the badge's description;
+    site.js's badge-meanings.js shows it as the badge's tooltip on hover), instead of a ``title``
+    repeated on every badge (issue 47: 0.7 MB over 1,000 algorithm pages). Outside it, each
+    badge carries its meaning as its ``title`` (a lone fragment)."""
+    defined: dict[str, str] = {}
+    token = _MEANINGS.set(defined)
+    try:
+        yield defined
+    finally:
+        _MEANINGS.reset(token)
+
+
+def _explained(meaning: str) -> str:
+    """A badge's attribute that gives its meaning: a reference to the page's definition inside
+    ``meanings_once``, else the text itself as hover text."""
+    defined = _MEANINGS.get()
+    if defined is None:
+        return f' title="{escape(meaning)}"'
+    element_id = defined.setdefault(meaning, f"{MEANING_ID}{len(defined) + 1}")
+    return f' aria-describedby="{element_id}"'
+
+
+def meanings(defined: dict[str, str]) -> Markup:
+    """The page's status meanings (``meanings_once``) as one hidden block, left out of the search
+    index; "" when no badge named one."""
+    if not defined:
+        return Markup("")
+    spans = "".join(f'<span id="{i}">{escape(text)}</span>' for text, i in defined.items())
+    return Markup(f'<div class="tn-why" hidden{SEARCH_MARK}>{spans}</div>')
+
+
 def _badge(s: Shown, titled: bool = True, linked: bool = True) -> str:
     if s.status == "unverified":
         if not linked:
             return '<span class="tn-badge tn-badge--unverified">unverified</span>'
-        title = (f' title="Unverified: {escape(s.status_meaning)}. Click for what the sources '
-                 'report instead."' if titled else "")
+        why = (_explained(f"Unverified: {s.status_meaning}. Click for what the sources report "
+                          "instead.") if titled else "")
         return (f'<a class="tn-badge tn-badge--unverified" href="{escape(s.quality_href)}"'
-                f"{title}>unverified</a>")
+                f"{why}>unverified</a>")
     if s.status == "derived":
-        title = f' title="Derived: {escape(s.status_meaning)}."' if titled else ""
-        return f'<span class="tn-badge tn-badge--derived"{title}>derived</span>'
+        why = _explained(f"Derived: {s.status_meaning}.") if titled else ""
+        return f'<span class="tn-badge tn-badge--derived"{why}>derived</span>'
     return ""
 
 
 def badge(s: Shown, *, titled: bool = True, linked: bool = True) -> Markup:
-    """The status badge, as text; ``titled`` adds the status meaning as hover text, ``linked``
+    """The status badge, as text; ``titled`` adds the status meaning (as hover text, or inside
+    ``meanings_once`` as a reference to the page's one definition of it), ``linked``
     makes an unverified badge a link to its data-quality entry (a long list prints a plain
     badge: a link per row to the same page would be most of the list's links, each one work
     for the browser, and the list says once what the badge means)."""
@@ -130,14 +175,28 @@ def locator(text: str) -> Markup:
     return Markup(_locator(text))
 
 
+UNBREAKABLE = re.compile(r"[0-9A-Za-z.,%$≈×]+")
+"""A value no line can break inside (digits, letters, "." "," "%" "$" "≈" "×": no space, hyphen
+or slash, Unicode line breaking's opportunities in a figure)."""
+
+
+def _value(s: Shown, hover: str) -> str:
+    """The value, in its own element where it has hover text (dotted underline) or could break
+    across lines (a table keeps it on one: ``.tn-table-wrap .tn-fig__value``); bare otherwise,
+    as most are ("64", "1.3", "Yes"; issue 47: 0.3 MB over 1,000 algorithm pages)."""
+    text = escape(s.text)
+    if not hover and UNBREAKABLE.fullmatch(str(s.text)):
+        return str(text)
+    title = f' title="{escape(hover)}"' if hover else ""
+    return f'<span class="tn-fig__value"{title}>{text}</span>'
+
+
 def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
     """(The parts are joined as plain strings, each escaped where it is made, and marked safe
     once: a figure is printed thousands of times a build.)"""
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
-    title = f' title="{escape(hover)}"' if hover else ""
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}"{id_attr}>'
-                  f'<span class="tn-fig__value"{title}>{escape(s.text)}</span>'
+    return Markup(f'<span class="tn-fig"{id_attr}>{_value(s, hover)}'
                   f"{_badge(s)}{cited}{_locator(s.locator)}</span>")
 
 
@@ -168,9 +227,12 @@ def brief(s: Shown) -> Markup:
     the sources report instead or the locator (its page has them), which would repeat in every
     row; and as few elements as that takes, since a list of the whole catalog is most of its
     page's work for the browser."""
+    return Markup(_brief(s, _badge(s, titled=False, linked=False)))
+
+
+def _brief(s: Shown, badge: str) -> str:
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig tn-fig--{escape(s.status)}">{escape(s.text)}'
-                  f"{_badge(s, titled=False, linked=False)}{cited}</span>")
+    return f'<span class="tn-fig">{escape(s.text)}{badge}{cited}</span>'
 
 
 def shown_or_dash(s: Shown | None) -> Markup:
@@ -184,15 +246,17 @@ def reported_instead(s: Shown, searchable: bool = True) -> Markup:
     if not s.reported_instead:
         return Markup("")
     mark = "" if searchable else SEARCH_MARK
-    return Markup(f'<p class="tn-instead"{mark}><span class="tn-instead__label">Sources report '
-                  f"instead:</span> {escape(s.reported_instead)}</p>")
+    return Markup(f'<p class="tn-instead"{mark}><strong>Sources report instead:</strong> '
+                  f"{escape(s.reported_instead)}</p>")
 
 
 def dq_item(item: Any, own_page: bool = False) -> Markup:
     """One unverified value (``views.QualityItem``) with what the sources report instead, on the
     Data quality page or, ``own_page``, in its entry's own page's list (which names the entry
     already, in its title, and whose "where it appears" links within the page). The value is
-    ``brief``: the item prints what its long hover text would repeat."""
+    ``brief``: the item prints what its long hover text would repeat; and without its badge
+    (issue 47): every value of a list of unverified values is one, which its heading says, and
+    the item says who asserted it ("As given by the original site: ...")."""
     href = escape(item.where_href)
     if own_page:
         what = f'{escape(item.field)} · <a href="{href}">where it appears</a>'
@@ -201,12 +265,11 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
                 f'<a href="{href}">where it appears ({escape(item.where_label)})</a>')
     value = item.value
     asserted = (value.asserted or "as given").capitalize()
-    instead = (f'\n<p class="tn-instead"><span class="tn-instead__label">Sources report '
-               f"instead:</span> {escape(value.reported_instead)}</p>"
-               if value.reported_instead else "")
+    instead = (f'\n<p class="tn-instead"><strong>Sources report instead:</strong> '
+               f"{escape(value.reported_instead)}</p>" if value.reported_instead else "")
     return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
-                  f'<p class="tn-dq__what">{what}</p>\n'
-                  f"<p>{escape(asserted)}: {brief(value)}</p>{instead}</div>")
+                  f"<p>{what}</p>\n"
+                  f"<p>{escape(asserted)}: {_brief(value, '')}</p>{instead}</div>")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")

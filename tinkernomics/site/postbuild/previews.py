@@ -114,8 +114,11 @@ def _description(page: str) -> str:
 
 
 def card_alt(chart_title: str, summary: str) -> str:
-    """Alt text of a chart's preview card."""
-    return f"Preview card: {chart_title}. {summary}".strip()
+    """Alt text of a chart's preview card: the chart's summary, which says what chart it is
+    ("Line chart: <its title>, ...") and what it shows, as the card does (issue 47: it was
+    prefixed with "Preview card: <the page's title>", which the card's own text gives, in both
+    tags of every page); the title alone when there is no summary."""
+    return summary.strip() or f"Preview card: {chart_title}"
 
 
 def preview(page: str, rel_url: str, site_url: str) -> Preview:
