@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers_charts import fitted_catalog
 
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.freshness import feature as freshness
-
-
-def test_a_chart_is_hashed_once(tmp_path: Path,
-                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """The outputs' caches key on the chart: its curves are hashed the first time only, and
-    the hash is the dataclass's own (every field's)."""
-    chart = charts.build_chart(fitted_catalog(tmp_path), charts.COMPARISON_ID)
-    calls = []
-    plain_hash = charts.Series.__hash__
-
-    def counted(series: charts.Series) -> int:
-        calls.append(series)
-        return plain_hash(series)
-
-    monkeypatch.setattr(charts.Series, "__hash__", counted)
-    first = hash(chart)
-    assert len(calls) == len(chart.series) > 1
-    assert hash(chart) == first and len(calls) == len(chart.series)
-    assert first == hash(tuple(getattr(chart, f.name) for f in dataclasses.fields(chart)))
-    other = dataclasses.replace(chart, date="2001-01-01")
-    assert other != chart and hash(other) != first
-    assert dataclasses.replace(other, date=chart.date) == chart
+from tinkernomics.site.postbuild import csp, finish
+from tinkernomics.site.postbuild.knownscripts import known_scripts
 
 
 def test_a_build_reads_its_dates_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,4 +40,28 @@ def test_a_build_reads_its_dates_once(tmp_path: Path, monkeypatch: pytest.Monkey
     freshness.new_build()
     freshness.of_build(tmp_path)
     assert len(reads) == 3
+    freshness.new_build()
+
+
+def test_embed_pages_are_written_finished(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The charts feature writes each embed page with its policy and date (the post-build pass
+    then skips it) instead of the pass reading it back and writing it again."""
+    catalog = fitted_catalog(tmp_path / "project")
+    monkeypatch.setenv(chartsite.CHART_IMAGES_ENV, "0")
+    monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "images"))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1900000000")
+    monkeypatch.setattr(finish, "FINISHED", {})
+    site = tmp_path / "site"
+    ctx = SiteContext(root=catalog.root.parent, catalog=catalog)
+    chartsite.write_outputs(ctx, site)
+    pages = sorted(site.glob(f"{chartsite.EMBED_DIR}/*/index.html"))
+    assert len(pages) == len(charts.chart_ids(catalog)) > 1
+    assert sorted(finish.FINISHED) == sorted(os.path.normpath(p) for p in pages)
+    written = {p: p.read_text(encoding="utf-8") for p in pages}
+    assert all(csp._OLD_META_START in text for text in written.values())
+    finish.finish_pages(site, ctx.site_url, freshness.of_build(ctx.root).dates,
+                        known_scripts(ctx.root))
+    assert not finish.FINISHED  # the pass took them as finished, and left them as written
+    assert {p: p.read_text(encoding="utf-8") for p in pages} == written
     freshness.new_build()

@@ -174,16 +174,6 @@ class Chart:
         return (f"1 GB200-hour ≈ {derive.format_number(self.factor.value)} H100-hours "
                 f"(basis: {self.factor.basis})")
 
-    def __hash__(self) -> int:
-        """The hash of every field, as the dataclass's own, worked out once per chart: the
-        outputs' ``lru_cache``s key on the chart, and hashing every curve point again on each
-        call was a fifth of a second at 1,000 algorithms (issue 47)."""
-        found: int | None = self.__dict__.get("_hash")
-        if found is None:
-            found = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
-            object.__setattr__(self, "_hash", found)
-        return found
-
 
 _FITTED: list[tuple[Catalog, dict[str, m.Algorithm]]] = []
 """The last catalog object asked about and its fitted algorithms (every chart asks)."""
