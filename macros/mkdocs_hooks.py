@@ -55,9 +55,8 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from tinkernomics.site.build import catalog_dir
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
-from tinkernomics.site.freshness.feature import build_dates
+from tinkernomics.site.freshness.feature import new_build, of_build
 from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
 from tinkernomics.site.postbuild import finish
@@ -117,6 +116,7 @@ _PASS: list[finish.PagePass] = []
 def on_pre_build(config):
     _PASS.clear()
     finish.FINISHED.clear()
+    new_build()
 
 
 @event_priority(theme.AFTER_OTHERS)  # last: the policy covers what every plugin wrote
@@ -128,7 +128,7 @@ def _page_pass(config) -> finish.PagePass:
     if not _PASS:
         root = Path(config.config_file_path).parent
         _PASS.append(finish.PagePass.of(config.site_url or "",
-                                        build_dates(root, catalog_dir(root)),
+                                        of_build(root).dates,
                                         known_scripts(root, THEME)))
     return _PASS[0]
 

@@ -7,6 +7,14 @@ invisible character an entity writes (``markup.invisible``), or why the math can
 as messages. Results are cached per text: the same note is
 shown on many pages.
 
+Plain text (issue 47): most catalog texts (a locator, a note, a name) hold no Markdown at all.
+``is_plain`` recognises them -- one line of printable characters, none of ``MARKUP``, not
+starting with what opens a block (a heading, list, quote, rule or code block) and not padded
+with spaces -- and ``to_html`` writes such a text as the paragraph Markdown and the sanitiser
+make of it, ``<p>text</p>``, without running either (``problems`` finds nothing in it); at
+1,000 algorithms that was most of the Markdown parsed in a build. ``tests/test_prose_plain.py``
+holds the two paths equal.
+
 Budget: Python-Markdown looks for the end of a link from every ``[`` it meets, and rebuilds the
 text after every inline match (an entity, a tag, math, emphasis), which is quadratic: a field of
 4,000 ``[`` took 3.3 s, of 1,300 ``<a `` 0.5 s. A text holds at most ``MAX_BRACKETS`` ``[`` and
@@ -43,6 +51,10 @@ MARKUP = "[]<>&\\`*_!"
 MAX_MARKUP = 200
 """Most ``MARKUP`` characters in one text; the catalog's busiest field has about 35."""
 _SINGLE_P = re.compile(r"^<p>(.*)</p>$", re.DOTALL)
+_NOT_PLAIN = re.compile(r"[" + re.escape(MARKUP) + r"]|^[^\w(\"'“‘]|^_|^\d+[.)](?:\s|$)|\s$")
+"""What makes a printable one-line text more than a paragraph of itself: a ``MARKUP``
+character, a first character that is not a letter, digit, bracket or quote (``#``, ``-``,
+``+``, ``=``, a space...), an ordered list's number, trailing space."""
 
 HINT = ("write Markdown: links as [text](https://...) or [text](../page/), images as "
         "![description](path/on/this/site.png); no HTML tags, comments or headings")
@@ -61,6 +73,13 @@ def over_budget(text: str) -> str | None:
     return None
 
 
+def is_plain(text: str) -> bool:
+    """True if Markdown and the sanitiser make ``text`` the paragraph ``<p>text</p>``: one
+    non-empty line of printable characters (no tab, no-break space, line or format
+    character) that ``_NOT_PLAIN`` finds nothing in."""
+    return bool(text) and text.isprintable() and _NOT_PLAIN.search(text) is None
+
+
 def _render(text: str) -> str:
     """Markdown and math, before sanitising (raises MathError on LaTeX it cannot render); a text
     over the budget as plain escaped text."""
@@ -71,7 +90,9 @@ def _render(text: str) -> str:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def to_html(text: str) -> str:
-    """Catalog Markdown as safe HTML paragraphs."""
+    """Catalog Markdown as safe HTML paragraphs (a plain text without parsing it)."""
+    if is_plain(text):
+        return f"<p>{text}</p>"
     return sanitise.clean(_render(text))
 
 
@@ -99,7 +120,10 @@ def math(latex: str, *, display: bool = False) -> str:
 
 def problems(text: str) -> list[str]:
     """Why ``text`` would not reach the page as written: what the sanitiser would remove from
-    its rendering, or why its math cannot be rendered. Empty when it is fine."""
+    its rendering, or why its math cannot be rendered. Empty when it is fine (a plain text
+    always is)."""
+    if is_plain(text):
+        return []
     if (why := over_budget(text)) is not None:
         return [why]
     try:

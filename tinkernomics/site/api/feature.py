@@ -45,6 +45,7 @@ from tinkernomics.site.api.models import (
     single_documents,
 )
 from tinkernomics.site.build import Macro, SiteContext
+from tinkernomics.site.freshness.feature import of_build
 
 API_DIR = f"api/{API_MAJOR}"
 """Where the API lives, relative to the site root."""
@@ -71,7 +72,7 @@ def site_files(ctx: SiteContext) -> dict[str, bytes]:
     (``benchmarks/build_phases.py --macros``) shows the API's whole render under that macro,
     and ``outputs: api`` only the writing."""
     if _FILES_KEY not in ctx.extra:
-        when = data_last_changed(ctx.catalog.root)
+        when = of_build(ctx.root).data_changed  # the build's one read of it
         ctx.extra[_FILES_KEY] = render_api(ctx.catalog, last_changed=when, site_url=ctx.site_url)
     return ctx.extra[_FILES_KEY]
 

@@ -41,7 +41,7 @@ from tinkernomics.site.charts import svg as chartsvg
 from tinkernomics.site.identity import SITE_CARD
 from tinkernomics.site.pages import feature as pages
 from tinkernomics.site.pages.views import Links
-from tinkernomics.site.postbuild import previews
+from tinkernomics.site.postbuild import finish, previews
 
 EMBED_DIR = embed.EMBED_DIR
 VENDOR_PLOTLY = "assets/vendor/plotly.min.js"
@@ -380,9 +380,12 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
         started.wait()
     else:  # Zensical, `tinkernomics outputs`: nothing started earlier
         cache.prefill(_image_jobs(ctx))
-    built, keys = _charts(ctx), _image_keys(ctx)
-    for chart_id, chart in built.items():
-        write_chart_files(chart, embed_root / chart_id, ctx.site_url, cache, keys[chart_id])
+    built, keys, page_pass = _charts(ctx), _image_keys(ctx), finish.site_pass(ctx)
+    for chart_id, chart in built.items():  # each embed page written finished, once
+        page = finish.finish_rendered(render_embed_page(chart, ctx.site_url), f"{EMBED_DIR}/"
+                                      f"{chart_id}/index.html", str(site_dir), page_pass)
+        files.write_chart_files(chart, embed_root / chart_id, ctx.site_url, page, cache,
+                                keys[chart_id])
     if charts.COMPARISON_ID in built:
         comparison = built[charts.COMPARISON_ID]
         write_series_files(ctx, comparison, embed_root / charts.COMPARISON_ID / SERIES_DIR)

@@ -7,6 +7,12 @@ same line. Both dates are reproducible, never the wall clock:
 ``SOURCE_DATE_EPOCH`` when set; else the newest commit of the project (the build) and of its
 catalog folder (the data), from git; outside git, the newest catalog file
 (``api.files.data_last_changed``).
+
+A build reads them once (``of_build``; issue 47): the pages' pass (the MkDocs hooks), the API's
+``last_changed``, the price panels' staleness day and the post-build pass each asked, and each
+ask ran git twice or, outside git, listed and stat-ed every catalog file (0.2 s at 1,000
+algorithms). What was read is held for the build only: ``new_build`` drops it when a build starts
+(MkDocs' ``on_pre_build``) and the post-build pass, the last step of every build, when it ends.
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from tinkernomics.site.api.files import data_last_changed
@@ -50,11 +55,12 @@ def _git_head_date(root: Path) -> dt.datetime | None:
     return dt.datetime.fromisoformat(text).astimezone(dt.UTC)
 
 
-def build_dates(root: Path, catalog: Path,
-                environ: Mapping[str, str] | None = None) -> BuildDates:
-    """The build's dates (UTC days): see the module docstring for where they come from."""
+def build_dates(root: Path, catalog: Path, environ: Mapping[str, str] | None = None, *,
+                data: dt.datetime | None = None) -> BuildDates:
+    """The build's dates (UTC days): see the module docstring for where they come from;
+    ``data``: when the data last changed, if already read."""
     env = os.environ if environ is None else environ
-    data = data_last_changed(catalog, env)
+    data = data_last_changed(catalog, env) if data is None else data
     if env.get("SOURCE_DATE_EPOCH", "").strip():
         return BuildDates(data.date(), data.date())
     head = _git_head_date(root)
@@ -62,16 +68,41 @@ def build_dates(root: Path, catalog: Path,
     return BuildDates(built.date(), data.date())
 
 
+@dataclass(frozen=True)
+class BuildRead:
+    """What a build reads of its dates: when the data last changed (to the second, the API's
+    ``last_changed``) and the two days pages print."""
+
+    data_changed: dt.datetime
+    dates: BuildDates
+
+
+_BUILD: dict[tuple[str, str, str], BuildRead] = {}
+"""This build's dates by (project root, catalog folder, ``SOURCE_DATE_EPOCH``); see the module
+docstring."""
+
+
+def of_build(root: Path) -> BuildRead:
+    """The dates of the build of the project at ``root``, read at its first ask."""
+    env, catalog = os.environ, catalog_dir(root)
+    key = (str(root.resolve()), str(catalog), env.get("SOURCE_DATE_EPOCH", "").strip())
+    found = _BUILD.get(key)
+    if found is None:
+        data = data_last_changed(catalog, env)
+        found = _BUILD[key] = BuildRead(data, build_dates(root, catalog, env, data=data))
+    return found
+
+
+def new_build() -> None:
+    """Forget the last build's dates (a build starts, or the last one ended)."""
+    _BUILD.clear()
+
+
 def staleness_day(root: Path) -> dt.date:
     """The one day every price is judged stale on (the calculator, the algorithm pages' cost
     panels, the Ways to run page): the site's build day (``build_dates``: ``SOURCE_DATE_EPOCH``,
-    else git), read once per build."""
-    return _build_day(root, os.environ.get("SOURCE_DATE_EPOCH", ""))
-
-
-@cache
-def _build_day(root: Path, epoch: str) -> dt.date:  # epoch: part of the cache key
-    return build_dates(root, catalog_dir(root)).built
+    else git), read once per build (``of_build``)."""
+    return of_build(root).dates.built
 
 
 def fill_page(page: str, dates: BuildDates) -> str:

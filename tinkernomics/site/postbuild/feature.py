@@ -15,8 +15,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tinkernomics.site.build import catalog_dir
-from tinkernomics.site.freshness.feature import build_dates
+from tinkernomics.site.freshness.feature import new_build, of_build
 from tinkernomics.site.postbuild.finish import finish_pages
 from tinkernomics.site.postbuild.knownscripts import known_scripts
 from tinkernomics.site.postbuild.stylesheets import write_bundle
@@ -37,7 +36,8 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     """The passes over the finished site, in the order the module docstring gives."""
     write_bundle(site_dir)
     drop_unused_theme_files(site_dir, ctx.theme)
-    dates = build_dates(ctx.root, catalog_dir(ctx.root))
+    dates = of_build(ctx.root).dates
     report = finish_pages(site_dir, ctx.site_url, dates, known_scripts(ctx.root, ctx.theme))
+    new_build()  # the build's last step: its dates are not the next one's
     for line in report.warnings():
         log.warning("content security: %s", line)

@@ -13,8 +13,9 @@ of the site per transform did. Under MkDocs the pages MkDocs renders never wait 
 the hooks (``macros/mkdocs_hooks.py``, ``on_post_page``, last of every plugin) hand each page's
 HTML to ``finish_rendered`` before MkDocs writes it, with the build's ``PagePass``, and the
 pass then skips the files so finished (``FINISHED``: a page is written once, not written, read
-back and written again). What is left -- the features' embed pages and fragments, MkDocs' 404
-page, and every page under Zensical, which runs no hooks -- is read and finished here.
+back and written again). A feature that writes pages does the same (``site_pass``: the charts'
+embed pages, issue 47). What is left -- fragments, MkDocs' 404 page, and every page under
+Zensical, which runs no hooks -- is read and finished here.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinkernomics.site.freshness.feature import BuildDates, fill_page
+from tinkernomics.site.build import SiteContext
+from tinkernomics.site.freshness.feature import BuildDates, fill_page, of_build
 from tinkernomics.site.postbuild import csp
-from tinkernomics.site.postbuild.knownscripts import KnownScripts
+from tinkernomics.site.postbuild.knownscripts import KnownScripts, known_scripts
 from tinkernomics.site.postbuild.previews import page_url, site_base, tag_page
 
 FINISHED: dict[str, csp.PageResult] = {}
@@ -54,6 +56,12 @@ class PagePass:
     def run(self, original: str, rel_url: str) -> csp.PageResult:
         """``original`` dated, tagged and given its policy (``rel_url``: its site path)."""
         return csp.with_policy(self.tagged(original, rel_url), self.known, serving=self.serving)
+
+
+def site_pass(ctx: SiteContext) -> PagePass:
+    """The pass of this build of ``ctx``'s site, for a feature's pages (``finish_rendered``
+    before it writes them): the post-build pass's dates and scripts."""
+    return PagePass.of(ctx.site_url, of_build(ctx.root).dates, known_scripts(ctx.root, ctx.theme))
 
 
 def finish_rendered(output: str, dest_uri: str, site_dir: str, page_pass: PagePass) -> str:

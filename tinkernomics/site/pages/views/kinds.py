@@ -14,12 +14,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
-
 from tinkernomics.catalog.entries import KINDS, Catalog, Kind
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.provenancerules import PROVENANCE
-from tinkernomics.catalog.walk import walk
+from tinkernomics.catalog.walk import nested_models
 from tinkernomics.derived import derive
 from tinkernomics.site.kinds import KindPage, site_kind
 from tinkernomics.site.pages.views.core import (
@@ -77,22 +75,29 @@ def kind_title(kind_name: str) -> str:
 # --------------------------------------------------------------------------- the site index
 
 
-def _sources_in(model: BaseModel) -> Iterator[str]:
-    for _, obj, _, _ in walk(model):
-        source = getattr(obj, "source", None)
-        if isinstance(source, str):
-            yield source
-        yield from getattr(obj, "references", None) or []
+def _sources(obj: Any) -> Iterator[str]:
+    """The references one nested model cites (its ``source``, its ``references``)."""
+    source = getattr(obj, "source", None)
+    if isinstance(source, str):
+        yield source
+    yield from getattr(obj, "references", None) or []
 
 
-def _unverified_items(catalog: Catalog) -> list[tuple[Origin, Any]]:
-    """Every provenance-carrying value whose own status is unverified, in catalog order."""
-    found: list[tuple[Origin, Any]] = []
-    for entry in catalog.iter_entries():
-        for loc, obj, _, _ in walk(entry.model):
-            if isinstance(obj, PROVENANCE) and getattr(obj, "status", None) == Status.unverified:
-                found.append((Origin(entry.kind.name, entry.key, loc), obj))
-    return found
+def _walked(catalog: Catalog) -> tuple[dict[tuple[str, str], list[str]],
+                                       list[tuple[Origin, Any]]]:
+    """From one pass over the catalog's nested models (``walk.nested_models``, walked once for
+    the rules; the index walked every entry twice more, issue 47): the references each entry
+    cites, in order, by (kind, key), and every provenance-carrying value whose own status is
+    unverified, in catalog order."""
+    cited: dict[tuple[str, str], list[str]] = defaultdict(list)
+    unverified: list[tuple[Origin, Any]] = []
+    for entry, loc, obj, _, _ in nested_models(catalog):
+        name = entry.kind.name
+        if name != "reference":
+            cited[(name, entry.key)].extend(_sources(obj))
+        if isinstance(obj, PROVENANCE) and getattr(obj, "status", None) == Status.unverified:
+            unverified.append((Origin(name, entry.key, loc), obj))
+    return cited, unverified
 
 
 def _reference_order(catalog: Catalog) -> list[str]:
@@ -101,6 +106,7 @@ def _reference_order(catalog: Catalog) -> list[str]:
 
 
 def build_index(catalog: Catalog, factor: derive.Factor) -> SiteIndex:
+    cited, unverified = _walked(catalog)
     backlinks: dict[str, list[Backlink]] = defaultdict(list)
     for entry in catalog.iter_entries():
         name = entry.kind.name
@@ -108,7 +114,6 @@ def build_index(catalog: Catalog, factor: derive.Factor) -> SiteIndex:
             continue
         link = Backlink(entry.kind.label(entry.model), entry.kind.title,
                         entry_page(name, entry.key), entry_anchor(name, entry.key))
-        for ref_id in dict.fromkeys(_sources_in(entry.model)):
+        for ref_id in dict.fromkeys(cited.get((name, entry.key), ())):
             backlinks[ref_id].append(link)
-    return SiteIndex(catalog, factor, _reference_order(catalog), dict(backlinks),
-                     _unverified_items(catalog))
+    return SiteIndex(catalog, factor, _reference_order(catalog), dict(backlinks), unverified)
