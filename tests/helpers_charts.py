@@ -19,6 +19,8 @@ from helpers_catalog import copy_valid, write_file
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.charts import feature, files
+from tinkernomics.site.charts import images as chartimages
 from tinkernomics.site.charts import spec as charts
 
 
@@ -136,3 +138,12 @@ STATIC_DRAWING_JS = """(() => {
 off): ``vb`` the drawing's size in the file (the layout's width, the frame's ``--tn-h-*``,
 lower while the legend is cropped), ``sb`` the box it is fitted into, ``scale`` the image's
 shown width over the drawing's."""
+
+
+def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
+                      cache: chartimages.ImageCache | None = None,
+                      key: str | None = None) -> list[Path]:
+    """One chart's embed page and every other file, as the charts feature writes them (its
+    ``write_outputs`` hands ``files.write_chart_files`` the finished embed page)."""
+    return files.write_chart_files(chart, folder, site_url,
+                                   feature.render_embed_page(chart, site_url), cache, key)

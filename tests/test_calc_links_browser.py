@@ -78,6 +78,8 @@ def link_values(catalog: Catalog) -> dict[str, str]:
                 if "teacher" in {r.value for r in catalog.algorithms[a].models_in_memory})
     values = {"a": algo, "p": plist.id, "m": row.model, "v": row.variant or "",
               "tm": next(x for x in catalog.models if x != row.model), "ft": "full",
+              "cm": next(x for x in catalog.models if x != row.model),
+              "rm": next(x for x in catalog.models if x != row.model),
               "lf": inputs.LORA_FLOPS[-1], "cache": "1", "ref": "0",
               "hw": next(h for h in catalog.hardware if h != inputs.DEFAULT_HARDWARE)}
     for i in inputs.link_inputs(catalog):

@@ -60,10 +60,12 @@ def train_hours(flops_per_token: float, critic: bool = False, k: int = 1) -> flo
 
 
 def overhead_hours(e: Estimate) -> float:
-    """Refit (2 GB of weights at the refit rate) and the fixed seconds a step (the time model's
+    """Refit (2 GB of weights at the refit rate), the optimizer step and the sampler's wake-up
+    (timed from physics: test_step_work.py) and the fixed seconds a step (the time model's
     constants), 90 steps, on the run's GPUs."""
     c = {k.key: k.value for k in timing.CONSTANTS}
-    per_step = 2e9 / (c["refit_gb_s"] * 1e9) + c["step_seconds"]
+    per_step = (2e9 / (c["refit_gb_s"] * 1e9) + e["time.optimizer_s"] + e["time.wake_s"]
+                + c["step_seconds"])
     assert e["self.overhead.gpu_hours"] == pytest.approx(90 * per_step * e["time.gpus"] / 3600)
     return e["self.overhead.gpu_hours"]
 

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from html import escape
 from pathlib import Path
 
+import helpers_charts
 import plotly.graph_objects as go
 import pytest
 from helpers_charts import csv_rows, fitted_catalog, joined_spec, many_fits_catalog_dir, reward
@@ -397,7 +398,7 @@ def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
     charts.js joins them; an export (opened from disk, where a fetch fails) carries the same
     figure inline, whole."""
     folder = tmp_path / chartsite.EMBED_DIR / comparison.id
-    chartsite.write_chart_files(comparison, folder, "https://example.org/tn/")
+    helpers_charts.write_chart_files(comparison, folder, "https://example.org/tn/")
     for name, text in chartsite.files.shared_embed_files().items():
         (folder.parent / name).write_text(text, encoding="utf-8")
     from_file = joined_spec(folder)
@@ -415,7 +416,7 @@ def test_spec_file_holds_no_curve_point_and_nothing_every_chart_shares(
         comparison: charts.Chart, tmp_path: Path) -> None:
     """``spec.json`` names the points (``data.json``) and the shared part (``spec-base.json``)
     instead of holding them (issue 47: the points were in three files of the folder)."""
-    chartsite.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
+    helpers_charts.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
     spec = json.loads((tmp_path / chartsite.SPEC_FILE).read_text(encoding="utf-8"))
     curves = [spec["data"][i] for i in spec["points"]["traces"]]
     assert len(curves) == len(comparison.series) and all(c["mode"] == "lines" for c in curves)

@@ -13,6 +13,7 @@ import subprocess
 from html import escape
 from pathlib import Path
 
+import helpers_charts
 import helpers_embedbox as box
 import pytest
 from helpers_charts import fitted_catalog, reward
@@ -67,7 +68,7 @@ def comparison(catalog: Catalog) -> charts.Chart:
 def folder(grpo: charts.Chart, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("grpo")
     cache = images.ImageCache(tmp_path_factory.mktemp("cache"))
-    chartsite.write_chart_files(grpo, out, BASE, cache)
+    helpers_charts.write_chart_files(grpo, out, BASE, cache)
     return out
 
 

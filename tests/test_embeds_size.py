@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import helpers_charts
 import pytest
 from helpers_charts import fitted_catalog, many_fits_catalog
 
@@ -45,7 +46,7 @@ def folders(built: dict[str, charts.Chart],
     root = tmp_path_factory.mktemp("embed")
     cache = images.ImageCache(draw=False)
     for cid, chart in built.items():
-        chartsite.write_chart_files(chart, root / cid, BASE, cache)
+        helpers_charts.write_chart_files(chart, root / cid, BASE, cache)
     return {cid: root / cid for cid in built}
 
 

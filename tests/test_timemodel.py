@@ -93,10 +93,10 @@ def test_a_model_given_by_its_figures_has_no_tinker_price(toy: Catalog) -> None:
 
 def test_an_asynchronous_step_overlaps_sampling_and_training(toy: Catalog) -> None:
     sync, overlapped = run(toy), run(toy, **{"async": "1"})
-    # the trainer's refit and fixed work overlap sampling too (two samplers of eight GPUs, so
-    # neither side dominates by far: here sampling outlasts training but not training + refit)
+    # the trainer's refit and fixed work overlap sampling too (here sampling outlasts training,
+    # so the step is shorter than the longer side plus the refit, whichever side is longer)
     v = run(toy, **{"async": "1", "rg": "2"}).values
-    assert v["time.rollout_s"] < v["time.learn_s"] + v["time.refit_s"]
+    assert v["time.rollout_s"] > v["time.learn_s"] and v["time.refit_s"] > 0
     assert v["time.step_s"] == pytest.approx(
         max(v["time.rollout_s"], v["time.learn_s"] + v["time.refit_s"]))
     assert v["time.step_s"] < max(v["time.rollout_s"], v["time.learn_s"]) + v["time.refit_s"]
@@ -125,6 +125,7 @@ def test_refit_moves_the_weights_and_each_step_pays_fixed_seconds(toy: Catalog) 
     c = {k.key: k.value for k in timing.CONSTANTS}
     e = run(toy)
     assert e["time.refit_s"] == pytest.approx(
-        e["time.weights"] / (c["refit_gb_s"] * 1e9) + c["step_seconds"])
+        e["time.weights"] / (c["refit_gb_s"] * 1e9) + e["time.optimizer_s"] + e["time.wake_s"]
+        + c["step_seconds"])
     assert e["time.hours"] == pytest.approx(
         10 * e["time.step_s"] * (1 + c["run_overhead"]) / 3600)

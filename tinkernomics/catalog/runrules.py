@@ -22,9 +22,10 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
     for key, run in runs.items():
         entry = catalog.entry("run", key)
         for field, kind in (("model", "model"), ("algorithm", "algorithm"),
-                            ("hardware", "hardware")):
+                            ("hardware", "hardware"), ("critic_model", "model"),
+                            ("reward_model", "model")):
             wanted = getattr(run, field)
-            if wanted not in catalog.known_ids(kind):
+            if wanted is not None and wanted not in catalog.known_ids(kind):
                 yield unknown(catalog, entry, (field,), wanted, kind, kind)
         yield from _reading_problems(catalog, key, run)
         for i, stage in enumerate(run.stages):

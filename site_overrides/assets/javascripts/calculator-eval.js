@@ -177,7 +177,8 @@
       price_list: chosen(q, K.price_list, d.price_lists, d.defaults.price_list),
       hardware: chosen(q, K.hardware, d.hardware, d.defaults.hardware),
       lora_flops: S.lora_flops.indexOf(q[K.lora_flops]) >= 0 ? q[K.lora_flops] : S.lora_flops[0],
-      teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true
+      teacher: chosen(q, K.teacher, d.models, algo.teacher || model), cache: flag(q, K.cache) === true,
+      critic: chosen(q, K.critic, d.models, ""), reward_model: chosen(q, K.reward_model, d.models, "")
     };
   }
 
@@ -205,7 +206,9 @@
       model: c.model, teacher: r.teacher, algorithm: c.algorithm, hw: c.hardware, price_list: c.price_list,
       model_name: r.m.name, hw_name: r.hw.name, algorithm_name: r.algo.name, fit_on: r.algo.fit_on || "",
       row: row ? row.key : "", variant: row ? row.variant : "", teacher_row: r.trow ? r.trow.key : "",
-      not_covered: r.held.not_covered
+      not_covered: r.held.not_covered,
+      critic: r.held.env["role.critic"] ? c.critic : "",
+      reward_model: r.held.env["role.reward_model"] ? c.reward_model : ""
     };
     /* The formulas that price training and VRAM for this choice (estimate.formula_names). */
     Object.assign(names, S.formula_names[String(c.lora)][c.lora_flops]);
@@ -228,6 +231,10 @@
     d.inputs.forEach(function (inp) { if (inp.flag[0]) env[inp.flag[0]] = c[inp.sets] === inp.flag[1] ? 1 : 0; });
     prefixed(env, "model", r.m.inputs);
     prefixed(env, "teacher", r.teacher ? d.models[r.teacher].inputs : nulls(r.m.inputs));
+    /* A critic and a reward model at their own sizes where the link names them
+       (estimate.SIZED_ROLES), else missing: the policy's size. */
+    prefixed(env, "critic", c.critic && r.held.env["role.critic"] ? d.models[c.critic].inputs : nulls(r.m.inputs));
+    prefixed(env, "reward", c.reward_model && r.held.env["role.reward_model"] ? d.models[c.reward_model].inputs : nulls(r.m.inputs));
     prefixed(env, "price", r.row ? r.row.inputs : d.spec.no_row);
     prefixed(env, "hw", r.hw.inputs);
     /* waysgraph.environment: the chosen model's flags, every GPU's inputs, the list's date. */

@@ -162,6 +162,12 @@ class PublishedRun(StrictModel):
         default=False, description="True if the trainer takes the sampler's log-probs as the "
                                    "old policy's (verl's `async_training.use_rollout_log_probs`), "
                                    "so it runs no old-policy log-prob pass of its own.")
+    sequential_batches: bool = Field(
+        default=False, description="True if each sampler engine generates its share of a step "
+                                   "in sequential batches of its `max_num_seqs`, each returning "
+                                   "with its longest completion (no continuous batching; e.g. "
+                                   "NeMo-Aligner's TensorRT-LLM rollout loop); say where in "
+                                   "`notes`.")
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")
@@ -169,6 +175,14 @@ class PublishedRun(StrictModel):
     reference: bool = Field(
         default=False, description="True if a frozen reference model scores every trajectory "
                                    "(a KL term).")
+    critic_model: Id | None = Field(
+        default=None, description="The value network's model (catalog/models/) where the source "
+                                  "names it (say where in `notes`); absent, the estimate takes "
+                                  "it as large as the policy.")
+    reward_model: Id | None = Field(
+        default=None, description="The reward (scoring) network's model (catalog/models/) where "
+                                  "the source names it (say where in `notes`); absent, the "
+                                  "estimate takes it as large as the policy.")
     stages: list[RunStage] = Field(min_length=1, description="The run's stages, in order.")
     actual_gpu_hours: Annotated[Figure, GPU_HOURS] = Field(
         description="GPU-hours the whole run used (GPUs × wall-clock hours), unit `gpu_hours`.")

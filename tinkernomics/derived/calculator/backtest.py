@@ -28,7 +28,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
 from tinkernomics.catalog.models.runs import PublishedRun, Reading, RunMode, RunStage
-from tinkernomics.derived.calculator import ids, inputs, spread
+from tinkernomics.derived.calculator import ids, inputs, semantics, spread
 from tinkernomics.derived.calculator.graph import Quantity
 
 
@@ -72,8 +72,14 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.whole_batch"] = "1"
     if run.rollout_log_probs:
         found["run.rollout_logprobs"] = "1"
+    if run.sequential_batches:
+        found["run.static_batches"] = "1"
     for part in run.cpu_offload:
         found[f"run.offload_{part.value}"] = "1"
+    if run.critic_model is not None:
+        found["critic"] = run.critic_model
+    if run.reward_model is not None:
+        found["reward_model"] = run.reward_model
     return inputs.query(found)
 
 
@@ -167,7 +173,17 @@ def row(catalog: Catalog, run: PublishedRun, estimate: Estimator) -> Row:
     queries = tuple(query(run, s) for s in run.stages)
     readings = tuple(_priced(catalog, run, r, estimate) for r in run.readings)
     return Row(run.id, run.name, run.hardware, _hours(catalog, queries, estimate),
-               run.actual_gpu_hours.value, tuple(assumed(run)), queries, readings)
+               run.actual_gpu_hours.value, (*assumed(run), *sized_as_policy(catalog, run)),
+               queries, readings)
+
+
+def sized_as_policy(catalog: Catalog, run: PublishedRun) -> list[str]:
+    """The critic and reward model the algorithm keeps and the run does not name: the estimate
+    takes them as large as the policy (an assumption, listed with the run's others)."""
+    roles = semantics.default_roles(catalog.algorithms[run.algorithm])
+    named = {"critic": run.critic_model, "reward_model": run.reward_model}
+    return [f"{role.replace('_', ' ')}: as large as the policy" for role, model in named.items()
+            if role in roles and model is None]
 
 
 def rows(catalog: Catalog, estimate: Estimator) -> list[Row]:

@@ -134,6 +134,8 @@ def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
         "variant": (row.variant or "") if row else "",
         "teacher_row": inputs.row_key(plist, teacher_row) if teacher_row else "",
         "not_covered": kept.not_covered,
+        "critic": c.critic if "critic" in roles else "",
+        "reward_model": c.reward_model if "reward_model" in roles else "",
         **formula_names(c.lora, c.lora_flops),
     }
     return Resolved(c, roles, names)
@@ -196,6 +198,12 @@ def fit_inputs(algo: m.Algorithm) -> dict[str, float | None]:
             "C_mid": _fig(fit.C_mid) if fit else None, "R0": _fig(fit.R0) if fit else None}
 
 
+SIZED_ROLES = {"critic": "critic", "reward": "reward_model"}
+"""Graph prefix -> the resolved name of a role priced at its own model's size when the link
+names one (``critic.total_b``...); unnamed, its inputs are missing and the role takes the
+policy's size (``resources.parameters``)."""
+
+
 def prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """``{"a": 1}`` -> ``{"<prefix>.a": 1}`` (calculator.js ``prefixed``)."""
     return {f"{prefix}.{k}": v for k, v in values.items()}
@@ -239,6 +247,9 @@ def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
         **prefixed("model", model),
         **prefixed("teacher", model_inputs(catalog, teacher) if teacher
                    else dict.fromkeys(model)),
+        **{f"{prefix}.{k}": v for prefix, name in SIZED_ROLES.items()
+           for k, v in (model_inputs(catalog, r.names[name]) if r.names[name]
+                        else dict.fromkeys(model)).items()},
         **prefixed("price", row_inputs(inputs.price_row(plist, c.model, c.variant))),
         "price.teacher_prefill": row_inputs(teacher_row)["prefill"],
         **prefixed("hw", hardware_inputs(catalog, c.hardware)),

@@ -24,6 +24,8 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Unit
 from tinkernomics.derived.calculator import ids, offline, semantics
+from tinkernomics.derived.calculator.pricerows import price_row as price_row
+from tinkernomics.derived.calculator.pricerows import row_key as row_key
 
 DEFAULT_MODEL = "qwen3-8b"
 DEFAULT_ALGORITHM = "grpo"
@@ -144,9 +146,12 @@ VRAM_AFTER = "set.mfu_decode"
 """A link writes the VRAM overrides (``vram_inputs``) after this input's key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
-    Input("a", "choice", keeps=("G", "K", "ref", "tm", "rc"), pin="algorithm", sets="algorithm"),
+    Input("a", "choice", keeps=("G", "K", "ref", "tm", "cm", "rm", "rc"), pin="algorithm",
+          sets="algorithm"),
     Input("m", "choice", dependents=("D", "v"), pin="model", sets="model"),
     Input("tm", "choice", when="role.teacher", sets="teacher"),
+    Input("cm", "choice", when="role.critic", sets="critic"),
+    Input("rm", "choice", when="role.reward_model", sets="reward_model"),
     Input("p", "choice", dependents=("v",), pin="price_list", sets="price_list"),
     Input("v", "choice", sets="variant"),
     Input("ft", "choice", sets="lora", flag=("run.lora", True)),
@@ -176,8 +181,8 @@ INPUTS: tuple[Input, ...] = (
     _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
     *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
-        ("rlp", "rollout_logprobs"), ("oo", "offload_optimizer"), ("op", "offload_params"),
-        ("og", "offload_grads"))),
+        ("rlp", "rollout_logprobs"), ("sb", "static_batches"), ("oo", "offload_optimizer"),
+        ("op", "offload_params"), ("og", "offload_grads"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),
@@ -327,20 +332,6 @@ def invalid_keys(catalog: Catalog, query: Mapping[str, str]) -> list[str]:
         or (i.typical and choice.numbers[i.name] is None and i.name not in fixed))]
 
 
-def price_row(plist: m.PriceList, model: str, variant: str) -> m.PriceRow | None:
-    """The row for ``model`` and ``variant``; the plain row, else the first, when absent."""
-    rows = [r for r in plist.rows if r.model == model]
-    for wanted in (variant, ""):
-        for row in rows:
-            if (row.variant or "") == wanted:
-                return row
-    return rows[0] if rows else None
-
-
-def row_key(plist: m.PriceList, row: m.PriceRow) -> str:
-    return f"prices:{plist.id}:{row.model}{row.variant or ''}"
-
-
 @dataclass(frozen=True)
 class Choice:
     """A link's settings: ids of the chosen entries, flags and numbers (None: not set)."""
@@ -359,6 +350,9 @@ class Choice:
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
     ways: tuple[str, ...] = ()
     """The ways to run the link pins (``WAYS``); empty: the newest list of each offer."""
+    # the value network's and reward model's ids; empty: as large as the policy (said so)
+    critic: str = ""
+    reward_model: str = ""
 
 
 def _teacher(catalog: Catalog, algo_id: str, model: str) -> str:
@@ -397,4 +391,6 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
         score_reference=_flag(query, k["score_reference"]),
         cache=_flag(query, k["cache"]) is True,
         numbers=numbers, ways=pinned,
+        critic=_choice(query, k["critic"], catalog.models, ""),
+        reward_model=_choice(query, k["reward_model"], catalog.models, ""),
     )

@@ -5,7 +5,9 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
 - weights per role at bf16 (2 bytes a parameter): the policy; a reference only when the
   algorithm holds one (its KL term, or the reader's ``ref``) and, under LoRA, only when the
   reader asks for a separate copy (``rc``): by default the reference is the base with the
-  adapter switched off; a teacher at its own size; a reward model taken as large as the policy;
+  adapter switched off; a teacher at its own size; a reward model at its own size where the
+  link names it (``rm``, a run's ``reward_model``), else taken as large as the policy (a critic
+  likewise: ``cm``);
 - trainable state: LoRA adapter parameters from the rank and the trained modules (every linear
   layer of attention and MLP, each expert's MLP in a MoE; LoRA Without Regret) or, under full
   fine-tuning, every parameter; weights 2 + gradients 2 + fp32 master and Adam moments 12 bytes
@@ -92,7 +94,7 @@ def _roles() -> list[Quantity]:
            label="Reference weights", when="role.reference", uses=(ZERO,)),
         _q("mem.teacher", f"p.teacher_total * {b}", label="Teacher weights", when="role.teacher",
            uses=(ZERO,)),
-        _q("mem.reward_model", f"p.total * {b}", label="Reward model weights",
+        _q("mem.reward_model", f"p.reward_total * {b}", label="Reward model weights",
            when="role.reward_model",
            uses=(ZERO,)),
         _q("mem.frozen", "0.0 + (mem.reference if role.reference else 0.0) + (mem.teacher if "
@@ -113,8 +115,9 @@ def _training() -> list[Quantity]:
         _q("mem.gradients", f"mem.trainable * {b}", label="Gradients", uses=(ZERO,)),
         _q("mem.optimiser", f"mem.trainable * {opt}", label="Optimiser state (Adam, fp32 master)",
            uses=(ZERO,)),
-        _q("mem.critic", f"(p.total * {b} + mem.lora_params * ({b} + {b} + {opt})) if run.lora "
-           f"else p.total * ({b} + {b} + {opt})", label="Critic (weights and training state)",
+        _q("mem.critic", f"(p.critic_total * {b} + mem.lora_params * ({b} + {b} + {opt})) "
+           f"if run.lora else p.critic_total * ({b} + {b} + {opt})",
+           label="Critic (weights and training state)",
            when="role.critic", uses=(ZERO,)),
         _q("mem.activations_per_layer", f"{full} if run.ac == 2 else ({none} if run.ac == 0 "
            f"else 34.0 * {SBH})", label="Activations per layer", fmt="gb", uses=(ACT,),

@@ -57,6 +57,8 @@ BASE_INPUTS = (
     *(f"role.{r}" for r in inputs.ROLES),
     "model.total_b", "model.active_b", "model.d_model", "teacher.total_b", "teacher.active_b",
     *(f"model.{name}" for name in SHAPE_INPUTS), "algo.oversample",
+    *(f"{role}.{name}" for role in ("critic", "reward")
+      for name in ("total_b", "active_b", "d_model", *SHAPE_INPUTS)),
     "price.prefill", "price.sample", "price.train", "price.context", "price.teacher_prefill",
     "price.cache",
     "price.storage", "hw.tflops", "hw.memory_gb", "hw.bandwidth", "hw.price",
@@ -160,7 +162,8 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
 
     Rollout: uncached prefill and sampled tokens (flops_rollout); the environment's time per
     turn. Scoring: one forward pass over the trajectories per model kept for it
-    (flops_ref_logprobs; the reward model and critic are taken as large as the policy).
+    (flops_ref_logprobs; the reward model and critic at their own sizes where the link names
+    them, ``p.reward_active``, ``p.critic_active``, else as large as the policy).
     Training: K passes of the training formula for the policy (and the old-policy log-probs),
     and for the critic if any. Overhead: refit and the fixed work of a step; evaluation,
     checkpoints and restarts, a fraction of the steps' time (``run_overhead``). Each line's
@@ -168,8 +171,8 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
     FLOPs make of them.
     """
     roll = inline(catalog, ids.FLOPS_ROLLOUT, P_active="p.active")
-    ref = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.active")
-    teacher = inline(catalog, ids.FLOPS_REFERENCE, P_active="p.teacher_active")
+    ref, teacher, reward = (inline(catalog, ids.FLOPS_REFERENCE, P_active=f"p.{size}")
+                            for size in ("active", "teacher_active", "reward_active"))
     how = ("{amount:count} tokens × {per_token:flops} FLOP/token ({formula}); "
            "{gpu_hours:hours} GPU-hours at {mfu:percent} of {hw.tflops:plain} TFLOP/s")
 
@@ -197,11 +200,11 @@ def compute_lines(catalog: Catalog) -> list[tuple[Line, str, str, str]]:
         (line("teacher", "Teacher log-probs", "reference", "role.teacher", scoring),
          "tokens.sequence", teacher, t["teacher"]),
         (line("reward_model", "Reward model", "reference", "role.reward_model", scoring),
-         "tokens.sequence", ref, t["reward_model"]),
+         "tokens.sequence", reward, t["reward_model"]),
         (line("train", "Policy training", "training", "1", "{formula:train_formula}"),
          "tokens.train", "train.flops_per_token", t["train"]),
         (line("critic", "Critic training", "training", "role.critic", "{formula:train_formula}"),
-         "tokens.train", "train.flops_per_token", t["critic"]),
+         "tokens.train", "train.flops_per_token * p.critic_active / p.active", t["critic"]),
         *_overhead_lines(idle),
     ]
 

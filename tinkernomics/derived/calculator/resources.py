@@ -34,6 +34,9 @@ def parameters(catalog: Catalog) -> list[Quantity]:
         q("p.teacher_active", "teacher.active_b * 1e9", format="count",
           label="Teacher active parameters",
           shown=False),
+        *(q(f"p.{role}_{size}", f"coalesce({role}.{size}_b, model.{size}_b) * 1e9",
+            format="count", label=f"{role.capitalize()} {size} parameters", shown=False)
+          for role in ("critic", "reward") for size in ("total", "active")),
         q("lora.rank", "coalesce(set.rank, const.lora_rank)", format="count", label="LoRA rank R",
           shown=False),
         q("lora.d_model", "coalesce(set.d_model, model.d_model, const.d_model)", format="count",

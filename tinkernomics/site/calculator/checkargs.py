@@ -15,6 +15,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import inputs
 
 CHOICES = {"algorithm": "algorithms", "model": "models", "teacher": "models",
+           "critic": "models", "reward_model": "models",
            "hardware": "hardware", "price_list": "price_lists"}
 """Inputs (by declared name, ``inputs.key``) whose value is a catalog id, and the catalog
 collection that holds them."""

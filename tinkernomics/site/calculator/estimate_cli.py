@@ -34,6 +34,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--algorithm", "algorithm", "algorithm id (catalog/algorithms/)"),
     ("--model", "model", "model id (catalog/models/)"),
     ("--teacher", "teacher", "teacher model id (distillation)"),
+    ("--critic-model", "critic", "the value network's model id (PPO); default: the policy's "
+                                 "size"),
+    ("--reward-model", "reward_model", "the reward model's id; default: the policy's size"),
     ("--G", "run.G", "completions per prompt"),
     ("--K", "run.K", "optimisation passes per batch"),
     ("--prompts", "run.prompts", "prompts per step"),
@@ -71,6 +74,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--rollout-logprobs", "run.rollout_logprobs", "1 if the trainer takes the sampler's "
                                                    "log-probs (no old-policy log-prob pass), "
                                                    "else 0"),
+    ("--static-batches", "run.static_batches", "1 if each sampler engine generates its share "
+                                               "in sequential batches of --max-seqs, each "
+                                               "waiting for its longest completion, else 0"),
     ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
                                                      "on the CPU, else 0"),
     ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "
@@ -222,9 +228,17 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
     elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
         found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
                      f"{listing.listing_text(catalog, est.choice.model)}")
-    return found + spread_lines(est) + limits.context_lines(
+    return found + policy_sized(est) + spread_lines(est) + limits.context_lines(
         est.resolved.names["model_name"], run.row, run.context, est.env.get("model.context"),
         run.served_context, est.env.get("price.prefill") is not None)
+
+
+def policy_sized(est: Estimate) -> list[str]:
+    """The critic and reward model the run keeps at the policy's size, none being named."""
+    return [f"The {role.replace('_', ' ')} is taken as large as the policy (no {option}): its "
+            "passes and memory are priced at the policy's size"
+            for role, option in (("critic", "--critic-model"), ("reward_model", "--reward-model"))
+            if est.env.get(f"role.{role}") and not est.resolved.names[role]]
 
 
 def spread_lines(est: Estimate) -> list[str]:

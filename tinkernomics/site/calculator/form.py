@@ -21,6 +21,9 @@ from tinkernomics.derived.calculator.estimate import Estimate
 from tinkernomics.derived.ways import newest_by_series
 from tinkernomics.site.calculator.formatting import fmt_count, fmt_number
 
+POLICY_SIZED = "As large as the policy"
+"""The critic and reward model selects' empty choice (``inputs.Choice.critic``)."""
+
 
 def field(name: str, label: str, kind: str, value: Any, **extra: Any) -> dict[str, Any]:
     """The form field of the input ``INPUTS`` declares for ``name`` (``inputs.key``)."""
@@ -57,6 +60,10 @@ def model_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         field("model", "Model", "select", c.model, options=models),
         field("teacher", "Teacher model", "select", names["teacher"] or c.model, options=models,
               help="Only for algorithms that keep a teacher."),
+        *(field(name, label, "select", names[name], options=[("", POLICY_SIZED), *models],
+                help=f"Only for algorithms that keep {what}; empty: as large as the policy.")
+          for name, label, what in (("critic", "Critic (value) model", "a critic"),
+                                    ("reward_model", "Reward model", "a reward model"))),
         field("price_list", "Tinker price list", "select", c.price_list,
               options=[(p.id, p.title) for p in plists]),
         field("variant", "Price variant", "select", c.variant, options=[("", "standard")]),
@@ -127,6 +134,9 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.rollout_logprobs", "Old-policy log-probs", e["run.rollout_logprobs"],
                 [("0", "recomputed by the trainer (one forward pass)"),
                  ("1", "the sampler's: no pass of their own")]),
+        _choice("run.static_batches", "Sampler batches", e["run.static_batches"],
+                [("0", "continuous: a finished sequence's slot takes the next"),
+                 ("1", "sequential: each batch waits for its longest completion")]),
         *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
                   [("0", "no"), ("1", "yes: moved over the host link every step")])
           for part, label in (("optimizer", "optimizer state and step"),

@@ -318,14 +318,6 @@ def image_cache(ctx: SiteContext) -> images.ImageCache:
     return images.ImageCache(image_cache_folder(ctx.root), draw=draw)
 
 
-def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
-                      cache: images.ImageCache | None = None,
-                      key: str | None = None) -> list[Path]:
-    """The embed page and every other file of one chart (``files.write_chart_files``)."""
-    return files.write_chart_files(chart, folder, site_url, render_embed_page(chart, site_url),
-                                   cache, key)
-
-
 def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> None:
     """Traces of each fitted curve the comparison leaves out, on its axis, for "add a curve"."""
     if not chart.others:

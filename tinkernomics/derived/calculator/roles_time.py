@@ -1,0 +1,48 @@
+"""Parts of the time model (``timing``, pipeline step 5) that depend on which models a step
+trains and frees: a critic's and a reward model's passes at their own sizes (the link's ``cm``,
+``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
+optimizer step, the colocated sampler's wake-up). Expressions over the graph's names only;
+``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
+"""
+
+from __future__ import annotations
+
+
+def attention(role: str, seq: str) -> str:
+    """Attention's training FLOPs a token of a critic or reward model: its own shape where the
+    link names its model, else the policy's (its size is then the policy's too)."""
+    width = f"coalesce({role}.heads * {role}.head_dim, {role}.d_model)"
+    policy = "model.layers * coalesce(model.heads * model.head_dim, model.d_model)"
+    return f"(6.0 * coalesce({role}.layers * {width}, {policy}, 0.0) * {seq})"
+
+
+def sized_mfu(p: str) -> list[tuple[str, str]]:
+    """The training utilisation of a critic and a reward model at their own sizes (the
+    policy's rule, ``mfu_train``, over their parameters; the reader's ``mt`` sets all)."""
+    c = "const.time"
+    return [(f"mfu_{role}", f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * "
+                            f"p.{role}_total / (p.{role}_total + {c}.train_half_params) * (1.0 "
+                            f"if p.{role}_active >= p.{role}_total else {c}.moe_train_factor))")
+            for role in ("critic", "reward")]
+
+
+def step_work(p: str, hw: str) -> list[tuple[str, str]]:
+    """A step's work besides its phases, from physics: the optimizer step streams each
+    training GPU's shard of the trained parameters' Adam state through its memory
+    (``CPU_ADAM_BYTES`` a parameter, at ``BANDWIDTH_EFFICIENCY`` of the GPU's bandwidth; a
+    critic's too); a sampler that shares its GPUs with training (no ``rg``) wakes each step:
+    its weights come back from host memory over the host link, ``HOST_LINK_GB_S`` (vLLM's
+    docs, docs.vllm.ai/en/latest/features/sleep_mode/: "Level 1 sleep will offload the model
+    weights and discard the KV cache"; the KV pool's re-allocation is not timed, and that
+    every colocated stack sleeps its sampler so is an assumption). What remains of a step's
+    fixed work (scheduling, reward calls, logging) is ``STEP_SECONDS``, fitted."""
+    c = "const.time"
+    trained = "(mem.trainable + (p.critic_total if role.critic else 0.0))"
+    return [
+        ("optimizer_s", f"coalesce({trained} / {p}.train_gpus * {c}.cpu_adam_bytes / ("
+                        f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0)"),
+        ("wake_s", f"0.0 if coalesce(set.rollout_gpus, 0.0) >= 1 else {p}.weights / {p}.tp / ("
+                   f"{c}.host_link_gb_s * 1e9)"),
+    ]
+
+
