@@ -150,7 +150,12 @@ def test_summary_speaks_once_and_the_results_do_not(tab: Any, catalog: Catalog) 
     assert text.startswith("Estimate: Tinker bill ") and total in text
     page.focus(BAR + " a")
     page.keyboard.press("Enter")
-    assert page.evaluate("location.hash") == "#estimate"
+    page.wait_for_function("() => location.hash === '#estimate'")
+    # the link moves to the estimate and keeps what the reader typed (Material's instant
+    # navigation had loaded the page afresh from its defaults)
+    assert page_query(page)["steps"] == "250"
+    assert page.input_value('input[name="steps"]') == "250"
+    assert page.evaluate("document.activeElement.id") == "estimate"
 
 
 def test_switching_algorithm_keeps_g(tab: Any, catalog: Catalog) -> None:

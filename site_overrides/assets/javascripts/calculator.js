@@ -142,6 +142,7 @@
     }
     /* What the choice and flag fields show, by the Choice field each key sets (inputs.KEYS). */
     [[K.algorithm, n.algorithm], [K.model, n.model], [K.teacher, n.teacher || n.model],
+      [K.critic, est.choice.critic], [K.reward_model, est.choice.reward_model],
       [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[est.choice.lora ? 0 : 1]],
       [K.lora_flops, est.choice.lora_flops], [K.cache, est.choice.cache],
       [K.score_reference, est.held.reference]].forEach(function (kv) { values[kv[0]] = kv[1]; });
@@ -285,6 +286,28 @@
       button.textContent = "Copied";
     });
   };
+
+  /* A link to a place on a calculator's page moves there and keeps the reader's inputs.
+     Material's instant navigation rewrites a link's attribute to an absolute URL without the
+     query ("#estimate" becomes ".../calculator/#estimate") and loads it, which booted the
+     calculator from its defaults: the numbers the reader had typed were gone. Capture phase,
+     before Material's own click handler; other pages and modified clicks are left alone. */
+  function samePageLink(e) {
+    var a = e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || !a.hash || e.defaultPrevented || e.button || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    if (!document.querySelector("[data-tn-calc]")) return;
+    var url = new URL(a.href, location.href);
+    if (url.origin !== location.origin || url.pathname !== location.pathname) return;
+    var target = document.getElementById(decodeURIComponent(url.hash.slice(1)));
+    if (!target) return;
+    e.preventDefault();
+    e.stopPropagation();
+    history.replaceState(history.state, "", location.search + url.hash);
+    if (!target.hasAttribute("tabindex") && !target.matches("a[href], button, input, select, textarea")) target.setAttribute("tabindex", "-1");
+    target.scrollIntoView();
+    target.focus({ preventScroll: true });
+  }
+  document.addEventListener("click", samePageLink, true);
 
   function boot() {
     Array.prototype.forEach.call(document.querySelectorAll("[data-tn-calc]"), function (root) {
