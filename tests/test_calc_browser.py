@@ -144,9 +144,11 @@ def open_calculator(tab: SharedTab, base: str, query: dict[str, str], *, width: 
     return page, tab.errors
 
 
-SWEPT_CASES = ("lora-site-accounting",)
+SWEPT_CASES = ("lora-site-accounting", "fireworks-episode", "ppo-full")
 """Cases another case covers (``lora-site-accounting-rank-dmodel`` sets the same accounting
-with more): `make test-sweep`'s (.ci/run runs it too)."""
+with more; the Fireworks and PPO presets: ``moe-multiturn-cache-overrides`` prices several
+turns and more, ``lora-site-accounting-rank-dmodel`` PPO's critic): `make test-sweep`'s (.ci/run
+runs it too)."""
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.sweep) if c in SWEPT_CASES

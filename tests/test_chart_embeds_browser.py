@@ -135,7 +135,7 @@ def no_js_tabs(browser) -> Iterator[ReusedTab]:
     tab.close()
 
 
-@pytest.mark.parametrize("width", [360, 768, 1200])
+@pytest.mark.parametrize("width", [360, pytest.param(768, marks=pytest.mark.sweep), 1200])
 @pytest.mark.parametrize("chart", ["comparison", "algorithm"])
 def test_snippet_on_a_host_that_blocks_scripts_shows_the_whole_chart(
         tabs: ReusedTab, base_url: str, built_site: BuiltSite, host, width: int,  # noqa: F811

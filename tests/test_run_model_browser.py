@@ -53,7 +53,13 @@ def cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, A
     return json.loads(capsys.readouterr().out)["quantities"]
 
 
-@pytest.mark.parametrize("case", list(CASES))
+SWEPT = ("moe-full-ft", "opd-teacher-dpo-offline", "dpo-offline")
+"""Cases whose inputs test_calc_browser's parity cases also set (a mixture of experts, a
+teacher, offline DPO): `make test-sweep`'s (.ci/run runs it too), outside make test's 3 minutes."""
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.sweep) if c in SWEPT else c
+                                  for c in CASES])
 def test_browser_equals_estimate_json(calc_tab: SharedTab, site_server: str,  # noqa: F811
                                       capsys: pytest.CaptureFixture[str], case: str) -> None:
     args, query = CASES[case]
