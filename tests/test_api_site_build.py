@@ -22,6 +22,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.build
+@pytest.mark.sweep  # a second whole build (shared with test_site_build): .ci/run's group
 def test_two_site_builds_write_identical_api_trees_with_every_file(built_site: BuiltSite) -> None:
     first = tree(built_site.root / "api")
     second = tree(second_build().root / "api")

@@ -152,7 +152,17 @@ def phone(tab: Tab) -> Phone:
     return Phone(tab)
 
 
-@pytest.mark.parametrize("path", PAGES)
+SWEPT = ("tinker/",)
+"""The longest page to read at phone size (its many price tables), `make test-sweep`'s (.ci/run
+runs it too): the other pages hold the same table boxes."""
+
+
+def kept(paths: tuple[str, ...]) -> list[Any]:
+    """``paths`` as parameters, ``SWEPT`` ones in the sweep group."""
+    return [pytest.param(p, marks=pytest.mark.sweep) if p in SWEPT else p for p in paths]
+
+
+@pytest.mark.parametrize("path", kept(PAGES))
 def test_wide_tables_show_a_cue_at_390_px(phone: Phone, path: str) -> None:
     seen = phone(path)
     wide = [b for b in seen.boxes if b["wide"]]
@@ -163,7 +173,7 @@ def test_wide_tables_show_a_cue_at_390_px(phone: Phone, path: str) -> None:
     assert state["overflow"] <= 0 and state["wide"] == [], state
 
 
-@pytest.mark.parametrize("path", KEYBOARD_PAGES)
+@pytest.mark.parametrize("path", kept(KEYBOARD_PAGES))
 def test_the_box_that_scrolls_is_keyboard_reachable_and_named(phone: Phone, path: str) -> None:
     """Focused, the first wide box scrolls on ArrowRight, and it scrolls the whole table."""
     seen = phone(path)

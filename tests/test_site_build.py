@@ -435,6 +435,7 @@ def test_ids_are_unique_on_each_page(built_site: BuiltSite, catalog: Catalog) ->
         assert len(ids) == len(set(ids)), (page, sorted({i for i in ids if ids.count(i) > 1}))
 
 
+@pytest.mark.sweep  # a second whole build (shared with test_api_site_build): .ci/run's group
 def test_two_builds_render_byte_identical_pages(built_site: BuiltSite,
                                                 catalog: Catalog) -> None:
     """The session's build against a second one of the same commit (shared with the API
