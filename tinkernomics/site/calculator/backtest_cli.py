@@ -20,6 +20,7 @@ from typing import Any
 from tinkernomics.derived.calculator import backtest, heldout
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.calculator.estimate_cli import valid_catalog
+from tinkernomics.site.calculator.formatting import fmt_value
 
 
 def as_json(rows: list[backtest.Row]) -> dict[str, Any]:
@@ -32,7 +33,9 @@ def as_json(rows: list[backtest.Row]) -> dict[str, Any]:
 
 
 def _hours(value: float | None) -> str:
-    return "–" if value is None else f"{value:,.0f}"
+    """GPU-hours as the Back-test page writes them (about three significant digits below a
+    hundred: a run of a fraction of an hour is not 0)."""
+    return fmt_value("hours", value)
 
 
 def print_table(rows: list[backtest.Row]) -> None:

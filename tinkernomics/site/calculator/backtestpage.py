@@ -25,7 +25,7 @@ from tinkernomics.catalog.models.runs import PublishedRun
 from tinkernomics.derived.calculator import backtest, heldout, ids, spread, timing
 from tinkernomics.derived.calculator.estimate import backtest_rows
 from tinkernomics.site.api import backtest as backtest_api
-from tinkernomics.site.calculator.formatting import fmt_number
+from tinkernomics.site.calculator.formatting import fmt_number, fmt_value
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import prose_inline
 from tinkernomics.site.pages.views.kinds import entry_anchor, entry_page
@@ -38,10 +38,6 @@ OUTSIDE = 2.0
 
 def _ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}×"
-
-
-def _hours(value: float | None) -> str:
-    return "–" if value is None else fmt_number(round(value))
 
 
 def _settings(catalog: Catalog, run: PublishedRun) -> str:
@@ -66,7 +62,8 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
         "name": run.name, "id": r.run,
         "entry": links.to(entry_page("run", r.run), entry_anchor("run", r.run)),
         "hardware": hw.name, "settings": _settings(catalog, run),
-        "estimate": _hours(r.estimate_gpu_hours), "actual": _hours(r.actual_gpu_hours),
+        "estimate": fmt_value("hours", r.estimate_gpu_hours),
+        "actual": fmt_value("hours", r.actual_gpu_hours),
         "actual_status": actual.status.value, "ratio": _ratio(r.ratio),
         "source": ref.title if ref else actual.source,
         "source_url": str(ref.url) if ref and ref.url else "",
@@ -76,7 +73,7 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
         "outside": r.scored and outside(r.ratio),
         "scored": r.scored,
         "readings": [{"label": p.label, "why": prose_inline(p.why),
-                      "estimate": _hours(p.estimate_gpu_hours),
+                      "estimate": fmt_value("hours", p.estimate_gpu_hours),
                       "ratio": _ratio(r.reading_ratio(p))} for p in r.readings],
         "stages": [{"label": s.label or f"stage {i + 1}",
                     "href": links.to(CALCULATOR) + "?" + urlencode(q, safe=":")}
