@@ -58,6 +58,7 @@ def _raise(code: int) -> Callable[..., None]:
     return fail
 
 
+@pytest.mark.sweep  # a failure path of the build's tooling: .ci/run's group
 def test_a_cache_folder_that_cannot_be_made_warns_once_and_the_images_are_placed(
         catalog: Catalog, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     blocker = tmp_path / "not-a-folder"
@@ -69,6 +70,7 @@ def test_a_cache_folder_that_cannot_be_made_warns_once_and_the_images_are_placed
     assert "cannot be written" in line and "without caching" in line and "\n" not in line
 
 
+@pytest.mark.sweep  # a failure path of the build's tooling: .ci/run's group
 def test_a_full_disk_leaves_no_temporary_file(catalog: Catalog, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch,
                                              caplog: pytest.LogCaptureFixture) -> None:

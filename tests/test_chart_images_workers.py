@@ -137,6 +137,7 @@ def test_cancel_stops_the_workers_and_prune_clears_what_they_left(
     assert not stale.exists() and fresh.exists()
 
 
+@pytest.mark.sweep  # a failure path of the build's tooling: .ci/run's group
 def test_a_new_build_stops_the_workers_of_one_that_failed(
         catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         gate: threading.Event) -> None:
@@ -187,6 +188,7 @@ raise SystemExit(3)  # a build that failed before waiting for its images
 """
 
 
+@pytest.mark.sweep  # a failure path of the build's tooling: .ci/run's group
 def test_a_build_that_raises_exits_after_the_images_being_drawn(tmp_path: Path) -> None:
     """Not after its whole queue (120 images of 1 s): only the one each worker is drawing."""
     import subprocess
