@@ -158,26 +158,35 @@ def file_key(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Auto-mark builds and browser tests (before ``-m`` deselects: conftest hooks run before
-    pytest's own); 1,000-entry checks run only when asked for (`make test-scale`). Tests that
-    need no site run first (file by file, in their order), so the session's site builds in the
-    background meanwhile. Then the files that need one, longest first by the last runs' times
-    (``FILE_SECONDS``; files without a time last, in their order): two workers then finish
-    together rather than one waiting while the other runs a long file it was handed last."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Any:
+    """Auto-mark builds and browser tests before ``-m`` deselects (pytest's own hook runs
+    inside this wrapper); 1,000-entry checks run only when asked for (`make test-scale`).
+    Then, on what is left (a file whose only build is in another group needs no site):
+    ``order_items``."""
     for item in items:
         auto_mark(item)
+    if "scale" not in (config.option.markexpr or ""):
+        skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
+        for item in items:
+            if item.get_closest_marker("scale"):
+                item.add_marker(skip)
+    result = yield
+    order_items(config, items)
+    return result
+
+
+def order_items(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that need no site run first (file by file, in their order), so the session's site
+    builds in the background meanwhile. Then the files that need one, longest first by the
+    last runs' times (``FILE_SECONDS``; files without a time last, in their order): two
+    workers then finish together rather than one waiting while the other runs a long file it
+    was handed last."""
     building = {item.path for item in items if needs_a_site(item)}
     seconds = file_seconds(config)
     items.sort(key=lambda item: (item.path in building,  # stable: keeps each file's order
                                  -seconds.get(file_key(item.nodeid), 0.0) if item.path in building
                                  else 0.0))
-    if "scale" in (config.option.markexpr or ""):
-        return
-    skip = pytest.mark.skip(reason="1,000-entry check: run with `make test-scale`")
-    for item in items:
-        if item.get_closest_marker("scale"):
-            item.add_marker(skip)
 
 
 _ran: dict[str, float] = {}
