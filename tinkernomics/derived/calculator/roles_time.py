@@ -8,21 +8,31 @@ optimizer step, the colocated sampler's wake-up). Expressions over the graph's n
 from __future__ import annotations
 
 
+def layers_width(name: str) -> str:
+    """Layers × attention width of the model ``name`` (heads × head size, else its width):
+    what attention's FLOPs a token scale with, for the policy (``model``) and each role."""
+    return f"{name}.layers * coalesce({name}.heads * {name}.head_dim, {name}.d_model)"
+
+
 def attention(role: str, seq: str) -> str:
     """Attention's training FLOPs a token of a critic or reward model: its own shape where the
     link names its model, else the policy's (its size is then the policy's too)."""
-    width = f"coalesce({role}.heads * {role}.head_dim, {role}.d_model)"
-    policy = "model.layers * coalesce(model.heads * model.head_dim, model.d_model)"
-    return f"(6.0 * coalesce({role}.layers * {width}, {policy}, 0.0) * {seq})"
+    return f"(6.0 * coalesce({layers_width(role)}, {layers_width('model')}, 0.0) * {seq})"
+
+
+def train_mfu(total: str, active: str) -> str:
+    """The training utilisation of a model of ``total`` parameters, ``active`` a token: the
+    reader's ``mt``, else ``TRAIN_MFU_MAX`` scaled down for small models (``TRAIN_HALF_PARAMS``)
+    and for a mixture of experts (``MOE_TRAIN_FACTOR``). The policy's and every role's rule."""
+    c = "const.time"
+    return (f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * {total} / ({total} + "
+            f"{c}.train_half_params) * (1.0 if {active} >= {total} else {c}.moe_train_factor))")
 
 
 def sized_mfu(p: str) -> list[tuple[str, str]]:
     """The training utilisation of a critic and a reward model at their own sizes (the
-    policy's rule, ``mfu_train``, over their parameters; the reader's ``mt`` sets all)."""
-    c = "const.time"
-    return [(f"mfu_{role}", f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * "
-                            f"p.{role}_total / (p.{role}_total + {c}.train_half_params) * (1.0 "
-                            f"if p.{role}_active >= p.{role}_total else {c}.moe_train_factor))")
+    policy's rule, ``train_mfu``, over their parameters; the reader's ``mt`` sets all)."""
+    return [(f"mfu_{role}", train_mfu(f"p.{role}_total", f"p.{role}_active"))
             for role in ("critic", "reward")]
 
 

@@ -293,8 +293,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
 def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     c = "const.time"
     seq = "tokens.sequence_per_episode"
-    attention = (f"(6.0 * coalesce(model.layers * coalesce(model.heads * model.head_dim, "
-                 f"model.d_model), 0.0) * {seq})")
+    attention = f"(6.0 * coalesce({roles_time.layers_width('model')}, 0.0) * {seq})"
     forward = f"(2.0 * p.active + {attention} / 3.0)"
     train_tokens = f"run.prompts * run.G * {seq}"
     recompute = "(4.0 / 3.0 if run.ac == 2 else 1.0)"
@@ -304,9 +303,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
-        ("mfu_train", f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * p.total / "
-                      f"(p.total + {c}.train_half_params) * (1.0 if p.active >= p.total else "
-                      f"{c}.moe_train_factor))"),
+        ("mfu_train", roles_time.train_mfu("p.total", "p.active")),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
                     f"({p}.train_gpus * {peak})"),
