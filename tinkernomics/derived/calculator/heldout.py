@@ -62,6 +62,12 @@ priced the nine runs of two RL-systems sources added there, NeMo-Aligner's PPO s
 Table 1), with ``tinkernomics backtest --json`` run on the branch after the runs were added
 (commit 61f8ff1, catalog files only) and before anything else was changed."""
 
+_EE3 = "ee3f0b4"
+"""The main-branch commit whose time model priced the held-out runs added by heldout42c on
+2026-12-07 (X-R1's three GRPO runs on 4 RTX 3090, ...): the branch changed no model code, so
+``tinkernomics backtest --json`` on it, run after each batch of runs was added and before anything
+else was changed, is ee3f0b4's model."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -100,6 +106,9 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("deepspeed-chat-opt-13b-a100-80gb-64", 2.986, _SYS, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-66b-a100-80gb-8", 2.682, _SYS, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-66b-a100-80gb-64", 2.254, _SYS, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-0.5b-rtx3090", 3.619, _EE3, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-1.5b-rtx3090", 2.236, _EE3, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-3b-rtx3090", 1.839, _EE3, "2026-12-07"),
 )
 
 WITHIN = 2.0
