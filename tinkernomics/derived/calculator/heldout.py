@@ -109,6 +109,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("x-r1-qwen2.5-0.5b-rtx3090", 3.619, _EE3, "2026-12-07"),
     FirstSight("x-r1-qwen2.5-1.5b-rtx3090", 2.236, _EE3, "2026-12-07"),
     FirstSight("x-r1-qwen2.5-3b-rtx3090", 1.839, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-fsdp2-colocate-sync", 2.252, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-fsdp2-4-12-async", 2.424, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-colocate-sync", 2.415, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-4-12-async", 2.227, _EE3, "2026-12-07"),
 )
 
 WITHIN = 2.0
