@@ -113,6 +113,13 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-fsdp2-4-12-async", 2.424, _EE3, "2026-12-07"),
     FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-colocate-sync", 2.415, _EE3, "2026-12-07"),
     FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-4-12-async", 2.227, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-h100-32", 0.826, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-64", 0.678, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-deepseek-v3-h100-512-async", 0.696, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-h100-256-async", 0.807, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-deepseek-v3-gb200-256-async", 0.706, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-128-async", 0.385, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-gb200-16-async", 0.341, _EE3, "2026-12-07"),
 )
 
 WITHIN = 2.0
