@@ -62,6 +62,14 @@ priced the nine runs of two RL-systems sources added there, NeMo-Aligner's PPO s
 Table 1), with ``tinkernomics backtest --json`` run on the branch after the runs were added
 (commit 61f8ff1, catalog files only) and before anything else was changed."""
 
+_EE3 = "ee3f0b4"
+"""Main's head when heldout42c branched (2026-12-07): its time model, unchanged on that branch,
+priced the fourteen runs added there from three sources, each batch with ``tinkernomics backtest
+--json`` run after its runs were added and before anything else was changed: X-R1's three GRPO
+runs on 4 RTX 3090 (its README's results table), the four runs of verl's one-step-off page on
+16 H20 (docs/advance/one_step_off.md) and the seven NeMo RL v0.6 performance rows the catalog did
+not yet hold (docs/about/performance-summary.md)."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -100,6 +108,23 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("deepspeed-chat-opt-13b-a100-80gb-64", 2.986, _SYS, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-66b-a100-80gb-8", 2.682, _SYS, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-66b-a100-80gb-64", 2.254, _SYS, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-0.5b-rtx3090", 3.619, _EE3, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-1.5b-rtx3090", 2.236, _EE3, "2026-12-07"),
+    FirstSight("x-r1-qwen2.5-3b-rtx3090", 1.839, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-fsdp2-colocate-sync", 2.252, _EE3,
+               "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-fsdp2-4-12-async", 2.424, _EE3, "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-colocate-sync", 2.415, _EE3,
+               "2026-12-07"),
+    FirstSight("verl-one-step-off-qwen2.5-math-7b-h20-megatron-4-12-async", 2.227, _EE3,
+               "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-h100-32", 0.826, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-64", 0.678, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-deepseek-v3-h100-512-async", 0.696, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-h100-256-async", 0.807, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-deepseek-v3-gb200-256-async", 0.706, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-235b-gb200-128-async", 0.385, _EE3, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-gb200-16-async", 0.341, _EE3, "2026-12-07"),
 )
 
 WITHIN = 2.0
