@@ -97,6 +97,18 @@ CONSTANTS: tuple[Constant, ...] = (
              "expert dispatch (all-to-all), the router and small per-expert matrix products "
              "keep a mixture of experts further from the peak than a dense model of its "
              "active size, even with the experts force-balanced"),
+    Constant("expert_loop_factor", 0.123, "Share of its training utilisation a mixture of "
+             "experts keeps when the learner loops over the experts",
+             "measured: ms-swift's Megatron-SWIFT quick start (docs/source_en/Megatron-SWIFT/"
+             "Quick-start.md at commit 3602360a5, lines 250-269) times full-parameter training "
+             "at 8K context on A800s under Megatron-LM and under DeepSpeed ZeRO-3 over Hugging "
+             "Face transformers: the MoE Qwen3-30B-A3B takes 9.6 s/it against 91.2 s/it (16 "
+             "GPUs), the dense Qwen2.5-14B 9.04 against 10.56 (8 GPUs); the note on line 265 "
+             "puts the MoE's slowdown on transformers < 5.0 (\"In transformers>5.0, training can "
+             "be accelerated by using --experts_impl grouped_mm\"). The MoE's ratio over the "
+             "dense one's, (9.6 / 91.2) × (10.56 / 9.04) = 0.123, is what the expert loop costs "
+             "beyond moe_train_factor (measured on Megatron, whose grouped GEMM it stands "
+             "for); a run states it with expert_loop, the link with el"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
     Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
