@@ -44,7 +44,10 @@ multiplied by the steps:
   every frozen scorer (reference, teacher, reward model) and a critic add their passes.
   Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
   ``train_half_params``), and a mixture of experts reaches ``MOE_TRAIN_FACTOR`` of it
-  (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs).
+  (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs), and
+  ``EXPERT_LOOP_FACTOR`` of that when the learner runs the experts one at a time (``el``, a
+  run's ``expert_loop``: Hugging Face transformers before 5.0; ms-swift's measured Megatron
+  against DeepSpeed timing). The rule is ``roles_time.train_mfu``.
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
