@@ -168,6 +168,11 @@ class PublishedRun(StrictModel):
                                    "with its longest completion (no continuous batching; e.g. "
                                    "NeMo-Aligner's TensorRT-LLM rollout loop); say where in "
                                    "`notes`.")
+    expert_loop: bool = Field(
+        default=False, description="True if the learner runs a mixture of experts' experts one "
+                                   "by one (Hugging Face transformers before 5.0 under FSDP or "
+                                   "DeepSpeed), not as one grouped GEMM (Megatron); say where "
+                                   "in `notes`.")
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")

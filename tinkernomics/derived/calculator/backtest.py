@@ -1,15 +1,16 @@
 """The back-test (pipeline step 5): every published run's estimate beside what it used.
 
 Each stage of a ``run`` entry (``catalog/runs/``) becomes a calculator link (``query``): its
-model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion
-lengths, turns and environment time, synchronous or not, full fine-tuning or LoRA, with the
-prefix cache on (vLLM's default, which the runs' samplers use), and the sampler engine's
-tensor parallelism, sequence cap and CUDA graphs, the rollouts sampled per rollout trained on
-(``oversampling``: a run's stated value replaces the algorithm's typical one, e.g. DAPO's
-dynamic sampling off), whether an asynchronous sampler hands over whole batches, whether the
-trainer takes the sampler's log-probs as the old policy's (no log-prob pass of its own) and what
-the learner offloads to the CPU, where the run states them. The estimate's ``self.gpu_hours``
-summed over the stages is set beside the run's ``actual_gpu_hours``: ratio = estimate ÷ actual.
+model, algorithm, GPU, GPU count, steps, prompts, G, prompt, mean and capped completion lengths,
+turns and environment time, synchronous or not, full fine-tuning or LoRA, with the prefix cache
+on (vLLM's default, which the runs' samplers use), and the sampler engine's tensor parallelism,
+sequence cap and CUDA graphs, the rollouts sampled per rollout trained on (``oversampling``: a
+run's stated value replaces the algorithm's typical one, e.g. DAPO's dynamic sampling off),
+whether an asynchronous sampler hands over whole batches, whether the trainer takes the
+sampler's log-probs as the old policy's (no log-prob pass of its own), whether the learner loops
+over a mixture of experts' experts and what it offloads to the CPU, where the run states them.
+The estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
+``actual_gpu_hours``: ratio = estimate ÷ actual.
 ``summary`` gives the geometric mean and the spread the calculator states beside every
 self-hosted figure. The rows come from the catalog only: the same code back-tests a run added
 tomorrow. No constant is chosen per run.
@@ -74,6 +75,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.rollout_logprobs"] = "1"
     if run.sequential_batches:
         found["run.static_batches"] = "1"
+    if run.expert_loop:
+        found["run.expert_loop"] = "1"
     for part in run.cpu_offload:
         found[f"run.offload_{part.value}"] = "1"
     if run.critic_model is not None:

@@ -23,10 +23,15 @@ def attention(role: str, seq: str) -> str:
 def train_mfu(total: str, active: str) -> str:
     """The training utilisation of a model of ``total`` parameters, ``active`` a token: the
     reader's ``mt``, else ``TRAIN_MFU_MAX`` scaled down for small models (``TRAIN_HALF_PARAMS``)
-    and for a mixture of experts (``MOE_TRAIN_FACTOR``). The policy's and every role's rule."""
+    and for a mixture of experts (``MOE_TRAIN_FACTOR``, measured on Megatron's grouped GEMM;
+    a learner that loops over the experts, ``el``, a run's ``expert_loop``: Hugging Face
+    transformers before 5.0 under FSDP or DeepSpeed, keeps ``EXPERT_LOOP_FACTOR`` of that).
+    The policy's and every role's rule."""
     c = "const.time"
+    moe = (f"{c}.moe_train_factor * (1.0 - run.expert_loop * (1.0 - "
+           f"{c}.expert_loop_factor))")
     return (f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * {total} / ({total} + "
-            f"{c}.train_half_params) * (1.0 if {active} >= {total} else {c}.moe_train_factor))")
+            f"{c}.train_half_params) * (1.0 if {active} >= {total} else {moe}))")
 
 
 def sized_mfu(p: str) -> list[tuple[str, str]]:

@@ -1,0 +1,158 @@
+"""The time model's constants (pipeline step 5): each one's value and basis, and the grid the fit
+searches. ``timing`` turns them into the graph's ``const.time.<key>`` quantities
+(``timing.constant_quantities``, which reads ``timing.CONSTANTS``, so the benchmark's fit can
+replace them there); ``figures`` lists them with their basis on the Back-test page. Every value is
+physics, a framework default, a measurement with its source, or fitted on the published runs of
+``catalog/runs/`` (``benchmarks/bench_backtest.py --fit`` prints the fit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One constant of the time model: its value and where it comes from."""
+
+    key: str
+    value: float
+    label: str
+    basis: str
+
+
+CONSTANTS: tuple[Constant, ...] = (
+    Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
+             "vLLM's default gpu_memory_utilization (0.9)"),
+    Constant("max_num_seqs", 256.0, "Sequences a sampler engine decodes at once, at most",
+             "vLLM's default max_num_seqs: 256 for its V0 engine (1,024 for V1), "
+             "vllm/engine/arg_utils.py EngineArgs.__post_init__ at commit 001999d "
+             "(`self.max_num_seqs = 256 if not envs.VLLM_USE_V1 else 1024`); a run states "
+             "its own (AReaL v0.1's scripts set 128)"),
+    Constant("eager_layer_s", 0.0005, "Seconds a layer adds to a decode iteration without "
+             "CUDA graphs",
+             "fitted on the published runs (bench_backtest.py --fit, the grid's best), seven of "
+             "which decode without CUDA graphs: AReaL v0.1 on one node (vLLM's enforce_eager), "
+             "Open-RS (TRL's vllm_enforce_eager) and DeepScaleR, DeepCoder and SimpleRL-Zoo's "
+             "three (verl's rollout default, enforce_eager: True). 0.5 ms a layer: the launch "
+             "and PyTorch dispatch of a layer's 20-30 kernels at some 20 microseconds each, "
+             "which CUDA graphs replay in one launch"),
+    Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
+             "assumption: tensor parallelism is raised until the weights fill at most half "
+             "of the memory, as RL stacks size their samplers"),
+    Constant("bandwidth_efficiency", 0.7, "Memory bandwidth reached in decode",
+             "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
+    Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
+             "assumption: large-batch decode reaches half the dense peak"),
+    Constant("decode_floor", 0.015, "Shortest decode iteration, seconds",
+             "fitted on the published runs (catalog/runs/; bench_backtest.py --fit, whose grid's "
+             "best it is over the 43 scored runs of 2026-12-06; 12.5 ms over the 33 before the "
+             "NeMo RL v0.6 and SkyRL runs were added): the engine's own time per iteration "
+             "with CUDA graphs (scheduling, "
+             "sampling, output processing, tensor-parallel all-reduces), which bounds decode "
+             "once each engine's batch is capped (max_num_seqs). AReaL v0.1's runs, whose "
+             "engines decode at most 128 sequences over 1-4 GPUs, measure about 20 ms an "
+             "iteration (the 16-node 7B log: 2,124 s a step of some 72,000 iterations), and "
+             "AReaL v0.2's at 128 GPUs, whose steps wait for a 27,648-token tail, bound it "
+             "near 13 ms while the tail's iterations were timed by it (they now have their "
+             "own, tail_floor; refitted with it, this floor is kept: see tail_floor). The "
+             "magnitude is the engine's CPU work: vLLM's v0.6.0 blog "
+             "(blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
+             "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
+             "serving time on one H100. Left out, AReaL v0.1's runs are fitted 5 ms by the "
+             "others"),
+    Constant("tail_floor", 0.01, "Shortest decode iteration of a synchronous step's tail, "
+             "seconds",
+             "fitted on the 47 scored published runs of 2026-12-06 with the other constants at "
+             "their values (bench_backtest.py; sum of squared log ratios 7.65 at 5 ms, 7.13 at "
+             "7.5, 6.93 at 10, 6.96 at 12.5, 7.14 at 15, which also put the two synchronous "
+             "verl Qwen2.5-Math-7B runs on H20 back above 2x). The whole grid's best "
+             "(bench_backtest.py --fit: decode_floor 20 ms and step_seconds 40, both at the "
+             "grid's edge, with this floor at 5 ms; loss 6.72) leaves three runs outside 2x "
+             "against one here, so the earlier fit of the others is kept. Past the mean length a "
+             "synchronous step decodes its last, longest completions almost alone: an "
+             "iteration reads the weights (and that sequence's cache) once at the GPU's "
+             "bandwidth and pays the engine's fixed work, this floor, without the per-sequence "
+             "sampling and output processing that make decode_floor at a full batch. A model "
+             "whose weights take longer to read than the floor (a 32B's 64 GB on an H100: "
+             "about 27 ms) is timed by its weights; a small one by the floor, not by a full "
+             "batch's iteration"),
+    Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
+             "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
+             "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
+             "trading against the run overhead (bench_backtest.py --fit prints the grid's "
+             "losses). DeepSeek-V3's pre-training reached 35% of the H800's BF16 peak; small "
+             "models reach far less (train_half_params)"),
+    Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
+             "fitted on the published runs: small models train far below the peak"),
+    Constant("moe_train_factor", 0.41, "Share of a dense model's training utilisation a "
+             "mixture-of-experts model reaches",
+             "measured: NVIDIA's Megatron-Bridge performance summary (docs/fern/versions/0.4.2/"
+             "pages/performance-summary.mdx at commit 551e05b, the 26.04.01 container) gives "
+             "model TFLOP/s per GPU of pre-training on the same system and precision: on "
+             "DGX-H100 in FP8, Qwen3-30B-A3B 206 and Qwen3-235B-A22B 253 against Llama 3 70B's "
+             "731 (lines 95, 105, 54); on DGX-GB200 in MXFP8, DeepSeek-V3 1,106, Qwen3-30B-A3B "
+             "599 and Qwen3-235B-A22B 840 against Llama 3 70B's 1,664 (lines 73, 92, 102, 52). "
+             "The five ratios (0.28, 0.35, 0.66, 0.36, 0.50) have a geometric mean of 0.41: "
+             "expert dispatch (all-to-all), the router and small per-expert matrix products "
+             "keep a mixture of experts further from the peak than a dense model of its "
+             "active size, even with the experts force-balanced"),
+    Constant("expert_loop_factor", 0.123, "Share of its training utilisation a mixture of "
+             "experts keeps when the learner loops over the experts",
+             "measured: ms-swift's Megatron-SWIFT quick start (docs/source_en/Megatron-SWIFT/"
+             "Quick-start.md at commit 3602360a5, lines 250-269) times full-parameter training "
+             "at 8K context on A800s under Megatron-LM and under DeepSpeed ZeRO-3 over Hugging "
+             "Face transformers: the MoE Qwen3-30B-A3B takes 9.6 s/it against 91.2 s/it (16 "
+             "GPUs), the dense Qwen2.5-14B 9.04 against 10.56 (8 GPUs); the note on line 265 "
+             "puts the MoE's slowdown on transformers < 5.0 (\"In transformers>5.0, training can "
+             "be accelerated by using --experts_impl grouped_mm\"). The MoE's ratio over the "
+             "dense one's, (9.6 / 91.2) × (10.56 / 9.04) = 0.123, is what the expert loop costs "
+             "beyond moe_train_factor (measured on Megatron, whose grouped GEMM it stands "
+             "for); a run states it with expert_loop, the link with el"),
+    Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
+             "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
+    Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
+             "physics: PCIe 5.0 x16, 32 GT/s a lane (PCI-SIG's 5.0 signalling rate) × 16 lanes "
+             "× 128b/130b encoding ÷ 8 bits = 63 GB/s each way. The H100 SXM attaches over "
+             "PCIe Gen5 x16 (its datasheet's \"PCIe Gen5: 128GB/s\", both ways); that the "
+             "H800 and H20, Hopper parts like it, do too is unverified, and the A100's Gen4 "
+             "link is half of it: not yet a per-GPU figure of catalog/hardware/"),
+    Constant("cpu_adam_bytes", 28.0, "Host memory bytes an Adam step moves per parameter",
+             "physics: Adam reads the fp32 master weight, both moments and the gradient (16 "
+             "bytes) and writes the weight and both moments (12)"),
+    Constant("host_memory_gb_s", 10.0, "Host memory bandwidth a CPU optimizer reaches per "
+             "GPU, GB/s",
+             "unverified assumption: a two-socket DDR5 server's ~600 GB/s peak shared by its 8 "
+             "GPUs is 75 GB/s each; Megatron's CPU offload steps with PyTorch's own CPU AdamW, "
+             "which DeepSpeed's ZeRO-Offload tutorial (deepspeed.ai/tutorials/zero-offload) "
+             "states its fused CPU-Adam beats 5-7x, so about an eighth of the peak"),
+    Constant("step_seconds", 5.0, "Fixed seconds per step besides the optimizer step and "
+             "the sampler's wake-up",
+             "fitted on the 64 scored published runs of 2026-12-07 with the other constants at "
+             "their values (bench_backtest.py; sum of squared log ratios 29.11 at 0 s, 28.72 at "
+             "2.5, 28.61 at 5, 28.95 at 10, 30.84 at 20, the flat 20 s it replaces; at 5 s the "
+             "five DeepSpeed-Chat runs are within 2x, the Hugging Face cookbook's Qwen2-0.5B run "
+             "on one A100 falls from 5.7 to 3.0 and no run leaves 2x, while at 0 s Mini-R1 and "
+             "three NeMo RL v0.6 runs fall below 0.5). The whole grid's best (bench_backtest.py "
+             "--fit: decode_floor 20 ms at the grid's edge, run_overhead 0.4 and this remainder "
+             "at 0; loss 25.34) leaves seven runs outside 2x against four here, so the others "
+             "keep their earlier fit. What remains of a step's fixed work beside the optimizer "
+             "step and the sampler's wake-up (optimizer_s, wake_s): scheduling, reward calls"),
+    Constant("run_overhead", 0.25, "Evaluation, checkpoints and restarts",
+             "fitted on the scored published runs (the grid's best; 40% fitted before the "
+             "runs stated their sampler engines): the time a run spends beyond its training "
+             "steps, on evaluation, checkpoints and restarts"),
+)
+"""The time model's constants (``const.time.<key>`` in the graph)."""
+
+FITTED: dict[str, tuple[float, ...]] = {
+    "decode_floor": (0.01, 0.0125, 0.015, 0.02),
+    "tail_floor": (0.005, 0.01, 0.015),
+    "eager_layer_s": (0.00025, 0.0005, 0.001),
+    "train_mfu_max": (0.4, 0.5),
+    "step_seconds": (0.0, 2.5, 5.0, 10.0, 20.0),
+    "run_overhead": (0.25, 0.4),
+}
+"""The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants; it
+prints the best point over every catalog run and, leaving out one source's runs at a time,
+the ratios of the runs each fit never saw."""
