@@ -77,6 +77,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--static-batches", "run.static_batches", "1 if each sampler engine generates its share "
                                                "in sequential batches of --max-seqs, each "
                                                "waiting for its longest completion, else 0"),
+    ("--expert-loop", "run.expert_loop", "1 if the learner runs a mixture of experts' experts "
+                                         "one at a time (Hugging Face transformers < 5.0 "
+                                         "under FSDP or DeepSpeed), else 0"),
     ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
                                                      "on the CPU, else 0"),
     ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "

@@ -137,6 +137,9 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.static_batches", "Sampler batches", e["run.static_batches"],
                 [("0", "continuous: a finished sequence's slot takes the next"),
                  ("1", "sequential: each batch waits for its longest completion")]),
+        _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
+                [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
+                 ("1", "one expert at a time (Hugging Face transformers < 5.0)")]),
         *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
                   [("0", "no"), ("1", "yes: moved over the host link every step")])
           for part, label in (("optimizer", "optimizer state and step"),
