@@ -4,9 +4,12 @@ catalog text. Synthetic pages only; the anchors are read from ``docs/glossary.md
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
+import re._parser as sre_parse
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,16 +150,71 @@ def test_whole_article_search_links_what_a_search_of_each_text_links() -> None:
 
 
 def test_every_place_a_term_may_start_is_tried() -> None:
-    """The lower-cased search (``_starts``) finds every place any term's exact spelling starts,
+    """The lower-cased search (``_matches``) tries every place a term's exact spelling starts,
     at the article's offsets, in plain and non-ASCII articles (``İ`` lower-cases to two
-    characters: bytes lower-cased do not move an offset)."""
+    characters: bytes lower-cased do not move an offset), and yields each whole-word match."""
     rng = random.Random(4747)
     for _ in range(300):
         article = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 40)))
         exact = {at for needle in glossarylinks._NEEDLES for at in range(len(article))
-                 if article.startswith(needle, at)}
-        assert exact <= set(glossarylinks._starts(article)), article
-    assert glossarylinks._starts("İé critic MoE ≈ CRITIC") == [3, 10, 16]
+                 if article.startswith(needle, at) and glossarylinks._FINDER.match(article, at)
+                 and not (at and glossarylinks._WORDISH.match(article, at - 1))}
+        assert {start for start, _, _ in glossarylinks._matches(article, set())} == exact, article
+    found = list(glossarylinks._matches("İé critic MoE ≈ CRITIC critic", set()))
+    assert found == [(3, 9, "critic"), (10, 13, "moe"), (23, 29, "critic")]
+
+
+def test_a_search_stops_once_its_terms_are_linked() -> None:
+    """What the caller links leaves the search: a searched text whose terms are all done is not
+    looked for again (nor is any, once every term is)."""
+    done: set[str] = set()
+    starts = []
+    for start, _, anchor in glossarylinks._matches("critic MFU critic MFU", done):
+        starts.append(start)
+        done.add(anchor)
+    assert starts == [0, 7]
+    assert not list(glossarylinks._matches("MFU", {anchor for anchor, _ in glossarylinks.TERMS}))
+
+
+def _spellings(pattern: str) -> list[str]:
+    """Every text ``pattern`` matches, a repeat taken at most twice and ``\\d`` as ``1``."""
+    def expand(items: Any) -> list[str]:
+        outs = [""]
+        for op, value in items:
+            outs = [a + b for a in outs for b in one(str(op), value)]
+        return outs
+
+    def one(op: str, value: Any) -> list[str]:
+        if op == "LITERAL":
+            return [chr(value)]
+        if op == "IN":
+            return ["1" if str(o) == "CATEGORY" else chr(v) for o, v in value]
+        if op == "BRANCH":
+            return [text for branch in value[1] for text in expand(branch)]
+        if op == "SUBPATTERN":
+            return expand(value[-1])
+        low, high, sub = value
+        return ["".join(parts) for count in range(low, min(high, 2) + 1)
+                for parts in itertools.product(expand(sub), repeat=count)]
+    return expand(sre_parse.parse(pattern))
+
+
+def test_no_term_spelling_holds_another_searched_text() -> None:
+    """``_matches`` tries each place on its own, as a scan resuming after each match would,
+    only because no match can cover the start of a searched text: no spelling of a term holds
+    one past its first character (or starts one it would end in a word character)."""
+    assert "mixture-of-experts" in _spellings(r"MoE|[Mm]ixture[- ]of[- ]experts")
+    assert "mean@11" in _spellings(r"mean@(?:\d+|k)")
+    for _, pattern in glossarylinks.TERMS:
+        for spelled in _spellings(pattern):
+            low = spelled.lower()
+            for at in range(1, len(low)):
+                rest = low[at:]
+                for searched in glossarylinks._SEARCHED:
+                    text = searched.decode()
+                    covered = rest.startswith(text) or (
+                        text.startswith(rest) and not re.match(r"[\w@-]", text[len(rest)]))
+                    assert not covered, (spelled, text)
 
 
 def test_one_search_serves_the_spellings_of_a_term() -> None:

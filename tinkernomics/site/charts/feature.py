@@ -70,8 +70,10 @@ CHART_IMAGES_ENV = "TINKERNOMICS_CHART_IMAGES"
 
 @cache
 def _env() -> Environment:
+    # auto_reload off: the package's templates, not a stat of each file at every chart's page
     return Environment(loader=PackageLoader("tinkernomics.site.charts", "templates"),
-                       autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+                       autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True,
+                       auto_reload=False)
 
 
 def plotly_js_path() -> Path:

@@ -46,6 +46,7 @@ ENV = Environment(
     loader=ChoiceLoader([PackageLoader("tinkernomics.site.compare", "templates"),
                          PackageLoader("tinkernomics.site.pages", "templates")]),
     autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    auto_reload=False,  # the package's templates: no stat of each file at every column
 )
 ENV.globals.update(PARTIALS)
 ENV.globals.update(cells.GLOBALS)

@@ -18,7 +18,9 @@ the page already links to the glossary by hand is not linked again. A link is a 
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Iterator
 
 GLOSSARY_PAGE = "glossary/"
 """The Glossary page's site path (``docs/glossary.md`` with directory URLs)."""
@@ -193,18 +195,16 @@ def link_first_uses(page: str, rel_url: str) -> str:
 def _link_article(article: str, href: str, done: set[str]) -> str:
     """``article`` with the first prose use of each term not in ``done`` linked.
 
-    The terms' matches are found first, in the whole article (``_candidates``): a term holds no
+    The terms' matches are tried in the whole article, in order (``_matches``): a term holds no
     ``<`` or ``>``, so a match never spans a tag, and the matches lying in the article's texts
-    are the ones a search of each text finds. The article is then read only as far as a match
-    of a term still unlinked lies, to tell whether each such match sits in a tag or in a
-    skipped element (``_Reader``): an article whose terms are all linked or absent is not read
-    at all."""
-    found = _candidates(article, done)
+    are the ones a search of each text finds. The article is read only as far as a match of a
+    term still unlinked lies, to tell whether it sits in a tag or in a skipped element
+    (``_Reader``): an article whose terms are all linked or absent is not read at all."""
     out: list[str] = []
     copied = 0
     reader = _Reader(article)
-    for start, end, anchor in found:
-        if anchor in done or not reader.in_prose(start):
+    for start, end, anchor in _matches(article, done):
+        if not reader.in_prose(start):
             continue
         done.add(anchor)
         out.extend((article[copied:start], _link(href, anchor, article[start:end])))
@@ -247,14 +247,6 @@ class _Reader:
                 _track(tag, self.skipped)
 
 
-def _occurrences(text: bytes, needle: bytes) -> list[int]:
-    found, at = [], text.find(needle)
-    while at >= 0:
-        found.append(at)
-        at = text.find(needle, at + 1)
-    return found
-
-
 def _searched(spelled: tuple[str, ...]) -> tuple[bytes, ...]:
     """What to look for in a lower-cased article so as to find every place one of ``spelled``
     starts: each lower-cased, those with the first ``_SHARED`` characters in common as their
@@ -279,34 +271,51 @@ _SHARED = 5
 _SEARCHED = _searched(_NEEDLES)
 
 
-def _starts(article: str) -> list[int]:
-    """Every offset at which a needle starts, and perhaps others (where the finder then matches
-    nothing): the lower-cased needles' places in the article's bytes, every non-ASCII character
-    a ``?`` (one byte for one character: the offsets stay the article's) and the ASCII letters
-    lower-cased, one search each (a search of bytes is faster than of text)."""
-    low = article.encode("ascii", "replace").lower()
-    return sorted({at for needle in _SEARCHED for at in _occurrences(low, needle)})
+def _anchors_of(searched: bytes) -> frozenset[str]:
+    """The anchors of the terms a match where ``searched`` starts can be: those with a needle
+    that, lower-cased, starts with it or that it starts with (both start the same text)."""
+    return frozenset(anchor for anchor, pattern in TERMS for needle in needles(pattern)
+                     if needle.lower().encode("ascii").startswith(searched)
+                     or searched.startswith(needle.lower().encode("ascii")))
 
 
-def _candidates(article: str, done: set[str]) -> list[tuple[int, int, str]]:
-    """(start, end, anchor) of the finder's whole-word matches of terms not in ``done``, in
-    order: the matches its scan of ``article`` makes (each resumes after the last one), tried
-    only where a term's literal start may be (``needles``, ``_starts``)."""
+_SEARCHED_ANCHORS = tuple(_anchors_of(searched) for searched in _SEARCHED)
+
+
+def _matches(article: str, done: set[str]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, anchor) of the finder's whole-word matches of terms not in ``done`` (read
+    again at each step: the caller adds what it links), in order of their start.
+
+    A match is tried only where a term's literal start may be (``needles``): the places of the
+    lower-cased searched texts in the article's bytes, every non-ASCII character a ``?`` (one
+    byte for one character: the offsets stay the article's) and the ASCII letters lower-cased.
+    Each searched text is looked for one place at a time, the nearest first, and no longer once
+    every term it may start is in ``done`` (issue 47: most pages link most of their terms early,
+    and finding every place of every text was half the pass). No term's spelling holds another
+    searched text past its first character (``tests/test_glossary_links.py``), so a match never
+    covers a place where another starts, and each place is tried on its own."""
     if len(done) == len(TERMS):
-        return []
-    found: list[tuple[int, int, str]] = []
-    resume = 0
-    for start in _starts(article):
-        match = _FINDER.match(article, start) if start >= resume else None
-        if match is None:
+        return
+    low = article.encode("ascii", "replace").lower()
+    heap = [(at, i) for i, searched in enumerate(_SEARCHED)
+            if not _SEARCHED_ANCHORS[i] <= done and (at := low.find(searched)) >= 0]
+    heapq.heapify(heap)
+    while heap:
+        start, i = heap[0]
+        if _SEARCHED_ANCHORS[i] <= done:
+            heapq.heappop(heap)
             continue
-        resume = match.end()
-        if start and _WORDISH.match(article, start - 1):
-            continue  # inside a longer word: not the term
+        after = low.find(_SEARCHED[i], start + 1)
+        if after < 0:
+            heapq.heappop(heap)
+        else:
+            heapq.heapreplace(heap, (after, i))
+        match = _FINDER.match(article, start)
+        if match is None or (start and _WORDISH.match(article, start - 1)):
+            continue  # not a term here, or inside a longer word
         anchor = _ANCHORS[match.lastgroup or ""]
         if anchor not in done:
-            found.append((start, match.end(), anchor))
-    return found
+            yield start, match.end(), anchor
 
 
 def _link(href: str, anchor: str, text: str) -> str:
