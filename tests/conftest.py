@@ -56,9 +56,9 @@ def catalog() -> Any:
     """The real catalog (catalog/, checked with docs/ as the build does), loaded ONCE per session
     and shared by every test: treat it as read-only (copy it, as helpers_calc.with_toys does,
     before adding entries). Test real-catalog PROPERTIES with it, never today's numbers."""
-    from tinkernomics.catalog.loader import load_valid_catalog
+    from helpers_calc import real_catalog
 
-    return load_valid_catalog(REPO_ROOT / "catalog", docs_dir=REPO_ROOT / "docs")
+    return real_catalog()
 
 
 @pytest.fixture

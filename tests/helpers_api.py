@@ -27,6 +27,9 @@ FIXED_TIME = dt.datetime(2026, 7, 17, 12, 30, tzinfo=dt.UTC)
 
 @cache
 def catalog(name: str) -> Catalog:
+    if name == "real":  # the session's (helpers_calc.real_catalog, loaded once)
+        from helpers_calc import real_catalog
+        return real_catalog()
     return load_valid_catalog(CATALOGS[name])
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from conftest_site import REPO_ROOT, BuiltSite, run_mkdocs_build
+from helpers_calc import real_catalog
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import spec as charts
 
 _FIGURE = ("    unit: {unit}\n    status: reported\n    source: scalerl_khatri\n"
@@ -78,7 +78,7 @@ def charted_algorithm(site: Path) -> str:
 def chart_site_for(built_site: BuiltSite, tmp: Path) -> ChartSite:
     """The real site and its first fitted algorithm; else a site built from
     ``catalog_with_a_fit``."""
-    fitted = fitted_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+    fitted = fitted_ids(real_catalog())
     if fitted:
         return ChartSite(built_site, fitted[0])
     catalog, algorithm = catalog_with_a_fit(tmp / "catalog")

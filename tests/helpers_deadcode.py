@@ -19,6 +19,7 @@ functions a framework calls by convention in such a module. Docstrings are prose
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -241,13 +242,19 @@ def _texts() -> Iterator[str]:
                 yield path.read_text(encoding="utf-8", errors="replace")
 
 
+@functools.cache
+def _package() -> tuple[Module, ...]:
+    """The package's modules, parsed once for both scans (which only read them)."""
+    return tuple(_python(PACKAGE_DIRS))
+
+
 def package_unreached() -> list[str]:
     """The repository's top-level names that only tests (or nothing) use."""
-    return unreached(_python(PACKAGE_DIRS), _python(USER_DIRS), _texts())
+    return unreached(_package(), _python(USER_DIRS), _texts())
 
 
 def getattr_shims(modules: Iterable[Module] | None = None) -> list[str]:
     """Module-level ``__getattr__``/``__dir__``: names a module serves that no reader sees."""
-    return [f"{m.name}.{node.name}" for m in modules or _python(PACKAGE_DIRS)
+    return [f"{m.name}.{node.name}" for m in modules or _package()
             for node in m.tree.body
             if isinstance(node, ast.FunctionDef) and node.name in ("__getattr__", "__dir__")]

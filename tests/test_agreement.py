@@ -17,7 +17,6 @@ from helpers_calc import evaluate_ways
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.models.ways import Capability
 from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs as calc_inputs
@@ -59,11 +58,6 @@ def disagreements(algo: m.Algorithm) -> list[str]:
         found.append(f"memory_profile is {algo.memory_profile.value} but the roles held "
                      f"({', '.join(roles)}) make it {memory_tier(roles)}")
     return found
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(ROOT / "catalog")
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from conftest_site import SUB_PATH_URL, BuiltSite
-from helpers_api import REPO_ROOT
+from helpers_calc import real_catalog
 from helpers_site import second_build
 
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.api.files import data_last_changed, render_api
 from tinkernomics.site.api.version import API_MAJOR
 
@@ -30,7 +29,7 @@ def test_two_site_builds_write_identical_api_trees_with_every_file(built_site: B
     differing = [path for path in first if first[path] != second[path]]
     assert not differing, f"differ between two builds: {differing[:10]}"
     assert "index.html" in first  # the API page itself
-    catalog = load_valid_catalog(REPO_ROOT / "catalog")
+    catalog = real_catalog()
     expected = render_api(catalog, last_changed=data_last_changed(catalog.root),
                           site_url=SUB_PATH_URL)
     assert {f"{API_MAJOR}/{path}": body for path, body in expected.items()} == {

@@ -8,6 +8,7 @@ that the README and ARCHITECTURE.md describe as it is.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 from collections.abc import Callable
@@ -44,12 +45,18 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once for the file's tests (read, never changed)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path, name: str, modules: frozenset[str] = frozenset()) -> set[str]:
     """Every module ``name`` imports, at any depth (lazy imports inside functions included).
 
     ``from pkg import mod`` counts as importing ``pkg.mod`` (not ``pkg``) when that is a module.
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -143,7 +150,7 @@ def test_modules_stay_small() -> None:
 def test_functions_stay_short() -> None:
     long: list[str] = []
     for name, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length > MAX_FUNCTION_LINES:
@@ -153,7 +160,7 @@ def test_functions_stay_short() -> None:
 
 def test_every_module_says_where_it_sits() -> None:
     missing = [name for name, path in _modules().items()
-               if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+               if not ast.get_docstring(_tree(path))]
     assert not missing, f"modules without a docstring: {missing}"
 
 

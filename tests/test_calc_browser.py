@@ -344,7 +344,7 @@ def extended(monkeypatch_module: Any, catalog: Catalog) -> Catalog:
     monkeypatch_module.setattr(model, "tinker_lines", lambda: [*original_lines(), EGRESS_LINE])
     monkeypatch_module.setattr(resources, "break_even",
                                lambda: [*original_break_even(), PER_EPISODE])
-    return real_catalog()
+    return real_catalog.__wrapped__()  # a new object (not the session's): its own graph
 
 
 @pytest.fixture(scope="module")

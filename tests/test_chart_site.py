@@ -12,7 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from conftest_site import SUB_PATH_URL, BuiltSite
+from helpers_calc import real_catalog
 from helpers_chart_site import ChartSite, catalog_with_a_fit, chart_site_for, fitted_ids
 from test_chart_images import OEMBED_RICH_SCHEMA
 
@@ -72,7 +73,7 @@ def chart_site(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="module")
 def chart_ids() -> list[str]:
-    return charts.chart_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+    return charts.chart_ids(real_catalog())
 
 
 def test_every_chart_has_a_png_a_card_and_an_svg(built_site: BuiltSite,
@@ -105,7 +106,7 @@ def test_every_page_has_link_preview_tags_with_urls_that_exist(built_site: Built
 def test_chart_pages_show_the_charts_card_and_others_the_site_card(
         chart_site: ChartSite) -> None:
     site = chart_site.site.root
-    algorithm = load_valid_catalog(REPO_ROOT / "catalog").algorithms[chart_site.algorithm]
+    algorithm = real_catalog().algorithms[chart_site.algorithm]
     fitted = head_of(site / chart_site.page).meta
     assert fitted["og:image"] == f"{SUB_PATH_URL}embed/{chart_site.chart_id}/card.png"
     assert fitted["og:title"].startswith(algorithm.name)
@@ -118,7 +119,7 @@ def test_chart_pages_show_the_charts_card_and_others_the_site_card(
 def test_a_catalog_without_a_fit_gets_the_fixture_fit_charted(tmp_path: Path) -> None:
     """The fallback of ``chart_site`` (a catalog with no fitted algorithm): the copy is valid
     and charts the algorithm the fixture fit was given, which had no chart before."""
-    before = fitted_ids(load_valid_catalog(REPO_ROOT / "catalog"))
+    before = fitted_ids(real_catalog())
     copy, algorithm = catalog_with_a_fit(tmp_path / "catalog")
     assert algorithm not in before
     catalog = load_valid_catalog(copy)

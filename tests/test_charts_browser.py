@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_browser import NO_SEARCH_INDEX, start_server
+from helpers_calc import real_catalog
 from helpers_chart_site import ReusedTab
 from helpers_security import file_for
 
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import spec as charts
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -86,7 +86,7 @@ def base_url(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.fixture(scope="module")
 def fitted_count() -> int:
-    catalog = load_valid_catalog(REPO_ROOT / "catalog")
+    catalog = real_catalog()
     return sum(1 for a in catalog.algorithms.values() if a.scalerl is not None)
 
 

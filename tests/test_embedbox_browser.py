@@ -11,12 +11,12 @@ from pathlib import Path
 import helpers_cite as cite
 import helpers_embedbox as box
 import pytest
-from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
+from conftest_site import SUB_PATH_URL, BuiltSite
 from helpers_a11y import axe_violations, open_site
+from helpers_calc import real_catalog
 from helpers_chart_site import ReusedTab, charted_algorithm
 from test_charts_browser import TIMEOUT_MS, base_url  # noqa: F401
 
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.charts import embed, share
 from tinkernomics.site.charts import spec as charts
 
@@ -36,7 +36,7 @@ def tabs(browser) -> ReusedTab:
 def _chart(site: Path, chart_id: str) -> charts.Chart:
     """The chart as the build made it (its date read from its data file)."""
     data = json.loads((site / "embed" / chart_id / "data.json").read_text("utf-8"))
-    return charts.build_chart(load_valid_catalog(REPO_ROOT / "catalog"), chart_id,
+    return charts.build_chart(real_catalog(), chart_id,
                               date=data.get("date") or "")
 
 

@@ -4,9 +4,9 @@ catalog (bad input) and toy entries (memory): each fails on the old code."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers_catalog import estimate_reads_the_session_catalog
 from helpers_runs import TOY_8B, TOY_BIG, with_runs
 
 from tinkernomics.catalog.entries import Catalog
@@ -43,9 +43,12 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--offload-grads", "2"], "--offload-grads 2: must be between"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    # the repository's catalog (the fixture catalog has no formulas to estimate with); no
-    # figure of it is asserted
+                                          capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          catalog: Catalog) -> None:
+    # the repository's catalog (the fixture catalog has no formulas to estimate with), loaded
+    # once (the tests below load it as the command does); no figure of it is asserted
+    estimate_reads_the_session_catalog(monkeypatch, catalog)
     assert main(["estimate", *args]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and "Traceback" not in err
@@ -62,9 +65,7 @@ def test_json_keeps_the_named_quantities(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_an_algorithm_without_typical_g_says_it_lacks_g(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    from tinkernomics.catalog.loader import load_valid_catalog
-    catalog = load_valid_catalog(Path("catalog"))
+        capsys: pytest.CaptureFixture[str], catalog: Catalog) -> None:
     from tinkernomics.derived.calculator import semantics
 
     no_g = next((a for a, algo in sorted(catalog.algorithms.items())

@@ -3,9 +3,8 @@ model the newest list carries, on a fixture catalog with made-up models and list
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers_calc import real_catalog
 from helpers_catalog import copy_valid, write_file
 
 from tinkernomics.catalog.entries import Catalog
@@ -75,7 +74,7 @@ def test_the_readers_sentence(catalog: Catalog) -> None:
 def test_presets_use_models_the_newest_list_carries() -> None:
     """On the real catalog: every model a preset names, teacher included, is on the newest
     list, and no preset pins an older list (they opened on a stale list before)."""
-    real = load_valid_catalog(Path(__file__).resolve().parent.parent / "catalog")
+    real = real_catalog()
     for label, query in presets.presets():
         assert "p" not in query, label
         for key in ("m", "tm"):

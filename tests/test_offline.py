@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers_calc import real_catalog
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -50,7 +51,7 @@ def test_online_or_unstated_methods_keep_their_g(grpo: m.Algorithm) -> None:
 
 @pytest.fixture(scope="module")
 def real() -> object:
-    return load_valid_catalog(ROOT / "catalog")
+    return real_catalog()
 
 
 def _offline_ids(catalog: object) -> list[str]:

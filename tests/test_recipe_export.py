@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.estimate import estimate
 
@@ -22,11 +21,6 @@ SOURCES = REPO / "catalog" / "sources" / "github"
 """The quote-checked copies of cited files (catalog/sources/README.md): the pinned cookbook's
 recipe files are among them, read here, never imported."""
 ALGORITHMS = ("grpo", "dapo", "opd")
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(REPO / "catalog")
 
 
 def config_fields(path: Path, class_name: str) -> set[str]:

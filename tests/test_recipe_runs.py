@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.derived import recipe
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site.calculator.presets import preset_queries, presets
@@ -33,11 +32,6 @@ PROBE = HERE / "cookbook_probe.py"
 SOURCES = HERE.parent / "catalog" / "sources" / "github"
 COOKBOOK_VERSION = "0.5.5"
 """The tinker-cookbook release whose files are the pinned commit's (Makefile ``setup``)."""
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_valid_catalog(HERE.parent / "catalog")
 
 
 def exports(catalog: Catalog) -> dict[str, recipe.RecipeExport]:

@@ -11,6 +11,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from helpers_calc import real_catalog
 from helpers_catalog import copy_valid, run_validate, write_file
 
 from tinkernomics.catalog.entries import Catalog
@@ -121,7 +122,7 @@ def test_free_tiers_sort_after_every_paid_row(catalog: Catalog) -> None:
 def test_the_real_tinker_gaps_rule_out_full_fine_tuning() -> None:
     """Structure, not data: Tinker's entry states a gap for full fine-tuning (it is LoRA only),
     and a full fine-tuning link has no Tinker bill and no break-even."""
-    real = load_valid_catalog(Path(__file__).resolve().parent.parent / "catalog")
+    real = real_catalog()
     assert Capability.full_finetune in {g.needs for g in limits.tinker_gaps(real)}
     from tinkernomics.derived.calculator.estimate import estimate
     full = estimate(real, {"ft": "full"})

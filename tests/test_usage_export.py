@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers_catalog import estimate_reads_the_session_catalog
 
 from tinkernomics.cli import main
 from tinkernomics.derived.calculator import usage
@@ -138,7 +140,10 @@ def test_the_command_prices_the_pilots_lengths(tmp_path: Path,
       "--max-completion-tokens", "500"], "below the pilot's mean completion length (1000"),
 ])
 def test_bad_usage_input_is_one_line_and_exit_2(extra: list[str], says: str, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                catalog: Any) -> None:
+    estimate_reads_the_session_catalog(monkeypatch, catalog)  # the command above loads it
     path = write_json(tmp_path / "u.json")
     names = {"{json}": str(path), "{missing}": str(tmp_path / "none.json")}
     args = ["estimate", "--prompts", "8", "--G", "8", *[names.get(a, a) for a in extra]]

@@ -11,22 +11,24 @@ import pytest
 from helpers_catalog import copy_valid, replace_in, run_validate
 
 from tinkernomics.catalog.confusables import prototypes, skeleton
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ID_PATTERN
-from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.reserved import ID, Namespace, namespaces, site_reserved
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # synth
-from synth import make_project
+from synth import keep_algorithms, make_project
 
 ANCHOR = re.compile(r'\sid="([^"]+)"')
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A copy of this site's project (catalog and pages beside its mkdocs.yml)."""
-    return make_project(0, tmp_path / "project")
+    """A copy of this site's project (catalog and pages beside its mkdocs.yml), its algorithms
+    cut to GRPO, VinePPO and those the site's own code names (``keep_algorithms``: the names
+    checked here are the site's, not the catalog's size)."""
+    return keep_algorithms(make_project(0, tmp_path / "project"), ("grpo", "vineppo"))
 
 
 def add_algorithm(project: Path, algo_id: str, name: str) -> None:
@@ -71,9 +73,8 @@ def names_in(site: Path, ns: Namespace) -> set[str] | None:
     return found
 
 
-def test_every_name_the_build_writes_beside_entries_is_reserved(built_site, repo_root: Path) \
+def test_every_name_the_build_writes_beside_entries_is_reserved(built_site, catalog: Catalog) \
         -> None:  # type: ignore[no-untyped-def]
-    catalog = load_valid_catalog(repo_root / "catalog")
     checked = 0
     for ns in namespaces():
         found = names_in(built_site.root, ns)
@@ -210,8 +211,7 @@ def test_the_plain_name_is_kept_whichever_id_sorts_first(tmp_path: Path) -> None
     assert "CYRILLIC CAPITAL LETTER O" in problem.message
 
 
-def test_the_real_catalog_has_no_look_alike_names(repo_root: Path) -> None:
-    catalog = load_valid_catalog(repo_root / "catalog")
+def test_the_real_catalog_has_no_look_alike_names(catalog: Catalog) -> None:
     names = [a.name for a in catalog.algorithms.values()]
     keys = {skeleton(skeleton(n).casefold()) for n in names}
     assert len(keys) == len(names)

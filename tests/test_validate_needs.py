@@ -10,23 +10,23 @@ from pathlib import Path
 import pytest
 from helpers_catalog import run_validate
 
-from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.pricelists import PRICE_ROW_NEED, price_rows_missing
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.needs import site_needs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # synth
-from synth import make_project
+from synth import keep_algorithms, make_project
 
 
 def site_project(tmp_path: Path, repo_root: Path) -> Path:
-    """A copy of this site's project (catalog and pages beside its mkdocs.yml)."""
-    return make_project(0, tmp_path / "project")
+    """A copy of this site's project (catalog and pages beside its mkdocs.yml), its algorithms
+    cut to those the site's own code names (``keep_algorithms``: the needs checked here)."""
+    return keep_algorithms(make_project(0, tmp_path / "project"), ())
 
 
-def test_the_real_catalog_holds_every_entry_the_site_names(repo_root: Path) -> None:
-    catalog, _ = load_catalog(repo_root / "catalog")
+def test_the_real_catalog_holds_every_entry_the_site_names(catalog: Catalog) -> None:
     needs = site_needs()
     assert {kind for kind, _, _ in needs} >= {"formula", "algorithm", "model"}
     entries = [n for n in needs if n[0] != PRICE_ROW_NEED]

@@ -8,7 +8,11 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+from helpers_catalog import estimate_reads_the_session_catalog
+
 from tinkernomics import cli
+from tinkernomics.catalog.entries import Catalog
 
 CATALOG = str(Path(__file__).resolve().parent.parent / "catalog")
 
@@ -32,7 +36,9 @@ def test_json_carries_ways_and_recipe() -> None:
     assert both["recipe"]["command"].startswith("python -m tinker_cookbook.")
 
 
-def test_text_output_adds_the_comparison_and_the_command() -> None:
+def test_text_output_adds_the_comparison_and_the_command(monkeypatch: pytest.MonkeyPatch,
+                                                         catalog: Catalog) -> None:
+    estimate_reads_the_session_catalog(monkeypatch, catalog)  # the test above loads it
     text = run("--ways", "--recipe", "--algorithm", "grpo")
     assert "ways to run" in text and "python -m tinker_cookbook.recipes.math_rl.train" in text
     assert "ways to run" not in run("--algorithm", "grpo")
