@@ -164,15 +164,28 @@ def load_macros_file(file: str, name: str) -> ModuleType:
     return sys.modules[name]
 
 
+LEFT_OVER = ("left-over/index.html", "assets/stylesheets/left-over.css", "api/left-over.json")
+"""Files planted in the previous site a rebuild writes over (``second_build``): no build writes
+them, so the rebuild must leave none (site/postbuild/inplace.py)."""
+INODE_FILE = "index-inode"
+"""Where ``second_build`` notes the previous site's ``index.html`` inode (written in place)."""
+
+
 def second_build() -> BuiltSite:
     """The real site built a second time with the session's own command, catalog, site URL and
     environment (tests/conftest_site.py), into ``<shared>/second-site``: once per test run,
     shared by every test and every xdist worker that compares two builds (pages, API tree).
+    It is a rebuild, as a contributor's second ``make build`` is: the site folder holds a copy
+    of the session's site plus the ``LEFT_OVER`` files when it starts.
     Call it once the session's build has ended (ask for ``built_site`` first), so the two
     builds never draw the same chart images side by side on a cold image cache."""
     import os
+    import shutil
 
     from conftest_site import MKDOCS, SHARED_ENV, SessionSite
+    from filelock import FileLock
+
+    first = SessionSite().site
 
     class SecondSite(SessionSite):
         def __init__(self) -> None:
@@ -182,4 +195,24 @@ def second_build() -> BuiltSite:
                 self.folder / "rc"
             self.command = [str(MKDOCS), "build", "--strict", "--site-dir", str(self.site)]
 
+        def start(self) -> None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(self.folder / "prepare.lock")):
+                if not (self.folder / INODE_FILE).exists():
+                    shutil.copytree(first, self.site, symlinks=True)
+                    for rel in LEFT_OVER:
+                        (self.site / rel).parent.mkdir(parents=True, exist_ok=True)
+                        (self.site / rel).write_text("left over\n", encoding="utf-8")
+                    inode = (self.site / "index.html").stat().st_ino
+                    (self.folder / INODE_FILE).write_text(str(inode), encoding="utf-8")
+            super().start()
+
     return SecondSite().wait()
+
+
+def second_build_inode() -> int:
+    """The inode ``index.html`` had in the second build's folder before it ran."""
+    import os
+
+    from conftest_site import SHARED_ENV
+    return int((Path(os.environ[SHARED_ENV]) / "second-site" / INODE_FILE).read_text())

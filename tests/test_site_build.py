@@ -16,6 +16,7 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite, run_mkdocs_build
 from helpers_contrib import run_cli_in_process
 from helpers_site import (
+    LEFT_OVER,
     PAGES,
     Node,
     article,
@@ -24,6 +25,7 @@ from helpers_site import (
     page_file,
     parse,
     second_build,
+    second_build_inode,
 )
 
 from tinkernomics.catalog import models as m
@@ -444,6 +446,10 @@ def test_two_builds_render_byte_identical_pages(built_site: BuiltSite,
     for page in site_pages(built_site.root, catalog):
         first = page_file(built_site.root, page).read_bytes()
         assert first == page_file(again, page).read_bytes(), page
+    # the second build was a rebuild over a copy of the first: written in place, left-overs gone
+    assert (again / "index.html").stat().st_ino == second_build_inode()
+    assert not [rel for rel in LEFT_OVER if (again / rel).exists()]
+    assert not (again / "left-over").exists()
 
 
 # --------------------------------------------------------------------------- failing builds

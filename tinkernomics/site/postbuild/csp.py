@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tinkernomics.site.postbuild import inplace
 from tinkernomics.site.postbuild.knownscripts import KnownScripts, inline_scripts, known_scripts
 
 SERVE_ENV = "TINKERNOMICS_SERVE"
@@ -183,6 +184,8 @@ def add_policies(site_dir: Path, known: KnownScripts | None = None,
     finished = finished or {}
     for path in sorted(site_dir.rglob("*.html")):
         result = finished.get(os.path.normpath(path))
+        if result is None and inplace.left_over(path):
+            continue  # a previous build's page this build did not write: deleted after it
         if result is None:
             original = path.read_text(encoding="utf-8")
             page = before(original, path) if before else original

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tinkernomics.site.build import ThemeProfile
+from tinkernomics.site.postbuild import inplace
 
 _BUNDLE_SUFFIXES = (".js", ".css")
 _TAIL_BYTES = 1024
@@ -61,8 +62,8 @@ def drop_source_maps(site_dir: Path, under: str) -> int:
     if not under or not assets.is_dir():
         return 0
     maps = {path.resolve() for path in assets.rglob("*.map") if path.is_file()}
-    bundles = [p for p in assets.rglob("*")
-               if p.suffix in _BUNDLE_SUFFIXES and p.is_file() and not p.is_symlink()]
+    bundles = [p for p in assets.rglob("*") if p.suffix in _BUNDLE_SUFFIXES and p.is_file()
+               and not p.is_symlink() and not inplace.left_over(p)]
     before = sum(p.stat().st_size for p in bundles)
     for bundle in bundles:
         _drop_comment(bundle, maps)
