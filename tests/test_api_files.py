@@ -269,6 +269,18 @@ def test_two_builds_write_byte_identical_trees(tmp_path: Path, catalog_copy: Pat
     assert "stale.json" not in outs[0] and "algorithms/grpo.json" in outs[0]
 
 
+def test_writing_over_an_earlier_tree_keeps_exactly_the_new_files(tmp_path: Path) -> None:
+    """An earlier build's files are written over in place (same inode), the rest go, with the
+    folders they leave empty; a folder where a file must go is replaced."""
+    out = tmp_path / "api"
+    write_api({"a/b.json": b"1", "c.json": b"1", "old/deep/x.json": b"1", "d/e.json": b"1"}, out)
+    inode = (out / "a" / "b.json").stat().st_ino
+    write_api({"a/b.json": b"2", "d": b"3"}, out)
+    assert tree(out) == {"a/b.json": b"2", "d": b"3"}
+    assert (out / "a" / "b.json").stat().st_ino == inode
+    assert sorted(p.name for p in out.iterdir()) == ["a", "d"]
+
+
 def test_source_date_epoch_sets_last_changed(catalog_copy: Path) -> None:
     when = data_last_changed(catalog_copy, {"SOURCE_DATE_EPOCH": "1784291400"})
     assert when == dt.datetime(2026, 7, 17, 12, 30, tzinfo=dt.UTC)
