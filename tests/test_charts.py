@@ -427,11 +427,12 @@ def test_spec_file_holds_no_curve_point_and_nothing_every_chart_shares(
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
         catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url="https://example.org/tn/")
-    first, second = tmp_path / "a", tmp_path / "b"
-    for out in (first, second):  # each with its own image cache: images are rendered twice
-        monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(out.with_name(out.name + "-cache")))
-        chartsite.write_outputs(ctx, out)
+    ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url=helpers_charts.SHARED_SITE_URL)
+    # the run's shared write of the same catalog, and one here with its own image cache: each
+    # image is rendered twice
+    first, second = helpers_charts.shared_fitted_site(), tmp_path / "b"
+    monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "b-cache"))
+    chartsite.write_outputs(ctx, second)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
                 for name in chartsite.files.file_names(chart)}
