@@ -4,21 +4,30 @@
 algorithms derived from its file: ``cispo`` (reported parameters, with R0) and ``dapo``
 (unverified). The formula below is typed here again on purpose: tests check the package's
 curve points against it, computed from the catalog's own values.
+
+``shared_fitted_site()``: the charts feature's outputs of that catalog, written ONCE per test run
+(every xdist worker shares them, ``conftest_site.SHARED_ENV``) for the tests that only read them:
+drawing its chart images is the costly part of each write.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest_site import SHARED_ENV
+from filelock import FileLock
 from helpers_catalog import copy_valid, write_file
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
+from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import feature, files
 from tinkernomics.site.charts import images as chartimages
 from tinkernomics.site.charts import spec as charts
@@ -147,3 +156,33 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
     ``write_outputs`` hands ``files.write_chart_files`` the finished embed page)."""
     return files.write_chart_files(chart, folder, site_url,
                                    feature.render_embed_page(chart, site_url), cache, key)
+
+
+SHARED_SITE_URL = "https://example.org/tn/"
+"""The site URL of ``shared_fitted_site``'s outputs."""
+
+
+def shared_fitted_site() -> Path:
+    """``write_outputs`` of the fitted catalog under ``SHARED_SITE_URL`` with a fresh image
+    cache, made by the first test of the run to ask (a file lock: one process writes, the
+    others wait) and READ-ONLY for every test. Its build starts the image workers
+    (``start_outputs``), which must render every image of the empty cache."""
+    shared = Path(os.environ[SHARED_ENV])
+    folder = shared / "fitted-charts"
+    with FileLock(str(shared / "fitted-charts.lock")):
+        if not (folder / "done").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed first writer left
+            _write_fitted_site(folder)
+            (folder / "done").write_text("", encoding="utf-8")
+    return folder / "site"
+
+
+def _write_fitted_site(folder: Path) -> None:
+    ctx = SiteContext(root=folder, catalog=fitted_catalog(folder),
+                      site_url=SHARED_SITE_URL)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(feature.IMAGE_CACHE_ENV, str(folder / "image-cache"))
+        patch.setenv(feature.CHART_IMAGES_ENV, "1")
+        feature.start_outputs(ctx)
+        assert ctx.extra["image_prefill"].count == len(feature._image_jobs(ctx))
+        feature.write_outputs(ctx, folder / "site")

@@ -8,34 +8,41 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinkernomics.catalog import models as m
-from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import ids, offline, tree
 from tinkernomics.derived.calculator.estimate import Estimate
 from tinkernomics.derived.calculator.estimate import estimate as evaluate
 
-CATALOG: Catalog = real_catalog()
-ALGORITHMS = sorted(CATALOG.algorithms)
-NEWEST_PRICES = max(CATALOG.price_lists.values(), key=lambda p: (p.effective, p.id)).id
-MODELS_PRICED = sorted({row.model for row in CATALOG.price_lists[NEWEST_PRICES].rows})
 
-small = st.integers(min_value=1, max_value=5_000)
-queries = st.fixed_dictionaries({
-    "a": st.sampled_from(ALGORITHMS),
-    "m": st.sampled_from(MODELS_PRICED),
-    "p": st.just(NEWEST_PRICES),
-    "ft": st.sampled_from(["lora", "full"]),
-    "steps": small.map(str), "n": small.map(str),
-    "G": st.integers(1, 64).map(str), "K": st.integers(1, 4).map(str),
-    "in": small.map(str), "out": small.map(str),
-    "T": st.integers(1, 20).map(str), "d": st.integers(0, 20_000).map(str),
-    "cache": st.sampled_from(["0", "1"]),
-    # a GPU count: some priced models have no architecture figures to size the run from
-    "gpus": st.integers(1, 64).map(str),
-})
+def newest_prices() -> str:
+    """The id of the real catalog's newest price list."""
+    return max(real_catalog().price_lists.values(), key=lambda p: (p.effective, p.id)).id
+
+
+def _queries() -> st.SearchStrategy[dict[str, str]]:
+    """Calculator queries on the real catalog's algorithms and newest priced models (built at
+    the first draw, ``st.deferred``: collecting this file loads no catalog)."""
+    catalog, prices = real_catalog(), newest_prices()
+    small = st.integers(min_value=1, max_value=5_000)
+    return st.fixed_dictionaries({
+        "a": st.sampled_from(sorted(catalog.algorithms)),
+        "m": st.sampled_from(sorted({row.model for row in catalog.price_lists[prices].rows})),
+        "p": st.just(prices),
+        "ft": st.sampled_from(["lora", "full"]),
+        "steps": small.map(str), "n": small.map(str),
+        "G": st.integers(1, 64).map(str), "K": st.integers(1, 4).map(str),
+        "in": small.map(str), "out": small.map(str),
+        "T": st.integers(1, 20).map(str), "d": st.integers(0, 20_000).map(str),
+        "cache": st.sampled_from(["0", "1"]),
+        # a GPU count: some priced models have no architecture figures to size the run from
+        "gpus": st.integers(1, 64).map(str),
+    })
+
+
+queries = st.deferred(_queries)
 
 
 def estimate(query: dict[str, str]) -> Estimate:
-    return evaluate(CATALOG, query)
+    return evaluate(real_catalog(), query)
 
 
 def value_of(formula: m.Formula, values: dict[str, float]) -> float:
@@ -55,7 +62,7 @@ def test_costs_grow_with_tokens(query: dict[str, str], key: str) -> None:
     assert after["self.total"] >= before["self.total"]
     assert after["self.flops"] >= before["self.flops"]
     # these always add trained tokens (G but for an offline method's fixed data shape)
-    grows = ("steps", "n", "in") + (() if offline.overrides(CATALOG.algorithms[query["a"]])
+    grows = ("steps", "n", "in") + (() if offline.overrides(real_catalog().algorithms[query["a"]])
                                     else ("G",))
     if key in grows:
         assert after["tokens.train"] > before["tokens.train"]
@@ -80,9 +87,9 @@ def test_zero_tokens_cost_nothing(query: dict[str, str]) -> None:
 def test_lora_below_full_when_rank_is_small(accounting: str, p_active: float, d_model: int,
                                             rank: int) -> None:
     values = {"P_active": p_active, "R": rank, "D": d_model}
-    formula = CATALOG.formulas[ids.LORA_FLOP_FORMULAS[accounting]]
+    formula = real_catalog().formulas[ids.LORA_FLOP_FORMULAS[accounting]]
     lora = value_of(formula, {v.name: values[v.name] for v in formula.variables})
-    full = value_of(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
+    full = value_of(real_catalog().formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert rank <= d_model / 16  # R << D
     assert lora < full
 
@@ -97,9 +104,10 @@ def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, st
     lora = estimate({**query, "ft": "lora", "lf": accounting, "r": str(rank)})
     full = estimate({**query, "ft": "full", "lf": accounting, "r": str(rank)})
     assert lora["lora.d_model"] >= 16 * rank
-    lora_train = [x for x in cost_lines(CATALOG, lora, "self").values() if x.phase == "training"
+    catalog = real_catalog()
+    lora_train = [x for x in cost_lines(catalog, lora, "self").values() if x.phase == "training"
                   and x.flops_per_token]
-    full_train = [x for x in cost_lines(CATALOG, full, "self").values() if x.phase == "training"
+    full_train = [x for x in cost_lines(catalog, full, "self").values() if x.phase == "training"
                   and x.flops_per_token]
     assert [x.key for x in lora_train] == [x.key for x in full_train]
     for mine, theirs in zip(lora_train, full_train, strict=True):
@@ -113,11 +121,11 @@ def test_lora_run_trains_for_less_than_full(accounting: str, query: dict[str, st
 def test_sourced_lora_is_two_thirds_of_full(p_active: float, d_model: int, rank: int) -> None:
     """The sourced count (transformer_math, lora_without_regret): 4·P of full fine-tuning's 6·P,
     above the original site's expression whenever R < D / 3."""
-    sourced = value_of(CATALOG.formulas[ids.FLOPS_LORA_SOURCED],
+    sourced = value_of(real_catalog().formulas[ids.FLOPS_LORA_SOURCED],
                                       {"P_active": p_active})
-    site = value_of(CATALOG.formulas[ids.FLOPS_LORA],
+    site = value_of(real_catalog().formulas[ids.FLOPS_LORA],
                                    {"P_active": p_active, "R": rank, "D": d_model})
-    full = value_of(CATALOG.formulas[ids.FLOPS_FULL], {"P_active": p_active})
+    full = value_of(real_catalog().formulas[ids.FLOPS_FULL], {"P_active": p_active})
     assert sourced == pytest.approx(full * 2 / 3)
     assert site < sourced
 
@@ -136,7 +144,7 @@ def test_closed_form_equals_turn_by_turn_sum(turns: int, c0: int, delta: int) ->
 def test_single_turn_is_the_t1_case(query: dict[str, str]) -> None:
     one = estimate({**query, "T": "1"})
     prompt, out = float(query["in"]), float(query["out"])
-    online = CATALOG.algorithms[query["a"]].online
+    online = real_catalog().algorithms[query["a"]].online
     assert one["tokens.prefill_per_episode"] == (prompt if online else 0)
     assert one["tokens.sequence_per_episode"] == prompt + out
     assert one["tokens.prefill_cached"] == 0
@@ -146,7 +154,8 @@ def test_single_turn_is_the_t1_case(query: dict[str, str]) -> None:
 @given(queries)
 def test_totals_are_the_sum_of_lines(query: dict[str, str]) -> None:
     result = estimate(query)
-    tinker, own = cost_lines(CATALOG, result, "tinker"), cost_lines(CATALOG, result, "self")
+    catalog = real_catalog()
+    tinker, own = cost_lines(catalog, result, "tinker"), cost_lines(catalog, result, "self")
     if result["tinker.total"] is not None:  # else a run Tinker cannot do
         assert result["tinker.total"] == pytest.approx(sum(x.usd for x in tinker.values()))
     if result["self.total"] is None:  # no GPU count: a model without architecture figures

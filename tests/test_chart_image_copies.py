@@ -10,9 +10,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from helpers_charts import fitted_catalog
+from helpers_charts import shared_fitted_site
 
-from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import feature as chartsite
 
 
@@ -26,15 +25,9 @@ def _same_bytes(paths: list[Path], root: Path) -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("copies")
-    ctx = SiteContext(root=root, catalog=fitted_catalog(root / "catalog"),
-                      site_url="https://example.org/tn/")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(chartsite.IMAGE_CACHE_ENV, str(root / "image-cache"))
-        patch.setenv(chartsite.CHART_IMAGES_ENV, "1")
-        chartsite.write_outputs(ctx, root / "site")
-    return root / "site"
+def site() -> Path:
+    """The feature's outputs of the fitted catalog, images drawn (the run's shared write)."""
+    return shared_fitted_site()
 
 
 def test_no_two_images_hold_the_same_bytes(site: Path) -> None:

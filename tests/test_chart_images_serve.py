@@ -17,7 +17,11 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from helpers_charts import fitted_catalog_fixture  # noqa: F401  (the fixture: catalog)
+from helpers_charts import (
+    SHARED_SITE_URL,
+    fitted_catalog_fixture,  # noqa: F401  (the fixture: catalog)
+    shared_fitted_site,
+)
 from helpers_site import load_hooks
 
 from tinkernomics.catalog.entries import Catalog
@@ -73,21 +77,23 @@ def test_serve_keeps_images_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     assert chartsite.os.environ[chartsite.CHART_IMAGES_ENV] == "1"
 
 
-def _outputs(catalog: Catalog, root: Path) -> Path:
-    ctx = SiteContext(root=root, catalog=catalog, site_url="https://example.org/tn/")
+def _served_outputs(catalog: Catalog, root: Path) -> Path:
+    ctx = SiteContext(root=root, catalog=catalog, site_url=SHARED_SITE_URL)
     chartsite.start_outputs(ctx)
-    assert ctx.extra["image_prefill"].count in (0, len(chartsite._image_jobs(ctx)))
+    assert ctx.extra["image_prefill"].count == 0  # images off: no worker starts
     chartsite.write_outputs(ctx, root / "site")
     return root / "site"
 
 
 def test_without_images_every_other_chart_file_is_written_with_the_build_sizes(
         catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served outputs beside the built ones of the same catalog (the run's shared write, whose
+    build prefilled every image)."""
     monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "cache"))
-    built = _outputs(catalog, tmp_path / "build")
+    built = shared_fitted_site()
     monkeypatch.setenv(chartsite.CHART_IMAGES_ENV, "0")
     monkeypatch.setattr(images, "render_png", _no_drawing)
-    served = _outputs(catalog, tmp_path / "serve")
+    served = _served_outputs(catalog, tmp_path / "serve")
     assert not list(served.rglob("*.png"))
     assert images._ACTIVE == []
     for cid in charts.chart_ids(catalog):

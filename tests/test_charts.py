@@ -26,6 +26,7 @@ from tinkernomics.markup.templatejson import template_json
 from tinkernomics.site.build import SiteContext
 from tinkernomics.site.charts import data as chartdata
 from tinkernomics.site.charts import feature as chartsite
+from tinkernomics.site.charts import images as chartimages
 from tinkernomics.site.charts import plotlyspec
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
@@ -392,13 +393,18 @@ def test_embed_page_has_no_site_chrome(comparison: charts.Chart) -> None:
     assert "prefers-color-scheme" in shared["theme.css"] and "theme=" in shared["theme.js"]
 
 
+NO_IMAGES = chartimages.ImageCache(draw=False)
+"""Writes a chart's files without drawing its PNGs (as ``mkdocs serve``), for the tests of its
+other files."""
+
+
 def test_spec_file_is_the_plotly_figure_that_an_export_inlines(
         comparison: charts.Chart, tmp_path: Path) -> None:
     """Pages and embed pages fetch ``spec.json``, joined with the two files it names as
     charts.js joins them; an export (opened from disk, where a fetch fails) carries the same
     figure inline, whole."""
     folder = tmp_path / chartsite.EMBED_DIR / comparison.id
-    helpers_charts.write_chart_files(comparison, folder, "https://example.org/tn/")
+    helpers_charts.write_chart_files(comparison, folder, "https://example.org/tn/", NO_IMAGES)
     for name, text in chartsite.files.shared_embed_files().items():
         (folder.parent / name).write_text(text, encoding="utf-8")
     from_file = joined_spec(folder)
@@ -416,7 +422,7 @@ def test_spec_file_holds_no_curve_point_and_nothing_every_chart_shares(
         comparison: charts.Chart, tmp_path: Path) -> None:
     """``spec.json`` names the points (``data.json``) and the shared part (``spec-base.json``)
     instead of holding them (issue 47: the points were in three files of the folder)."""
-    helpers_charts.write_chart_files(comparison, tmp_path, "https://example.org/tn/")
+    helpers_charts.write_chart_files(comparison, tmp_path, "https://example.org/tn/", NO_IMAGES)
     spec = json.loads((tmp_path / chartsite.SPEC_FILE).read_text(encoding="utf-8"))
     curves = [spec["data"][i] for i in spec["points"]["traces"]]
     assert len(curves) == len(comparison.series) and all(c["mode"] == "lines" for c in curves)
@@ -427,11 +433,12 @@ def test_spec_file_holds_no_curve_point_and_nothing_every_chart_shares(
 
 def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
         catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url="https://example.org/tn/")
-    first, second = tmp_path / "a", tmp_path / "b"
-    for out in (first, second):  # each with its own image cache: images are rendered twice
-        monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(out.with_name(out.name + "-cache")))
-        chartsite.write_outputs(ctx, out)
+    ctx = SiteContext(root=Path.cwd(), catalog=catalog, site_url=helpers_charts.SHARED_SITE_URL)
+    # the run's shared write of the same catalog, and one here with its own image cache: each
+    # image is rendered twice
+    first, second = helpers_charts.shared_fitted_site(), tmp_path / "b"
+    monkeypatch.setenv(chartsite.IMAGE_CACHE_ENV, str(tmp_path / "b-cache"))
+    chartsite.write_outputs(ctx, second)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
                 for name in chartsite.files.file_names(chart)}

@@ -19,6 +19,7 @@ import functools
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,10 +61,28 @@ SKIPPED = ("tests/fixtures/", "tinkernomics/site/charts/static/plotly/")
 folders, axe-core's under tests/, are installed packages)."""
 
 
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields that hold statements (or except/case clauses, which hold statements)."""
+
+
+def _with_statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """``tree`` and every statement, except clause and case under it: every node whose ``body``
+    may be a list of statements (no expression holds a statement), without walking the
+    expressions, most of a file's nodes."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in _STATEMENT_LISTS:
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                todo.extend(children)
+
+
 def _blank_python(text: str) -> str:
     """``text`` without comments and docstrings (their lines kept, empty)."""
     docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in _with_statements(ast.parse(text)):
         body = getattr(node, "body", None)
         if not isinstance(body, list):
             continue
