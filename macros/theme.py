@@ -72,6 +72,11 @@ What is relied on, and where:
    the 1,000 algorithm pages outside the nav share one rendering. Zensical runs no hooks.
 10. Material's header reads of a page its title and URL only: ``theme_header.py`` (beside).
 11. Its icons (``{% include ".icons/" ~ name ~ ".svg" %}``), painted by CSS: ``theme_icons.py``.
+12. MkDocs' clean (``utils.clean_directory``, before ``on_files``) leaves a site folder's hidden
+    entries: a rebuild holds the previous site in one (``mkdocs_inplace.py``, beside this file,
+    and ``tinkernomics/site/postbuild/inplace.py``) to write over its files. Should the clean
+    delete it, every file is created afresh (slower, the same site); the sweep group's second
+    build (``tests/test_site_build.py``) fails on the inode it expected kept.
 
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
