@@ -68,6 +68,15 @@ def test_decoding_without_cuda_graphs_adds_each_layers_launches(toy: Catalog) ->
     assert eager["self.gpu_hours"] > graphs["self.gpu_hours"]
 
 
+def test_a_deeper_model_has_a_longer_decode_floor(toy: Catalog) -> None:
+    # fails on the model before graph_layer_s, whose floor was one figure for every depth
+    shallow, deep = est(toy, **MANY, seqs="8"), est(toy, **MANY, seqs="8", x_layers="64")
+    assert deep["time.floor_s"] - shallow["time.floor_s"] == pytest.approx(
+        32 * constant("graph_layer_s"))
+    assert shallow["time.floor_s"] == pytest.approx(
+        constant("decode_floor") + 32 * constant("graph_layer_s"))
+
+
 def test_the_backtest_reads_a_runs_stated_engine(catalog: Catalog) -> None:
     engine = {"max_num_seqs": _fig(16, "count"), "rollout_tp": _fig(2, "gpus")}
     plain = run("toy-plain", 10.0)

@@ -1,7 +1,8 @@
 """A synchronous step's tail in the time model (derived/calculator/timing.py) on toy entries:
 past the mean length the longest completions decode almost alone, so each tail iteration reads
 the weights once (and one sequence's cache) instead of a full batch's caches, at the tail's own
-floor. Fails on the model before it, which timed every tail iteration as a full-batch one."""
+floor. Fails on the model before it, which timed every tail iteration as a full-batch one (and
+the per-layer floor's test on the one before graph_layer_s, whose floor ignored the depth)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,19 @@ def test_a_streaming_asynchronous_step_has_no_tail(toy: Catalog) -> None:
 
 
 def test_a_wide_engines_tail_is_held_up_by_the_engine_floor(toy: Catalog) -> None:
-    # an engine over 8 GPUs reads the weights in under 1.5 ms: the floor times the tail
+    # an engine over 8 GPUs reads the weights in under 1.5 ms: the floor times the tail,
+    # the engine's fixed work and each of Toy-8B's 32 layers
     wide = toy_estimate(toy, maxout="8000", rtp="8")
     assert (16e9 + 131_072 * 1_500) / (8 * BYTES_PER_S) < 0.0015
-    assert wide["time.tail_iteration_s"] == pytest.approx(time_constant("tail_floor"))
+    floor = time_constant("tail_floor") + 32 * time_constant("graph_layer_s")
+    assert wide["time.tail_iteration_s"] == pytest.approx(floor)
+    assert floor > 0.0015
+
+
+def test_a_deeper_models_tail_floor_is_longer(toy: Catalog) -> None:
+    # the same weights in twice the layers: twice the kernels an iteration, so a longer floor
+    shallow = toy_estimate(toy, maxout="8000", rtp="8")
+    deep = toy_estimate(toy, maxout="8000", rtp="8", x_layers="64")
+    assert deep["time.tail_iteration_s"] - shallow["time.tail_iteration_s"] == pytest.approx(
+        32 * time_constant("graph_layer_s"))
+    assert deep["time.decode_s"] > shallow["time.decode_s"]

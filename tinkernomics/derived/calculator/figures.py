@@ -25,6 +25,7 @@ _DECODE = "missing(set.mfu_decode) * missing(set.tps)"
 """The decode physics applies: the reader gave neither a decode utilisation nor a throughput."""
 TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight_share": _DECODE,
              "bandwidth_efficiency": _DECODE, "decode_mfu": _DECODE, "decode_floor": _DECODE,
+             "graph_layer_s": _DECODE,
              "max_num_seqs": f"{_DECODE} * missing(set.max_seqs)",
              "eager_layer_s": f"{_DECODE} * run.eager",
              "host_link_gb_s": "run.offload_optimizer + run.offload_params + "

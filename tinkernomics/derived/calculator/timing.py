@@ -21,17 +21,29 @@ multiplied by the steps:
   decode iteration reads the weights (the experts a batch touches, for MoE) and every live
   sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and
   lasts at least ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output
-  processing with CUDA graphs), plus ``EAGER_LAYER_S`` a layer when the engine decodes
+  processing with CUDA graphs) plus ``GRAPH_LAYER_S`` a layer (a layer's kernels last a few
+  microseconds each even at the smallest batch, so a deep model's floor is longer than a
+  shallow one's), plus ``EAGER_LAYER_S`` a layer when the engine decodes
   without CUDA graphs (``eager``, a run's ``cuda_graphs: false``): its kernels are then
   launched one by one. A synchronous step runs until its longest completion: the iterations
   are the mean length's waves (one wave when the batch holds every sequence) of
   every turn, plus the cap's tail once: the longest episode's excess over the mean, which
   decodes nearly alone (each tail iteration reads the weights and one sequence's cache, and
-  lasts at least ``TAIL_FLOOR``, the engine's fixed work without a batch's). A sampler
+  lasts at least ``TAIL_FLOOR``, the engine's fixed work without a batch's, plus the same
+  per-layer time). A sampler
   without continuous batching (``sb``, a run's ``sequential_batches``) generates its share in
   sequential rounds of its batch, each returning with its longest completion: every round
   pays the mean length and the tail (NeMo-Aligner's PPO, nemo_aligner/algorithms/ppo.py
-  ``_run_inference``: ``self.model.infer(batch)`` for one micro-batch after another). An
+  ``_run_inference``: ``self.model.infer(batch)`` for one micro-batch after another). The
+  tail runs to the cap, not to the expected longest of the step's N draws: tried on the 78
+  published runs of 2026-12-07 with the flat floors before ``GRAPH_LAYER_S`` (exponential
+  lengths, longest = mean × (ln N + 0.577); log-normal, mean × exp(s √(2 ln N) - s²/2)),
+  every such law fitted worse than the cap (sum of squared log
+  ratios 24.32 at the cap; exponential 25.67; log-normal s = 0.6: 25.59, 1.0: 24.58, 1.5:
+  24.32), the four NeMo-Aligner rounds of about 11 sequences falling to 0.5x; ScaleRL's 8B
+  truncated 5-7% of its completions (arXiv 2510.13786, A.15), so a step of thousands reaches
+  the cap. verl's one-step-off page (20,480 against 8,192 tokens, 247 against 162 s of
+  generation) suggests its longest completion stopped short of the 20K cap, not yet priced. An
   asynchronous run (``async``) overlaps the tail (unless its sampler hands over whole
   batches, ``wb``, a run's ``whole_batch_rollout``: then the step waits for it), the
   training and the trainer's refit and fixed work with the next step's sampling: its step
@@ -104,8 +116,8 @@ def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
 
 def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
     """The tail: the longest completion decoding past the mean, almost alone in its engine."""
-    return (f"max({c}.tail_floor + run.eager * coalesce(model.layers, 0.0) * "
-            f"{c}.eager_layer_s, coalesce((2.0 * p.active + {held} * {kv} * "
+    return (f"max({c}.tail_floor + coalesce(model.layers, 0.0) * ({c}.graph_layer_s + "
+            f"run.eager * {c}.eager_layer_s), coalesce((2.0 * p.active + {held} * {kv} * "
             f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
             f"{hw}.tflops * 1e12 * {c}.decode_mfu))")
@@ -138,8 +150,8 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
                             f"{p}.batch * {ctx} * {kv} * {p}.kv_copies"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
-        ("floor_s", f"{c}.decode_floor + run.eager * coalesce(model.layers, 0.0) * "
-                    f"{c}.eager_layer_s"),
+        ("floor_s", f"{c}.decode_floor + coalesce(model.layers, 0.0) * ({c}.graph_layer_s + "
+                    f"run.eager * {c}.eager_layer_s)"),
         ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
