@@ -15,7 +15,6 @@ import io
 import json
 import os
 import posixpath
-import shutil
 import subprocess
 import zipfile
 from collections.abc import Callable, Mapping
@@ -43,6 +42,7 @@ from tinkernomics.site.api.models import (
 )
 from tinkernomics.site.api.summaries import summary, summary_fields
 from tinkernomics.site.identity import LICENCE, LICENCE_URL
+from tinkernomics.site.postbuild import inplace
 
 INDEX = "index.json"
 SCHEMA = "schema.json"
@@ -382,27 +382,9 @@ def write_api(files: dict[str, bytes], out_dir: Path) -> None:
     earlier build's file at its path (no inode freed and taken again, issue 47: see
     ``postbuild/inplace``), then any other file under ``out_dir`` deleted."""
     root = str(out_dir)
-    _drop_others(root, {os.path.join(root, path) for path in files})
+    inplace.drop_others(root, {os.path.join(root, path) for path in files})
     for folder in sorted({posixpath.dirname(path) for path in files}):
         os.makedirs(os.path.join(root, folder), exist_ok=True)  # once per folder, not per file
     for path, body in sorted(files.items()):  # plain strings: no Path object per file
         with open(os.path.join(root, path), "wb") as out:
             out.write(body)
-
-
-def _drop_others(root: str, keep: set[str]) -> None:
-    """Delete every file under ``root`` not in ``keep`` (absolute paths), and every folder
-    that leaves empty; a path ``keep`` needs as a file is freed of a folder there."""
-    if not os.path.isdir(root):
-        return
-    for folder, dirs, names in os.walk(root, topdown=False):
-        for name in names:
-            path = os.path.join(folder, name)
-            if path not in keep:
-                os.unlink(path)
-        for name in dirs:
-            path = os.path.join(folder, name)
-            if path in keep:
-                shutil.rmtree(path)
-            elif not os.listdir(path):
-                os.rmdir(path)

@@ -159,6 +159,25 @@ def _remove_empty(folder: Path, site_dir: Path) -> None:
         folder = folder.parent
 
 
+def drop_others(root: str, keep: set[str]) -> None:
+    """Delete every file under the folder ``root`` not in ``keep`` (absolute paths) and every
+    folder that leaves empty; a folder where ``keep`` needs a file goes too (an output that
+    writes its files over an earlier build's: ``api.files.write_api``)."""
+    if not os.path.isdir(root):
+        return
+    for folder, dirs, names in os.walk(root, topdown=False):
+        for name in names:
+            path = os.path.join(folder, name)
+            if path not in keep:
+                os.unlink(path)
+        for name in dirs:
+            path = os.path.join(folder, name)
+            if path in keep:
+                shutil.rmtree(path)
+            elif not os.listdir(path):
+                os.rmdir(path)
+
+
 @dataclass
 class Rebuild:
     """One process's state: whether builds write in place, and the running build's site
