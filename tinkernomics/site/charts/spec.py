@@ -141,6 +141,16 @@ class Chart:
     date: str = ""
     """ISO date the data last changed (printed on images; "" when unknown)."""
 
+    def __hash__(self) -> int:
+        """The hash of the fields, as a frozen dataclass's, worked out once per chart: its
+        outputs are cached by chart (``svg``, ``share``, ``cardsvg``), and hashing every curve
+        point and fit again at each lookup was half the CPU of a chart's SVG files (issue 47)."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = self.__dict__["_hash"] = hash(tuple(
+                getattr(self, f.name) for f in dataclasses.fields(self)))
+        return int(found)
+
     @property
     def groups(self) -> tuple[tuple[str, tuple[Series, ...]], ...]:
         """(setting, its series) in the order drawn: curves are compared only within one."""
