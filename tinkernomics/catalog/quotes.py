@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.fields import Status
@@ -194,6 +195,8 @@ class Located:
 
 
 _LOCATORS = ("locator", "model_names_locator")
+_UNREAD: Any = object()
+"""A memo's "not looked up yet" (None is an answer)."""
 
 
 def _locates(cls: type) -> bool:
@@ -236,12 +239,16 @@ def located(catalog: Catalog) -> Iterator[Located]:
 
 
 def file_quotes(catalog: Catalog) -> Iterator[tuple[Located, Repo, FileQuote]]:
-    """The locators into a GitHub repository's file line, with what they name."""
+    """The locators into a GitHub repository's file line, with what they name. A reference's
+    repository and a locator's text are read once however many values name them (issue 47)."""
     refs = catalog.references
+    repos: dict[str, Repo | None] = {}
+    parsed = functools.cache(parse_locator)
     for item in located(catalog):
-        ref = refs.get(item.source)
-        repo = repo_of(ref.url) if ref is not None else None
-        fq = parse_locator(item.text) if repo is not None else None
+        if (repo := repos.get(item.source, _UNREAD)) is _UNREAD:
+            ref = refs.get(item.source)
+            repo = repos[item.source] = repo_of(ref.url) if ref is not None else None
+        fq = parsed(item.text) if repo is not None else None
         if repo is not None and fq is not None:
             yield item, repo, fq
 
@@ -251,10 +258,12 @@ def rule_quotes_at_their_lines(catalog: Catalog) -> Iterator[Problem]:
     Each kept file is read once for every locator into it (issue 47: hundreds of locators
     name a few files)."""
     lines_of = functools.cache(_lines)
+    checked: dict[tuple[Repo, FileQuote], str | None] = {}
     for item, repo, fq in file_quotes(catalog):
         if fq.quote is None and not item.reported:
             continue  # a derived or unverified value may point at a line it does not quote
-        why = check(catalog.root, repo, fq, lines_of)
+        if (why := checked.get((repo, fq), _UNREAD)) is _UNREAD:  # the same locator, the
+            why = checked[repo, fq] = check(catalog.root, repo, fq, lines_of)  # same answer
         if why is not None:
             yield catalog.problem(item.entry.kind.name, item.entry.key, item.loc, why, HINT)
 
@@ -295,11 +304,14 @@ def _why(catalog: Catalog, item: Located) -> tuple[str, str] | None:
 
 
 def unquoted(catalog: Catalog) -> Iterator[tuple[Located, str, str]]:
-    """Every reported value whose locator does not quote its source, with why and a hint."""
+    """Every reported value whose locator does not quote its source, with why and a hint
+    (found once for each source and locator text, however many values share them)."""
+    found: dict[tuple[str, str], tuple[str, str] | None] = {}
     for item in located(catalog):
         if not item.reported or not item.text.strip():
             continue
-        why = _why(catalog, item)
+        if (why := found.get((item.source, item.text), _UNREAD)) is _UNREAD:
+            why = found[item.source, item.text] = _why(catalog, item)
         if why is not None:
             yield item, *why
 

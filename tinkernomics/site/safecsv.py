@@ -20,6 +20,9 @@ from typing import Any
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters a spreadsheet may read as the start of a formula (OWASP)."""
+_STARTS = frozenset(FORMULA_STARTS)
+"""``FORMULA_STARTS``, each one character: a cell whose first character is none of them is
+written as it is."""
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -41,5 +44,8 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([cell(name) for name in header])
-    writer.writerows([neutralise(v) if v.__class__ is str else v for v in row] for row in rows)
+    starts = _STARTS  # issue 47: few of a large build's 700,000 cells start like a formula;
+    # only those are looked at further (``neutralise`` decides)
+    writer.writerows([neutralise(v) if v.__class__ is str and v[:1] in starts else v
+                      for v in row] for row in rows)
     return out.getvalue()

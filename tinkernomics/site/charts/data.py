@@ -30,12 +30,12 @@ from tinkernomics.site.charts.spec import (
     FORMULA,
     LICENCE,
     LICENCE_URL,
+    POINT_DIGITS,
     Chart,
     Series,
     attribution,
     num,
 )
-from tinkernomics.site.charts.spec import point as rounded
 from tinkernomics.site.safecsv import csv_text
 
 PROVENANCE_COLUMNS = ("data_date", "sources", "source_urls", "licence", "licence_url", "page")
@@ -102,10 +102,11 @@ def _csv_rows(chart: Chart, site_url: str) -> list[list[Any]]:
 
 
 def point(value: float) -> float:
-    """A curve point's number as every chart file writes it: ``spec.point`` (``POINT_DIGITS``
-    significant digits), a whole one as an ``int``: ``1139``, not ``1139.0`` (the same number;
-    issue 47: 0.3 KB a chart)."""
-    value = rounded(value)
+    """A curve point's number as every chart file writes it: ``POINT_DIGITS`` significant
+    digits (``spec.num``'s rounding, written out: a chart's files round every point, 200,000
+    numbers at 1,000 algorithms), a whole one as an ``int``: ``1139``, not ``1139.0`` (the
+    same number; issue 47: 0.3 KB a chart)."""
+    value = float(f"{value:.{POINT_DIGITS}g}")
     return int(value) if value.is_integer() else value
 
 

@@ -17,14 +17,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from functools import partial
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import ASSERTED_BY_MEANINGS, Status
 from tinkernomics.derived import derive
 from tinkernomics.site.charts import settings
-from tinkernomics.site.charts.themes import THEMES  # noqa: F401 (re-exported)
+from tinkernomics.site.charts.themes import (  # noqa: F401 (re-exported)
+    THEMES,
+    decade_ticks,
+    short_number,
+)
 from tinkernomics.site.identity import LICENCE, LICENCE_URL  # noqa: F401 (re-exported)
 
 COMPARISON_ID = "scalerl-comparison"
@@ -140,6 +143,15 @@ class Chart:
     """(algorithm id, name) of fitted curves not drawn by default (comparison only)."""
     date: str = ""
     """ISO date the data last changed (printed on images; "" when unknown)."""
+
+    def __hash__(self) -> int:
+        """Its fields' hash, as a frozen dataclass's, worked out once: the key of every cached
+        output of it (issue 47: hashing each curve point anew at every look-up was half the CPU
+        of a chart's SVG files)."""
+        if (found := self.__dict__.get("_hash")) is None:
+            fields = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+            found = self.__dict__["_hash"] = hash(fields)
+        return int(found)
 
     @property
     def groups(self) -> tuple[tuple[str, tuple[Series, ...]], ...]:
@@ -361,21 +373,6 @@ def data_date(catalog: Catalog, chart: Chart) -> str:
     return max(dates).isoformat() if dates else ""
 
 
-def decade_ticks(low: float, high: float) -> list[float]:
-    """Powers of ten within [low, high]: the labelled ticks of a log axis."""
-    first = math.ceil(math.log10(low) - 1e-9)
-    last = math.floor(math.log10(high) + 1e-9)
-    return [10.0**k for k in range(first, last + 1)]
-
-
-def short_number(value: float) -> str:
-    """Tick label: 100, 1k, 10k, 1M."""
-    for size, suffix in ((1e6, "M"), (1e3, "k")):
-        if value >= size:
-            return f"{derive.format_number(value / size)}{suffix}"
-    return derive.format_number(value)
-
-
 def attribution_lines(chart: Chart) -> list[str]:
     """Credit, licence, conversion basis and (if any) the unverified warning, one per line."""
     lines = [f"{PUBLISHER} · data {LICENCE} · {chart.factor_text}"]
@@ -394,6 +391,5 @@ def num(value: float, digits: int = 6) -> float:
 
 
 POINT_DIGITS = 4
-"""Significant digits of a curve point's numbers in every file (``point``): finer than any output
-shows; six were a third of a chart's spec, JSON and CSV bytes (issue 47)."""
-point = partial(num, digits=POINT_DIGITS)
+"""Significant digits of a curve point's numbers in every file (``data.point``): finer than
+any output shows; six were a third of a chart's spec, JSON and CSV bytes (issue 47)."""

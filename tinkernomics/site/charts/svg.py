@@ -121,6 +121,14 @@ class _Frame:
     def y(self, reward: float) -> float:
         return round(self.bottom - reward * self._scale[2], 1)
 
+    def positions(self, points: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:
+        """``(x(c), y(r))`` of each (compute, reward) point, the scale read once for all of a
+        curve's points (issue 47: a curve's 61 points in two layouts for 500 charts)."""
+        lo, per_decade, per_unit = self._scale
+        left, bottom, log10 = self.left, self.bottom, math.log10
+        return [(round(left + (log10(c) - lo) * per_decade, 1), round(bottom - r * per_unit, 1))
+                for c, r in points]
+
 
 def _frame(chart: Chart, layout: Layout, theme: str | None = None) -> _Frame:
     """Lay out the legend (entries wrap at the plot width; on a chart of several settings each
@@ -204,7 +212,7 @@ def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
 
 def _series(f: _Frame, s: Series) -> list[str]:
     c = f.chart
-    path = svgpath.curve_path([(f.x(x), f.y(y)) for x, y in s.points])
+    path = svgpath.curve_path(f.positions(s.points))
     a_y = _n(f.y(s.params.A))
     return [
         f"<g><title>{escape(s.label)}</title>",

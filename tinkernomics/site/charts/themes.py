@@ -3,13 +3,18 @@
 Overrides of the Plotly layout as ``relayout`` keys: the browser applies the one of the page's
 palette on top of the figure (``charts.js``). The static SVG's paints (``PAINT``) are here
 too: a page's stylesheet rules (``page_css``) and a file's presentation attributes (``paint``),
-and the markers ``svg`` draws with once per chart and layout (``MARKED``, ``_resolve``).
+and the markers ``svg`` draws with once per chart and layout (``MARKED``, ``_resolve``). And
+the log axes' labelled ticks (``decade_ticks``, ``short_number``), which the SVG, the cards and
+the Plotly spec write alike (``spec`` re-exports them).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
+
+from tinkernomics.derived import derive
 
 THEMES: dict[str, dict[str, str]] = {
     "light": {
@@ -122,3 +127,21 @@ def _resolve(drawing: str, theme: str | None) -> str:
     """A drawing made with markers (``MARKED``) painted for ``theme`` (None: a page's)."""
     table = _paints(theme)
     return _MARKER.sub(lambda found: table[found.group(1)], drawing)
+
+
+# --------------------------------------------------------------------------- axis labels
+
+
+def decade_ticks(low: float, high: float) -> list[float]:
+    """Powers of ten within [low, high]: the labelled ticks of a log axis."""
+    first = math.ceil(math.log10(low) - 1e-9)
+    last = math.floor(math.log10(high) + 1e-9)
+    return [10.0**k for k in range(first, last + 1)]
+
+
+def short_number(value: float) -> str:
+    """Tick label: 100, 1k, 10k, 1M."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{derive.format_number(value / size)}{suffix}"
+    return derive.format_number(value)
