@@ -233,6 +233,12 @@ def price_list_env(plist: m.PriceList) -> dict[str, float | None]:
             "price.storage": _fig(plist.storage_usd_per_gb_month)}
 
 
+def _role_model(catalog: Catalog, model_id: str, policy: dict[str, Any]) -> dict[str, Any]:
+    """A teacher's, critic's or reward model's shape inputs: its own model's where the link
+    names one, else every one missing (the graph then takes the policy's, ``policy``'s keys)."""
+    return model_inputs(catalog, model_id) if model_id else dict.fromkeys(policy)
+
+
 def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
     """The graph's input values for a resolved choice (``inputs`` in calculator.js, which
     reads ``algorithm_env``, ``role_env`` and ``price_list_env`` as shipped data)."""
@@ -245,11 +251,8 @@ def environment(catalog: Catalog, r: Resolved) -> dict[str, Any]:
         **c.numbers, **algorithm_env(algo), **role_env(r.roles), **price_list_env(plist),
         **{i.flag[0]: _flag(getattr(c, i.sets) == i.flag[1]) for i in inputs.INPUTS if i.flag[0]},
         **prefixed("model", model),
-        **prefixed("teacher", model_inputs(catalog, teacher) if teacher
-                   else dict.fromkeys(model)),
-        **{f"{prefix}.{k}": v for prefix, name in SIZED_ROLES.items()
-           for k, v in (model_inputs(catalog, r.names[name]) if r.names[name]
-                        else dict.fromkeys(model)).items()},
+        **{k: v for prefix, name in {"teacher": "teacher", **SIZED_ROLES}.items()
+           for k, v in prefixed(prefix, _role_model(catalog, r.names[name], model)).items()},
         **prefixed("price", row_inputs(inputs.price_row(plist, c.model, c.variant))),
         "price.teacher_prefill": row_inputs(teacher_row)["prefill"],
         **prefixed("hw", hardware_inputs(catalog, c.hardware)),
