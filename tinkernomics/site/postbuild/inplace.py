@@ -146,7 +146,6 @@ def prune(site_dir: Path, previous: Previous) -> int:
             folders.add(path.parent)
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         _remove_empty(folder, site_dir)
-    shutil.rmtree(site_dir / HOLD, ignore_errors=True)
     return gone
 
 
