@@ -161,4 +161,7 @@ def test_adding_a_quantity_recompiles() -> None:
     graph = _graph(Quantity("x", "a + 1", format="number"))
     _compiled_now(graph, {"a": 1.0})
     graph.add(Quantity("y", "x * b", format="number"))
+    assert graph._compiled is None
+    assert g.evaluate(graph, {"a": 1.0, "b": 3.0}) == {"x": 2.0, "y": 6.0}
+    assert graph._compiled is not None, "a graph compiled before compiles again at once"
     assert _compiled_now(graph, {"a": 1.0, "b": 3.0}) == {"x": 2.0, "y": 6.0}
