@@ -114,7 +114,7 @@ it), so the run may read it whole, without a step in Python for each of its tags
 the headings of an algorithm page were two steps each)."""
 _UNSKIPPED = re.compile(rf"""(?:[^<]++|{_OTHER_TAG}|{_WHOLE_SKIPPED}|<!--.*?-->)*+""", re.S)
 """A run of text, comments, tags ``_TAG`` reads as not a skipped element's and whole skipped
-elements that hold only text (possessive: the run is read once, never backtracked into). No
+elements (``_WHOLE_SKIPPED``; possessive: the run is read once, never backtracked into). No
 two alternatives match at the same place (text has no ``<``; a tag's name is a skipped
 element's or not; a comment's ``<!`` starts no name), so their order changes what is read in
 no way, only how fast: the most frequent first, the 26 skipped names' last but one."""
