@@ -126,12 +126,13 @@ def preview(page: str, rel_url: str, site_url: str) -> Preview:
     title = _text(m.group(1)) if (m := _TITLE.search(page)) else ""
     canonical = m.group(1) if (m := _CANONICAL.search(page)) else site_url + rel_url
     chart = m.group(1) if (m := _CHART.search(page)) else None
-    image = site_url + (f"embed/{chart}/card.png" if chart else SITE_CARD)
+    if not chart:  # the site's card: no chart summary or oEmbed link to look for
+        return Preview(title, _description(page), canonical, site_url + SITE_CARD, None)
+    image = site_url + f"embed/{chart}/card.png"
     announces_oembed = _OEMBED in page  # the embed pages link their oEmbed file themselves
     summary = _text(m.group(1)) if (m := _SUMMARY.search(page)) else ""
-    alt = card_alt(title, summary) if chart else SITE_CARD_ALT
     return Preview(title, _description(page), canonical, image, chart,
-                   oembed=bool(chart) and not announces_oembed, image_alt=alt)
+                   oembed=not announces_oembed, image_alt=card_alt(title, summary))
 
 
 def embed_page_tags(title: str, description: str, url: str, image: str, summary: str) -> str:
