@@ -3,7 +3,9 @@
 trains at that share of a dense model's utilisation (fails on the model before it, which
 trained a mixture of experts as fast per active FLOP as a dense model of its total size); a
 learner that loops over the experts (``el``, a run's ``expert_loop``: ``expert_loop_factor``)
-keeps a share of that (fails on the model before it, which had no such input)."""
+keeps a share of that (fails on the model before it, which had no such input); every MoE layer
+of every forward pass waits for the host (``moe_sync_s``; fails on the model before it, which
+priced a mixture of experts' training by its FLOPs alone)."""
 
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ def test_a_mixture_of_experts_trains_at_a_share_of_a_dense_models_utilisation(
     factor = time_constant("moe_train_factor")
     assert 0 < factor < 1
     assert moe["time.mfu_train"] == pytest.approx(dense["time.mfu_train"] * factor)
-    # the same training FLOPs would take 1/factor as long; fewer active FLOPs take less
-    per_token = moe["time.train_s"] / moe["tokens.train"]
+    # the same training FLOPs would take 1/factor as long; fewer active FLOPs take less (the
+    # MoE layers' host synchronisations, moe_sync_s, are waits, not FLOPs)
+    per_token = (moe["time.train_s"] - moe["time.moe_sync_s"]) / moe["tokens.train"]
     flops = moe["train.flops_per_token"] / (dense["train.flops_per_token"])
     assert per_token == pytest.approx(
         dense["time.train_s"] / dense["tokens.train"] * flops / factor, rel=0.2)
@@ -63,3 +66,40 @@ def test_the_backtest_reads_a_runs_expert_loop(catalog: Catalog) -> None:
     assert looped[inputs.key("run.expert_loop")] == "1"
     grouped = backtest.query(runs["toy-grouped"], runs["toy-grouped"].stages[0])
     assert inputs.key("run.expert_loop") not in grouped
+
+
+def _forwards(e: dict[str, float]) -> float:
+    """The forward passes a step makes over each sequence: the update's (twice with full
+    recomputation), the old-policy log-probs' (none when the trainer takes the sampler's) and
+    the reference's."""
+    return (e["run.K"] * (2.0 if e["run.ac"] == 2 else 1.0) + 1.0 - e["run.rollout_logprobs"]
+            + (1.0 if e["role.reference"] else 0.0))
+
+
+def test_every_moe_layer_of_every_forward_pass_waits_for_the_host(toy: Catalog) -> None:
+    moe = toy_estimate(toy, x_params_b="30", x_active_b="3")
+    sync = time_constant("moe_sync_s")
+    assert sync > 0
+    per_gpu = moe["run.prompts"] * moe["run.G"] / moe["time.train_gpus"]
+    assert moe["time.moe_sync_s"] == pytest.approx(
+        per_gpu * _forwards(moe) * moe["model.layers"] * sync)
+    assert moe["time.moe_sync_s"] > 0
+    # the waits add to the training line; they fall with the GPUs that share the sequences
+    more = toy_estimate(toy, x_params_b="30", x_active_b="3", gpus="16")
+    assert more["time.moe_sync_s"] == pytest.approx(
+        moe["time.moe_sync_s"] * moe["time.train_gpus"] / more["time.train_gpus"])
+
+
+def test_a_dense_model_and_a_looping_learner_pay_no_moe_synchronisation(toy: Catalog) -> None:
+    assert toy_estimate(toy, x_params_b="30")["time.moe_sync_s"] == 0
+    # the expert loop's measured factor already holds its own per-layer waits
+    looped = toy_estimate(toy, x_params_b="30", x_active_b="3", el="1")
+    assert looped["time.moe_sync_s"] == 0
+
+
+def test_a_stated_training_utilisation_holds_the_moe_synchronisation(toy: Catalog) -> None:
+    moe = toy_estimate(toy, x_params_b="30", x_active_b="3")
+    assert moe["time.train_s"] > moe["time.moe_sync_s"] > 0
+    # a measured utilisation (a pilot run's) already holds the waits: none are added
+    stated = toy_estimate(toy, x_params_b="30", x_active_b="3", mt="20")
+    assert stated["time.moe_sync_s"] == 0

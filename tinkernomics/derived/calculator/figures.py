@@ -33,6 +33,7 @@ TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight
              "cpu_adam_bytes": "run.offload_optimizer", "host_memory_gb_s": "run.offload_optimizer",
              "train_mfu_max": "missing(set.mfu_train)",
              "expert_loop_factor": "run.expert_loop * missing(set.mfu_train)",
+             "moe_sync_s": "(1 - run.expert_loop) * missing(set.mfu_train)",
              "train_half_params": "missing(set.mfu_train)"}
 """When a time-model constant is among an estimate's inputs (``timing.CONSTANTS``)."""
 

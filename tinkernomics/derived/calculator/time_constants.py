@@ -122,6 +122,33 @@ CONSTANTS: tuple[Constant, ...] = (
              "dense one's, (9.6 / 91.2) × (10.56 / 9.04) = 0.123, is what the expert loop costs "
              "beyond moe_train_factor (measured on Megatron, whose grouped GEMM it stands "
              "for); a run states it with expert_loop, the link with el"),
+    Constant("moe_sync_s", 0.003, "Seconds a mixture-of-experts layer waits for the host in "
+             "each forward pass over a sequence",
+             "physics of the stack, size fitted: Megatron-LM's dropless all-to-all dispatcher "
+             "(megatron/core/transformer/moe/token_dispatcher.py at commit bed33f8, "
+             "MoEAlltoAllTokenDispatcher.preprocess: \"A synchronization is needed before "
+             "expert parallel AlltoAll communication to get the `input_splits` and "
+             "`output_splits` CPU values\"; token_permutation: "
+             "\"torch.cuda.current_stream().synchronize()\") stops every MoE layer of every "
+             "forward pass until the token counts reach the CPU, and the GPU then idles while "
+             "the CPU launches the layer's next kernels (the backward reuses the counts). Timed "
+             "per sequence (RL learners train micro-batches of one or a few sequences: NeMo RL's "
+             "Qwen3-30B-A3B recipes pack 4,096 tokens, about one answer, a micro-batch), for the "
+             "update, its recomputation, the old-policy log-probs and the reference. Fitted on "
+             "the 78 scored published runs of 2026-12-07 (bench_backtest.py; with the others at "
+             "their values, sum of squared log ratios and runs within 2x: 0 ms 21.25 (68), 1 ms "
+             "20.19 (69), 2 ms 19.82 (69), 2.5 ms 19.77 (69), 3 ms 19.78 (69), 4 ms 19.92 (69), "
+             "5 ms 20.17 (69)); the whole grid's best (--fit: 3 ms, with graph_layer_s 0.2 ms "
+             "and tail_floor and step_seconds at 0, loss 19.04) and 22 of its 24 "
+             "leave-one-source-out folds pick 3 ms, the two verl folds 2 ms; leaving NeMo RL "
+             "v0.6's runs out, the fit on the others puts its Qwen3-30B-A3B runs at 0.93-1.40. "
+             "The runs it moves are NeMo RL's Qwen3-30B-A3B benchmarks, 64-256 answers per "
+             "training GPU (v0.6 GB200 1-step off-policy 0.34 to 0.95, GB200 on-policy 0.66 to "
+             "1.08, H100 0.90 to 1.14 and 0.84 to 1.45; v0.5 H100 0.80 to 1.03) and verl's on "
+             "H20 (0.83 to 0.92); the 235B and DeepSeek-V3 runs train 1-4 answers per GPU and "
+             "barely move. Per GPU the GB200 runs still land below the H100 ones (the GB200 "
+             "trains these micro-batches barely faster than an H100), which this per-layer wait, "
+             "the same on every GPU, does not separate"),
     Constant("refit_gb_s", 50.0, "Weight transfer to the sampler, GB/s",
              "assumption: a bf16 copy over NVLink or PCIe at 50 GB/s"),
     Constant("host_link_gb_s", 63.0, "Host link (GPU to CPU memory), GB/s each way",
@@ -166,6 +193,7 @@ FITTED: dict[str, tuple[float, ...]] = {
     "train_mfu_max": (0.4, 0.5),
     "step_seconds": (0.0, 2.5, 5.0, 10.0, 20.0),
     "run_overhead": (0.25, 0.4),
+    "moe_sync_s": (0.0, 0.001, 0.002, 0.003),
 }
 """The grid ``benchmarks/bench_backtest.py --fit`` searches for the fitted constants; it
 prints the best point over every catalog run and, leaving out one source's runs at a time,

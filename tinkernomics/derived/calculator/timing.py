@@ -59,7 +59,14 @@ multiplied by the steps:
   (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs), and
   ``EXPERT_LOOP_FACTOR`` of that when the learner runs the experts one at a time (``el``, a
   run's ``expert_loop``: Hugging Face transformers before 5.0; ms-swift's measured Megatron
-  against DeepSpeed timing). The rule is ``roles_time.train_mfu``.
+  against DeepSpeed timing). The rule is ``roles_time.train_mfu``. A mixture of experts'
+  learner also waits for the host at every MoE layer of every forward pass (the update's, its
+  recomputation, the old-policy log-probs' and the reference's), ``MOE_SYNC_S`` each, one
+  micro-batch a sequence: Megatron's dropless all-to-all dispatcher copies each layer's token
+  counts to the CPU and synchronises the stream before the exchange (``token_dispatcher.py``),
+  and the GPU idles while the CPU launches the layer's next kernels; added to the training
+  seconds, none for a dense model, a learner that loops over the experts (``el``: its measured
+  factor holds its own waits) or a stated training utilisation (``mt``: a measured one does).
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -188,9 +195,10 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
         ("mfu_train", roles_time.train_mfu("p.total", "p.active")),
+        _moe_sync(p),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
-                    f"({p}.train_gpus * {peak})"),
+                    f"({p}.train_gpus * {peak}) + {p}.moe_sync_s"),
         *roles_time.sized_mfu(p),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
@@ -208,6 +216,19 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {p}.optimizer_s + {p}.wake_s + "
                     f"{c}.step_seconds + {p}.offload_s"),
     ]
+
+
+def _moe_sync(p: str) -> tuple[str, str]:
+    """A mixture of experts' host synchronisations in training (``MOE_SYNC_S``): every MoE
+    layer of every forward pass (the update's, its recomputation, the old-policy log-probs' and
+    the reference's), one micro-batch a sequence, waits for the host; none for a dense model or
+    a learner that loops over the experts (``el``: the measured ``EXPERT_LOOP_FACTOR`` holds its
+    own) or a reader who states the training utilisation (``mt``: a measured one holds them)."""
+    forwards = ("(run.K * (2.0 if run.ac == 2 else 1.0) + (1.0 - run.rollout_logprobs) + "
+                "(1.0 if role.reference else 0.0))")
+    return ("moe_sync_s", f"0.0 if p.active >= p.total else missing(set.mfu_train) * (1.0 - "
+                          f"run.expert_loop) * run.prompts * run.G / {p}.train_gpus * {forwards} * "
+                          "coalesce(model.layers, 0.0) * const.time.moe_sync_s")
 
 
 def _offload(p: str) -> list[tuple[str, str]]:
