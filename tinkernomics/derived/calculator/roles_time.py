@@ -61,3 +61,16 @@ def step_work(p: str, hw: str) -> list[tuple[str, str]]:
     ]
 
 
+
+
+def on_gpu(mfu: str, hw: str) -> str:
+    """A training utilisation (``train_mfu``'s, at the compute ceiling ``TRAIN_MFU_MAX``) as
+    realised on the GPU ``hw``: a training step is a compute term at the GPU's peak plus a
+    memory-traffic term at its bandwidth, ``TRAIN_BYTES_PER_FLOP`` × FLOPs ÷ utilisation
+    bytes, so a GPU whose peak is low against its bandwidth (the H20: 148 TFLOPS, 4.0 TB/s)
+    realises more of its peak than one whose peak is high (the H100: 989, 3.35). The reader's
+    ``mt`` is a realised utilisation and is kept as given; a GPU without a bandwidth figure
+    trains at the ceiling's utilisation."""
+    ridge = f"coalesce({hw}.tflops / {hw}.bandwidth, 0.0)"
+    return (f"coalesce(set.mfu_train / 100.0, ({mfu}) / (1.0 + "
+            f"const.time.train_bytes_per_flop * {ridge}))")

@@ -90,14 +90,43 @@ CONSTANTS: tuple[Constant, ...] = (
              "decode_floor at a full batch. A model whose weights take longer to read than that "
              "(a 32B's 64 GB on an H100: about 27 ms) is timed by its weights; a small one by "
              "the floor, not by a full batch's iteration"),
-    Constant("train_mfu_max", 0.5, "Training utilisation of a large model",
-             "fitted on the scored published runs (0.4 fits worse) and capped there, at half "
-             "the dense peak, as a physical prior: 0.6 fitted them only marginally better, by "
-             "trading against the run overhead (bench_backtest.py --fit prints the grid's "
-             "losses). DeepSeek-V3's pre-training reached 35% of the H800's BF16 peak; small "
-             "models reach far less (train_half_params)"),
+    Constant("train_mfu_max", 0.9, "Training utilisation of a large model where "
+             "bandwidth is plentiful (the compute ceiling)",
+             "measured: FP8 GEMMs of 8,192 rows on an H20 run at 0.91-0.95 of its peak "
+             "(alibaba/InferSim bench_data/gemm/h20/data.csv at commit f2293da, DeepGEMM, lines "
+             "10, 252, 307: \"8192,2048,6144,763.61,0.91209\", \"8192,4096,24576,5880,0.947593\", "
+             "\"8192,7168,1536,654.419,0.93124\"), a GPU whose peak is low against its "
+             "bandwidth; the BF16 ceiling is assumed the same (unverified). A GPU realises "
+             "less, by its memory-traffic term (train_bytes_per_flop): 0.9 / (1 + 0.0027 × "
+             "295) = 0.50 on an H100 or H800, the 0.5 fitted on the published runs before that "
+             "term (0.4 fitted worse), and 0.82 on an H20. DeepSeek-V3's pre-training reached "
+             "35% of the H800's BF16 peak; small models reach far less (train_half_params)"),
     Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
              "fitted on the published runs: small models train far below the peak"),
+    Constant("train_bytes_per_flop", 0.0027, "Memory traffic of a training step per FLOP "
+             "at the compute ceiling, bytes",
+             "set so that the H100 and H800 (989.4 TFLOPS, 3.35 TB/s: 295 FLOPs a byte) keep the "
+             "0.5 training utilisation fitted on the published runs before this term: (0.9 / "
+             "0.5 - 1) / 295 = 0.0027. A training step is a compute term at the GPU's peak and "
+             "a memory-traffic term at its bandwidth: train_mfu's utilisation is divided by 1 + "
+             "this × FLOPs a byte, so what does not run at the tensor-core peak (elementwise "
+             "kernels, norms, casts, the softmax over the vocabulary, weights and gradients "
+             "moved per micro-batch) takes a share that grows with the GPU's FLOPs per byte: "
+             "295 on an H100, 312 on a GB200, 153 on an A100 80GB, 76 on an RTX 3090, 37 on "
+             "an H20 (0.82 of its peak against the H100's 0.50). An effective figure, not a "
+             "traffic count. Checked, not fitted: InferSim's default utilisations "
+             "(alibaba/InferSim hardware/gpu.py at commit f2293da, lines 21 and 34, "
+             "\"mfu=0.6,\" for the H20 and \"mfu=0.35,\" for the H800: 1.71x) and its GEMM "
+             "benchmarks (the same FP8 GEMM of 8,192 × 7,168 × 1,536: 0.93 of the H20's peak, "
+             "bench_data/gemm/h20/data.csv line 307, against 0.70 of the H800's, "
+             "bench_data/gemm/h800/data.csv line 10 \"8192,7168,1536,129.853,0.701958\"); here "
+             "1.64x. verl's H20 pages time old log-probs and the update (docs/advance/"
+             "one_step_off.md lines 64-67, fully_async.md lines 379-384) at about half of what "
+             "0.44 gave at the entries' lengths. On the 78 scored published runs of 2026-12-07 "
+             "(bench_backtest.py; runs within 2x, sum of squared log ratios): 0 (one "
+             "utilisation on every GPU) 68, 21.25; 0.002 (ceiling 0.8) 72, 18.68; 0.0027 72, "
+             "18.38; 0.0035 (H100 at 0.44) 72, 17.42, lower still as the H100's utilisation "
+             "falls, which trades against the mixtures of experts' own terms"),
     Constant("moe_train_factor", 0.41, "Share of a dense model's training utilisation a "
              "mixture-of-experts model reaches",
              "measured: NVIDIA's Megatron-Bridge performance summary (docs/fern/versions/0.4.2/"
@@ -163,7 +192,7 @@ FITTED: dict[str, tuple[float, ...]] = {
     "graph_layer_s": (0.0001, 0.00015, 0.0002),
     "tail_floor": (0.0, 0.0025, 0.005),
     "eager_layer_s": (0.00025, 0.0005, 0.001),
-    "train_mfu_max": (0.4, 0.5),
+    "train_bytes_per_flop": (0.002, 0.0027, 0.0035),
     "step_seconds": (0.0, 2.5, 5.0, 10.0, 20.0),
     "run_overhead": (0.25, 0.4),
 }

@@ -59,7 +59,13 @@ multiplied by the steps:
   (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs), and
   ``EXPERT_LOOP_FACTOR`` of that when the learner runs the experts one at a time (``el``, a
   run's ``expert_loop``: Hugging Face transformers before 5.0; ms-swift's measured Megatron
-  against DeepSpeed timing). The rule is ``roles_time.train_mfu``.
+  against DeepSpeed timing). The rule is ``roles_time.train_mfu``. ``TRAIN_MFU_MAX`` is the
+  ceiling where bandwidth is plentiful; a GPU realises it less the more FLOPs its peak has per
+  byte of bandwidth: a step is a compute term at the peak and a memory-traffic term
+  (``TRAIN_BYTES_PER_FLOP`` × FLOPs ÷ utilisation bytes) at the bandwidth, so the utilisation
+  is divided by 1 + ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth (``roles_time.on_gpu``; 0.50
+  on an H100, 0.82 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
+  realised.
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -187,11 +193,11 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
-        ("mfu_train", roles_time.train_mfu("p.total", "p.active")),
+        ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
                     f"({p}.train_gpus * {peak})"),
-        *roles_time.sized_mfu(p),
+        *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
                      f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_critic) if role.critic "
