@@ -8,6 +8,7 @@ whose utilisation did not depend on the GPU."""
 
 from __future__ import annotations
 
+import helpers_figures
 import pytest
 from helpers_calc import _fig
 from helpers_runs import ENTRIES, TOY_BIG, add, time_constant, toy_estimate, with_runs
@@ -17,6 +18,7 @@ from tinkernomics.derived.calculator.estimate import Estimate
 
 WIDE = "toy-wide-gpu"
 BLIND = "toy-blind-gpu"
+SLOW, SLOW_WIDE = "toy-slow-gpu", "toy-slow-wide-gpu"
 N = 8e9  # Toy-8B's parameters
 
 
@@ -30,6 +32,10 @@ def toy(catalog: Catalog) -> Catalog:
     add(found, "hardware", {k: v for k, v in {**big, "id": BLIND,
                                               "name": "Toy blind GPU"}.items()
                             if k != "bandwidth_tb_s"})
+    # a hundredth of the peak: a full decode batch is compute-bound
+    for hw, tb_s in ((SLOW, 2), (SLOW_WIDE, 8)):
+        add(found, "hardware", {**big, "id": hw, "name": hw, "bf16_dense_tflops": _fig(
+            10, "tflops"), "bandwidth_tb_s": _fig(tb_s, "tb_per_second")})
     return found
 
 
@@ -42,10 +48,14 @@ def ceiling() -> float:
     return time_constant("train_mfu_max") * N / (N + time_constant("train_half_params"))
 
 
+def share(tflops: float, bandwidth_tb_s: float) -> float:
+    """1 + bytes per FLOP × the GPU's FLOPs per byte."""
+    return 1.0 + time_constant("train_bytes_per_flop") * tflops / bandwidth_tb_s
+
+
 def realised(tflops: float, bandwidth_tb_s: float) -> float:
     """The rule: the ceiling over 1 + bytes per FLOP × the GPU's FLOPs per byte."""
-    ridge = tflops * 1e12 / (bandwidth_tb_s * 1e12)
-    return ceiling() / (1.0 + time_constant("train_bytes_per_flop") * ridge)
+    return ceiling() / share(tflops, bandwidth_tb_s)
 
 
 def test_more_bandwidth_for_the_same_peak_trains_faster(toy: Catalog) -> None:
@@ -68,3 +78,26 @@ def test_a_gpu_without_a_bandwidth_figure_trains_at_the_ceiling(toy: Catalog) ->
     assert blind["time.mfu_train"] == pytest.approx(ceiling())
     assert blind["time.train_s"] is not None
 
+
+
+def test_a_compute_bound_decode_iteration_follows_the_same_rule(toy: Catalog) -> None:
+    narrow, wide = est(toy, SLOW), est(toy, SLOW_WIDE)
+    for e, tb_s in ((narrow, 2), (wide, 8)):
+        compute = 2.0 * N * e["time.batch"] / (e["time.tp"] * 10e12 * time_constant(
+            "decode_mfu")) * share(10, tb_s)
+        assert e["time.iteration_s"] == pytest.approx(compute)
+    assert narrow["time.batch"] == wide["time.batch"]
+    assert wide["time.iteration_s"] < narrow["time.iteration_s"]
+
+
+
+def test_the_constants_are_listed_when_an_estimate_uses_them(toy: Catalog) -> None:
+    def keys(hw: str, **extra: str) -> set[str]:
+        return {f.key for f in helpers_figures.input_figures(toy, est(toy, hw, **extra))}
+
+    term = "assumption:time:train_bytes_per_flop"
+    assert term in keys(TOY_BIG)
+    assert f"hardware:{TOY_BIG}:bandwidth" in keys(TOY_BIG, md="5")  # training reads it
+    # the reader's training and decode utilisations replace both uses; no bandwidth, no term
+    assert term not in keys(TOY_BIG, mt="30", md="5")
+    assert term not in keys(BLIND)

@@ -32,7 +32,8 @@ TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight
                                "run.offload_grads",
              "cpu_adam_bytes": "run.offload_optimizer", "host_memory_gb_s": "run.offload_optimizer",
              "train_mfu_max": "missing(set.mfu_train)",
-             "train_bytes_per_flop": "missing(set.mfu_train) * (1 - missing(hw.bandwidth))",
+             "train_bytes_per_flop": f"max(missing(set.mfu_train), {_DECODE}) * "
+                                     "(1 - missing(hw.bandwidth))",
              "expert_loop_factor": "run.expert_loop * missing(set.mfu_train)",
              "train_half_params": "missing(set.mfu_train)"}
 """When a time-model constant is among an estimate's inputs (``timing.CONSTANTS``)."""

@@ -71,6 +71,12 @@ def on_gpu(mfu: str, hw: str) -> str:
     realises more of its peak than one whose peak is high (the H100: 989, 3.35). The reader's
     ``mt`` is a realised utilisation and is kept as given; a GPU without a bandwidth figure
     trains at the ceiling's utilisation."""
-    ridge = f"coalesce({hw}.tflops / {hw}.bandwidth, 0.0)"
-    return (f"coalesce(set.mfu_train / 100.0, ({mfu}) / (1.0 + "
-            f"const.time.train_bytes_per_flop * {ridge}))")
+    return f"coalesce(set.mfu_train / 100.0, ({mfu}) / {bandwidth_share(hw)})"
+
+
+def bandwidth_share(hw: str) -> str:
+    """What a compute-bound phase's time on the GPU ``hw`` is over its time at the ceiling: 1 +
+    ``TRAIN_BYTES_PER_FLOP`` × the GPU's FLOPs per byte of bandwidth (1 for a GPU without a
+    bandwidth figure). Training's (``on_gpu``) and a compute-bound decode iteration's."""
+    return (f"(1.0 + const.time.train_bytes_per_flop * coalesce({hw}.tflops / {hw}.bandwidth, "
+            "0.0))")

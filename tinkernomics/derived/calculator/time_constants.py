@@ -42,8 +42,22 @@ CONSTANTS: tuple[Constant, ...] = (
              "of the memory, as RL stacks size their samplers"),
     Constant("bandwidth_efficiency", 0.7, "Memory bandwidth reached in decode",
              "assumption: decode kernels reach about 70% of peak HBM bandwidth"),
-    Constant("decode_mfu", 0.5, "Compute utilisation of a compute-bound decode",
-             "assumption: large-batch decode reaches half the dense peak"),
+    Constant("decode_mfu", 0.9, "Compute utilisation of a compute-bound decode where "
+             "bandwidth is plentiful (the ceiling)",
+             "training's ceiling (train_mfu_max), realised on a GPU by the same memory-traffic "
+             "term (train_bytes_per_flop): 0.9 / (1 + 0.0027 × 295) = 0.50 on an H100 or H800, "
+             "the half of the dense peak assumed before, and 0.82 on an H20. Checked, not "
+             "fitted: InferSim's FP8 GEMMs of 1,024 rows, a large decode batch, reach 0.80 of "
+             "the H20's peak on average over its 36 shapes (alibaba/InferSim bench_data/gemm/"
+             "h20/data.csv at commit f2293da; 0.53-0.93) and the same 1,024 × 7,168 × 1,536 "
+             "GEMM 0.81 of the H20's (line 305 \"1024,7168,1536,94.236,0.808371\") against "
+             "0.44 of the H800's (bench_data/gemm/h800/data.csv line 8 "
+             "\"1024,7168,1536,25.841,0.440924\"). Only a GPU whose peak is low against its "
+             "bandwidth decodes compute-bound: on the 78 scored published runs of 2026-12-07 "
+             "it moves the H20 runs and oat-zero-7b (A100 40GB, 0.58) alone; 0.5 before, which "
+             "is 0.28 on an H100 under the memory term (sum of squared log ratios 18.55), 0.8 "
+             "17.94, 0.9 17.86, and verl's one-step-off FSDP2 4+12 run, whose 4 GPUs decode "
+             "batches of 1,024, falls from 2.37 to 1.81"),
     Constant("decode_floor", 0.0125, "Shortest decode iteration besides its layers, seconds",
              "fitted on the 78 scored published runs of 2026-12-07 with graph_layer_s and "
              "tail_floor (bench_backtest.py; sum of squared log ratios at 7.5 ms 22.29, 10 ms "

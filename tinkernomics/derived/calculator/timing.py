@@ -19,7 +19,9 @@ multiplied by the steps:
   length, at most the sequences it is given and at most the engine's cap on concurrent
   sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
   decode iteration reads the weights (the experts a batch touches, for MoE) and every live
-  sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and
+  sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound (at
+  ``DECODE_MFU`` of the peak, realised as training's utilisation is: over 1 +
+  ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth, ``roles_time.bandwidth_share``), and
   lasts at least ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output
   processing with CUDA graphs) plus ``GRAPH_LAYER_S`` a layer (a layer's kernels last a few
   microseconds each even at the smallest batch, so a deep model's floor is longer than a
@@ -126,7 +128,7 @@ def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
             f"run.eager * {c}.eager_layer_s), coalesce((2.0 * p.active + {held} * {kv} * "
             f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
-            f"{hw}.tflops * 1e12 * {c}.decode_mfu))")
+            f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
 
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
@@ -161,7 +163,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
-                        f"{c}.decode_mfu))"),
+                        f"{c}.decode_mfu) * {roles_time.bandwidth_share(hw)})"),
         ("tail_iteration_s", _tail_iteration(p, hw, c, held, kv)),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),
