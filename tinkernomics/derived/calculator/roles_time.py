@@ -1,7 +1,9 @@
 """Parts of the time model (``timing``, pipeline step 5) that depend on which models a step
 trains and frees: a critic's and a reward model's passes at their own sizes (the link's ``cm``,
 ``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
-optimizer step, the colocated sampler's wake-up). Expressions over the graph's names only;
+optimizer step, the colocated sampler's wake-up), and the utilisation a GPU realises of a
+compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic term at the
+GPU's bandwidth beside the compute term at its peak). Expressions over the graph's names only;
 ``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
 """
 
