@@ -136,11 +136,18 @@ CONSTANTS: tuple[Constant, ...] = (
              "bench_data/gemm/h800/data.csv line 10 \"8192,7168,1536,129.853,0.701958\"); here "
              "1.64x. verl's H20 pages time old log-probs and the update (docs/advance/"
              "one_step_off.md lines 64-67, fully_async.md lines 379-384) at about half of what "
-             "0.44 gave at the entries' lengths. On the 78 scored published runs of 2026-12-07 "
-             "(bench_backtest.py; runs within 2x, sum of squared log ratios): 0 (one "
-             "utilisation on every GPU) 68, 21.25; 0.002 (ceiling 0.8) 72, 18.68; 0.0027 72, "
-             "18.38; 0.0035 (H100 at 0.44) 72, 17.42, lower still as the H100's utilisation "
-             "falls, which trades against the mixtures of experts' own terms"),
+             "0.44 gave at the entries' lengths; on the H20 Qwen3-30B-A3B run the old log-probs, "
+             "reference and update take 136 s (fully_async.md line 471) against 149 s here "
+             "(244 s before). On the 78 scored published runs of 2026-12-07 with decode_mfu "
+             "(bench_backtest.py; runs within 2x, sum of squared log ratios): before this term "
+             "68, 21.25; 0.002 73, 19.02; 0.0027 73, 17.86; 0.0035 73, 16.93; 0.0045 73, "
+             "16.24; 0.006 (the H100 at 0.32) 73, 15.95: the loss falls as the H100's "
+             "utilisation does, which trades against the mixtures of experts' own terms, so the "
+             "H100 keeps its 0.5. The whole grid's best (bench_backtest.py --fit: 0.0035, the "
+             "grid's edge, with step_seconds 0 and run_overhead 0.4; loss 15.99) leaves seven "
+             "runs outside 2x against five here. Leaving one source's runs out at a time, "
+             "every fold picks 0.0035 and 67 of the 78 left-out runs land within 2x "
+             "(geometric mean 0.97), against 64 before"),
     Constant("moe_train_factor", 0.41, "Share of a dense model's training utilisation a "
              "mixture-of-experts model reaches",
              "measured: NVIDIA's Megatron-Bridge performance summary (docs/fern/versions/0.4.2/"
