@@ -43,6 +43,10 @@ Chart PNGs serve link previews and image-only hosts, not a local preview: under 
 The same command sets ``$TINKERNOMICS_SERVE``: the pages' Content-Security-Policy then allows
 inline scripts, for the live-reload script MkDocs writes into every response
 (``site/postbuild/csp.py``).
+
+A one-shot ``mkdocs build`` (``on_startup``'s command again) scans only the garbage collector's
+youngest generation until the process ends (``site.build.OneShotCollector``): the older ones
+hold the build's pages and search index, which live to its end.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from tinkernomics.site.build import OneShotCollector
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.freshness.feature import new_build, of_build
 from tinkernomics.site.pages import rawhtml
@@ -114,6 +119,7 @@ _PASS: list[finish.PagePass] = []
 
 
 def on_pre_build(config):
+    _COLLECTOR.build_starts()
     _PASS.clear()
     finish.FINISHED.clear()
     new_build()
@@ -133,7 +139,12 @@ def _page_pass(config) -> finish.PagePass:
     return _PASS[0]
 
 
+_COLLECTOR = OneShotCollector()
+"""The garbage collector's thresholds for a one-shot build (``site.build.OneShotCollector``)."""
+
+
 def on_startup(command, dirty):
+    _COLLECTOR.begin(command)
     if command == "serve":
         os.environ.setdefault(CHART_IMAGES_ENV, "0")
         os.environ[SERVE_ENV] = "1"  # the page policy allows the live-reload script

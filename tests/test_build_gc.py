@@ -1,7 +1,8 @@
 """The cyclic garbage collector and a build (issue 47): the catalog a build loads is set aside
 from the collector's scans until the next load (``site.build._loaded``), and a process that
 built a site exits without a last collection over everything it held
-(``site.build.skip_exit_collection``)."""
+(``site.build.skip_exit_collection``); a one-shot build scans only the youngest generation
+(``site.build.OneShotCollector``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tinkernomics.site import build as sitebuild
+from tinkernomics.site.build import OLD_GENERATIONS_AFTER, OneShotCollector
 
 SCRIPT = """
 import atexit, gc, sys
@@ -78,3 +80,50 @@ def test_a_reload_lets_the_last_catalog_go(stub_loads: Path, tmp_path: Path) -> 
     second, _ = sitebuild.shared_site(tmp_path)
     gc.collect()
     assert gone() is None and second is not None
+
+
+@pytest.fixture(autouse=True)
+def thresholds() -> Iterator[tuple[int, int, int]]:
+    """The process's thresholds, put back after each test whatever it did."""
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield gc.get_threshold()
+    gc.set_threshold(*before)
+
+
+@pytest.mark.parametrize("command", ["build", "gh-deploy"])
+def test_a_one_shot_build_scans_only_the_youngest_generation(command: str) -> None:
+    collector = OneShotCollector()
+    collector.begin(command)
+    collector.build_starts()
+    assert gc.get_threshold() == (700, OLD_GENERATIONS_AFTER, OLD_GENERATIONS_AFTER)
+
+
+def test_serve_keeps_the_usual_thresholds() -> None:
+    collector = OneShotCollector()
+    collector.begin("serve")
+    for _ in range(3):
+        collector.build_starts()
+        assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_second_build_in_the_same_process_collects_as_usual() -> None:
+    """``mkdocs serve --clean`` reports ``build`` and then builds again on every edit."""
+    collector = OneShotCollector()
+    collector.begin("build")
+    collector.build_starts()
+    collector.build_starts()
+    assert gc.get_threshold() == (700, 10, 10)
+    collector.begin("build")  # a later startup of the same process changes nothing
+    collector.build_starts()
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_custom_first_threshold_is_kept() -> None:
+    gc.set_threshold(5000, 3, 4)
+    collector = OneShotCollector()
+    collector.begin("build")
+    assert gc.get_threshold() == (5000, OLD_GENERATIONS_AFTER, OLD_GENERATIONS_AFTER)
+    collector.build_starts()
+    collector.build_starts()
+    assert gc.get_threshold() == (5000, 3, 4)

@@ -117,6 +117,35 @@ def test_untaken_branches_read_nothing() -> None:
         g.evaluate(graph, {"a": None, "b": 2.0})
 
 
+class _Counting(dict[str, Any]):
+    """An environment that counts how often each name is looked up."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        self.reads: dict[str, int] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        self.reads[name] = self.reads.get(name, 0) + 1
+        return super().__getitem__(name)
+
+
+def test_a_top_level_input_is_read_once_and_a_branch_reads_its_own() -> None:
+    """An input read where every statement runs is converted once per evaluation, however
+    many quantities name it; one first read inside a branch is read again where it is used
+    outside it, and an untaken branch still reads nothing."""
+    graph = _graph(Quantity("x", "a * b + a", format="number"),
+                   Quantity("y", "a / 2 + (c if b > 5 else 0)", format="number"),
+                   Quantity("z", "c + a", format="number"))
+    env = _Counting({"a": 4.0, "b": 3.0, "c": 1.0})
+    assert _compiled_now(graph, env) == {"x": 16.0, "y": 2.0, "z": 5.0}
+    env.reads.clear()
+    assert g.evaluate(graph, env) == {"x": 16.0, "y": 2.0, "z": 5.0}
+    assert env.reads == {"a": 1, "b": 1, "c": 1}
+    env = _Counting({"a": 4.0, "b": 9.0, "c": 1.0})
+    assert g.evaluate(graph, env) == g.walk(graph, {"a": 4.0, "b": 9.0, "c": 1.0})
+    assert env.reads == {"a": 1, "b": 1, "c": 2}
+
+
 def test_too_deep_falls_back_to_the_walk() -> None:
     deep = "a"
     for _ in range(compiled.MAX_DEPTH + 5):
@@ -132,4 +161,7 @@ def test_adding_a_quantity_recompiles() -> None:
     graph = _graph(Quantity("x", "a + 1", format="number"))
     _compiled_now(graph, {"a": 1.0})
     graph.add(Quantity("y", "x * b", format="number"))
+    assert graph._compiled is None
+    assert g.evaluate(graph, {"a": 1.0, "b": 3.0}) == {"x": 2.0, "y": 6.0}
+    assert graph._compiled is not None, "a graph compiled before compiles again at once"
     assert _compiled_now(graph, {"a": 1.0, "b": 3.0}) == {"x": 2.0, "y": 6.0}

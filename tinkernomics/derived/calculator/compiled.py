@@ -80,12 +80,18 @@ class _Emitter:
 
     def read(self, name: str, depth: int) -> str:
         """An input is converted by ``tree.read``, as the walk does; a quantity's value is
-        already a finite float or None (every node yields one), so its local is read as is."""
+        already a finite float or None (every node yields one), so its local is read as is.
+        An input read at the function's top level (``depth`` 1: every statement there runs,
+        in order) is kept in its local for every later read, as a quantity is: the same value,
+        converted once per evaluation rather than once per reference (issue 47). A read inside
+        a branch stays there: the untaken branch must read nothing."""
         if name in self.local:
             return self.local[name]
         self.names.append(name)
         out = self.temp()
         self.put(depth, f"{out} = read(env[n{len(self.names) - 1}])")
+        if depth == 1:
+            self.local[name] = out
         return out
 
     def binary(self, op: str, out: str, a: str, b: str, depth: int) -> None:

@@ -90,7 +90,8 @@ class Graph:
         default=None, init=False, repr=False, compare=False)
     """(the keys, ``compiled.compile_graph`` of the quantities), made by ``evaluate``."""
     _walks: int = field(default=0, init=False, repr=False, compare=False)
-    """Evaluations since the last ``add`` (``evaluate`` compiles after ``COMPILE_AFTER``)."""
+    """Evaluations by ``walk`` (``evaluate`` compiles after ``COMPILE_AFTER``, and at once
+    after an ``add`` to a graph walked that often)."""
 
     def add(self, *items: Quantity) -> None:
         known = set(self.inputs) | set(self._by_key)
@@ -108,7 +109,9 @@ class Graph:
             self.quantities.append(q)
             self._by_key[q.key] = q
             known.add(q.key)
-        self._compiled, self._walks = None, 0
+        self._compiled = None  # evaluations so far still count: an often-evaluated graph
+        # compiles again at its next evaluation (issue 47: the published runs' range added after
+        # they were estimated used to cost eight more walks)
 
     def keys(self) -> list[str]:
         return [q.key for q in self.quantities]

@@ -70,6 +70,15 @@ runs on 4 RTX 3090 (its README's results table), the four runs of verl's one-ste
 16 H20 (docs/advance/one_step_off.md) and the seven NeMo RL v0.6 performance rows the catalog did
 not yet hold (docs/about/performance-summary.md)."""
 
+_OPENRLHF = "c8f2f4e"
+"""Main's head when heldout42d branched (2026-12-07): its time model, unchanged on that branch,
+priced the twelve PPO runs of two OpenRLHF sources added there, the nine rows with a named model
+of the benchmark page at commit dbdd43b (benchmark/README.md: Llama 2 7B, 13B and 70B on 8-16
+A800, DeepSpeed-Chat and OpenRLHF with and without Ray and vLLM) and the three DeepSpeed-Chat
+Hybrid Engine rows of the README's Performance table at commit 391e1de (7B, 13B and 70B on 16-32
+A800), with ``tinkernomics backtest --json`` run on the branch after the runs were added
+(catalog files only) and before anything else was changed."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -125,6 +134,18 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v06-deepseek-v3-gb200-256-async", 0.706, _EE3, "2026-12-07"),
     FirstSight("nemo-rl-v06-qwen3-235b-gb200-128-async", 0.385, _EE3, "2026-12-07"),
     FirstSight("nemo-rl-v06-qwen3-30b-a3b-gb200-16-async", 0.341, _EE3, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-7b-dschat-offload-a800-8", 0.786, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-7b-dschat-a800-8", 1.363, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-7b-deepspeed-a800-8", 0.624, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-7b-ray-a800-8", 0.235, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-7b-ray-vllm-a800-8", 0.882, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-13b-dschat-offload-a800-8", 0.942, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-13b-ray-a800-8", 0.260, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-13b-ray-vllm-a800-8", 0.831, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-bench-llama2-70b-ray-vllm-a800-16", 0.919, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-readme-llama2-7b-dschat-he-a800-16", 0.193, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-readme-llama2-13b-dschat-he-a800-32", 0.102, _OPENRLHF, "2026-12-07"),
+    FirstSight("openrlhf-readme-llama2-70b-dschat-he-a800-32", 0.057, _OPENRLHF, "2026-12-07"),
 )
 
 WITHIN = 2.0
