@@ -147,7 +147,9 @@ CONSTANTS: tuple[Constant, ...] = (
              "grid's edge, with step_seconds 0 and run_overhead 0.4; loss 15.99) leaves seven "
              "runs outside 2x against five here. Leaving one source's runs out at a time, "
              "every fold picks 0.0035 and 67 of the 78 left-out runs land within 2x "
-             "(geometric mean 0.97), against 64 before"),
+             "(geometric mean 0.97), against 64 before. With the twelve OpenRLHF A800 runs "
+             "scored since (90 runs, with decode_mfu): 75 to 80 within 2x, loss 41.75 to "
+             "41.36; those twelve move down by 2-16%, none across 2x"),
     Constant("moe_train_factor", 0.41, "Share of a dense model's training utilisation a "
              "mixture-of-experts model reaches",
              "measured: NVIDIA's Megatron-Bridge performance summary (docs/fern/versions/0.4.2/"
