@@ -28,8 +28,10 @@ def toy(catalog: Catalog) -> Catalog:
 def test_training_utilisation_shown_is_the_time_models(toy: Catalog) -> None:
     e = estimate(toy, QUERY)
     n = 8e9  # Toy-8B's parameters
+    ridge = 1000 / 2  # the big toy GPU's FLOPs a byte: 1,000 TFLOP/s over 2 TB/s
     assert e["time.mfu_train"] == pytest.approx(
-        CONST["train_mfu_max"] * n / (n + CONST["train_half_params"]))
+        CONST["train_mfu_max"] * n / (n + CONST["train_half_params"])
+        / (1 + CONST["train_bytes_per_flop"] * ridge))
     assert graph_for(toy).quantity("time.mfu_train").shown
     # the reader's utilisation is the one the time model trains at: the step's training
     # seconds scale by the ratio, and the shown utilisation is the reader's

@@ -32,6 +32,8 @@ TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight
                                "run.offload_grads",
              "cpu_adam_bytes": "run.offload_optimizer", "host_memory_gb_s": "run.offload_optimizer",
              "train_mfu_max": "missing(set.mfu_train)",
+             "train_bytes_per_flop": f"max(missing(set.mfu_train), {_DECODE}) * "
+                                     "(1 - missing(hw.bandwidth))",
              "expert_loop_factor": "run.expert_loop * missing(set.mfu_train)",
              "moe_sync_s": "(1 - run.expert_loop) * missing(set.mfu_train)",
              "train_half_params": "missing(set.mfu_train)"}
@@ -62,7 +64,9 @@ RULES: tuple[tuple[str, str], ...] = (
     ("formula:{vram_formula}", ""),
     ("assumption:mfu_train", "missing(set.mfu_prefill)"),
     ("assumption:mfu_prefill", "missing(set.mfu_prefill)"),
-    ("hardware:{hw}:bandwidth", f"{_DECODE} * (1 - missing(hw.bandwidth))"),
+    # decode's memory traffic, and training's (roles_time.on_gpu) unless the reader sets mt
+    ("hardware:{hw}:bandwidth", f"max({_DECODE}, missing(set.mfu_train)) * "
+                                "(1 - missing(hw.bandwidth))"),
     ("assumption:decode_sequences", "run.online"),
     *((f"assumption:time:{c.key}", TIME_WHEN.get(c.key, "")) for c in timing.CONSTANTS),
     ("setup:total", ""),

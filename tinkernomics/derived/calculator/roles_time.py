@@ -1,7 +1,9 @@
 """Parts of the time model (``timing``, pipeline step 5) that depend on which models a step
 trains and frees: a critic's and a reward model's passes at their own sizes (the link's ``cm``,
 ``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
-optimizer step, the colocated sampler's wake-up). Expressions over the graph's names only;
+optimizer step, the colocated sampler's wake-up), and the utilisation a GPU realises of a
+compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic term at the
+GPU's bandwidth beside the compute term at its peak). Expressions over the graph's names only;
 ``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
 """
 
@@ -61,3 +63,22 @@ def step_work(p: str, hw: str) -> list[tuple[str, str]]:
     ]
 
 
+
+
+def on_gpu(mfu: str, hw: str) -> str:
+    """A training utilisation (``train_mfu``'s, at the compute ceiling ``TRAIN_MFU_MAX``) as
+    realised on the GPU ``hw``: a training step is a compute term at the GPU's peak plus a
+    memory-traffic term at its bandwidth, ``TRAIN_BYTES_PER_FLOP`` × FLOPs ÷ utilisation
+    bytes, so a GPU whose peak is low against its bandwidth (the H20: 148 TFLOPS, 4.0 TB/s)
+    realises more of its peak than one whose peak is high (the H100: 989, 3.35). The reader's
+    ``mt`` is a realised utilisation and is kept as given; a GPU without a bandwidth figure
+    trains at the ceiling's utilisation."""
+    return f"coalesce(set.mfu_train / 100.0, ({mfu}) / {bandwidth_share(hw)})"
+
+
+def bandwidth_share(hw: str) -> str:
+    """What a compute-bound phase's time on the GPU ``hw`` is over its time at the ceiling: 1 +
+    ``TRAIN_BYTES_PER_FLOP`` × the GPU's FLOPs per byte of bandwidth (1 for a GPU without a
+    bandwidth figure). Training's (``on_gpu``) and a compute-bound decode iteration's."""
+    return (f"(1.0 + const.time.train_bytes_per_flop * coalesce({hw}.tflops / {hw}.bandwidth, "
+            "0.0))")

@@ -19,7 +19,9 @@ multiplied by the steps:
   length, at most the sequences it is given and at most the engine's cap on concurrent
   sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
   decode iteration reads the weights (the experts a batch touches, for MoE) and every live
-  sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound, and
+  sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound (at
+  ``DECODE_MFU`` of the peak, realised as training's utilisation is: over 1 +
+  ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth, ``roles_time.bandwidth_share``), and
   lasts at least ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output
   processing with CUDA graphs) plus ``GRAPH_LAYER_S`` a layer (a layer's kernels last a few
   microseconds each even at the smallest batch, so a deep model's floor is longer than a
@@ -59,14 +61,20 @@ multiplied by the steps:
   (NVIDIA's measured pre-training throughput of MoE and dense models on the same GPUs), and
   ``EXPERT_LOOP_FACTOR`` of that when the learner runs the experts one at a time (``el``, a
   run's ``expert_loop``: Hugging Face transformers before 5.0; ms-swift's measured Megatron
-  against DeepSpeed timing). The rule is ``roles_time.train_mfu``. A mixture of experts'
-  learner also waits for the host at every MoE layer of every forward pass (the update's, its
-  recomputation, the old-policy log-probs' and the reference's), ``MOE_SYNC_S`` each, one
-  micro-batch a sequence: Megatron's dropless all-to-all dispatcher copies each layer's token
-  counts to the CPU and synchronises the stream before the exchange (``token_dispatcher.py``),
-  and the GPU idles while the CPU launches the layer's next kernels; added to the training
-  seconds, none for a dense model, a learner that loops over the experts (``el``: its measured
-  factor holds its own waits) or a stated training utilisation (``mt``: a measured one does).
+  against DeepSpeed timing). The rule is ``roles_time.train_mfu``. ``TRAIN_MFU_MAX`` is the
+  ceiling where bandwidth is plentiful; a GPU realises it less the more FLOPs its peak has per
+  byte of bandwidth: a step is a compute term at the peak and a memory-traffic term
+  (``TRAIN_BYTES_PER_FLOP`` × FLOPs ÷ utilisation bytes) at the bandwidth, so the utilisation
+  is divided by 1 + ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth (``roles_time.on_gpu``; 0.50
+  on an H100, 0.82 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
+  realised. A mixture of experts' learner also waits for the host at every MoE layer of every
+  forward pass (the update's, its recomputation, the old-policy log-probs' and the reference's),
+  ``MOE_SYNC_S`` each, one micro-batch a sequence: Megatron's dropless all-to-all dispatcher
+  copies each layer's token counts to the CPU and synchronises the stream before the exchange
+  (``token_dispatcher.py``), and the GPU idles while the CPU launches the layer's next kernels;
+  added to the training seconds, none for a dense model, a learner that loops over the experts
+  (``el``: its measured factor holds its own waits) or a stated training utilisation (``mt``: a
+  measured one does).
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -127,7 +135,7 @@ def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
             f"run.eager * {c}.eager_layer_s), coalesce((2.0 * p.active + {held} * {kv} * "
             f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
-            f"{hw}.tflops * 1e12 * {c}.decode_mfu))")
+            f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
 
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
@@ -162,7 +170,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
-                        f"{c}.decode_mfu))"),
+                        f"{c}.decode_mfu) * {roles_time.bandwidth_share(hw)})"),
         ("tail_iteration_s", _tail_iteration(p, hw, c, held, kv)),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),
@@ -194,12 +202,12 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
-        ("mfu_train", roles_time.train_mfu("p.total", "p.active")),
+        ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
         _moe_sync(p),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
                     f"({p}.train_gpus * {peak}) + {p}.moe_sync_s"),
-        *roles_time.sized_mfu(p),
+        *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
                      f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_critic) if role.critic "
