@@ -334,9 +334,8 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
         series = charts.series_for(ctx.catalog, algorithm_id, chart.x_low, chart.x_high,
                                    chart.factor)
         traces = plotlyspec.series_file_traces(series, chart)
-        (folder / f"{algorithm_id}.json").write_text(
-            json.dumps(traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False),
-            encoding="utf-8")
+        files.write_text(folder / f"{algorithm_id}.json", json.dumps(
+            traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 _PREFILL_KEY, _IMAGE_KEYS = "image_prefill", "image_keys"
