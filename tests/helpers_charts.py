@@ -28,7 +28,7 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_valid_catalog
 from tinkernomics.site.build import SiteContext
-from tinkernomics.site.charts import feature, files
+from tinkernomics.site.charts import embed, feature, files, share
 from tinkernomics.site.charts import images as chartimages
 from tinkernomics.site.charts import spec as charts
 
@@ -149,12 +149,24 @@ lower while the legend is cropped), ``sb`` the box it is fitted into, ``scale`` 
 shown width over the drawing's."""
 
 
+def chart_file_names(chart: charts.Chart) -> list[str]:
+    """Every file ``files.write_chart_files`` writes for ``chart``: the embed page, the data,
+    every image variant as SVG and PNG, the card, the oEmbed and the spec, and the wide CSV
+    of a chart of several curves."""
+    variants = share.VARIANTS
+    texts = ["data.csv", files.DATA_JSON, *(v.svg for v in variants), embed.OEMBED_FILE,
+             files.SPEC_FILE]
+    pngs = [*(v.png() for v in variants), "card.png"]
+    wide = ["data-wide.csv"] if len(chart.series) > 1 else []
+    return ["index.html", *texts, *pngs, *wide]
+
+
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str,
                       cache: chartimages.ImageCache | None = None,
-                      key: str | None = None) -> list[Path]:
+                      key: str | None = None) -> None:
     """One chart's embed page and every other file, as the charts feature writes them (its
     ``write_outputs`` hands ``files.write_chart_files`` the finished embed page)."""
-    return files.write_chart_files(chart, folder, site_url,
+    files.write_chart_files(chart, folder, site_url,
                                    feature.render_embed_page(chart, site_url), cache, key)
 
 

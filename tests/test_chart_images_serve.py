@@ -19,6 +19,7 @@ from types import ModuleType
 import pytest
 from helpers_charts import (
     SHARED_SITE_URL,
+    chart_file_names,
     fitted_catalog_fixture,  # noqa: F401  (the fixture: catalog)
     shared_fitted_site,
 )
@@ -99,7 +100,7 @@ def test_without_images_every_other_chart_file_is_written_with_the_build_sizes(
     for cid in charts.chart_ids(catalog):
         names = {p.name for p in (served / "embed" / cid).iterdir()}
         chart = chartsite._charts(SiteContext(root=tmp_path, catalog=catalog))[cid]
-        assert names == {n for n in chartsite.files.file_names(chart) if not n.endswith(".png")}
+        assert names == {n for n in chart_file_names(chart) if not n.endswith(".png")}
         oembed = json.loads((served / "embed" / cid / "oembed.json").read_text())
         assert oembed == json.loads((built / "embed" / cid / "oembed.json").read_text())
 

@@ -441,7 +441,7 @@ def test_write_outputs_writes_embeds_data_and_plotly_deterministically(
     chartsite.write_outputs(ctx, second)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     expected = {f"embed/{cid}/{name}" for cid, chart in chartsite._charts(ctx).items()
-                for name in chartsite.files.file_names(chart)}
+                for name in helpers_charts.chart_file_names(chart)}
     shared = {f"embed/{name}" for name in chartsite.files.shared_embed_files()}
     assert shared == {"embed/resize.js", "embed/theme.js", "embed/theme.css",
                       "embed/spec-base.json"}

@@ -21,7 +21,7 @@ from helpers_charts import fitted_catalog, reward
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import data as chartdata
-from tinkernomics.site.charts import embed, files, images, share
+from tinkernomics.site.charts import embed, images, share
 from tinkernomics.site.charts import feature as chartsite
 from tinkernomics.site.charts import spec as charts
 from tinkernomics.site.charts import svg as chartsvg
@@ -165,7 +165,7 @@ def test_each_variant_is_one_png_and_one_svg(folder: Path, grpo: charts.Chart) -
     for variant in share.VARIANTS:
         assert (folder / variant.png()).is_file() and (folder / variant.svg).is_file()
     assert not [p.name for p in folder.iterdir() if DATE in p.name]
-    assert {p.name for p in folder.iterdir()} == set(files.file_names(grpo))
+    assert {p.name for p in folder.iterdir()} == set(helpers_charts.chart_file_names(grpo))
     dark_svg = (folder / "chart-dark.svg").read_text(encoding="utf-8")
     assert charts.THEMES["dark"]["paper_bgcolor"] in dark_svg
 

@@ -23,6 +23,7 @@ rewards are fractions (0-1), as the formula takes them, and a fit without R0 say
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from tinkernomics.catalog import models as m
@@ -85,19 +86,32 @@ def provenance(chart: Chart, source_ids: tuple[str, ...], site_url: str = "") ->
             page_url(chart, site_url)]
 
 
-_UNSTATED = dict.fromkeys(PROVENANCE_COLUMNS, "")
+_UNSTATED = tuple(dict.fromkeys(PROVENANCE_COLUMNS, "").values())
+
+
+RoundedPoint = tuple[float, float, float, float]
+"""A curve point as the files write it: (GB200-hours, H100-hours, reward, reward percent)."""
+
+
+@lru_cache(maxsize=4096)
+def rounded_points(chart: Chart) -> tuple[tuple[RoundedPoint, ...], ...]:
+    """Each series' points rounded (``point``, ``percent``) once per chart for ``data.csv``,
+    ``data-wide.csv`` and ``data.json``, which wrote each number of a curve two or three times
+    over (issue 47: 200,000 roundings at 1,000 algorithms)."""
+    return tuple(tuple((point(c), point(h), point(r), percent(r))
+                       for (c, r), h in zip(s.points, s.h100_hours, strict=True))
+                 for s in chart.series)
 
 
 def _csv_rows(chart: Chart, site_url: str) -> list[list[Any]]:
     """One row per curve point (long format) in ``CSV_COLUMNS`` order; a curve's provenance
     on its first row only."""
     rows = []
-    for s in chart.series:
+    for s, points in zip(chart.series, rounded_points(chart), strict=True):
+        first, status = [chart.id, s.algorithm_id, s.name, s.curve], s.status.value
         about = provenance(chart, s.sources, site_url)
-        first = [chart.id, s.algorithm_id, s.name, s.curve]
-        for i, ((c, r), h) in enumerate(zip(s.points, s.h100_hours, strict=True)):
-            rows.append([*first, point(c), point(h), percent(r), s.status.value,
-                         *(about if i == 0 else _UNSTATED.values())])
+        for i, (c, h, _, pct) in enumerate(points):
+            rows.append([*first, c, h, pct, status, *(about if i == 0 else _UNSTATED)])
     return rows
 
 
@@ -129,9 +143,9 @@ def to_wide_csv(chart: Chart, site_url: str = "") -> str:
     """``data-wide.csv``: one row per compute value, one reward column (percent) per curve,
     then the chart's provenance (every source it rests on)."""
     about = provenance(chart, tuple(r.id for r in chart.sources), site_url)
-    first = chart.series[0]
-    rows = ([point(c), point(h), *(percent(s.points[i][1]) for s in chart.series), *about]
-            for i, ((c, _), h) in enumerate(zip(first.points, first.h100_hours, strict=True)))
+    curves = rounded_points(chart)
+    rows = ([c, h, *(points[i][3] for points in curves), *about]
+            for i, (c, h, _, _) in enumerate(curves[0]))
     return csv_text([*WIDE_FIRST, *(wide_column(s) for s in chart.series),
                      *PROVENANCE_COLUMNS], rows)
 
@@ -180,13 +194,15 @@ def to_json(chart: Chart, site_url: str = "") -> dict[str, Any]:
                        "basis": chart.factor.basis, "status": chart.factor.status.value,
                        "sources": [chart.factor.numerator.source,
                                    chart.factor.denominator.source]},
-        "series": [series_json(s) for s in chart.series],
+        "series": [series_json(s, points)
+                   for s, points in zip(chart.series, rounded_points(chart), strict=True)],
         "sources": [{"id": r.id, "title": r.title, "authors": r.authors, "url": r.url,
                      "status": r.status} for r in chart.sources],
     }
 
 
-def series_json(s: Series) -> dict[str, Any]:
+def series_json(s: Series, points: tuple[RoundedPoint, ...]) -> dict[str, Any]:
+    """One curve in ``data.json``, its ``points`` as ``rounded_points`` gives them."""
     return {
         "algorithm_id": s.algorithm_id,
         "algorithm": s.name,
@@ -196,8 +212,7 @@ def series_json(s: Series) -> dict[str, Any]:
         "dataset": s.fit.dataset,
         "status": s.status.value,
         "parameters": _parameters_json(s),
-        "points": [{"gb200_hours": point(c), "h100_equivalent_hours": point(h),
-                    "reward": point(r)}
-                   for (c, r), h in zip(s.points, s.h100_hours, strict=True)],
+        "points": [{"gb200_hours": c, "h100_equivalent_hours": h, "reward": r}
+                   for c, h, r, _ in points],
     }
 

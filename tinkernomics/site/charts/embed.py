@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -64,8 +65,11 @@ CREDIT_CHARS = 78
 """Characters of the credit line ("From tinker-nomics · open the data · data CC BY 4.0 · ...")."""
 
 
+@lru_cache(maxsize=16384)
 def embed_height(chart: Chart, width: float) -> float:
-    """The embed page's natural height at an iframe ``width`` (px), estimated."""
+    """The embed page's natural height at an iframe ``width`` (px), estimated: once per chart
+    and width (issue 47: the box's facts, the oEmbed height and its snippet's formula asked
+    for the same 8 widths 23 times a chart, each secant's ends twice)."""
     mm = METRICS
     inner = min(width, EMBED_MAX_WIDTH_PX) - mm.pad_x
     layout = "narrow" if width <= NARROW_MAX_PX else "wide"

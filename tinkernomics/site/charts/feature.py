@@ -146,8 +146,12 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
 
     ``root`` is the relative path from the page to the site root; data links point at the
     chart's embed folder (siblings on the embed page; none in an export, whose data is inline).
+    What the figure does not print is not made (issue 47): the parameter rows without a table
+    (an algorithm page's figure, ``params=False``), the images' alt text on a site page (only
+    the standalone page's preview tags print it).
     """
     data_base = "" if mode == EMBED else f"{root}{EMBED_DIR}/{chart.id}/"
+    show_params = params and mode != EMBED
     note = chart.unverified_note
     base = _site_base(site_url)
     page_url = "" if mode == EXPORT and not base else f"{base or root}{chart.page}"
@@ -169,19 +173,20 @@ def figure_context(chart: charts.Chart, *, root: str, site_url: str, mode: str =
         "canonical": f"{base}{EMBED_DIR}/{chart.id}/" if base else "",
         "oembed_url": f"{base}{EMBED_DIR}/{chart.id}/oembed.json" if base else "",
         "show_embed": mode == PAGE,
-        "show_params": params and mode != EMBED,
+        "show_params": show_params,
         "box": embedbox.box_texts(chart, base or root) if mode == PAGE else {},
         "variants": [(v.png(), label) for v, label in zip(share.VARIANTS, VARIANT_LABELS,
                                                            strict=True)],
         "date": chart.date,
         "summary": share.long_description(chart),
-        "alt": share.alt_text(chart),
+        "alt": share.alt_text(chart) if mode != PAGE else "",
         "heading": mode == EMBED,
         "key": [(f"{s.name} ({charts.UNVERIFIED_MARK})" if s.unverified else s.name, s.color)
                 for s in chart.series] if mode == EMBED else [],
         "others": chart.others if mode == PAGE else (),
-        "rows": [_param_row(s, chart.factor) for s in chart.series],
-        "factor_text": chart.factor_text,
+        "rows": ([_param_row(s, chart.factor) for s in chart.series]
+                 if show_params or mode == EMBED else []),
+        "factor_text": chart.factor_text if show_params else "",
         "sources": chart.sources,
         "licence": charts.LICENCE, "licence_url": charts.LICENCE_URL,
     }
@@ -329,9 +334,8 @@ def write_series_files(ctx: SiteContext, chart: charts.Chart, folder: Path) -> N
         series = charts.series_for(ctx.catalog, algorithm_id, chart.x_low, chart.x_high,
                                    chart.factor)
         traces = plotlyspec.series_file_traces(series, chart)
-        (folder / f"{algorithm_id}.json").write_text(
-            json.dumps(traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False),
-            encoding="utf-8")
+        files.write_text(folder / f"{algorithm_id}.json", json.dumps(
+            traces, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 _PREFILL_KEY, _IMAGE_KEYS = "image_prefill", "image_keys"

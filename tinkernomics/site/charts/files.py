@@ -21,6 +21,7 @@ fetch treats a missing one as empty (the bundle's ``catchError``), and site page
 from __future__ import annotations
 
 import json
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -44,19 +45,6 @@ THEME_JS = "theme.js"
 THEME_CSS = "theme.css"
 """In ``embed/`` beside ``resize.js``: every embed page's theme script, and its colours and
 chart SVG rules (``theme_css``), shared (``shared_embed_files``); an export inlines them."""
-TEXT_FILES = ("data.csv", DATA_JSON, *(v.svg for v in share.VARIANTS), embed.OEMBED_FILE,
-              SPEC_FILE)
-IMAGE_FILES = (*(v.png() for v in share.VARIANTS), "card.png")
-DATA_FILES = (*TEXT_FILES, *IMAGE_FILES)
-"""Every file of a chart's folder besides ``index.html`` and the wide CSV."""
-
-
-def file_names(chart: charts.Chart) -> list[str]:
-    """Every file ``write_chart_files`` writes for ``chart``."""
-    wide = [name for key, name in chartdata.csv_files(chart).items() if key == "wide"]
-    return ["index.html", *DATA_FILES, *wide]
-
-
 def template_text(name: str) -> str:
     return (resources.files("tinkernomics.site.charts") / "templates" / name).read_text("utf-8")
 
@@ -109,11 +97,26 @@ def place_images(chart: charts.Chart, folder: Path, site_url: str,
     return sizes[0]
 
 
+def write_text(path: Path | str, text: str) -> None:
+    """``text`` as the UTF-8 file at ``path``, replacing its content (an existing file is
+    written over, as ``Path.write_text`` does, ``\n`` kept as it is): a chart's files are
+    5,500 writes at 1,000 algorithms, and a text-mode file object per write was a fifth of
+    their CPU (issue 47)."""
+    data = memoryview(text.encode("utf-8"))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
 def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_page: str,
                       cache: images.ImageCache | None = None,
-                      key: str | None = None) -> list[Path]:
+                      key: str | None = None) -> None:
     """The embed page (``embed_page``, rendered by the feature), data and image downloads,
-    preview card and oEmbed of one chart; ``key``: its images' (``place_images``)."""
+    preview card and oEmbed of one chart; ``key``: its images'
+    (``place_images``)."""
     cache = cache or images.ImageCache()
     folder.mkdir(parents=True, exist_ok=True)
     png_size = place_images(chart, folder, site_url, cache, key)
@@ -129,5 +132,4 @@ def write_chart_files(chart: charts.Chart, folder: Path, site_url: str, embed_pa
         embed.OEMBED_FILE: json_text(embed.oembed(chart, site_base(site_url), png_size)),
     }
     for name, text in texts.items():
-        (folder / name).write_text(text, encoding="utf-8", newline="\n")
-    return [folder / name for name in file_names(chart)]
+        write_text(folder / name, text)

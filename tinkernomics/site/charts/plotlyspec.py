@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+from functools import lru_cache
 from typing import Any
 
 from tinkernomics.derived import derive
@@ -140,12 +141,19 @@ def _log_range(low: float, high: float) -> list[float]:
     return [round(math.log10(low), 9), round(math.log10(high), 9)]
 
 
+@lru_cache(maxsize=256)
+def _tick_text(value: float) -> str:
+    """A decade tick's label (``short_number``), written once per build for each power of ten
+    (issue 47: the same few labels for two axes of 500 charts)."""
+    return short_number(value)
+
+
 def _log_axis(low: float, high: float, title: str) -> dict[str, Any]:
     ticks = decade_ticks(low, high)
     return {
         "type": "log", "fixedrange": True, "showline": True, "ticks": "outside",
         "automargin": True, "range": _log_range(low, high), "tickvals": ticks,
-        "ticktext": [short_number(t) for t in ticks], "title": {"text": title, "standoff": 6},
+        "ticktext": [_tick_text(t) for t in ticks], "title": {"text": title, "standoff": 6},
     }
 
 

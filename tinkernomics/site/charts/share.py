@@ -137,8 +137,10 @@ def _kind(chart: Chart) -> str:
             f"(log scale).")
 
 
+@lru_cache(maxsize=4096)
 def long_description(chart: Chart) -> str:
-    """What the chart is and every number it shows: read on the page (screen readers)."""
+    """What the chart is and every number it shows: read on the page (screen readers); once
+    per chart for its page and its embed page (issue 47)."""
     return f"{_kind(chart)} {finding(chart)}"
 
 
@@ -146,9 +148,11 @@ def _fit(text: str, limit: int = ALT_MAX_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+@lru_cache(maxsize=4096)
 def alt_text(chart: Chart) -> str:
     """The images' alt text, at most ``ALT_MAX_CHARS``: what kind of chart, then its finding;
-    for a comparison as many ceilings as fit, then how many more."""
+    for a comparison as many ceilings as fit, then how many more. Written once per chart for
+    its embed page's preview tags and its box's facts (issue 47)."""
     head = _kind(chart)
     if len(chart.series) == 1:
         return _fit(f"{head} {_one_finding(chart.series[0])}")
