@@ -106,9 +106,7 @@ _PIECES = ("MFU", "mfu", "xMFU", "ZeRO-3", "KV cache", "KV-cache", "critic", "Cr
            "<em>", "</em>", "<pre>", "</pre>", "a < b", "<Summary>", "</SUMMARY>", "x>y",
            "<span title=\"a > critic\">", "<!-- critic", "-->", "CRITIC", "MIXTURE-of-experts",
            "mixture of experts", "İ", "é", "<b class='x'>", "</b>", "<a title=\"/\">",
-           "<a / >", "</a/>", "</a >", "<abbr>", "</abbr>", '<h3 id="x">', "</h3>",
-           '<a class="headerlink" href="#x">&para;</a>', "<math>", "<mi>", "</mi>", "</math>",
-           "<code>MFU</code>", "<a>critic</a>", "<H3>", "</H3 >", "<label>", "</label>")
+           "<a / >", "</a/>", "</a >", "<abbr>", "</abbr>")
 
 
 def _per_text(article: str, href: str) -> str:
@@ -223,20 +221,6 @@ def test_one_search_serves_the_spellings_of_a_term() -> None:
     searched = glossarylinks._searched(("Critic", "critic", "Mixture of experts",
                                          "mixture-of-experts", "MoE", "KV cache", "KV-cache"))
     assert searched == (b"critic", b"kv cache", b"kv-cache", b"mixture", b"moe")
-
-
-def test_a_skipped_element_with_tags_inside_is_read_in_one_run() -> None:
-    """A heading with its permalink, a formula with its MathML tags, a link around markup: each
-    leaves the stack of open skipped elements as it found it, so the run reads it whole (issue
-    47: no step in Python for each of its tags); one that does not close is left to the steps."""
-    for element in ('<h2 id="mfu">MFU<a class="headerlink" href="#mfu">&para;</a></h2>',
-                    "<math><mi>MFU</mi><mo>=</mo><!-- x --></math>",
-                    '<a href="x"><span>MFU</span> <code>critic</code></a>', "<p>MFU</p>"):
-        run = glossarylinks._UNSKIPPED.match(element + " MFU")
-        assert run is not None and run.end() == len(element) + 4, element
-    for broken in ("<h2>MFU<a>x</h2>", "<h2>a < b</h2>", "<h2>x<code/>y</h2>", "<h2>x</h3>"):
-        run = glossarylinks._UNSKIPPED.match(broken)
-        assert run is not None and run.end() == 0, broken
 
 
 def test_skipped_names_pattern_matches_exactly_the_skipped_names() -> None:

@@ -89,32 +89,18 @@ _TAG = re.compile(rf"""<!--.*?-->|<(/?)(?:({_SKIPPED_NAMES})(?![\w-])|[A-Za-z][\
 """A comment or a tag; group 2 is the tag's name when it is a skipped element's (any case)."""
 _NO_SLASH_BODY = r"""[^>"'/]*(?:(?:"[^"]*"|'[^']*')[^>"'/]*)*>"""
 """A tag's inside and ``>`` with no ``/`` outside its quoted values (so not ``_VOID_END``)."""
-_OTHER_TAG = (rf"""<(?!/?(?:{_SKIPPED_NAMES})(?![\w-]))/?[A-Za-z][\w-]*"""
-              r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
-"""A tag ``_TAG`` reads as not a skipped element's."""
-
-
-def _whole_skipped(content: str) -> str:
-    """A skipped element holding ``content``, closed by its own name: one branch per name, not
-    a back-reference (a group inside the possessive run trips Python 3.11's ``re``)."""
-    return "<(?:{})".format("|".join(
-        rf"""{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}{content}"""
-        rf"""</{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}"""
-        for name in sorted(_SKIPPED, key=lambda name: (name != "a", name))))
-
-
-_TEXT_ONLY_SKIPPED = _whole_skipped("[^<]*")
-_WHOLE_SKIPPED = _whole_skipped(
-    rf"""(?:[^<]++|{_OTHER_TAG}|{_TEXT_ONLY_SKIPPED}|<!--.*?-->)*+""")
-"""A skipped element holding text, comments, other tags and skipped elements that hold only
-text (a citation's ``<a href="...">[3]</a>``; a heading with its ``<a class="headerlink">``;
-a formula's ``<math>`` with its MathML tags): it leaves the stack of open skipped elements as
-it found it (an inner skipped element is opened and closed; other tags and comments are not on
-it), so the run may read it whole, without a step in Python for each of its tags (issue 47:
-the headings of an algorithm page were two steps each)."""
-_UNSKIPPED = re.compile(rf"""(?:[^<]++|{_OTHER_TAG}|{_WHOLE_SKIPPED}|<!--.*?-->)*+""", re.S)
+_WHOLE_SKIPPED = "<(?:{})".format("|".join(
+    rf"""{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}[^<]*</{_any_case(name)}(?![\w-]){_NO_SLASH_BODY}"""
+    for name in sorted(_SKIPPED, key=lambda name: (name != "a", name))))
+"""A skipped element holding only text, closed by its own name (a citation's ``<a href="...">
+[3]</a>``): it leaves the stack of open skipped elements as it found it, so the run may read
+it whole, without a step in Python for each of its tags. One branch per name, not a
+back-reference (a group inside the possessive run trips Python 3.11's ``re``)."""
+_UNSKIPPED = re.compile(rf"""(?:[^<]++|<(?!/?(?:{_SKIPPED_NAMES})(?![\w-]))/?[A-Za-z][\w-]*"""
+                        rf"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>|{_WHOLE_SKIPPED}"""
+                        r"""|<!--.*?-->)*+""", re.S)
 """A run of text, comments, tags ``_TAG`` reads as not a skipped element's and whole skipped
-elements (``_WHOLE_SKIPPED``; possessive: the run is read once, never backtracked into). No
+elements that hold only text (possessive: the run is read once, never backtracked into). No
 two alternatives match at the same place (text has no ``<``; a tag's name is a skipped
 element's or not; a comment's ``<!`` starts no name), so their order changes what is read in
 no way, only how fast: the most frequent first, the 26 skipped names' last but one."""
@@ -305,11 +291,9 @@ def _matches(article: str, done: set[str]) -> Iterator[tuple[int, int, str]]:
     byte for one character: the offsets stay the article's) and the ASCII letters lower-cased.
     Each searched text is looked for one place at a time, the nearest first, and no longer once
     every term it may start is in ``done`` (issue 47: most pages link most of their terms early,
-    and finding every place of every text was half the pass): its next place is looked for only
-    after the caller has had the match, so a place that gets linked costs no search past it.
-    No term's spelling holds another searched text past its first character
-    (``tests/test_glossary_links.py``), so a match never covers a place where another starts,
-    and each place is tried on its own."""
+    and finding every place of every text was half the pass). No term's spelling holds another
+    searched text past its first character (``tests/test_glossary_links.py``), so a match never
+    covers a place where another starts, and each place is tried on its own."""
     if len(done) == len(TERMS):
         return
     low = article.encode("ascii", "replace").lower()
@@ -318,15 +302,20 @@ def _matches(article: str, done: set[str]) -> Iterator[tuple[int, int, str]]:
     heapq.heapify(heap)
     while heap:
         start, i = heap[0]
-        if not _SEARCHED_ANCHORS[i] <= done and (match := _FINDER.match(article, start)) \
-                and not (start and _WORDISH.match(article, start - 1)):  # a whole-word term
-            anchor = _ANCHORS[match.lastgroup or ""]
-            if anchor not in done:
-                yield start, match.end(), anchor
-        if _SEARCHED_ANCHORS[i] <= done or (after := low.find(_SEARCHED[i], start + 1)) < 0:
-            heapq.heappop(heap)  # no term left to find here (the caller linked this one)
+        if _SEARCHED_ANCHORS[i] <= done:
+            heapq.heappop(heap)
+            continue
+        after = low.find(_SEARCHED[i], start + 1)
+        if after < 0:
+            heapq.heappop(heap)
         else:
             heapq.heapreplace(heap, (after, i))
+        match = _FINDER.match(article, start)
+        if match is None or (start and _WORDISH.match(article, start - 1)):
+            continue  # not a term here, or inside a longer word
+        anchor = _ANCHORS[match.lastgroup or ""]
+        if anchor not in done:
+            yield start, match.end(), anchor
 
 
 def _link(href: str, anchor: str, text: str) -> str:
