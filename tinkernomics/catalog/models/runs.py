@@ -168,6 +168,12 @@ class PublishedRun(StrictModel):
                                    "with its longest completion (no continuous batching; e.g. "
                                    "NeMo-Aligner's TensorRT-LLM rollout loop); say where in "
                                    "`notes`.")
+    padded_batches: bool = Field(
+        default=False, description="True if the sampler keeps decoding a batch's finished "
+                                   "sequences (as padding) until its longest ends, so the "
+                                   "batch's last iterations cost a full batch's (Hugging "
+                                   "Face `generate`, also DeepSpeed-Chat's Hybrid Engine); "
+                                   "with `sequential_batches`; say where in `notes`.")
     expert_loop: bool = Field(
         default=False, description="True if the learner runs a mixture of experts' experts one "
                                    "by one (Hugging Face transformers before 5.0 under FSDP or "

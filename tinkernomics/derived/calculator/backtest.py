@@ -75,6 +75,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.rollout_logprobs"] = "1"
     if run.sequential_batches:
         found["run.static_batches"] = "1"
+    if run.padded_batches:
+        found["run.padded_batches"] = "1"
     if run.expert_loop:
         found["run.expert_loop"] = "1"
     for part in run.cpu_offload:

@@ -182,7 +182,8 @@ INPUTS: tuple[Input, ...] = (
     *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
         ("rlp", "rollout_logprobs"), ("sb", "static_batches"), ("oo", "offload_optimizer"),
-        ("op", "offload_params"), ("og", "offload_grads"), ("el", "expert_loop"))),
+        ("op", "offload_params"), ("og", "offload_grads"), ("el", "expert_loop"),
+        ("pb", "padded_batches"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),

@@ -36,7 +36,11 @@ multiplied by the steps:
   without continuous batching (``sb``, a run's ``sequential_batches``) generates its share in
   sequential rounds of its batch, each returning with its longest completion: every round
   pays the mean length and the tail (NeMo-Aligner's PPO, nemo_aligner/algorithms/ppo.py
-  ``_run_inference``: ``self.model.infer(batch)`` for one micro-batch after another). The
+  ``_run_inference``: ``self.model.infer(batch)`` for one micro-batch after another). A
+  sampler that keeps decoding a round's finished sequences as padding (``pb``, a run's
+  ``padded_batches``: Hugging Face ``generate`` gives a finished row the pad token and keeps it
+  in the batch; OpenRLHF's actor.py ``process_sequences`` at dbdd43b receives every row at the
+  round's longest length) pays a full batch's iteration for the tail, not a lone sequence's. The
   tail runs to the cap, not to the expected longest of the step's N draws: tried on the 78
   published runs of 2026-12-07 with the flat floors before ``GRAPH_LAYER_S`` (exponential
   lengths, longest = mean × (ln N + 0.577); log-normal, mean × exp(s √(2 ln N) - s²/2)),
@@ -138,6 +142,12 @@ def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
             f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
 
+def _padded_tail(p: str, alone: str) -> str:
+    """A sampler that keeps decoding a batch's finished sequences as padding (``pb``, a run's
+    ``padded_batches``: Hugging Face ``generate``) pays a full batch's iteration to the end."""
+    return f"{p}.iteration_s if run.padded_batches else {alone}"
+
+
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     c, cap = n["c"], n["cap"]
@@ -171,7 +181,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
                         f"{c}.decode_mfu) * {roles_time.bandwidth_share(hw)})"),
-        ("tail_iteration_s", _tail_iteration(p, hw, c, held, kv)),
+        ("tail_iteration_s", _padded_tail(p, _tail_iteration(p, hw, c, held, kv))),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),
         ("tail_iterations", f"0.0 if run.asynchronous * (1.0 - run.whole_batch) else "

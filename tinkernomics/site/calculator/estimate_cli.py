@@ -77,6 +77,10 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--static-batches", "run.static_batches", "1 if each sampler engine generates its share "
                                                "in sequential batches of --max-seqs, each "
                                                "waiting for its longest completion, else 0"),
+    ("--padded-batches", "run.padded_batches", "1 if the sampler keeps decoding a batch's "
+                                               "finished sequences as padding until its "
+                                               "longest ends (Hugging Face generate), else "
+                                               "0"),
     ("--expert-loop", "run.expert_loop", "1 if the learner runs a mixture of experts' experts "
                                          "one at a time (Hugging Face transformers < 5.0 "
                                          "under FSDP or DeepSpeed), else 0"),

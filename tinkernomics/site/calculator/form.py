@@ -137,6 +137,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.static_batches", "Sampler batches", e["run.static_batches"],
                 [("0", "continuous: a finished sequence's slot takes the next"),
                  ("1", "sequential: each batch waits for its longest completion")]),
+        _padded_choice(e),
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
                  ("1", "one expert at a time (Hugging Face transformers < 5.0)")]),
@@ -150,6 +151,14 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         field("set.mfu_prefill", "Prefill MFU (%)", "num", pct(e["mfu.prefill"])),
         field("set.mfu_decode", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
     ]}
+
+
+def _padded_choice(e: Estimate) -> dict[str, Any]:
+    """Whether a sampler keeps decoding a batch's finished sequences (``pb``)."""
+    return _choice("run.padded_batches", "A batch's finished sequences",
+                   e["run.padded_batches"],
+                   [("0", "let go: its last iterations decode the longest alone"),
+                    ("1", "kept as padding until its longest ends (HF generate)")])
 
 
 def _choice(name: str, label: str, value: float | None, options: list[tuple[str, str]],
