@@ -161,7 +161,11 @@ def exponential_reference(value: float, digits: int, rounding: str = "half_up") 
 
 
 def group(text: str) -> str:
-    """Thousands separators in the integer part of a plain decimal string."""
+    """Thousands separators in the integer part of a plain decimal string (most numbers a
+    page shows have three digits or fewer before the point: returned as they are)."""
+    point = text.find(".")
+    if (len(text) if point < 0 else point) <= 3:  # "-99" too: a sign and two digits
+        return text
     sign = "-" if text.startswith("-") else ""
     whole, dot, frac = text[len(sign):].partition(".")
     head = len(whole) % 3 or 3  # the leftmost group holds one to three digits
