@@ -182,27 +182,28 @@ class Origin:
     key: str
     loc: Loc = ()
 
-
-def _anchor_name(origin: Origin) -> str:
-    """The value's name in its anchors: kind, entry and field, or the field alone for an
-    algorithm's value, whose page (where it is shown, with its data-quality entry) is the
-    algorithm's own (issue 47: "algorithm-<id>-" four times a value, 0.5 MB over 1,000
-    algorithm pages)."""
-    parts = [*(str(p) for p in origin.loc)]
-    if not (origin.kind == "algorithm" and parts):
-        parts = [origin.kind, origin.key, *parts]
-    return slug("-".join(parts))
+    @cached_property
+    def anchor_name(self) -> str:
+        """The value's name in its anchors: kind, entry and field, or the field alone for an
+        algorithm's value, whose page (where it is shown, with its data-quality entry) is the
+        algorithm's own (issue 47: "algorithm-<id>-" four times a value, 0.5 MB over 1,000
+        algorithm pages). Made once per origin: a value's ``uv-`` and ``dq-`` anchors and its
+        data-quality entry's links all name it."""
+        parts = [*(str(p) for p in self.loc)]
+        if not (self.kind == "algorithm" and parts):
+            parts = [self.kind, self.key, *parts]
+        return slug("-".join(parts))
 
 
 def value_anchor(origin: Origin) -> str:
     """Element id of an unverified value where it is shown (a reference: its own entry)."""
     if origin.kind == "reference" and not origin.loc:
         return origin.key
-    return "uv-" + _anchor_name(origin)
+    return "uv-" + origin.anchor_name
 
 
 def quality_anchor(origin: Origin) -> str:
-    return "dq-" + _anchor_name(origin)
+    return "dq-" + origin.anchor_name
 
 
 def quality_page(origin: Origin) -> str:
