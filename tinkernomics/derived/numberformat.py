@@ -99,7 +99,10 @@ def fixed(value: float, decimals: int, rounding: str = "half_up") -> str:
     if exact is None or rounding not in ROUNDINGS or not 0 <= decimals <= _MOST_DECIMALS:
         return fixed_reference(value, decimals, rounding)
     p, q = exact
-    text = _point(str(_rounded(p * 10 ** decimals, q, rounding)), decimals)
+    if q == 1:  # a whole number (most counts a page shows): nothing to round
+        text = f"{p}.{'0' * decimals}" if decimals else str(p)
+    else:
+        text = _point(str(_rounded(p * 10 ** decimals, q, rounding)), decimals)
     return f"-{text}" if value < 0 else text
 
 

@@ -85,10 +85,11 @@ def summary_rows(catalog: Catalog, e: est.Estimate) -> list[dict[str, Any]]:
     shown as ``data-key``), plain text or a status badge."""
     names = e.resolved.names
     hw, train = names["hw_name"], catalog.formulas[names["train_formula"]]
+    quantity, numbers = est.graph_for(catalog).quantity, e.numbers
 
     def n(key: str) -> dict[str, str]:
-        # one number at a time: the panel shows a dozen of the estimate's ~60
-        return {"key": key, "text": shown_number(catalog, e, key), "badge": ""}
+        # one number at a time (shown_number): the panel shows a dozen of the estimate's ~60
+        return {"key": key, "text": fmt_value(quantity(key).format, numbers[key]), "badge": ""}
 
     def t(text: str) -> dict[str, str]:
         return {"key": "", "text": text, "badge": ""}
