@@ -212,6 +212,22 @@ def quality_page(origin: Origin) -> str:
     return algorithm_path(origin.key) if origin.kind == "algorithm" else DATA_QUALITY
 
 
+def _words(status: Status, asserted_by: AssertedBy | None) -> tuple[str, str]:
+    meaning = status_meaning(status, asserted_by)
+    return meaning, f"{status.value.capitalize()}: {meaning}."
+
+
+_STATUS_WORDS = {(s, a): _words(s, a) for s in Status for a in (None, *AssertedBy)}
+"""A status's meaning and hover text for each asserter: the same for every value that has
+them (23,000 values shown over 1,000 algorithm pages), so written once."""
+
+
+def _status_words(status: Status, asserted_by: AssertedBy | None) -> tuple[str, str]:
+    """(meaning, hover text) of a value's status (``_STATUS_WORDS``)."""
+    words = _STATUS_WORDS.get((status, asserted_by))
+    return words if words is not None else _words(status, asserted_by)
+
+
 # --------------------------------------------------------------------------- the site index
 
 
@@ -300,13 +316,13 @@ class SiteIndex:
         an element id there (unless ``anchor`` is False) and a link to its Data quality entry.
         ``locator`` (catalog markdown) is kept as plain text, shown beside the citation."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
-        meaning = status_meaning(status, asserted_by)
+        meaning, hover_status = _status_words(status, asserted_by)
         where = plain(locator).strip() if locator and locator.strip() else ""
         unverified = status == Status.unverified
         return Shown(
             text=text, status=status.value, status_meaning=meaning, cites=cites,
             asserted=ASSERTED_BY_MEANINGS[asserted_by] if asserted_by and unverified else "",
-            hover_status=f"{status.value.capitalize()}: {meaning}.",
+            hover_status=hover_status,
             hover_note=plain(note) if note else "",
             hover_instead=("Sources report instead: " + plain(reported_instead)
                            if reported_instead else ""),
