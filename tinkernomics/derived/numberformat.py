@@ -99,7 +99,10 @@ def fixed(value: float, decimals: int, rounding: str = "half_up") -> str:
     if exact is None or rounding not in ROUNDINGS or not 0 <= decimals <= _MOST_DECIMALS:
         return fixed_reference(value, decimals, rounding)
     p, q = exact
-    text = _point(str(_rounded(p * 10 ** decimals, q, rounding)), decimals)
+    if q == 1:  # a whole number (most counts a page shows): nothing to round
+        text = f"{p}.{'0' * decimals}" if decimals else str(p)
+    else:
+        text = _point(str(_rounded(p * 10 ** decimals, q, rounding)), decimals)
     return f"-{text}" if value < 0 else text
 
 
@@ -161,7 +164,11 @@ def exponential_reference(value: float, digits: int, rounding: str = "half_up") 
 
 
 def group(text: str) -> str:
-    """Thousands separators in the integer part of a plain decimal string."""
+    """Thousands separators in the integer part of a plain decimal string (most numbers a
+    page shows have three digits or fewer before the point: returned as they are)."""
+    point = text.find(".")
+    if (len(text) if point < 0 else point) <= 3:  # "-99" too: a sign and two digits
+        return text
     sign = "-" if text.startswith("-") else ""
     whole, dot, frac = text[len(sign):].partition(".")
     head = len(whole) % 3 or 3  # the leftmost group holds one to three digits

@@ -65,11 +65,30 @@ class Links:
         return f"{href}#{anchor}" if anchor else href
 
 
+def _segments(path: str) -> list[str] | None:
+    """A site path's segments (none for the home page); None for one to normalise first."""
+    inner = path.strip("/")
+    parts = inner.split("/") if inner else []
+    return None if "" in parts or "." in parts or ".." in parts else parts
+
+
 @lru_cache(maxsize=PROSE_CACHE_SIZE)
 def _relative(path: str, here: str) -> str:
-    """posixpath.relpath is slow and a page links the same few pages many times: cached."""
-    rel = posixpath.relpath("/" + path, "/" + here)
-    return "./" if rel == "." else rel + "/"
+    """A page links the same few pages many times: cached. Site paths (``algorithms/grpo/``)
+    are plain segments: up from ``here`` past what the two share, then down to ``path`` (what
+    ``posixpath.relpath`` gives, without its normalising and its ``abspath`` calls); anything
+    else (``.``, ``..``, doubled slashes) goes by ``posixpath.relpath``."""
+    to, at = _segments(path), _segments(here)
+    if to is None or at is None:
+        rel = posixpath.relpath("/" + path, "/" + here)
+        return "./" if rel == "." else rel + "/"
+    shared = 0
+    for a, b in zip(to, at, strict=False):  # up to the shorter path
+        if a != b:
+            break
+        shared += 1
+    rel = "/".join([".."] * (len(at) - shared) + to[shared:])
+    return rel + "/" if rel else "./"
 
 
 # --------------------------------------------------------------------------- prose and math
@@ -182,33 +201,50 @@ class Origin:
     key: str
     loc: Loc = ()
 
-
-def _anchor_name(origin: Origin) -> str:
-    """The value's name in its anchors: kind, entry and field, or the field alone for an
-    algorithm's value, whose page (where it is shown, with its data-quality entry) is the
-    algorithm's own (issue 47: "algorithm-<id>-" four times a value, 0.5 MB over 1,000
-    algorithm pages)."""
-    parts = [*(str(p) for p in origin.loc)]
-    if not (origin.kind == "algorithm" and parts):
-        parts = [origin.kind, origin.key, *parts]
-    return slug("-".join(parts))
+    @cached_property
+    def anchor_name(self) -> str:
+        """The value's name in its anchors: kind, entry and field, or the field alone for an
+        algorithm's value, whose page (where it is shown, with its data-quality entry) is the
+        algorithm's own (issue 47: "algorithm-<id>-" four times a value, 0.5 MB over 1,000
+        algorithm pages). Made once per origin: a value's ``uv-`` and ``dq-`` anchors and its
+        data-quality entry's links all name it."""
+        parts = [*(str(p) for p in self.loc)]
+        if not (self.kind == "algorithm" and parts):
+            parts = [self.kind, self.key, *parts]
+        return slug("-".join(parts))
 
 
 def value_anchor(origin: Origin) -> str:
     """Element id of an unverified value where it is shown (a reference: its own entry)."""
     if origin.kind == "reference" and not origin.loc:
         return origin.key
-    return "uv-" + _anchor_name(origin)
+    return "uv-" + origin.anchor_name
 
 
 def quality_anchor(origin: Origin) -> str:
-    return "dq-" + _anchor_name(origin)
+    return "dq-" + origin.anchor_name
 
 
 def quality_page(origin: Origin) -> str:
     """Where an unverified value's data-quality entry is: an algorithm's on its own page (so
     the Data quality page does not grow with every algorithm), any other on Data quality."""
     return algorithm_path(origin.key) if origin.kind == "algorithm" else DATA_QUALITY
+
+
+def _words(status: Status, asserted_by: AssertedBy | None) -> tuple[str, str]:
+    meaning = status_meaning(status, asserted_by)
+    return meaning, f"{status.value.capitalize()}: {meaning}."
+
+
+_STATUS_WORDS = {(s, a): _words(s, a) for s in Status for a in (None, *AssertedBy)}
+"""A status's meaning and hover text for each asserter: the same for every value that has
+them (23,000 values shown over 1,000 algorithm pages), so written once."""
+
+
+def _status_words(status: Status, asserted_by: AssertedBy | None) -> tuple[str, str]:
+    """(meaning, hover text) of a value's status (``_STATUS_WORDS``)."""
+    words = _STATUS_WORDS.get((status, asserted_by))
+    return words if words is not None else _words(status, asserted_by)
 
 
 # --------------------------------------------------------------------------- the site index
@@ -299,13 +335,13 @@ class SiteIndex:
         an element id there (unless ``anchor`` is False) and a link to its Data quality entry.
         ``locator`` (catalog markdown) is kept as plain text, shown beside the citation."""
         cites = tuple(self.cite(s, links) for s in dict.fromkeys(sources))
-        meaning = status_meaning(status, asserted_by)
+        meaning, hover_status = _status_words(status, asserted_by)
         where = plain(locator).strip() if locator and locator.strip() else ""
         unverified = status == Status.unverified
         return Shown(
             text=text, status=status.value, status_meaning=meaning, cites=cites,
             asserted=ASSERTED_BY_MEANINGS[asserted_by] if asserted_by and unverified else "",
-            hover_status=f"{status.value.capitalize()}: {meaning}.",
+            hover_status=hover_status,
             hover_note=plain(note) if note else "",
             hover_instead=("Sources report instead: " + plain(reported_instead)
                            if reported_instead else ""),
