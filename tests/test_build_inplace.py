@@ -9,6 +9,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tinkernomics.site.postbuild import csp, inplace
 
 
@@ -119,3 +121,31 @@ def test_a_failed_build_leaves_only_what_it_wrote(tmp_path: Path) -> None:
     before_restore.before_clean(str(site))
     before_restore.finish()  # failed between on_pre_build and on_files
     assert sorted(os.listdir(site)) == []
+
+
+def test_write_over_leaves_a_file_with_the_same_bytes_unwritten_and_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``write_over`` opens no file for writing when it already holds the bytes, yet the
+    rebuild's prune keeps it (its change time moved); other content replaces the old."""
+    site = _site(tmp_path / "site", {"same.json": "{}", "longer.json": "{}x", "shorter.json": "{",
+                                     "left.json": "old"})
+    rebuild = inplace.Rebuild()
+    rebuild.start("build", dirty=False)
+    rebuild.before_clean(str(site))
+    _clean(site)
+    rebuild.after_clean()
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting_open(path: str, flags: int, mode: int = 0o777) -> int:
+        opened.append(os.path.basename(path))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(inplace.os, "open", counting_open)
+    for name in ("same.json", "longer.json", "shorter.json", "new.json"):
+        inplace.write_over(str(site / name), b"{}")
+    monkeypatch.undo()
+    rebuild.finish()
+    assert sorted(opened) == ["longer.json", "new.json", "shorter.json"]
+    assert {p.name: p.read_bytes() for p in site.iterdir()} == {
+        "same.json": b"{}", "longer.json": b"{}", "shorter.json": b"{}", "new.json": b"{}"}

@@ -27,6 +27,7 @@ from tinkernomics.site.build import Macro, SiteContext
 from tinkernomics.site.calculator.pagedata import ALGORITHM_FILES, CALCULATOR, algorithm_data
 from tinkernomics.site.compare.feature import columns
 from tinkernomics.site.pages.views import Links
+from tinkernomics.site.postbuild import inplace
 
 COLUMN = "column"
 """The key of the compare view's column in an algorithm's file (compare.js reads it)."""
@@ -58,8 +59,7 @@ def write_outputs(ctx: SiteContext, site_dir: Path) -> None:
     folder = os.path.join(site_dir, ALGORITHM_FILES)
     os.makedirs(folder, exist_ok=True)
     for aid, data in algorithm_files(ctx).items():
-        with open(os.path.join(folder, f"{aid}.json"), "w", encoding="utf-8") as out:
-            out.write(file_text(data))
+        inplace.write_over(os.path.join(folder, f"{aid}.json"), file_text(data).encode("utf-8"))
 
 
 def macros(ctx: SiteContext) -> dict[str, Macro]:

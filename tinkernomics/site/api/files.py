@@ -380,11 +380,11 @@ def _render_api(catalog: Catalog, last_changed: dt.datetime, site_url: str) -> d
 def write_api(files: dict[str, bytes], out_dir: Path) -> None:
     """Make ``out_dir`` hold exactly ``files`` (no stale file survives): each written over any
     earlier build's file at its path (no inode freed and taken again, issue 47: see
-    ``postbuild/inplace``), then any other file under ``out_dir`` deleted."""
+    ``postbuild/inplace``; one already holding its bytes is left as it is, ``write_over``), then
+    any other file under ``out_dir`` deleted."""
     root = str(out_dir)
     inplace.drop_others(root, {os.path.join(root, path) for path in files})
     for folder in sorted({posixpath.dirname(path) for path in files}):
         os.makedirs(os.path.join(root, folder), exist_ok=True)  # once per folder, not per file
     for path, body in sorted(files.items()):  # plain strings: no Path object per file
-        with open(os.path.join(root, path), "wb") as out:
-            out.write(body)
+        inplace.write_over(os.path.join(root, path), body)

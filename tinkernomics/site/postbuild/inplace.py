@@ -158,6 +158,33 @@ def _remove_empty(folder: Path, site_dir: Path) -> None:
         folder = folder.parent
 
 
+def write_over(path: str, data: bytes) -> None:
+    """Make the file at ``path`` hold ``data``: written over as before, except that a file
+    already holding exactly these bytes (a rebuild's unchanged output) is not written again,
+    only its times are set (``os.utime``), which moves its change time as a write would, so
+    ``prune`` keeps it.
+
+    Issue 47: at 1,000 algorithms a rebuild writes about 9,500 output files, almost all of
+    them byte for byte what the last build wrote seconds before, whose pages the kernel is
+    still writing back; truncating such a file waits for that. Measured over those files,
+    written over 0.36-1.26 s wall, read and compared instead 0.12 s."""
+    try:
+        with open(path, "rb") as held:
+            same = held.read(len(data) + 1) == data
+    except OSError:  # no file there yet (or not a readable file): write it
+        same = False
+    if same:
+        os.utime(path)
+        return
+    view = memoryview(data)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def drop_others(root: str, keep: set[str]) -> None:
     """Delete every file under the folder ``root`` not in ``keep`` (absolute paths) and every
     folder that leaves empty; a folder where ``keep`` needs a file goes too (an output that
