@@ -76,7 +76,12 @@ What is relied on, and where:
     entries: a rebuild holds the previous site in one (``mkdocs_inplace.py``, beside this file,
     and ``tinkernomics/site/postbuild/inplace.py``) to write over its files. Should the clean
     delete it, every file is created afresh (slower, the same site); the sweep group's second
-    build (``tests/test_site_build.py``) fails on the inode it expected kept.
+    build (``tests/test_site_build.py``) fails on the inode it expected kept. MkDocs writes each
+    page and its other files through ``utils.write_file`` (called as ``utils.write_file`` from
+    ``mkdocs.commands.build`` and the search plugin): during such a rebuild the hooks put
+    ``inplace.write_over`` under that name, so a page already holding its bytes is not written
+    again. Should MkDocs stop calling it by that name, pages are written as before (slower, the
+    same site).
 
 How the package learns these facts without importing the theme or this module: ``PROFILE`` is
 plain data (a literal: strings and lists), the fields of ``tinkernomics.site.build.ThemeProfile``.
