@@ -65,30 +65,11 @@ class Links:
         return f"{href}#{anchor}" if anchor else href
 
 
-def _segments(path: str) -> list[str] | None:
-    """A site path's segments (none for the home page); None for one to normalise first."""
-    inner = path.strip("/")
-    parts = inner.split("/") if inner else []
-    return None if "" in parts or "." in parts or ".." in parts else parts
-
-
 @lru_cache(maxsize=PROSE_CACHE_SIZE)
 def _relative(path: str, here: str) -> str:
-    """A page links the same few pages many times: cached. Site paths (``algorithms/grpo/``)
-    are plain segments: up from ``here`` past what the two share, then down to ``path`` (what
-    ``posixpath.relpath`` gives, without its normalising and its ``abspath`` calls); anything
-    else (``.``, ``..``, doubled slashes) goes by ``posixpath.relpath``."""
-    to, at = _segments(path), _segments(here)
-    if to is None or at is None:
-        rel = posixpath.relpath("/" + path, "/" + here)
-        return "./" if rel == "." else rel + "/"
-    shared = 0
-    for a, b in zip(to, at, strict=False):  # up to the shorter path
-        if a != b:
-            break
-        shared += 1
-    rel = "/".join([".."] * (len(at) - shared) + to[shared:])
-    return rel + "/" if rel else "./"
+    """posixpath.relpath is slow and a page links the same few pages many times: cached."""
+    rel = posixpath.relpath("/" + path, "/" + here)
+    return "./" if rel == "." else rel + "/"
 
 
 # --------------------------------------------------------------------------- prose and math
