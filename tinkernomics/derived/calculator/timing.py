@@ -22,8 +22,11 @@ multiplied by the steps:
   sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound (at
   ``DECODE_MFU`` of the peak, realised as training's utilisation is: over 1 +
   ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth, ``roles_time.bandwidth_share``), and
-  lasts at least ``DECODE_FLOOR`` seconds (the engine's scheduling, sampling and output
-  processing with CUDA graphs) plus ``GRAPH_LAYER_S`` a layer (a layer's kernels last a few
+  lasts at least the engine's floor (its scheduling, sampling and output processing with CUDA
+  graphs, which visit every live sequence: ``TAIL_FLOOR`` for one sequence, growing in
+  proportion to the batch to ``DECODE_FLOOR`` at a full one, ``MAX_NUM_SEQS``; the full
+  ``DECODE_FLOOR`` at any batch for a sampler that pads, ``pb``) plus ``GRAPH_LAYER_S`` a
+  layer (a layer's kernels last a few
   microseconds each even at the smallest batch, so a deep model's floor is longer than a
   shallow one's), plus ``EAGER_LAYER_S`` a layer when the engine decodes
   without CUDA graphs (``eager``, a run's ``cuda_graphs: false``): its kernels are then
@@ -142,6 +145,17 @@ def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
             f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
 
+def _engine_floor(p: str, c: str) -> str:
+    """The engine's own work an iteration besides its layers: a continuous-batching engine
+    schedules, samples and processes the output of every live sequence each iteration, so its
+    floor grows from ``TAIL_FLOOR`` (one sequence) to ``DECODE_FLOOR`` at a full batch
+    (``MAX_NUM_SEQS``, vLLM's default cap, the batch the fitted floor describes) in proportion to
+    the sequences it decodes; a sampler that keeps finished rows as padding (``pb``: Hugging
+    Face ``generate``) pays the full-batch floor whatever its batch."""
+    return (f"({c}.decode_floor if run.padded_batches else {c}.tail_floor + ({c}.decode_floor - "
+            f"{c}.tail_floor) * min(1.0, {p}.batch / {c}.max_num_seqs))")
+
+
 def _padded_tail(p: str, alone: str) -> str:
     """A sampler that keeps decoding a batch's finished sequences as padding (``pb``, a run's
     ``padded_batches``: Hugging Face ``generate``) pays a full batch's iteration to the end."""
@@ -175,8 +189,8 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
                             f"{p}.batch * {ctx} * {kv} * {p}.kv_copies"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
-        ("floor_s", f"{c}.decode_floor + coalesce(model.layers, 0.0) * ({c}.graph_layer_s + "
-                    f"run.eager * {c}.eager_layer_s)"),
+        ("floor_s", f"{_engine_floor(p, c)} + coalesce(model.layers, 0.0) * ("
+                    f"{c}.graph_layer_s + run.eager * {c}.eager_layer_s)"),
         ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
