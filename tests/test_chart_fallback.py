@@ -59,9 +59,9 @@ def test_each_chart_svg_is_drawn_once_for_its_page_embed_page_and_files(
     parts = chartsvg._chart_parts
 
     def counted(chart: charts.Chart, layout: str, ident: str, theme: str | None,
-                *args: object) -> tuple[float, float, str]:
+                *args: object, **kwargs: object) -> tuple[float, float, str]:
         drawn.append((layout, theme))
-        return parts(chart, layout, ident, theme, *args)  # type: ignore[arg-type]
+        return parts(chart, layout, ident, theme, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(chartsvg, "_chart_parts", counted)
     chartsvg.chart_svg.cache_clear()

@@ -277,7 +277,7 @@ def test_rasterised_svgs_place_the_chart_as_a_group_not_a_nested_svg(
     the file and the card hold one <svg> element, the chart a <g> (the file's scaled and
     centred; the card's drawn at card scale, its own layout)."""
     for svg_text, group in ((svg.standalone_svg(grpo, "https://example.org/"),
-                             '<g font-size="13px" transform="translate('),
+                             '<g font-size="13" transform="translate('),
                             (images.card_svg(grpo, "https://example.org/"),
                              '<g class="tn-svg tn-svg--card"')):
         assert svg_text.count("<svg") == 1

@@ -75,17 +75,20 @@ def test_the_image_svg_styles_every_element_with_attributes_and_holds_no_style(
     out = _elements(text)
     assert not [e for e in out if e.tag == f"{NS}style"]
     assert not [e for e in out if e.get("class") or e.get("id")]
-    [group] = [e for e in out if e.get("font-size") == "13px"]
+    [group] = [e for e in out if e.get("font-size") == "13"]
     page = list(ET.fromstring(svg.chart_svg(grpo, styled=False)).iter())[1:]
     drawn = list(group.iter())[1:]
+    # the file's own background is behind the drawing: the page's (its third element, after
+    # the title and description) is not drawn again
+    assert page[2].get("class") == "bg" and drawn[2].tag != f"{NS}rect"
+    del page[2]
     assert [e.tag for e in drawn] == [e.tag for e in page]
     want = {  # written out from the page's stylesheet rules (svg._css), light theme
-        "bg": {"fill": LIGHT["paper_bgcolor"]},
-        "grid": {"stroke": LIGHT["xaxis.gridcolor"], "stroke-width": "1"},
-        "axis": {"stroke": LIGHT["xaxis.linecolor"], "stroke-width": "1", "fill": "none"},
+        "grid": {"stroke": LIGHT["xaxis.gridcolor"], "stroke-width": None},
+        "axis": {"stroke": LIGHT["xaxis.linecolor"], "stroke-width": None, "fill": "none"},
         "curve": {"fill": "none", "stroke-width": "2.5"},
-        "asym": {"fill": "none", "stroke-width": "1.2", "stroke-dasharray": "6 4"},
-    }
+        "asym": {"fill": None, "stroke-width": "1.2", "stroke-dasharray": "6 4"},
+    }  # a property at SVG's initial value (a 1 px stroke; a line has no fill) is not written
     painted = {name: 0 for name in want}
     for on_page, in_file in zip(page, drawn, strict=True):
         for name in on_page.get("class", "").split():
@@ -94,7 +97,8 @@ def test_the_image_svg_styles_every_element_with_attributes_and_holds_no_style(
                 painted[name] += 1
     assert all(painted.values()), painted
     root = ET.fromstring(text)
-    assert root.get("fill") == LIGHT["font.color"] and group.get("font-size") == "13px"
+    assert root.get("fill") == LIGHT["font.color"] and group.get("font-size") == "13"
+    assert root[0].tag == f"{NS}rect" and root[0].get("fill") == LIGHT["paper_bgcolor"]
     for name in ("fill", "font-family", "font-size"):
         assert None not in _inherited(text, name), f"a text without {name}"
 

@@ -115,3 +115,16 @@ def test_macro_output_has_no_blank_line_runs_or_indented_lines(ctx: SiteContext)
 
 def test_markdown_text_is_escaped_in_headings() -> None:
     assert pages.md_text("A_b *c* [d]") == r"A\_b \*c\* \[d\]"
+
+
+def test_a_references_back_links_name_each_kind_once_before_its_entries() -> None:
+    """Cited by: each kind once, in the order kinds first cite, before its entries (issue 47: a
+    title with the kind on every link); a kind's lone entry of its own name is not named twice."""
+    ref = views.ReferenceView(
+        id="r", number=1, title="T", url=None, authors="A", venue="", date="", key=False,
+        summary=None, further_reading=None, provenance=None,
+        cited_by=[("X", "Algorithms", "a/x/"), ("Run 1", "Published runs", "d/#1"),
+                  ("Y", "Algorithms", "a/y/"), ("Tinker platform", "Tinker platform", "t/")])
+    assert ref.cited_groups == [("Algorithms", [("X", "a/x/"), ("Y", "a/y/")]),
+                                ("Published runs", [("Run 1", "d/#1")]),
+                                ("", [("Tinker platform", "t/")])]

@@ -217,10 +217,13 @@ class Assets:
 
 def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
                       assets: Assets | None = None) -> str:
-    """A page with only the chart (no site chrome): the embed page, or a CLI export."""
+    """A page with only the chart (no site chrome): the embed page, or a CLI export. Neither is
+    in the site's search index, so the figure's marks that keep its parts out of it are left
+    out (issue 47: 100 bytes an embed page)."""
     assets = assets or Assets()
     ctx = figure_context(chart, root=assets.root, site_url=site_url, mode=mode)
     figure = _env().get_template("figure.html").render(c=ctx).strip()
+    figure = figure.replace(" data-search-exclude", "")
     page = {
         "root": assets.root, "figure": Markup(figure),
         "shared": assets.shared_theme, "theme_js": files.THEME_JS, "theme_css": files.THEME_CSS,
@@ -240,8 +243,8 @@ def render_standalone(chart: charts.Chart, site_url: str, *, mode: str = EMBED,
 def _embed_preview_tags(chart: charts.Chart, ctx: dict[str, Any]) -> str:
     """The embed page's og/twitter tags (the pages' pass runs before embeds are written)."""
     card = f"{ctx['canonical']}card.png"
-    return previews.embed_page_tags(chart.title, chart.description,
-                                    ctx["canonical"], card, ctx["alt"])
+    return previews.embed_page_tags(chart.title, chart.description, ctx["canonical"], card,
+                                    ctx["alt"]).replace("\n  ", "\n")  # one a line, as the rest
 
 
 def _script_safe(js: str) -> str:

@@ -175,7 +175,7 @@ def _anchored(anchor: str, texts: list[str]) -> str:
 
 
 def _axes(f: _Frame) -> list[str]:
-    """Background, grid, the H100 axis' ticks, the plot's frame and the axis labels. Grid lines
+    """Grid, the H100 axis' ticks, the plot's frame and the axis labels. Grid lines
     (and ticks) are one path each, not one element per line: the same strokes, a third of the
     bytes of a file."""
     c = f.chart
@@ -194,7 +194,6 @@ def _axes(f: _Frame) -> list[str]:
                _text(middle, f.top - 34, f"{X2_TITLE} (× {c.factor.text[:-1]})"),
                _text(16, y_mid, Y_TITLE, f' transform="rotate(-90 16 {_n(y_mid)})"')]
     return [
-        f'<rect{f.paint("bg")} x="0" y="0" width="{_n(f.layout.width)}" height="{_n(f.height)}"/>',
         f'<path{f.paint("grid")} d="{grid}"/>',
         f'<path{f.paint("axis")} d="{marks}"/>',
         f'<rect{f.paint("axis")} x="{_n(f.left)}" y="{_n(f.top)}" '
@@ -207,7 +206,7 @@ def _axes(f: _Frame) -> list[str]:
 def _diamond(x: float, y: float, color: str, r: float = 6.5) -> str:
     pts = (f"{_n(x)},{_n(round(y - r, 1))} {_n(round(x + r, 1))},{_n(y)} "
            f"{_n(x)},{_n(round(y + r, 1))} {_n(round(x - r, 1))},{_n(y)}")
-    return f'<polygon points="{pts}" fill="{color}" stroke="#ffffff" stroke-width="1"/>'
+    return f'<polygon points="{pts}" fill="{color}" stroke="#fff"/>'
 
 
 def _series(f: _Frame, s: Series) -> list[str]:
@@ -277,17 +276,21 @@ def _drawing(chart: Chart, layout: str) -> str:
 
 
 def _chart_parts(chart: Chart, layout: str, ident: str, theme: str | None,
-                 styled: bool = True, named: bool = True) -> tuple[float, float, str]:
+                 styled: bool = True, named: bool = True,
+                 backdrop: bool = True) -> tuple[float, float, str]:
     """(width, height, content) of the chart in ``layout``: its title and description (unless
     ``named`` is False), rules (on a page, unless ``styled`` is False; a file's elements carry
-    attributes instead) and drawing, without the element that holds them."""
+    attributes instead), background (unless ``backdrop`` is False: a file's is already behind
+    it) and drawing, without the element that holds them."""
     layout_of = LAYOUTS[layout]
+    width, height = layout_of.width, svg_height(chart, layout)
     t_id, d_id = (f' id="{ident}-t"', f' id="{ident}-d"') if ident else ("", "")
     names = (f"<title{t_id}>{escape(chart.title)}</title>"
              f"<desc{d_id}>{escape(chart.description)}</desc>") if named else ""
+    back = f'<rect{paint("bg", theme)} width="{_n(width)}" height="{_n(height)}"/>'
     content = (names + (f"<style>{_css()}</style>" if styled and theme is None else "")
-               + _resolve(_drawing(chart, layout), theme))
-    return layout_of.width, svg_height(chart, layout), content
+               + (back if backdrop else "") + _resolve(_drawing(chart, layout), theme))
+    return width, height, content
 
 
 def label_id(chart: Chart, name: str) -> str:
@@ -318,7 +321,7 @@ def chart_svg(chart: Chart, *, layout: str = "wide", element_id: str | None = No
 
 
 def placed_chart(chart: Chart, box: tuple[float, float, float, float],
-                 theme: str = "light", layout: str = "wide") -> str:
+                 theme: str = "light", layout: str = "wide", backdrop: bool = True) -> str:
     """The wide chart drawn into ``box`` (x, y, width, height) of a larger SVG, scaled to fit
     and centred as a nested ``<svg>`` with ``xMidYMid meet`` would be, but as a ``<g>``: resvg
     draws a nested ``<svg>`` through an extra clipped layer, which made each chart image about
@@ -326,13 +329,12 @@ def placed_chart(chart: Chart, box: tuple[float, float, float, float],
     The group states only the text size: the file's root gives the ink and font, and nothing
     in a file refers to an id or class, so it has none (its title and description neither)."""
     x, y, box_w, box_h = box
-    width, height, content = _chart_parts(chart, layout, "", theme)
+    width, height, content = _chart_parts(chart, layout, "", theme, backdrop=backdrop)
     scale = min(box_w / width, box_h / height)
     left, top = x + (box_w - width * scale) / 2, y + (box_h - height * scale) / 2
     transform = f"translate({left:g} {top:g})" + ("" if scale == 1 else f" scale({scale:g})")
-    size = dict(PAINT["text"])["font-size"]
+    size = dict(PAINT["text"])["font-size"].removesuffix("px")
     return f'<g font-size="{size}" transform="{transform}">{content}</g>'
-
 
 
 TITLE_PX = 40
@@ -384,7 +386,7 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     ink, paper = THEMES[theme]["font.color"], THEMES[theme]["paper_bgcolor"]
     titles, lines = _file_lines(chart, site_url, layout)
     top, total = file_box(chart, site_url, layout)
-    inner = placed_chart(chart, (0, top, width, height), theme, layout)
+    inner = placed_chart(chart, (0, top, width, height), theme, layout, backdrop=False)
     title = "".join(f'<text x="16" y="{27 + 22 * i}">{escape(line)}</text>'
                     for i, line in enumerate(titles))
     credit = "".join(f'<text x="16" y="{_n(top + height + LINE_PX * (i + 1) - 4)}">'
@@ -392,7 +394,7 @@ def standalone_svg(chart: Chart, site_url: str = "", theme: str = "light",
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(total)}" '
         f'width="{_n(width)}" height="{_n(total)}" font-family="{FONT}" fill="{ink}">'
-        f'<rect x="0" y="0" width="{_n(width)}" height="{_n(total)}" fill="{paper}"/>'
+        f'<rect width="{_n(width)}" height="{_n(total)}" fill="{paper}"/>'
         f'<g font-size="17" font-weight="600">{title}</g>{inner}'
         f'<g font-size="11">{credit}</g></svg>'
     )

@@ -56,16 +56,18 @@ SVG_VARS = {"fg": "font.color", "bg": "paper_bgcolor", "grid": "xaxis.gridcolor"
 PAINT: dict[str, tuple[tuple[str, str], ...]] = {
     "bg": (("fill", "@bg"),),
     "text": (("fill", "@fg"), ("font-family", FONT), ("font-size", "13px")),
-    "grid": (("stroke", "@grid"), ("stroke-width", "1")),
-    "axis": (("stroke", "@axis"), ("stroke-width", "1"), ("fill", "none")),
+    "grid": (("stroke", "@grid"),),
+    "axis": (("stroke", "@axis"), ("fill", "none")),
     "curve": (("fill", "none"), ("stroke-width", "2.5")),
-    "asym": (("fill", "none"), ("stroke-width", "1.2"), ("stroke-dasharray", "6 4")),
+    "asym": (("stroke-width", "1.2"), ("stroke-dasharray", "6 4")),
 }
 """How each class of element is drawn (``text``: every text), ``@name`` a colour of
 ``SVG_VARS``. Inline on a page these are the ``<style>`` rules (``_css``), colours as variables
 that follow the palette; in a file or image (a theme given) they are written on each element as
 presentation attributes with that theme's literal colours, which every renderer reads (ThorVG
-and image viewers ignore or mishandle ``<style>``)."""
+and image viewers ignore or mishandle ``<style>``). A property at SVG's initial value is not
+written (issue 47: the grid's and axes' 1 px stroke width; ``asym`` is only ever a ``<line>``,
+which has no fill)."""
 
 
 def _value(value: str, theme: str | None) -> str:
