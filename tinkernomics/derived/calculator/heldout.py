@@ -79,6 +79,13 @@ Hybrid Engine rows of the README's Performance table at commit 391e1de (7B, 13B 
 A800), with ``tinkernomics backtest --json`` run on the branch after the runs were added
 (catalog files only) and before anything else was changed."""
 
+_NEW42 = "907519b"
+"""Main's head when new42 branched (2026-12-07): its time model, unchanged on that branch, priced
+the runs added there, each batch with ``tinkernomics backtest --json`` run after its runs were
+added (catalog files only) and before anything else was changed: first four more rows of verl's
+fully-async page (docs/advance/fully_async.md at b178a3c: Qwen2.5-Math-7B colocated sync on 64
+H20 and fully async on 16+16 and 32+32, Qwen3-30B-A3B-Base fully async on 96+32)."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -146,6 +153,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("openrlhf-readme-llama2-7b-dschat-he-a800-16", 0.193, _OPENRLHF, "2026-12-07"),
     FirstSight("openrlhf-readme-llama2-13b-dschat-he-a800-32", 0.102, _OPENRLHF, "2026-12-07"),
     FirstSight("openrlhf-readme-llama2-70b-dschat-he-a800-32", 0.057, _OPENRLHF, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-64-sync", 1.598, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-32-async", 3.336, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-64-async", 2.591, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen3-30b-a3b-h20-128-async", 2.470, _NEW42, "2026-12-07"),
 )
 
 WITHIN = 2.0
