@@ -79,6 +79,15 @@ Hybrid Engine rows of the README's Performance table at commit 391e1de (7B, 13B 
 A800), with ``tinkernomics backtest --json`` run on the branch after the runs were added
 (catalog files only) and before anything else was changed."""
 
+_NEW42 = "907519b"
+"""Main's head when new42 branched (2026-12-07): its time model, unchanged on that branch, priced
+the runs added there, each batch with ``tinkernomics backtest --json`` run after its runs were
+added (catalog files only) and before anything else was changed: first four more rows of verl's
+fully-async page (docs/advance/fully_async.md at b178a3c: Qwen2.5-Math-7B colocated sync on 64
+H20 and fully async on 16+16 and 32+32, Qwen3-30B-A3B-Base fully async on 96+32), then six more
+cells of DeepSpeed-Chat's Table 1 (README.md at 83757d9: OPT-1.3B on 1 and 8 A100 80G, OPT-6.7B and
+OPT-30B on 8, OPT-30B and OPT-175B on 64), their per-step batch assumed from the example scripts."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -146,6 +155,16 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("openrlhf-readme-llama2-7b-dschat-he-a800-16", 0.193, _OPENRLHF, "2026-12-07"),
     FirstSight("openrlhf-readme-llama2-13b-dschat-he-a800-32", 0.102, _OPENRLHF, "2026-12-07"),
     FirstSight("openrlhf-readme-llama2-70b-dschat-he-a800-32", 0.057, _OPENRLHF, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-64-sync", 1.598, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-32-async", 3.336, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-64-async", 2.591, _NEW42, "2026-12-07"),
+    FirstSight("verl-async-qwen3-30b-a3b-h20-128-async", 2.470, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-1.3b-a100-80gb-1", 5.443, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-1.3b-a100-80gb-8", 19.838, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-6.7b-a100-80gb-8", 7.805, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-30b-a100-80gb-8", 3.656, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-30b-a100-80gb-64", 2.052, _NEW42, "2026-12-07"),
+    FirstSight("deepspeed-chat-opt-175b-a100-80gb-64", 0.831, _NEW42, "2026-12-07"),
 )
 
 WITHIN = 2.0
