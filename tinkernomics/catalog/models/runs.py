@@ -174,6 +174,12 @@ class PublishedRun(StrictModel):
                                    "batch's last iterations cost a full batch's (Hugging "
                                    "Face `generate`, also DeepSpeed-Chat's Hybrid Engine); "
                                    "with `sequential_batches`; say where in `notes`.")
+    hf_dynamic_cache: bool = Field(
+        default=False, description="True if the sampler is Hugging Face `generate` over its "
+                                   "DynamicCache with flash-attention-2 on a padded batch "
+                                   "(transformers 4.36-4.38): every decode step copies each "
+                                   "sequence's KV cache three times besides reading it and "
+                                   "waits for the host in every layer; say where in `notes`.")
     expert_loop: bool = Field(
         default=False, description="True if the learner runs a mixture of experts' experts one "
                                    "by one (Hugging Face transformers before 5.0 under FSDP or "

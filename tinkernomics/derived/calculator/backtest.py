@@ -75,8 +75,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.rollout_logprobs"] = "1"
     if run.sequential_batches:
         found["run.static_batches"] = "1"
-    if run.padded_batches:
-        found["run.padded_batches"] = "1"
+    found.update(_generate_flags(run))
     if run.expert_loop:
         found["run.expert_loop"] = "1"
     for part in run.cpu_offload:
@@ -86,6 +85,14 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     if run.reward_model is not None:
         found["reward_model"] = run.reward_model
     return inputs.query(found)
+
+
+def _generate_flags(run: PublishedRun) -> dict[str, str]:
+    """What the run states of a Hugging Face ``generate`` sampler: finished sequences kept as
+    padding (``padded_batches``) and the DynamicCache's copies and host waits
+    (``hf_dynamic_cache``)."""
+    flags = {"run.padded_batches": run.padded_batches, "run.hf_cache": run.hf_dynamic_cache}
+    return {key: "1" for key, on in flags.items() if on}
 
 
 def assumed(run: PublishedRun) -> list[str]:

@@ -28,6 +28,7 @@ TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight
              "graph_layer_s": _DECODE,
              "max_num_seqs": f"{_DECODE} * missing(set.max_seqs)",
              "eager_layer_s": f"{_DECODE} * run.eager",
+             "hf_cache_passes": f"{_DECODE} * run.hf_cache",
              "host_link_gb_s": "run.offload_optimizer + run.offload_params + "
                                "run.offload_grads",
              "cpu_adam_bytes": "run.offload_optimizer", "host_memory_gb_s": "run.offload_optimizer",

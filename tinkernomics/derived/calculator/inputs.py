@@ -183,7 +183,7 @@ INPUTS: tuple[Input, ...] = (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
         ("rlp", "rollout_logprobs"), ("sb", "static_batches"), ("oo", "offload_optimizer"),
         ("op", "offload_params"), ("og", "offload_grads"), ("el", "expert_loop"),
-        ("pb", "padded_batches"))),
+        ("pb", "padded_batches"), ("hc", "hf_cache"))),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),
     _number("tps", "set.tps", "num", 0.001, 1e9, None),
     _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),

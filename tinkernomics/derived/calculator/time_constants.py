@@ -37,6 +37,27 @@ CONSTANTS: tuple[Constant, ...] = (
              "three (verl's rollout default, enforce_eager: True). 0.5 ms a layer: the launch "
              "and PyTorch dispatch of a layer's 20-30 kernels at some 20 microseconds each, "
              "which CUDA graphs replay in one launch"),
+    Constant("hf_cache_passes", 6.0, "Passes over each live sequence's KV cache that a "
+             "decode step of Hugging Face generate adds (DynamicCache, flash-attention-2, "
+             "padded batch)",
+             "physics of the code, counted, not fitted: transformers 4.38.2, the version "
+             "OpenRLHF's benchmark states (benchmark/README.md line 17 at dbdd43b), kept as "
+             "released (catalog/sources/pypi/transformers/4.38.2/). DynamicCache.update grows "
+             "each layer's cache with torch.cat into a new tensor (cache_utils.py lines "
+             "131-132: a read and a write of the whole cache); LlamaFlashAttention2 transposes "
+             "it (models/llama/modeling_llama.py line 462) and, whenever the attention mask "
+             "holds padding (line 534; left-padded prompts do), _upad_input reshapes the "
+             "transposed cache, which copies it, and gathers its unpadded rows with "
+             "flash-attn's index_first_axis (lines 568-573), another read and write, before "
+             "flash_attn_varlen_func reads it: 3 copies of 2 passes each beside the one read a "
+             "paged engine (vLLM) makes. The same _get_unpad_data calls torch.nonzero and "
+             ".item() in every layer (lines 64-65), so the host waits for the GPU in every "
+             "layer and the launch floor adds to the GPU's work (timing._host_synced), an "
+             "upper bound of the serialisation. Checked, not fitted, against the benchmark's "
+             "generation latency (lines 77, 90, 130: generation plus the experience pass): "
+             "decode and prefill of 7B Ray 554 s before and 1,060 s with this term against "
+             "1,499 s; 13B Ray 1,278 and 2,414 against 2,723; 7B DeepSpeed 550 and 883 against "
+             "921"),
     Constant("weight_share", 0.5, "Share of a sampler's memory its weights may fill",
              "assumption: tensor parallelism is raised until the weights fill at most half "
              "of the memory, as RL stacks size their samplers"),

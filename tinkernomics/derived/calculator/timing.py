@@ -43,7 +43,14 @@ multiplied by the steps:
   sampler that keeps decoding a round's finished sequences as padding (``pb``, a run's
   ``padded_batches``: Hugging Face ``generate`` gives a finished row the pad token and keeps it
   in the batch; OpenRLHF's actor.py ``process_sequences`` at dbdd43b receives every row at the
-  round's longest length) pays a full batch's iteration for the tail, not a lone sequence's. The
+  round's longest length) pays a full batch's iteration for the tail, not a lone sequence's. A
+  sampler that is Hugging Face ``generate`` over its DynamicCache with flash-attention-2 on a
+  padded batch (``hc``, a run's ``hf_dynamic_cache``; transformers 4.38.2) moves each live
+  sequence's cache ``HF_CACHE_PASSES`` more times a step (``torch.cat`` into a new tensor, the
+  reshape of its transpose and the unpadding gather, each a read and a write), and waits for the
+  host in every layer (``torch.nonzero`` and ``.item()`` in ``_get_unpad_data``), so the CPU
+  cannot queue kernels ahead of the GPU: its floor and the GPU's work add
+  (``_host_synced``) instead of the longer of the two. The
   tail runs to the cap, not to the expected longest of the step's N draws: tried on the 78
   published runs of 2026-12-07 with the flat floors before ``GRAPH_LAYER_S`` (exponential
   lengths, longest = mean × (ln N + 0.577); log-normal, mean × exp(s √(2 ln N) - s²/2)),
@@ -162,6 +169,26 @@ def _padded_tail(p: str, alone: str) -> str:
     return f"{p}.iteration_s if run.padded_batches else {alone}"
 
 
+def _hf_cache_bytes(p: str) -> str:
+    """Hugging Face ``generate`` over its DynamicCache with flash-attention-2 on a padded batch
+    (``hc``, a run's ``hf_dynamic_cache``): each decode step copies every live sequence's KV
+    cache three times (``torch.cat`` into a new tensor, the reshape of its transpose, the
+    unpadding gather), each a read and a write, besides the attention's read:
+    ``HF_CACHE_PASSES`` more passes over the cache."""
+    return (f" + run.hf_cache * const.time.hf_cache_passes * {p}.batch * (run.C0 + run.delta * "
+            f"(run.T - 1) / 2.0 + run.out / 2.0) * coalesce(mem.kv_per_token, 0.0) * "
+            f"{p}.kv_copies")
+
+
+def _host_synced(p: str, gpu_terms: str) -> str:
+    """An iteration: the engine's launch floor or the GPU's work (memory or compute), whichever
+    is longer, as the CPU queues kernels ahead of the GPU; a sampler that waits for the host in
+    every layer (``hc``: flash-attention-2's unpadding calls ``torch.nonzero`` and ``.item()``)
+    cannot queue ahead, so the floor and the GPU's work add."""
+    return (f"{p}.floor_s + max({gpu_terms}) if run.hf_cache else "
+            f"max({p}.floor_s, {gpu_terms})")
+
+
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     c, cap = n["c"], n["cap"]
@@ -187,14 +214,14 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
                   f"{p}.kv_copies))) if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
                   "const.decode_sequences))"),
         ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
-                            f"{p}.batch * {ctx} * {kv} * {p}.kv_copies"),
+                            f"{p}.batch * {ctx} * {kv} * {p}.kv_copies{_hf_cache_bytes(p)}"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
         ("floor_s", f"{_engine_floor(p, c)} + coalesce(model.layers, 0.0) * ("
                     f"{c}.graph_layer_s + run.eager * {c}.eager_layer_s)"),
-        ("iteration_s", f"max({p}.floor_s, coalesce({p}.iteration_bytes / ({p}.tp * "
+        ("iteration_s", _host_synced(p, f"coalesce({p}.iteration_bytes / ({p}.tp * "
                         f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0), 2.0 * "
                         f"p.active * {p}.batch / ({p}.tp * {hw}.tflops * 1e12 * "
-                        f"{c}.decode_mfu) * {roles_time.bandwidth_share(hw)})"),
+                        f"{c}.decode_mfu) * {roles_time.bandwidth_share(hw)}")),
         ("tail_iteration_s", _padded_tail(p, _tail_iteration(p, hw, c, held, kv))),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),

@@ -81,6 +81,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                                "finished sequences as padding until its "
                                                "longest ends (Hugging Face generate), else "
                                                "0"),
+    ("--hf-dynamic-cache", "run.hf_cache", "1 if the sampler is Hugging Face generate over "
+                                           "its DynamicCache with flash-attention-2 on a "
+                                           "padded batch (transformers 4.36-4.38), else 0"),
     ("--expert-loop", "run.expert_loop", "1 if the learner runs a mixture of experts' experts "
                                          "one at a time (Hugging Face transformers < 5.0 "
                                          "under FSDP or DeepSpeed), else 0"),

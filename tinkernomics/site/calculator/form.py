@@ -137,7 +137,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.static_batches", "Sampler batches", e["run.static_batches"],
                 [("0", "continuous: a finished sequence's slot takes the next"),
                  ("1", "sequential: each batch waits for its longest completion")]),
-        _padded_choice(e),
+        *_generate_choices(e),
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
                  ("1", "one expert at a time (Hugging Face transformers < 5.0)")]),
@@ -159,6 +159,18 @@ def _padded_choice(e: Estimate) -> dict[str, Any]:
                    e["run.padded_batches"],
                    [("0", "let go: its last iterations decode the longest alone"),
                     ("1", "kept as padding until its longest ends (HF generate)")])
+
+
+def _generate_choices(e: Estimate) -> list[dict[str, Any]]:
+    """What a Hugging Face ``generate`` sampler does (``pb``, ``hc``)."""
+    return [_padded_choice(e), _hf_cache_choice(e)]
+
+
+def _hf_cache_choice(e: Estimate) -> dict[str, Any]:
+    """Whether the sampler is Hugging Face generate over its DynamicCache (``hc``)."""
+    return _choice("run.hf_cache", "Sampler's KV cache", e["run.hf_cache"],
+                   [("0", "paged, read once a step (vLLM, SGLang, TensorRT-LLM)"),
+                    ("1", "HF DynamicCache + flash-attention-2: copied 3x a step")])
 
 
 def _choice(name: str, label: str, value: float | None, options: list[tuple[str, str]],
