@@ -28,6 +28,7 @@ from pathlib import Path
 from tinkernomics.catalog.problems import CatalogError
 from tinkernomics.site.build import OutputError, shared_site, start_all_outputs, write_all_outputs
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
+from tinkernomics.site.outputjob import JOB, PAGE_PASSES
 from tinkernomics.site.outputs import read_theme_adapter
 from tinkernomics.site.relink import for_source_file
 
@@ -85,7 +86,8 @@ def define_env(env) -> None:
         return
     if not zensical:  # MkDocs: once per build, before the pages (Zensical writes outputs after)
         setattr(env, _CONTEXT_ATTR, ctx)
-        start_all_outputs(ctx)
+        if not JOB.prepare(ctx):  # a one-shot build forks the outputs at on_files instead
+            start_all_outputs(ctx)
     page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)
@@ -113,12 +115,16 @@ def on_post_page_macros(env) -> None:
 
 
 def on_post_build(env) -> None:
-    """MkDocs only: the same step as `tinkernomics outputs`, with the context already loaded."""
+    """MkDocs only: the same step as `tinkernomics outputs`, with the context already loaded
+    (a one-shot build's child wrote most of it beside the pages: ``site.outputjob``)."""
     ctx = getattr(env, _CONTEXT_ATTR, None)
     if ctx is None:  # serving an invalid catalog: pages list the problems, nothing else to write
         return
     try:
-        write_all_outputs(ctx, Path(env.conf["site_dir"]))
+        if JOB.join():  # the outputs needing no page are written; the page passes are left
+            write_all_outputs(ctx, Path(env.conf["site_dir"]), only=PAGE_PASSES)
+        else:
+            write_all_outputs(ctx, Path(env.conf["site_dir"]))
     except OutputError as err:  # a full or read-only site folder: MkDocs prints one line
         from mkdocs.exceptions import PluginError
 

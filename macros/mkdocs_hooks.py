@@ -37,6 +37,10 @@ Content-Security-Policy, the transforms of the post-build pass
 once instead of written, read back and written again. ``on_pre_build`` starts a build's pass
 afresh (dates, site URL, the scripts the policy allows: ``_page_pass``).
 
+A one-shot ``mkdocs build`` writes the outputs that need no page (embeds, images, the API) in
+a child forked at ``on_env``, beside the pages' templates (``tinkernomics.site.outputjob``:
+``on_startup`` decides, ``on_build_error`` stops the child); the macros adapter waits for it.
+
 Chart PNGs serve link previews and image-only hosts, not a local preview: under ``mkdocs serve``
 (``on_startup``'s command) the charts feature writes every other file and no PNG
 (``$TINKERNOMICS_CHART_IMAGES``, unless set already: ``=1`` draws them while serving too).
@@ -62,6 +66,7 @@ from mkdocs.plugins import event_priority
 from tinkernomics.site.build import OneShotCollector
 from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.freshness.feature import new_build, of_build
+from tinkernomics.site.outputjob import JOB
 from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore
 from tinkernomics.site.postbuild import finish
@@ -118,6 +123,10 @@ _PASS: list[finish.PagePass] = []
 """This build's page pass, made at its first page (empty between builds)."""
 
 
+def on_build_error(error):
+    JOB.stop()
+
+
 def on_pre_build(config):
     _COLLECTOR.build_starts()
     _PASS.clear()
@@ -145,12 +154,14 @@ _COLLECTOR = OneShotCollector()
 
 def on_startup(command, dirty):
     _COLLECTOR.begin(command)
+    JOB.enable(command)
     if command == "serve":
         os.environ.setdefault(CHART_IMAGES_ENV, "0")
         os.environ[SERVE_ENV] = "1"  # the page policy allows the live-reload script
 
 
 def on_env(env, config, files):
+    JOB.start(Path(config.site_dir))  # the pages' Markdown is done; their templates are not
     env.globals["tn_theme_bundle"] = theme_bundle(env)
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)
     env.globals["tn_theme_dialog"] = theme.SEARCH_DIALOG  # rule 7 (partials/tn-header.html)

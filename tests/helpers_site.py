@@ -176,7 +176,9 @@ def second_build() -> BuiltSite:
     environment (tests/conftest_site.py), into ``<shared>/second-site``: once per test run,
     shared by every test and every xdist worker that compares two builds (pages, API tree).
     It is a rebuild, as a contributor's second ``make build`` is: the site folder holds a copy
-    of the session's site plus the ``LEFT_OVER`` files when it starts.
+    of the session's site plus the ``LEFT_OVER`` files when it starts. It writes its outputs
+    in its own process, after its pages, where the session's build forks them beside its pages
+    (``tinkernomics.site.outputjob``): comparing the two checks that both write the same site.
     Call it once the session's build has ended (ask for ``built_site`` first), so the two
     builds never draw the same chart images side by side on a cold image cache."""
     import os
@@ -184,6 +186,8 @@ def second_build() -> BuiltSite:
 
     from conftest_site import MKDOCS, SHARED_ENV, SessionSite
     from filelock import FileLock
+
+    from tinkernomics.site.outputjob import FORK_ENV
 
     first = SessionSite().site
 
@@ -193,7 +197,10 @@ def second_build() -> BuiltSite:
             self.folder = Path(os.environ[SHARED_ENV]) / "second-site"
             self.site, self.log, self.rc = self.folder / "site", self.folder / "build.log", \
                 self.folder / "rc"
-            self.command = [str(MKDOCS), "build", "--strict", "--site-dir", str(self.site)]
+            # its outputs written after its pages, in its own process: the session's build
+            # forks them beside its pages (site/outputjob.py), so the two must agree
+            self.command = ["env", f"{FORK_ENV}=0", str(MKDOCS), "build", "--strict",
+                            "--site-dir", str(self.site)]
 
         def start(self) -> None:
             self.folder.mkdir(parents=True, exist_ok=True)

@@ -325,12 +325,15 @@ def output_error(err: OSError, site_dir: Path, feature: str) -> OutputError:
     return OutputError(f"{path}: cannot write the site's {feature} files ({what}): {todo}")
 
 
-def write_all_outputs(ctx: SiteContext, site_dir: Path) -> None:
-    """Let every feature write its extra files into the built site; a file-system error is
-    raised as ``OutputError`` (one line), not as a traceback from inside a feature."""
+def write_all_outputs(ctx: SiteContext, site_dir: Path, skip: tuple[str, ...] = (),
+                      only: tuple[str, ...] | None = None) -> None:
+    """Let every feature (but those named in ``skip``; only those in ``only`` when given) write
+    its extra files into the built site; a file-system error is raised as ``OutputError`` (one
+    line), not as a traceback from inside a feature."""
     for module in feature_modules():
         writer = getattr(module, "write_outputs", None)
-        if writer is None:
+        if writer is None or module.__name__ in skip or (
+                only is not None and module.__name__ not in only):
             continue
         try:
             writer(ctx, site_dir)
