@@ -99,6 +99,10 @@ class RunStage(StrictModel):
         default=None, description="GPUs one sampler engine splits attention over, when fewer "
                                   "than its tensor parallelism (data-parallel attention), unit "
                                   "`gpus`; each holds a whole latent (MLA) cache.")
+    micro_batch_tokens: Annotated[Figure, TOKENS] | None = Field(
+        default=None, description="Tokens one update micro-batch of a training GPU holds at "
+                                  "most (dynamic batching's token cap), unit `tokens`; "
+                                  "default: one sequence a micro-batch.")
     gpu_memory_utilization: Annotated[Figure, SHARE] | None = Field(
         default=None, description="Share of a sampler GPU's memory the engine takes (vLLM's "
                                   "`gpu_memory_utilization`), unit `fraction`; default: "
@@ -185,6 +189,18 @@ class PublishedRun(StrictModel):
                                    "by one (Hugging Face transformers before 5.0 under FSDP or "
                                    "DeepSpeed), not as one grouped GEMM (Megatron); say where "
                                    "in `notes`.")
+    eval_all_experts: bool = Field(
+        default=False, description="True if the learner's log-prob passes (old policy, "
+                                   "reference) run every expert on every token: Hugging Face "
+                                   "transformers' Qwen3-VL-MoE experts in eval mode (4.57), "
+                                   "which the stack's log-prob pass sets (`model.eval()`); say "
+                                   "where in `notes`.")
+    fused_expert_grads: bool = Field(
+        default=False, description="True if the learner's experts are one fused 3D parameter "
+                                   "indexed per expert in training (Hugging Face transformers' "
+                                   "Qwen3-VL-MoE, 4.57), so the backward writes a zero-filled "
+                                   "gradient of a layer's whole experts for every expert hit, "
+                                   "every micro-batch; say where in `notes`.")
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")

@@ -63,6 +63,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.max_seqs"] = _int(stage.max_num_seqs.value)
     if stage.attention_tp is not None:
         found["set.attention_tp"] = _int(stage.attention_tp.value)
+    if stage.micro_batch_tokens is not None:
+        found["set.micro_batch_tokens"] = _int(stage.micro_batch_tokens.value)
     if stage.gpu_memory_utilization is not None:
         found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
     if stage.oversampling is not None:
@@ -76,8 +78,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     if run.sequential_batches:
         found["run.static_batches"] = "1"
     found.update(_generate_flags(run))
-    if run.expert_loop:
-        found["run.expert_loop"] = "1"
+    found.update(_expert_flags(run))
     for part in run.cpu_offload:
         found[f"run.offload_{part.value}"] = "1"
     if run.critic_model is not None:
@@ -92,6 +93,15 @@ def _generate_flags(run: PublishedRun) -> dict[str, str]:
     padding (``padded_batches``) and the DynamicCache's copies and host waits
     (``hf_dynamic_cache``)."""
     flags = {"run.padded_batches": run.padded_batches, "run.hf_cache": run.hf_dynamic_cache}
+    return {key: "1" for key, on in flags.items() if on}
+
+
+def _expert_flags(run: PublishedRun) -> dict[str, str]:
+    """What the run states of its learner's mixture-of-experts layers: the experts run one by
+    one (``expert_loop``), every expert runs in the log-prob passes (``eval_all_experts``), and
+    fused experts' indexing writes whole-parameter gradients (``fused_expert_grads``)."""
+    flags = {"run.expert_loop": run.expert_loop, "run.eval_all_experts": run.eval_all_experts,
+             "run.fused_grads": run.fused_expert_grads}
     return {key: "1" for key, on in flags.items() if on}
 
 

@@ -88,7 +88,14 @@ multiplied by the steps:
   (``token_dispatcher.py``), and the GPU idles while the CPU launches the layer's next kernels;
   added to the training seconds, none for a dense model, a learner that loops over the experts
   (``el``: its measured factor holds its own waits) or a stated training utilisation (``mt``: a
-  measured one does).
+  measured one does). Hugging Face transformers' fused experts (Qwen3-VL-MoE, 4.57;
+  ``roles_time.hf_experts``): a learner whose log-prob passes run in eval mode (``ae``, a run's
+  ``eval_all_experts``) multiplies every token by every expert, so the old-policy and reference
+  passes are a forward over all the parameters at a dense model's utilisation; one whose
+  training indexes the fused parameters per expert (``fg``, ``fused_expert_grads``) writes, in
+  the backward, a zero-filled gradient of a layer's whole experts for each expert and sums them:
+  ``FUSED_GRAD_PASSES`` passes over the layer's experts per expert per update micro-batch (a
+  training GPU's tokens over ``mbt``, a run's ``micro_batch_tokens``), at the GPU's bandwidth.
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -255,16 +262,19 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         ("env_s", "run.T * run.env_s"),
         ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
         _moe_sync(p),
+        *roles_time.hf_experts(p, hw, train_tokens, attention),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
-                    f"{recompute} + {forward} * (1.0 - run.rollout_logprobs)) / "
-                    f"({p}.train_gpus * {peak}) + {p}.moe_sync_s"),
+                    f"{recompute} + {forward} * (1.0 - run.rollout_logprobs) * (1.0 - "
+                    f"run.eval_all_experts)) / ({p}.train_gpus * {peak}) + {p}.moe_sync_s + "
+                    f"run.eval_all_experts * (1.0 - run.rollout_logprobs) * {p}.eval_forward_s "
+                    f"+ {p}.fused_grad_s"),
         *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
                      f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_critic) if role.critic "
                      "else 0.0"),
-        ("reference_s", f"{train_tokens} * {forward} / ({p}.train_gpus * {peak}) "
-                        "if role.reference else 0.0"),
+        ("reference_s", f"({p}.eval_forward_s if run.eval_all_experts else {train_tokens} * "
+                        f"{forward} / ({p}.train_gpus * {peak})) if role.reference else 0.0"),
         ("teacher_s", f"{train_tokens} * 2.0 * p.teacher_active / ({p}.train_gpus * {peak}) "
                       "if role.teacher else 0.0"),
         ("reward_model_s", f"{train_tokens} * (2.0 * p.reward_active + "
@@ -283,8 +293,8 @@ def _moe_sync(p: str) -> tuple[str, str]:
     the reference's), one micro-batch a sequence, waits for the host; none for a dense model or
     a learner that loops over the experts (``el``: the measured ``EXPERT_LOOP_FACTOR`` holds its
     own) or a reader who states the training utilisation (``mt``: a measured one holds them)."""
-    forwards = ("(run.K * (2.0 if run.ac == 2 else 1.0) + (1.0 - run.rollout_logprobs) + "
-                "(1.0 if role.reference else 0.0))")
+    forwards = ("(run.K * (2.0 if run.ac == 2 else 1.0) + ((1.0 - run.rollout_logprobs) + "
+                "(1.0 if role.reference else 0.0)) * (1.0 - run.eval_all_experts))")
     return ("moe_sync_s", f"0.0 if p.active >= p.total else missing(set.mfu_train) * (1.0 - "
                           f"run.expert_loop) * run.prompts * run.G / {p}.train_gpus * {forwards} * "
                           "coalesce(model.layers, 0.0) * const.time.moe_sync_s")

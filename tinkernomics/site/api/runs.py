@@ -38,6 +38,8 @@ STAGE_DESCRIBED = {
     "max_num_seqs": "Sequences one sampler engine decodes at once, at most; null: not stated.",
     "attention_tp": "GPUs one sampler engine splits attention over, when fewer than its tensor "
                     "parallelism; null: not stated (all of them).",
+    "micro_batch_tokens": "Tokens one update micro-batch of a training GPU holds at most "
+                          "(dynamic batching's cap); null: one sequence a micro-batch.",
     "gpu_memory_utilization": "Share of a sampler GPU's memory the engine takes (vLLM's "
                               "gpu_memory_utilization); null: not stated.",
     "oversampling": "Rollouts sampled per rollout trained on (1: dynamic sampling off); null: "

@@ -87,6 +87,17 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--expert-loop", "run.expert_loop", "1 if the learner runs a mixture of experts' experts "
                                          "one at a time (Hugging Face transformers < 5.0 "
                                          "under FSDP or DeepSpeed), else 0"),
+    ("--eval-all-experts", "run.eval_all_experts", "1 if the log-prob passes (old policy, "
+                                                   "reference) run every expert on every "
+                                                   "token (Hugging Face Qwen3-VL-MoE in eval "
+                                                   "mode, transformers 4.57), else 0"),
+    ("--fused-expert-grads", "run.fused_grads", "1 if the backward of each fused expert's "
+                                                "indexing writes a zero-filled gradient of the "
+                                                "layer's whole experts (Hugging Face "
+                                                "Qwen3-VL-MoE, transformers 4.57), else 0"),
+    ("--micro-batch-tokens", "set.micro_batch_tokens", "tokens one update micro-batch of a "
+                                                       "training GPU holds at most (dynamic "
+                                                       "batching's cap; default: one sequence)"),
     ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
                                                      "on the CPU, else 0"),
     ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "

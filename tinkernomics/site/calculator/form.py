@@ -138,9 +138,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
                 [("0", "continuous: a finished sequence's slot takes the next"),
                  ("1", "sequential: each batch waits for its longest completion")]),
         *_generate_choices(e),
-        _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
-                [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
-                 ("1", "one expert at a time (Hugging Face transformers < 5.0)")]),
+        *_expert_choices(e),
         *(_choice(f"run.offload_{part}", f"CPU offload: {label}", e[f"run.offload_{part}"],
                   [("0", "no"), ("1", "yes: moved over the host link every step")])
           for part, label in (("optimizer", "optimizer state and step"),
@@ -151,6 +149,25 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         field("set.mfu_prefill", "Prefill MFU (%)", "num", pct(e["mfu.prefill"])),
         field("set.mfu_decode", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
     ]}
+
+
+def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
+    """How the learner runs a mixture of experts (``el``, ``ae``, ``fg``, ``mbt``)."""
+    return [
+        _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
+                [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
+                 ("1", "one expert at a time (Hugging Face transformers < 5.0)")]),
+        _choice("run.eval_all_experts", "Experts in the log-prob passes",
+                e["run.eval_all_experts"],
+                [("0", "the routed ones"),
+                 ("1", "all, every token (HF Qwen3-VL-MoE in eval mode)")]),
+        _choice("run.fused_grads", "Gradient of a fused expert's slice", e["run.fused_grads"],
+                [("0", "the slice's own"),
+                 ("1", "zero-filled whole experts, per expert (HF Qwen3-VL-MoE)")]),
+        field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
+              _whole(e["time.micro_batch_tokens"]),
+              help="Dynamic batching's cap; default: one sequence a micro-batch."),
+    ]
 
 
 def _padded_choice(e: Estimate) -> dict[str, Any]:
