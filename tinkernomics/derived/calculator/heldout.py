@@ -88,6 +88,17 @@ H20 and fully async on 16+16 and 32+32, Qwen3-30B-A3B-Base fully async on 96+32)
 cells of DeepSpeed-Chat's Table 1 (README.md at 83757d9: OPT-1.3B on 1 and 8 A100 80G, OPT-6.7B and
 OPT-30B on 8, OPT-30B and OPT-175B on 64), their per-step batch assumed from the example scripts."""
 
+_NEW42B = "8201c8b"
+"""Main's head when new42b branched (2026-12-07): its time model, unchanged on that branch, priced
+the fourteen unused rows of three already-kept pages added there, with ``tinkernomics backtest
+--json`` run after they were added (catalog files only) and before anything else was changed:
+seven rows of NeMo RL v0.5's performance page (Llama-3.1-8B 1-step-off on 16 H100 and on- and
+off-policy on 8 GB200, Qwen3-32B 1-step-off on 64 H100, on-policy on 16 and off on 32 GB200,
+Qwen3-30B-A3B 1-step-off on 32 GB200), v0.6's 8-step-off Qwen3-30B-A3B row on 192 H100, and six
+rows of verl's fully-async page: the 8+8 H20 run of its validation experiment (10K cap, 50 steps)
+and five 64+64 ablations (staleness 0, 0.1, 0.3; require_batches 1, 2) that differ from the
+64:64 run the model has seen only in settings it does not express."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -165,6 +176,20 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("deepspeed-chat-opt-30b-a100-80gb-8", 3.656, _NEW42, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-30b-a100-80gb-64", 2.052, _NEW42, "2026-12-07"),
     FirstSight("deepspeed-chat-opt-175b-a100-80gb-64", 0.831, _NEW42, "2026-12-07"),
+    FirstSight("nemo-rl-v05-llama3.1-8b-h100-16-async", 1.502, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-llama3.1-8b-gb200-8", 1.141, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-llama3.1-8b-gb200-8-async", 1.116, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-qwen3-32b-h100-64-async", 1.188, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-qwen3-32b-gb200-16", 0.958, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-qwen3-32b-gb200-32-async", 0.927, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v05-qwen3-30b-a3b-gb200-32-async", 1.093, _NEW42B, "2026-12-07"),
+    FirstSight("nemo-rl-v06-qwen3-30b-a3b-h100-192-async-8off", 1.762, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-16-async-10k", 2.434, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-stale0", 1.099, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-stale0.1", 1.423, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-stale0.3", 1.641, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-rb1", 1.212, _NEW42B, "2026-12-07"),
+    FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-rb2", 1.529, _NEW42B, "2026-12-07"),
 )
 
 WITHIN = 2.0
