@@ -1,5 +1,6 @@
 """The search cut (site/pages/searchcut.py, macros/mkdocs_hooks.py): Material's search parser
-sees less HTML and indexes exactly the same sections; the page comes back unchanged. A Material
+sees less HTML and indexes exactly the same sections; the page comes back unchanged but for the
+exclusion marks, dropped once indexed (``unmark``, issue 47). A Material
 upgrade that changes the parser fails loudly: its behaviour is pinned on a corpus of tricky pages
 here and on a tiny built site (tests/test_theme.py), with what to re-check in the theme adapter
 (macros/theme.py)."""
