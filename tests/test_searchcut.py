@@ -16,7 +16,7 @@ from conftest_site import BuiltSite
 from helpers_site import load_hooks, load_theme, mkdocs_config
 
 from tinkernomics.site.build import NO_THEME
-from tinkernomics.site.pages.searchcut import PLACEHOLDER
+from tinkernomics.site.pages.searchcut import PLACEHOLDER, restore_unmarked
 from tinkernomics.site.pages.searchcut import _excluded_spans as excluded_spans
 from tinkernomics.site.pages.searchcut import _stripped_needle as stripped_needle
 from tinkernomics.site.pages.searchcut import cut as cut_with
@@ -180,6 +180,15 @@ def test_unmark_drops_the_mark_from_tags_never_from_text() -> None:
     assert unmark_with(MARKED_PAGE, PROFILE) == UNMARKED_PAGE
     assert unmark_with(UNMARKED_PAGE, PROFILE) == UNMARKED_PAGE
     assert unmark_with(MARKED_PAGE, NO_THEME) == MARKED_PAGE
+
+
+@pytest.mark.parametrize("html", [MARKED_PAGE, *CUT_CASES.values(), *KEPT_CASES.values(),
+                                  '<!-- <div data-search-exclude><p>x</p></div> --><p>k</p>'])
+def test_restore_unmarked_is_unmark_after_restore(html: str) -> None:
+    """The hook's one pass (the page between the parts, and only the parts that may hold a
+    mark) gives what unmarking the whole restored page gives."""
+    kept, parts = cut(html)
+    assert restore_unmarked(kept, parts, PROFILE) == unmark_with(restore(kept, parts), PROFILE)
 
 
 def test_the_hooks_index_the_marked_page_and_write_it_unmarked() -> None:

@@ -90,11 +90,37 @@ def restore(html: str, parts: list[str], theme: ThemeProfile) -> str:
     return _PLACEHOLDER.sub(lambda m: _finished(parts[int(m.group(1))], stripped, needle), html)
 
 
+def restore_unmarked(html: str, parts: list[str], theme: ThemeProfile) -> str:
+    """``unmark(restore(html, parts, theme), theme)``, scanning only what may hold a mark: the
+    page between the parts, and the parts that hold the text every stripped attribute holds if
+    the mark holds it too (``restore`` looks for that text in each part anyway). A part in a
+    comment, script or style of the page around it is left marked, as ``unmark`` would."""
+    html = unmark(html, theme)
+    if not parts:
+        return html
+    stripped = re.compile(theme.search_stripped) if theme.search_stripped else None
+    needle = _stripped_needle(theme.search_stripped)
+    if not theme.search_exclude or needle not in theme.search_exclude:
+        return unmark(restore(html, parts, theme), theme)
+    opaque = _opaque_spans(html)
+
+    def finished(m: re.Match[str]) -> str:
+        part = parts[int(m.group(1))]
+        if needle not in part:
+            return part
+        part = _finished(part, stripped, needle)
+        return part if opaque and _inside(opaque, m.start()) else unmark(part, theme)
+
+    return _PLACEHOLDER.sub(finished, html)
+
+
 def unmark(html: str, theme: ThemeProfile) -> str:
     """``html`` without the bare exclusion mark (``search_exclude``, no value: Material strips a
     valued one, ``search_stripped``) wherever it is an attribute of a tag: a start tag that
     begins at the last ``<`` before it, names it as an attribute there and is in no comment,
-    script or style. Text that spells it (escaped, in an attribute's value) stays."""
+    script or style. Text that spells it (escaped, in an attribute's value) stays. Like ``cut``,
+    it takes the last ``<`` for a tag's start: a raw ``<`` in an attribute's value could mislead
+    it, which escaped text (every catalog string, Jinja's and Markdown's escaping) never holds."""
     mark = theme.search_exclude
     pieces = html.split(mark) if mark else [html]
     if len(pieces) == 1:
@@ -102,10 +128,13 @@ def unmark(html: str, theme: ThemeProfile) -> str:
     opaque = _opaque_spans(html)
     out = [pieces[0]]
     at = len(pieces[0])
+    last_tag = _LAST_TAG.fullmatch
     for piece in pieces[1:]:
-        if out[-1][-1:] in _SPACE and piece[:1] in _MARK_END and _is_attribute(html, at, mark) \
-                and not (opaque and _inside(opaque, at)):
-            out[-1] = out[-1][:-1]
+        before = out[-1]
+        attribute = (piece[:1] == ">" and last_tag(before, before.rfind("<"))) or (
+            before[-1:] in _SPACE and piece[:1] in _MARK_END and _is_attribute(html, at, mark))
+        if attribute and not (opaque and _inside(opaque, at)):
+            out[-1] = before[:-1]
         else:
             out.append(mark)
         out.append(piece)
@@ -113,14 +142,22 @@ def unmark(html: str, theme: ThemeProfile) -> str:
     return "".join(out)
 
 
-_OPAQUE = re.compile(r"<!--.*?(?:-->|\Z)|<(script|style)\b.*?(?:</\1\s*>|\Z)", re.S | re.I)
-"""A comment, script or style, to its end or the page's: text, not tags."""
+_LAST_TAG = re.compile(rf"<{_NAME}{_ATTRS}(?<![=\s])\s")
+"""The start of a tag up to the mark as its last attribute, after one whitespace character (the
+common case, read without ``_is_attribute``: a start tag open to here, no ``=`` before the mark)."""
+
+
+_NOT_A_PLACEHOLDER = rf"(?!{re.escape(_PLACEHOLDER_START[4:])}\d+-->)"
+_OPAQUE = re.compile(rf"<!--{_NOT_A_PLACEHOLDER}.*?(?:-->|\Z)|<(script|style)\b.*?(?:</\1\s*>|\Z)",
+                     re.S | re.I)
+"""A comment (not a placeholder), script or style, to its end or the page's: text, not tags."""
+_OPAQUE_START = re.compile(rf"<!--{_NOT_A_PLACEHOLDER}|<(?:script|style)\b", re.I)
 
 
 def _opaque_spans(html: str) -> list[tuple[int, int]]:
     """(start, end) of the comments, scripts and styles of ``html`` (none scanned for if it
     holds no start of one: most articles)."""
-    if _SKIPPED.search(html) is None:
+    if _OPAQUE_START.search(html) is None:
         return []
     return [m.span() for m in _OPAQUE.finditer(html)]
 
@@ -140,7 +177,8 @@ def _is_attribute(html: str, at: int, mark: str) -> bool:
     it (``_TAG`` reads quoted values whole, so the mark in a value is not a name). The mark as
     the tag's last word (most) is one if the tag ends right after it and no ``=`` precedes it
     (it would be that attribute's value): no need to read the other attributes."""
-    match = _TAG.match(html, html.rfind("<", 0, at))
+    lt = html.rfind("<", 0, at)
+    match = _TAG.match(html, lt) if lt >= 0 else None
     if match is None or match.end() <= at or match.group(1):
         return False
     if match.end() == at + len(mark) + 1:
