@@ -163,8 +163,9 @@ def _opaque_spans(html: str) -> list[tuple[int, int]]:
 
 
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
-    index = bisect.bisect_right(spans, (at, len(spans) + at + 1)) - 1
-    return index >= 0 and spans[index][0] < at < spans[index][1]
+    """True if ``at`` is inside one of ``spans`` (in order, not overlapping)."""
+    index = bisect.bisect_left(spans, (at,)) - 1  # the last span that starts before ``at``
+    return index >= 0 and at < spans[index][1]
 
 
 _SPACE = frozenset(" \t\n\r\f")
