@@ -6,9 +6,11 @@ given the search plugin's rules from the theme adapter (``theme.profile()``).
 When a page's HTML is ready (``on_page_content``, after every other plugin's), the parts the
 search index ignores are taken out; Material's search plugin indexes the rest in its
 ``on_page_context`` (default priority, 0), and after it, before the theme renders the page, the
-parts go back. The page and the search index are what they would be
-without these hooks; only the parsing of the excluded HTML is saved. Zensical has its own
-search and does not run MkDocs hooks.
+parts go back, less the exclusion marks (``restore_unmarked``: read by nothing once the index
+is built).
+The search index is what it would be without these hooks, and the page too but for the marks;
+only the parsing of the excluded HTML is saved. Zensical has its own search over the finished
+HTML and does not run MkDocs hooks: its pages keep the marks.
 
 Algorithm pages skip Python-Markdown: ``on_page_markdown`` gives each one a ``render`` that
 builds its HTML, table of contents and title with ``tinkernomics.site.pages.rawhtml.convert``
@@ -68,7 +70,7 @@ from tinkernomics.site.charts.feature import CHART_IMAGES_ENV
 from tinkernomics.site.freshness.feature import new_build, of_build
 from tinkernomics.site.outputjob import JOB
 from tinkernomics.site.pages import rawhtml
-from tinkernomics.site.pages.searchcut import cut, restore
+from tinkernomics.site.pages.searchcut import cut, restore_unmarked
 from tinkernomics.site.postbuild import finish
 from tinkernomics.site.postbuild.csp import SERVE_ENV
 from tinkernomics.site.postbuild.knownscripts import known_scripts
@@ -115,7 +117,7 @@ def on_page_content(html, page, config, files):
 
 @event_priority(theme.AFTER_OTHERS)  # after the search plugin (theme.SEARCH_PRIORITY)
 def on_page_context(context, page, config, nav):
-    page.content = restore(page.content, _CUT.pop(page.file.src_uri, []), THEME)
+    page.content = restore_unmarked(page.content, _CUT.pop(page.file.src_uri, []), THEME)
     return context
 
 

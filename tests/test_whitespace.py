@@ -129,9 +129,29 @@ def test_the_article_is_kept_and_the_chrome_around_it_stripped() -> None:
     page = PAGE.replace("<body>", f"<body>\n    {article}", 1)
     assert loose_chrome_text(page)
     out = strip_theme_indentation(page)
-    assert article in out
+    assert '<article class="md-typeset">\n<p>Our\nwords</p>\n</article>' in out  # its edges
     assert not loose_chrome_text(out)
     assert strip_theme_indentation(PAGE) == strip_indentation(PAGE)  # no article: all of it
+
+
+def test_the_articles_middle_is_kept_and_its_edges_stripped() -> None:
+    """Issue 47: the theme's blank lines after the article's start tag and in its tail (after the
+    page's content, around the build date) go; the content before the tail is kept as it is."""
+    middle = "<p>Our\n\n    words</p>\n" * 40
+    article = f'<article class="md-typeset">\n  \n\n{middle}\n\n\n  <p>date</p>\n  </article>'
+    out = strip_theme_indentation(f"<body>{article}</body>")
+    assert f'<article class="md-typeset">\n{middle[:-450]}' in out
+    assert out.endswith("words</p>\n<p>date</p>\n</article></body>")
+    assert rendered(out) == rendered(f"<body>{article}</body>")
+
+
+@pytest.mark.parametrize("tail", [
+    "<pre>\n\n  x</pre>\n\n  <p>d</p>\n  ", "<!-- a\n\n  -->\n\n<p>d</p>\n  ",
+    f'<a title="{"a" * 400} > y\n\n  z">l</a>\n\n<p>d</p>\n  ', "\n\n</code>\n\n<p>d</p>\n  "])
+def test_a_tail_that_may_hold_kept_text_is_kept(tail: str) -> None:
+    """A tail where a comment, a kept element or a quoted value may be open is left as is."""
+    article = f'<article class="md-typeset">{"<p>x</p>" * 60}{tail}</article>'
+    assert article in strip_theme_indentation(f"<body>{article}</body>")
 
 
 @pytest.mark.build
