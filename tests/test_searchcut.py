@@ -277,3 +277,34 @@ def test_restore_scans_only_parts_that_hold_the_stripped_patterns_text(
     """Text every match of the stripped pattern holds, read off a plain pattern only (anything
     else: every part is scanned, as before)."""
     assert stripped_needle(pattern) == needle
+
+
+_PAGE_MACROS = ("home_overview", "algorithms_table", "formulas_page", "hardware_page",
+                "tinker_page", "references_page", "further_reading_page", "data_quality_page",
+                "backtest_page", "calculator", "compare", "ways_page")
+"""The real site's page macros that take no argument (besides ``algorithm_page``)."""
+
+
+def test_no_excluded_block_holds_an_element_of_its_own_tag() -> None:
+    """Material's search parser matches an excluded element's end by its tag name: an inner
+    element of the same tag would end the exclusion early, and what follows would be indexed.
+    Checked on what the indexer reads (the macros' HTML, marks in place: the finished MkDocs
+    pages carry none), every algorithm page and every page macro of the real catalog."""
+    from helpers_site import parse
+
+    from tinkernomics.site.build import shared_site
+    from tinkernomics.site.outputs import read_theme_adapter
+
+    root = Path(__file__).resolve().parents[1]
+    ctx, macros = shared_site(root, theme=read_theme_adapter(root / "macros" / "theme.py"))
+    pages = {name: macros[name]() for name in _PAGE_MACROS}
+    pages |= {algo: macros["algorithm_page"](algo) for algo in ctx.catalog.algorithms}
+    marked = 0
+    for name, html in pages.items():
+        for block in parse(html).iter():
+            if "data-search-exclude" not in block.attrs:
+                continue
+            marked += 1
+            inner = [n for n in block.iter() if n is not block and n.tag == block.tag]
+            assert not inner, f"{name}: <{block.tag} class={block.attrs.get('class')!r}>"
+    assert marked > len(ctx.catalog.algorithms), "the pages carry their marks"

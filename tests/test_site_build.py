@@ -406,18 +406,6 @@ def test_no_page_data_reaches_the_search_index(built_site: BuiltSite) -> None:
     assert not leaked, leaked
 
 
-def test_no_excluded_block_holds_an_element_of_its_own_tag(built_site: BuiltSite,
-                                                            catalog: Catalog) -> None:
-    # Material's search parser matches elements by tag name: an inner element of the same tag
-    # ends the exclusion at its end tag, and what follows is indexed after all.
-    for path in site_pages(built_site.root, catalog):
-        for block in load_page(built_site.root, path).iter():
-            if "data-search-exclude" not in block.attrs:
-                continue
-            inner = [n for n in block.iter() if n is not block and n.tag == block.tag]
-            assert not inner, f"{path}: <{block.tag} class={block.attrs.get('class')!r}>"
-
-
 def test_nothing_loads_from_another_host(built_site: BuiltSite) -> None:
     found = []
     for path in html_files(built_site.root):
