@@ -21,6 +21,18 @@ class Constant:
     basis: str
 
 
+
+def _refit(before: str) -> str:
+    """The basis of a constant the 2026-12-07 refit changed: the fit, and the value before."""
+    return ("Refit on the 100 scored published runs of 2026-12-07 (bench_backtest.py --fit, the "
+            "whole grid's best: decode_floor 25 ms, graph_layer_s 0.2 ms, tail_floor 0, "
+            "train_bytes_per_flop 0.0035, step_seconds 0, moe_sync_s 2 ms; sum of squared log "
+            "ratios 18.11 and 94 of the 100 within 2x, against 20.73 and 91 for the values "
+            "before; leaving one source's runs out at a time, 92 of 100 within 2x, geometric "
+            "mean 0.98; on the day's 114 scored runs 108 within 2x, loss 17.14, against 104 and "
+            "18.80). Several of these values sit at the grid's edge, so the best may lie beyond "
+            f"it. Before: {before}. Earlier: ")
+
 CONSTANTS: tuple[Constant, ...] = (
     Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
              "vLLM's default gpu_memory_utilization (0.9)"),
@@ -66,7 +78,8 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("decode_mfu", 0.9, "Compute utilisation of a compute-bound decode where "
              "bandwidth is plentiful (the ceiling)",
              "training's ceiling (train_mfu_max), realised on a GPU by the same memory-traffic "
-             "term (train_bytes_per_flop): 0.9 / (1 + 0.0027 × 295) = 0.50 on an H100 or H800, "
+             "term (train_bytes_per_flop; 0.44 and 0.80 since its refit to 0.0035, the numbers "
+             "below are at 0.0027): 0.9 / (1 + 0.0027 × 295) = 0.50 on an H100 or H800, "
              "the half of the dense peak assumed before, and 0.82 on an H20. Checked, not "
              "fitted: InferSim's FP8 GEMMs of 1,024 rows, a large decode batch, reach 0.80 of "
              "the H20's peak on average over its 36 shapes (alibaba/InferSim bench_data/gemm/"
@@ -79,9 +92,11 @@ CONSTANTS: tuple[Constant, ...] = (
              "is 0.28 on an H100 under the memory term (sum of squared log ratios 18.55), 0.8 "
              "17.94, 0.9 17.86, and verl's one-step-off FSDP2 4+12 run, whose 4 GPUs decode "
              "batches of 1,024, falls from 2.37 to 1.81"),
-    Constant("decode_floor", 0.02, "Shortest decode iteration at a full batch besides its "
+    Constant("decode_floor", 0.025, "Shortest decode iteration at a full batch besides its "
              "layers, seconds",
-             "physics of the engine, size fitted. A continuous-batching engine schedules, samples "
+             _refit("20 ms")
+             + "physics of the engine, size fitted. A continuous-batching engine schedules, "
+             "samples "
              "and processes the output of every live sequence each iteration (vLLM issue 1375, "
              "github.com/vllm-project/vllm/issues/1375, comment of 2023-10-18 on models under 3B: "
              "\"the primary bottleneck is the logic that's executed in `engine.step()`\"), so "
@@ -108,8 +123,9 @@ CONSTANTS: tuple[Constant, ...] = (
              "blog (blog.vllm.ai/2024/09/05/perf-update.html, \"29% of the total execution time "
              "is spent on scheduling\") measured the GPU busy for only 38% of Llama 3 8B's "
              "serving time on one H100"),
-    Constant("graph_layer_s", 0.00015, "Seconds a layer adds to every decode iteration",
-             "fitted on the 78 scored published runs of 2026-12-07 with decode_floor and "
+    Constant("graph_layer_s", 0.0002, "Seconds a layer adds to every decode iteration",
+             _refit("0.15 ms")
+             + "fitted on the 78 scored published runs of 2026-12-07 with decode_floor and "
              "tail_floor (bench_backtest.py; sum of squared log ratios, with the runs within 2x, "
              "at 0 ms 28.69 (57), 0.05 ms 24.72 (62), 0.1 ms 22.13 (68), 0.15 ms 21.25 (68), "
              "0.2 ms 21.54 (65), 0.3 ms 24.56 (61); the floors refitted with it, where a flat "
@@ -129,9 +145,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "Instruct (28 layers) with piecewise CUDA graphs decodes at a median inter-token "
              "latency of 5.39 ms at 1 request/s to 6.80 ms at 100; the tail's floor here is "
              "2.5 + 28 x 0.15 = 6.7 ms (10 ms before)"),
-    Constant("tail_floor", 0.0025, "Shortest decode iteration of a synchronous step's tail "
+    Constant("tail_floor", 0.0, "Shortest decode iteration of a synchronous step's tail "
              "besides its layers, seconds",
-             "fitted on the 78 scored published runs of 2026-12-07 with decode_floor and "
+             _refit("2.5 ms")
+             + "fitted on the 78 scored published runs of 2026-12-07 with decode_floor and "
              "graph_layer_s (bench_backtest.py; sum of squared log ratios at 0 ms 21.48, 2.5 ms "
              "21.25, 5 ms 21.66, 7.5 ms 22.59, 10 ms 23.84, the flat floor it was before). Past "
              "the mean length a synchronous step decodes its last, longest completions almost "
@@ -149,15 +166,18 @@ CONSTANTS: tuple[Constant, ...] = (
              "10, 252, 307: \"8192,2048,6144,763.61,0.91209\", \"8192,4096,24576,5880,0.947593\", "
              "\"8192,7168,1536,654.419,0.93124\"), a GPU whose peak is low against its "
              "bandwidth; the BF16 ceiling is assumed the same (unverified). A GPU realises "
-             "less, by its memory-traffic term (train_bytes_per_flop): 0.9 / (1 + 0.0027 × "
-             "295) = 0.50 on an H100 or H800, the 0.5 fitted on the published runs before that "
-             "term (0.4 fitted worse), and 0.82 on an H20. DeepSeek-V3's pre-training reached "
+             "less, by its memory-traffic term (train_bytes_per_flop): 0.9 / (1 + 0.0035 × "
+             "295) = 0.44 on an H100 or H800 and 0.80 on an H20 since the refit of 2026-12-07 "
+             "(at 0.0027: 0.50, the 0.5 fitted on the published runs before that term, 0.4 "
+             "fitting worse, and 0.82 on an H20). DeepSeek-V3's pre-training reached "
              "35% of the H800's BF16 peak; small models reach far less (train_half_params)"),
     Constant("train_half_params", 1e9, "Parameters at which training reaches half of it",
              "fitted on the published runs: small models train far below the peak"),
-    Constant("train_bytes_per_flop", 0.0027, "Memory traffic of a training step per FLOP "
+    Constant("train_bytes_per_flop", 0.0035, "Memory traffic of a training step per FLOP "
              "at the compute ceiling, bytes",
-             "set so that the H100 and H800 (989.4 TFLOPS, 3.35 TB/s: 295 FLOPs a byte) keep the "
+             _refit("0.0027")
+             + "set so that the H100 and H800 (989.4 TFLOPS, 3.35 TB/s: 295 FLOPs a byte) keep the "
+             ""
              "0.5 training utilisation fitted on the published runs before this term: (0.9 / "
              "0.5 - 1) / 295 = 0.0027. A training step is a compute term at the GPU's peak and "
              "a memory-traffic term at its bandwidth: train_mfu's utilisation is divided by 1 + "
@@ -230,9 +250,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "input_buffer.cpp, accumulate: old_var.add_(var), a read of each and a write: "
              "three passes): 4 passes over the layer's experts per expert hit per "
              "micro-batch, a run states it with fused_expert_grads, the link with fg"),
-    Constant("moe_sync_s", 0.003, "Seconds a mixture-of-experts layer waits for the host in "
+    Constant("moe_sync_s", 0.002, "Seconds a mixture-of-experts layer waits for the host in "
              "each forward pass over a sequence",
-             "physics of the stack, size fitted: Megatron-LM's dropless all-to-all dispatcher "
+             _refit("3 ms")
+             + "physics of the stack, size fitted: Megatron-LM's dropless all-to-all dispatcher "
              "(megatron/core/transformer/moe/token_dispatcher.py at commit bed33f8, "
              "MoEAlltoAllTokenDispatcher.preprocess: \"A synchronization is needed before "
              "expert parallel AlltoAll communication to get the `input_splits` and "
@@ -274,9 +295,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "GPUs is 75 GB/s each; Megatron's CPU offload steps with PyTorch's own CPU AdamW, "
              "which DeepSpeed's ZeRO-Offload tutorial (deepspeed.ai/tutorials/zero-offload) "
              "states its fused CPU-Adam beats 5-7x, so about an eighth of the peak"),
-    Constant("step_seconds", 5.0, "Fixed seconds per step besides the optimizer step and "
+    Constant("step_seconds", 0.0, "Fixed seconds per step besides the optimizer step and "
              "the sampler's wake-up",
-             "fitted on the 64 scored published runs of 2026-12-07 with the other constants at "
+             _refit("5 s")
+             + "fitted on the 64 scored published runs of 2026-12-07 with the other constants at "
              "their values (bench_backtest.py; sum of squared log ratios 29.11 at 0 s, 28.72 at "
              "2.5, 28.61 at 5, 28.95 at 10, 30.84 at 20, the flat 20 s it replaces; at 5 s the "
              "five DeepSpeed-Chat runs are within 2x, the Hugging Face cookbook's Qwen2-0.5B run "
