@@ -63,8 +63,6 @@ def step_work(p: str, hw: str) -> list[tuple[str, str]]:
     ]
 
 
-
-
 def hf_experts(p: str, hw: str, train_tokens: str, attention: str) -> list[tuple[str, str]]:
     """Hugging Face transformers' fused experts (Qwen3-VL-MoE, 4.57: ``gate_up_proj`` and
     ``down_proj`` one 3D parameter each). In eval mode (``ae``, a run's ``eval_all_experts``:

@@ -79,8 +79,8 @@ multiplied by the steps:
   ceiling where bandwidth is plentiful; a GPU realises it less the more FLOPs its peak has per
   byte of bandwidth: a step is a compute term at the peak and a memory-traffic term
   (``TRAIN_BYTES_PER_FLOP`` × FLOPs ÷ utilisation bytes) at the bandwidth, so the utilisation
-  is divided by 1 + ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth (``roles_time.on_gpu``; 0.50
-  on an H100, 0.82 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
+  is divided by 1 + ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth (``roles_time.on_gpu``; 0.44
+  on an H100, 0.80 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
   realised. A mixture of experts' learner also waits for the host at every MoE layer of every
   forward pass (the update's, its recomputation, the old-policy log-probs' and the reference's),
   ``MOE_SYNC_S`` each, one micro-batch a sequence: Megatron's dropless all-to-all dispatcher

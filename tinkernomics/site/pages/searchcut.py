@@ -95,13 +95,13 @@ def restore_unmarked(html: str, parts: list[str], theme: ThemeProfile) -> str:
     page between the parts, and the parts that hold the text every stripped attribute holds if
     the mark holds it too (``restore`` looks for that text in each part anyway). A part in a
     comment, script or style of the page around it is left marked, as ``unmark`` would."""
-    html = unmark(html, theme)
     if not parts:
-        return html
+        return unmark(html, theme)
     stripped = re.compile(theme.search_stripped) if theme.search_stripped else None
     needle = _stripped_needle(theme.search_stripped)
     if not theme.search_exclude or needle not in theme.search_exclude:
         return unmark(restore(html, parts, theme), theme)
+    html = unmark(html, theme)
     opaque = _opaque_spans(html)
 
     def finished(m: re.Match[str]) -> str:
