@@ -99,6 +99,16 @@ rows of verl's fully-async page: the 8+8 H20 run of its validation experiment (1
 and five 64+64 ablations (staleness 0, 0.1, 0.3; require_batches 1, 2) that differ from the
 64:64 run the model has seen only in settings it does not express."""
 
+_NEW42C = "7ca2094"
+"""Main's head when new42c branched (2026-12-07): its time model, unchanged on that branch, priced
+seven measured runs of three sources the catalog did not use, with ``tinkernomics backtest --json``
+run after each batch was added (catalog files only) and before anything else was changed: RLinf's
+Compare with Verl page (RLinf/RLinf at 298084c8b: verl's GRPO step of DeepSeek-R1-Distill-Qwen-7B
+on 64 GPUs, H100 assumed, and verl's and RLinf's steps of the 1.5B model on 8 H100), Miles' Qwen3.8
+recipe page (radixark/miles at 31f1ca9: one GRPO step of Qwen3.8-27B on 8 H200), then verl's V1
+async trainer benchmark (verl-project/verl at 1dda039: Qwen3.5-35B-A3B synchronous on 32 GPUs and
+separate_async on 16 + 16 and 16 + 8 H100). Every mean response length is the source's own."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -190,6 +200,14 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-stale0.3", 1.641, _NEW42B, "2026-12-07"),
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-rb1", 1.212, _NEW42B, "2026-12-07"),
     FirstSight("verl-async-qwen2.5-math-7b-h20-128-async-rb2", 1.529, _NEW42B, "2026-12-07"),
+    FirstSight("verl-rlinf-bench-deepseek-r1-distill-7b-64gpu", 0.871, _NEW42C, "2026-12-07"),
+    FirstSight("verl-rlinf-bench-deepseek-r1-distill-1.5b-h100-8", 1.166, _NEW42C, "2026-12-07"),
+    FirstSight("rlinf-deepseek-r1-distill-1.5b-h100-8", 1.153, _NEW42C, "2026-12-07"),
+    FirstSight("miles-qwen3.8-27b-h200-8", 0.445, _NEW42C, "2026-12-07"),
+    FirstSight("verl-v1-qwen3.5-35b-a3b-32gpu-sync", 0.931, _NEW42C, "2026-12-07"),
+    FirstSight("verl-v1-qwen3.5-35b-a3b-16-16-separate-async", 0.931, _NEW42C, "2026-12-07"),
+    FirstSight("verl-v1-qwen3.5-35b-a3b-h100-16-8-separate-async", 1.163, _NEW42C,
+               "2026-12-07"),
 )
 
 WITHIN = 2.0
