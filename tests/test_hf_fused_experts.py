@@ -1,8 +1,8 @@
 """Hugging Face transformers' fused experts (Qwen3-VL-MoE, issue 42): ``ae`` (a run's
 ``eval_all_experts``) prices the old-policy and reference log-prob passes as a forward over
-every parameter at a dense model's utilisation, and ``fg`` (``fused_expert_grads``) adds
-``fused_grad_passes`` passes over a layer's whole experts per expert per update micro-batch,
-the micro-batches being a training GPU's tokens over ``mbt`` (``micro_batch_tokens``).
+every parameter at a dense model's utilisation; the update's micro-batches are a training GPU's
+tokens over ``mbt`` (``micro_batch_tokens``). The fused experts' per-expert gradient passes
+(the link's former ``fg``) are no longer charged: an old link that sets it prices as without.
 Fixture catalog only: a toy mixture of experts (Toy-MoE) on the big toy GPU (helpers_runs)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from helpers_calc import _fig
-from helpers_runs import TOY_BIG, add, run, stage, time_constant, toy_estimate, with_runs
+from helpers_runs import TOY_BIG, add, run, stage, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, inputs
@@ -44,7 +44,7 @@ def toy(catalog: Catalog) -> Catalog:
 def _moe(toy: Catalog, **extra: str) -> dict[str, float]:
     e = toy_estimate(toy, m=MOE, hw=TOY_BIG, ref="1", el="1", **extra)
     found = {k: e[k] for k in ("time.train_s", "time.reference_s", "time.eval_forward_s",
-                              "time.mfu_dense", "time.train_gpus", "time.fused_grad_s",
+                              "time.mfu_dense", "time.train_gpus",
                               "time.micro_batches", "tokens.sequence_per_episode",
                               "self.gpu_hours", "run.K", "run.prompts", "run.G")}
     # a step's trained tokens: every sequence of the step, prompt and completion
@@ -66,28 +66,25 @@ def test_log_prob_passes_run_every_parameter_at_the_dense_utilisation(toy: Catal
         routed["time.reference_s"] - every["time.eval_forward_s"])
 
 
-def test_fused_gradients_cost_passes_over_the_experts_per_micro_batch(toy: Catalog) -> None:
-    plain, fused = _moe(toy, mbt="3000"), _moe(toy, mbt="3000", fg="1")
-    assert plain["time.fused_grad_s"] == 0.0
-    micro = fused["run.K"] * fused["step_tokens"] / (fused["time.train_gpus"] * 3000)
-    assert fused["time.micro_batches"] == pytest.approx(micro)
-    layer = 3.0 * D * EXPERT_MLP * EXPERTS * 2.0
-    seconds = LAYERS * EXPERTS * time_constant("fused_grad_passes") * layer / (
-        2e12 * time_constant("bandwidth_efficiency"))
-    assert fused["time.fused_grad_s"] == pytest.approx(micro * seconds)
-    assert fused["time.train_s"] - plain["time.train_s"] == pytest.approx(
-        fused["time.fused_grad_s"])
+def test_micro_batches_are_the_tokens_over_the_stated_cap(toy: Catalog) -> None:
+    capped = _moe(toy, mbt="3000")
+    assert capped["time.micro_batches"] == pytest.approx(
+        capped["run.K"] * capped["step_tokens"] / (capped["time.train_gpus"] * 3000))
     # without a stated cap, one sequence a micro-batch
-    one = _moe(toy, fg="1")
+    one = _moe(toy)
     assert one["time.micro_batches"] == pytest.approx(
         one["run.K"] * one["step_tokens"] / (one["time.train_gpus"] * one[
             "tokens.sequence_per_episode"]))
 
 
+def test_an_old_link_with_fused_gradients_prices_as_without(toy: Catalog) -> None:
+    assert "fg" not in {i.key for i in inputs.INPUTS}
+    assert _moe(toy, fg="1")["time.train_s"] == pytest.approx(_moe(toy)["time.train_s"])
+
+
 def test_a_dense_model_has_no_fused_experts(toy: Catalog) -> None:
     dense = toy_estimate(toy, ref="1")
-    both = toy_estimate(toy, ref="1", ae="1", fg="1", mbt="3000")
-    assert both["time.fused_grad_s"] == 0.0
+    both = toy_estimate(toy, ref="1", ae="1", mbt="3000")
     assert both["self.gpu_hours"] == pytest.approx(dense["self.gpu_hours"])
 
 
@@ -95,10 +92,8 @@ def test_a_run_states_them(toy: Catalog) -> None:
     runs = toy.of("run")
     fused = backtest.query(runs["fused"], runs["fused"].stages[0])
     assert fused[inputs.key("run.eval_all_experts")] == "1"
-    assert fused[inputs.key("run.fused_grads")] == "1"
     assert fused[inputs.key("set.micro_batch_tokens")] == "3000"
     modules = backtest.query(runs["modules"], runs["modules"].stages[0])
-    assert inputs.key("run.fused_grads") not in modules
     assert inputs.key("set.micro_batch_tokens") not in modules
     rows = {r.run: r for r in backtest_rows(toy)}
     assert all(rows[r].estimate_gpu_hours is not None for r in ("fused", "modules"))

@@ -198,9 +198,10 @@ class PublishedRun(StrictModel):
     fused_expert_grads: bool = Field(
         default=False, description="True if the learner's experts are one fused 3D parameter "
                                    "indexed per expert in training (Hugging Face transformers' "
-                                   "Qwen3-VL-MoE, 4.57), so the backward writes a zero-filled "
-                                   "gradient of a layer's whole experts for every expert hit, "
-                                   "every micro-batch; say where in `notes`.")
+                                   "Qwen3-VL-MoE, 4.57); say where in `notes`. A statement "
+                                   "of the stack only: since 2026-12-07 the time model charges "
+                                   "nothing for it (EasyR1's measured actor MFU leaves no room "
+                                   "for whole-parameter gradient passes per expert).")
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")

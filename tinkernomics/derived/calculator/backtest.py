@@ -98,10 +98,8 @@ def _generate_flags(run: PublishedRun) -> dict[str, str]:
 
 def _expert_flags(run: PublishedRun) -> dict[str, str]:
     """What the run states of its learner's mixture-of-experts layers: the experts run one by
-    one (``expert_loop``), every expert runs in the log-prob passes (``eval_all_experts``), and
-    fused experts' indexing writes whole-parameter gradients (``fused_expert_grads``)."""
-    flags = {"run.expert_loop": run.expert_loop, "run.eval_all_experts": run.eval_all_experts,
-             "run.fused_grads": run.fused_expert_grads}
+    one (``expert_loop``) and every expert runs in the log-prob passes (``eval_all_experts``)."""
+    flags = {"run.expert_loop": run.expert_loop, "run.eval_all_experts": run.eval_all_experts}
     return {key: "1" for key, on in flags.items() if on}
 
 

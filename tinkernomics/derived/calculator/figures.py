@@ -37,7 +37,6 @@ TIME_WHEN = {"memory_utilisation": f"{_DECODE} * missing(set.mem_util)", "weight
                                      "(1 - missing(hw.bandwidth))",
              "expert_loop_factor": "run.expert_loop * missing(set.mfu_train)",
              "moe_sync_s": "(1 - run.expert_loop) * missing(set.mfu_train)",
-             "fused_grad_passes": "run.fused_grads",
              "train_half_params": "missing(set.mfu_train)"}
 """When a time-model constant is among an estimate's inputs (``timing.CONSTANTS``)."""
 

@@ -69,16 +69,11 @@ def hf_experts(p: str, hw: str, train_tokens: str, attention: str) -> list[tuple
     the stack's log-prob pass calls ``model.eval()``) a forward pass repeats every token for
     every expert and multiplies them all in one batched GEMM: a pass of every parameter, at
     the dense utilisation of the model's size (``eval_forward_s``; the experts are not looped).
-    In training (``fg``, ``fused_expert_grads``) each expert hit indexes the parameters, and
-    the backward of that indexing writes a zero-filled gradient of the layer's whole experts and
-    adds it to the rest: ``FUSED_GRAD_PASSES`` passes over the layer's experts (bf16) per expert
-    per update micro-batch (``micro_batches``: a training GPU's tokens over the run's
-    ``micro_batch_tokens``, else one sequence a micro-batch), at ``BANDWIDTH_EFFICIENCY`` of the
-    GPU's bandwidth; every expert is taken as hit (a micro-batch's tokens × top-k far exceed
-    the experts)."""
-    c = "const.time"
+    ``micro_batches`` is a training GPU's update micro-batches a step: its tokens over the run's
+    ``micro_batch_tokens``, else one sequence a micro-batch. (Training's indexing of the fused
+    parameters per expert is not charged: EasyR1's own actor MFU times its whole update below
+    what four passes over a layer's experts per expert per micro-batch would take.)"""
     seq = "tokens.sequence_per_episode"
-    experts = "3.0 * model.d_model * model.expert_mlp * model.experts * 2.0"
     return [
         ("mfu_dense", on_gpu(train_mfu("p.total", "p.total"), hw)),
         ("eval_forward_s", f"{train_tokens} * (2.0 * p.total + {attention} / 3.0) / ("
@@ -86,9 +81,6 @@ def hf_experts(p: str, hw: str, train_tokens: str, attention: str) -> list[tuple
         ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),
         ("micro_batches", f"run.K * {train_tokens} / ({p}.train_gpus * "
                           f"{p}.micro_batch_tokens)"),
-        ("fused_grad_s", f"run.fused_grads * {p}.micro_batches * coalesce(model.layers * "
-                         f"model.experts * {c}.fused_grad_passes * {experts} / ({hw}.bandwidth "
-                         f"* 1e12 * {c}.bandwidth_efficiency), 0.0)"),
     ]
 
 

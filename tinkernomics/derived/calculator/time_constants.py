@@ -234,22 +234,6 @@ CONSTANTS: tuple[Constant, ...] = (
              "dense one's, (9.6 / 91.2) × (10.56 / 9.04) = 0.123, is what the expert loop costs "
              "beyond moe_train_factor (measured on Megatron, whose grouped GEMM it stands "
              "for); a run states it with expert_loop, the link with el"),
-    Constant("fused_grad_passes", 4.0, "Passes over a layer's experts the backward of one "
-             "fused expert's indexing makes",
-             "physics of the code, counted, not fitted: transformers 4.57.0 (the newest "
-             "EasyR1's requirements.txt allows, line 18), kept as released (catalog/sources/"
-             "pypi/transformers/4.57.0/). Qwen3VLMoeTextExperts keeps every expert of a layer "
-             "in one parameter (models/qwen3_vl_moe/modeling_qwen3_vl_moe.py lines 74-75) and in "
-             "training indexes it per expert hit (lines 108 and 111: self.gate_up_proj"
-             "[expert_idx], self.down_proj[expert_idx]); PyTorch's derivative of indexing "
-             "(unverified here, PyTorch's source is not kept: tools/autograd/derivatives.yaml, "
-             "index.Tensor: index_backward of grad.new_zeros of the whole parameter) writes "
-             "a zero-filled gradient the size of the layer's experts and scatters the "
-             "expert's slice into it (one pass), and "
-             "autograd sums the expert's gradient into the others' (torch/csrc/autograd/"
-             "input_buffer.cpp, accumulate: old_var.add_(var), a read of each and a write: "
-             "three passes): 4 passes over the layer's experts per expert hit per "
-             "micro-batch, a run states it with fused_expert_grads, the link with fg"),
     Constant("moe_sync_s", 0.002, "Seconds a mixture-of-experts layer waits for the host in "
              "each forward pass over a sequence",
              _refit("3 ms")

@@ -91,11 +91,9 @@ multiplied by the steps:
   measured one does). Hugging Face transformers' fused experts (Qwen3-VL-MoE, 4.57;
   ``roles_time.hf_experts``): a learner whose log-prob passes run in eval mode (``ae``, a run's
   ``eval_all_experts``) multiplies every token by every expert, so the old-policy and reference
-  passes are a forward over all the parameters at a dense model's utilisation; one whose
-  training indexes the fused parameters per expert (``fg``, ``fused_expert_grads``) writes, in
-  the backward, a zero-filled gradient of a layer's whole experts for each expert and sums them:
-  ``FUSED_GRAD_PASSES`` passes over the layer's experts per expert per update micro-batch (a
-  training GPU's tokens over ``mbt``, a run's ``micro_batch_tokens``), at the GPU's bandwidth.
+  passes are a forward over all the parameters at a dense model's utilisation. Training's
+  per-expert indexing of the fused parameters is not charged (EasyR1's measured actor MFU
+  leaves no room for whole-parameter gradient passes per expert).
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -266,8 +264,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
                     f"{recompute} + {forward} * (1.0 - run.rollout_logprobs) * (1.0 - "
                     f"run.eval_all_experts)) / ({p}.train_gpus * {peak}) + {p}.moe_sync_s + "
-                    f"run.eval_all_experts * (1.0 - run.rollout_logprobs) * {p}.eval_forward_s "
-                    f"+ {p}.fused_grad_s"),
+                    f"run.eval_all_experts * (1.0 - run.rollout_logprobs) * {p}.eval_forward_s"),
         *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("

@@ -91,10 +91,6 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                                    "reference) run every expert on every "
                                                    "token (Hugging Face Qwen3-VL-MoE in eval "
                                                    "mode, transformers 4.57), else 0"),
-    ("--fused-expert-grads", "run.fused_grads", "1 if the backward of each fused expert's "
-                                                "indexing writes a zero-filled gradient of the "
-                                                "layer's whole experts (Hugging Face "
-                                                "Qwen3-VL-MoE, transformers 4.57), else 0"),
     ("--micro-batch-tokens", "set.micro_batch_tokens", "tokens one update micro-batch of a "
                                                        "training GPU holds at most (dynamic "
                                                        "batching's cap; default: one sequence)"),

@@ -152,7 +152,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
 
 
 def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
-    """How the learner runs a mixture of experts (``el``, ``ae``, ``fg``, ``mbt``)."""
+    """How the learner runs a mixture of experts (``el``, ``ae``, ``mbt``)."""
     return [
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
@@ -161,9 +161,6 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
                 e["run.eval_all_experts"],
                 [("0", "the routed ones"),
                  ("1", "all, every token (HF Qwen3-VL-MoE in eval mode)")]),
-        _choice("run.fused_grads", "Gradient of a fused expert's slice", e["run.fused_grads"],
-                [("0", "the slice's own"),
-                 ("1", "zero-filled whole experts, per expert (HF Qwen3-VL-MoE)")]),
         field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
               _whole(e["time.micro_batch_tokens"]),
               help="Dynamic batching's cap; default: one sequence a micro-batch."),
