@@ -109,6 +109,15 @@ recipe page (radixark/miles at 31f1ca9: one GRPO step of Qwen3.8-27B on 8 H200),
 async trainer benchmark (verl-project/verl at 1dda039: Qwen3.5-35B-A3B synchronous on 32 GPUs and
 separate_async on 16 + 16 and 16 + 8 H100). Every mean response length is the source's own."""
 
+_AMD42 = "da8d13f"
+"""Main's head when amd42 branched (2026-12-07): its time model, unchanged on that branch, priced
+AMD's own measured verl runs from two ROCm blogs, with ``tinkernomics backtest --json`` run after
+they were added (catalog files and two GPUs, MI300X and MI355X, only) and before anything else was
+changed: the veRL-on-AMD post's Qwen2.5-Math-7B DAPO case (first 64 steps, fully async on 16 + 16
+"MI300", taken as MI300X, and colocated on 32), and the MI355X walkthrough's two 4 + 4 fully async
+runs (ROCm/verl amd-integration at 275342c: Qwen2.5-Math-7B DAPO at 8K, Qwen2.5-VL-7B-Instruct
+GRPO on Geometry3k at 2K). The VL run's mean response length is the entry's assumption."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -208,6 +217,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-v1-qwen3.5-35b-a3b-16-16-separate-async", 0.931, _NEW42C, "2026-12-07"),
     FirstSight("verl-v1-qwen3.5-35b-a3b-h100-16-8-separate-async", 1.163, _NEW42C,
                "2026-12-07"),
+    FirstSight("verl-amd-qwen2.5-math-7b-mi300x-32-async", 1.107, _AMD42, "2026-12-07"),
+    FirstSight("verl-amd-qwen2.5-math-7b-mi300x-32-colocate-sync", 0.692, _AMD42, "2026-12-07"),
+    FirstSight("verl-amd-qwen2.5-math-7b-mi355x-4-4-async", 0.740, _AMD42, "2026-12-07"),
+    FirstSight("verl-amd-qwen2.5-vl-7b-geo3k-mi355x-4-4-async", 0.215, _AMD42, "2026-12-07"),
 )
 
 WITHIN = 2.0
