@@ -36,6 +36,8 @@ TP = FigureRange(ge=1, le=1e3, hint="GPUs one sampler engine spans, e.g. 4 (allo
 SHARE = FigureRange(ge=0.05, le=1, hint="a share of GPU memory, e.g. 0.6 (allowed 0.05 to 1)")
 OVERSAMPLE = FigureRange(ge=1, le=100, hint="rollouts sampled per rollout trained on, e.g. 1 "
                                            "(allowed 1 to 100)")
+STALENESS = FigureRange(ge=0, le=1e3, hint="samples a sampler may start beyond a weight sync's, "
+                                           "as a share of them, e.g. 0.5 (allowed 0 to 1e3)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
 
 
@@ -112,6 +114,16 @@ class RunStage(StrictModel):
                                   "1 when the run samples only what it trains on (dynamic "
                                   "sampling off), more when it samples extra groups and drops "
                                   "some; default: the algorithm's typical setting.")
+    staleness: Annotated[Figure, STALENESS] | None = Field(
+        default=None, description="Asynchronous runs: how far the sampler may run ahead, as the "
+                                  "samples it may start beyond a weight sync's, a share of them "
+                                  "(verl's `async_training.staleness_threshold`; 0: none), unit "
+                                  "`ratio`; default: unbounded (sampling and training overlap "
+                                  "fully).")
+    sync_updates: Annotated[Figure, COUNT] | None = Field(
+        default=None, description="Asynchronous runs: trainer updates between weight syncs, "
+                                  "the step's prompts split evenly (verl's "
+                                  "`trigger_parameter_sync_step`), unit `count`; default: 1.")
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 

@@ -69,6 +69,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
     if stage.oversampling is not None:
         found["set.oversample"] = repr(float(stage.oversampling.value))
+    found.update(_staleness(stage))
     if not run.cuda_graphs:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:
@@ -86,6 +87,17 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     if run.reward_model is not None:
         found["reward_model"] = run.reward_model
     return inputs.query(found)
+
+
+def _staleness(stage: RunStage) -> dict[str, str]:
+    """How far the stage's asynchronous sampler may run ahead and the updates between weight
+    syncs (``staleness.async_step``), where the run states them."""
+    found = {}
+    if stage.staleness is not None:
+        found["set.staleness"] = repr(float(stage.staleness.value))
+    if stage.sync_updates is not None:
+        found["set.sync_updates"] = _int(stage.sync_updates.value)
+    return found
 
 
 def _generate_flags(run: PublishedRun) -> dict[str, str]:

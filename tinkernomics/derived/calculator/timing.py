@@ -63,7 +63,8 @@ multiplied by the steps:
   asynchronous run (``async``) overlaps the tail (unless its sampler hands over whole
   batches, ``wb``, a run's ``whole_batch_rollout``: then the step waits for it), the
   training and the trainer's refit and fixed work with the next step's sampling: its step
-  lasts the longer of the two.
+  lasts the longer of the two, unless the run bounds how far the sampler may run ahead
+  (``st``, a run's ``staleness``, with ``su``, its ``sync_updates``: ``staleness.async_step``).
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
   sequence (6 × layers × heads × head size × tokens, per token, causal); with full
@@ -112,7 +113,7 @@ Back-test page lists them with their basis.
 
 from __future__ import annotations
 
-from tinkernomics.derived.calculator import ids, roles_time
+from tinkernomics.derived.calculator import ids, roles_time, staleness
 from tinkernomics.derived.calculator.graph import Quantity
 from tinkernomics.derived.calculator.time_constants import (  # noqa: F401 (re-exported)
     CONSTANTS,
@@ -321,8 +322,9 @@ def _totals(p: str) -> list[tuple[str, str]]:
     return [
         ("rollout_s", rollout),
         ("learn_s", learn),
-        ("step_s", f"max({rollout}, {learn} + {p}.refit_s) if run.asynchronous else "
-                   f"{rollout} + {learn} + {p}.refit_s"),
+        ("version_tail_s", staleness.version_tail_s(p, "coalesce(run.max_out, run.out)")),
+        ("step_s", f"({staleness.async_step(p, rollout, learn, f'{p}.refit_s')}) if "
+                   f"run.asynchronous else {rollout} + {learn} + {p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
         ("run_overhead_s", f"const.time.run_overhead * {p}.busy_s"),
         ("steps_hours", f"run.steps * {p}.step_s / 3600.0"),

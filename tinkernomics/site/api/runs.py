@@ -44,6 +44,9 @@ STAGE_DESCRIBED = {
                               "gpu_memory_utilization); null: not stated.",
     "oversampling": "Rollouts sampled per rollout trained on (1: dynamic sampling off); null: "
                     "the algorithm's typical setting.",
+    "staleness": "Asynchronous runs: samples the sampler may start beyond a weight sync's, as a "
+                 "share of them (verl's staleness_threshold); null: not stated (unbounded).",
+    "sync_updates": "Asynchronous runs: trainer updates between weight syncs; null: not stated.",
     "gpus": "GPUs of the stage.",
 }
 """The public wording of each stage setting (the authoring one names YAML units and defaults)."""

@@ -71,6 +71,11 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--whole-batch", "run.whole_batch", "1 if an asynchronous sampler generates each step's "
                                          "batch in one call (the step waits for its longest "
                                          "completion), else 0"),
+    ("--staleness", "set.staleness", "how far an asynchronous sampler may run ahead: the "
+                                     "samples it may start beyond a weight sync's, a share of "
+                                     "them (verl's staleness_threshold; default: unbounded)"),
+    ("--sync-updates", "set.sync_updates", "trainer updates between weight syncs (verl's "
+                                           "trigger_parameter_sync_step; default 1)"),
     ("--rollout-logprobs", "run.rollout_logprobs", "1 if the trainer takes the sampler's "
                                                    "log-probs (no old-policy log-prob pass), "
                                                    "else 0"),

@@ -131,6 +131,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
         _choice("run.whole_batch", "Asynchronous sampler hands over", e["run.whole_batch"],
                 [("0", "completions as they finish"),
                  ("1", "the whole batch: a step waits for its longest completion")]),
+        *_staleness_fields(e),
         _choice("run.rollout_logprobs", "Old-policy log-probs", e["run.rollout_logprobs"],
                 [("0", "recomputed by the trainer (one forward pass)"),
                  ("1", "the sampler's: no pass of their own")]),
@@ -173,6 +174,19 @@ def _padded_choice(e: Estimate) -> dict[str, Any]:
                    e["run.padded_batches"],
                    [("0", "let go: its last iterations decode the longest alone"),
                     ("1", "kept as padding until its longest ends (HF generate)")])
+
+
+def _staleness_fields(e: Estimate) -> list[dict[str, Any]]:
+    """How far an asynchronous sampler may run ahead (``st``) and the updates between weight
+    syncs (``su``): ``staleness.async_step``."""
+    return [
+        field("set.staleness", "How far the sampler may run ahead", "num",
+              e["set.staleness"], help="Samples it may start beyond a weight sync's, as a share "
+                                       "of them (verl's staleness_threshold); empty: unbounded."),
+        field("set.sync_updates", "Trainer updates between weight syncs", "int",
+              _whole(e["set.sync_updates"]), help="verl's trigger_parameter_sync_step (default "
+                                                  "1)."),
+    ]
 
 
 def _generate_choices(e: Estimate) -> list[dict[str, Any]]:
