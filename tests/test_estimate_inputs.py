@@ -38,6 +38,8 @@ from tinkernomics.derived.calculator.estimate import estimate
     (["--rollout-logprobs", "2"], "--rollout-logprobs 2: must be between"),
     (["--memory-utilization", "1.5"], "--memory-utilization 1.5: must be between"),
     (["--attention-tp", "0"], "--attention-tp 0: must be between"),
+    (["--sync-updates", "0"], "--sync-updates 0: must be between"),
+    (["--staleness", "-1"], "--staleness '-1': not a number"),
     (["--offload-optimizer", "-1"], "--offload-optimizer '-1': not a whole number"),
     (["--offload-params", "3"], "--offload-params 3: must be between"),
     (["--offload-grads", "2"], "--offload-grads 2: must be between"),

@@ -4,11 +4,14 @@ of sampling and training whatever the run said of how far its sampler may run ah
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers_calc import _fig
 from helpers_runs import run, stage, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.cli import main
 from tinkernomics.derived.calculator import backtest, inputs
 from tinkernomics.derived.calculator.estimate import Estimate
 
@@ -98,3 +101,13 @@ def test_the_backtest_reads_a_stages_bound_and_a_run_without_it_states_none(
     plain = backtest.query(runs["toy-plain"], runs["toy-plain"].stages[0])
     assert _key("set.staleness") not in plain and _key("set.sync_updates") not in plain
 
+
+
+def test_the_command_line_sets_the_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    def step(*args: str) -> float:
+        assert main(["estimate", "--json", "--async", "--gpus", "8", "--rollout-gpus", "4",
+                     "--max-completion-tokens", "8192", *args]) == 0
+        return float(json.loads(capsys.readouterr().out)["quantities"]["time.step_s"]["value"])
+    free = step()
+    assert step("--sync-updates", "4") == free
+    assert step("--staleness", "0", "--sync-updates", "4") > free
