@@ -44,6 +44,11 @@ So s = 0: max(S + tail + L/K + F, L + F + S/K) (about S plus the trainer's work 
 update, verl's "stream off policy pipeline"); s ≥ 1/K and s × S ≥ L/K + F: max(S, L + F), the
 full overlap. Not modelled: the samples a sampler must hold in flight to keep its engines full
 (a small s lets their batch thin before a sync) and the engine's KV cache rebuilt after a sync.
+
+NeMo RL's ``max_trajectory_age_steps`` A bounds the same lead in whole steps: a sampler holding
+weights g generates the batches the trainer will take at steps g + 1 to g + A
+(``nemo_rl/algorithms/async_utils.py`` at 5fb5889, ``_calculate_target_weights``, lines
+294-321), so s = A with K = 1; any A ≥ 1 is then the full overlap, and its rows leave it unstated.
 """
 
 from __future__ import annotations
