@@ -72,20 +72,17 @@ def hf_experts(p: str, hw: str, train_tokens: str, attention: str) -> list[tuple
     In training (``fg``, ``fused_expert_grads``) each expert hit indexes the parameters, and
     the backward of that indexing writes a zero-filled gradient of the layer's whole experts and
     adds it to the rest: ``FUSED_GRAD_PASSES`` passes over the layer's experts (bf16) per expert
-    per update micro-batch (``micro_batches``: a training GPU's tokens over the run's
-    ``micro_batch_tokens``, else one sequence a micro-batch), at ``BANDWIDTH_EFFICIENCY`` of the
+    per update micro-batch (``micro_batches``: the updates' ``pass_micro_batches``, timing's one
+    count of a training GPU's micro-batches), at ``BANDWIDTH_EFFICIENCY`` of the
     GPU's bandwidth; every expert is taken as hit (a micro-batch's tokens × top-k far exceed
     the experts)."""
     c = "const.time"
-    seq = "tokens.sequence_per_episode"
     experts = "3.0 * model.d_model * model.expert_mlp * model.experts * 2.0"
     return [
         ("mfu_dense", on_gpu(train_mfu("p.total", "p.total"), hw)),
         ("eval_forward_s", f"{train_tokens} * (2.0 * p.total + {attention} / 3.0) / ("
                            f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_dense)"),
-        ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),
-        ("micro_batches", f"run.K * {train_tokens} / ({p}.train_gpus * "
-                          f"{p}.micro_batch_tokens)"),
+        ("micro_batches", f"run.K * {p}.pass_micro_batches"),
         ("fused_grad_s", f"run.fused_grads * {p}.micro_batches * coalesce(model.layers * "
                          f"model.experts * {c}.fused_grad_passes * {experts} / ({hw}.bandwidth "
                          f"* 1e12 * {c}.bandwidth_efficiency), 0.0)"),
