@@ -324,7 +324,7 @@ FITTED: dict[str, tuple[float, ...]] = {
     "graph_layer_s": (0.00015, 0.0002, 0.00025),
     "tail_floor": (0.0, 0.0025),
     "eager_layer_s": (0.00025, 0.0005, 0.001),
-    "train_bytes_per_flop": (0.0027, 0.0035, 0.0045),
+    "train_bytes_per_flop": (0.002, 0.0027, 0.0035, 0.0045),
     "step_seconds": (0.0, 2.5),
     "run_overhead": (0.25, 0.4),
     "moe_sync_s": (0.001, 0.002, 0.003, 0.004),
