@@ -30,8 +30,14 @@ def _refit(before: str) -> str:
             "ratios 18.11 and 94 of the 100 within 2x, against 20.73 and 91 for the values "
             "before; leaving one source's runs out at a time, 92 of 100 within 2x, geometric "
             "mean 0.98; on the day's 114 scored runs 108 within 2x, loss 17.14, against 104 and "
-            "18.80). Several of these values sit at the grid's edge, so the best may lie beyond "
-            f"it. Before: {before}. Earlier: ")
+            "18.80). decode_floor, graph_layer_s and train_bytes_per_flop sat at the grid's top; "
+            "a grid one step wider (issue 42, after the micro-batch count: decode_floor 20-30 "
+            "ms, graph_layer_s 0.15-0.25 ms, train_bytes_per_flop 0.002-0.0045, moe_sync_s 1-4 "
+            "ms; 3,456 points) finds each inside it: decode_floor 25 ms and graph_layer_s 0.2 ms "
+            "again, train_bytes_per_flop 0.0027, with moe_sync_s 3 ms; loss 16.78 on the 114 "
+            "scored runs against 17.13 here, but 107 within 2x against 108 (Mini-R1 falls to "
+            "0.497) and, leaving one source out, 103 of 114, so these values are kept. "
+            f"Before: {before}. Earlier: ")
 
 CONSTANTS: tuple[Constant, ...] = (
     Constant("memory_utilisation", 0.9, "Share of GPU memory the sampler takes",
@@ -267,7 +273,10 @@ CONSTANTS: tuple[Constant, ...] = (
              "verl's dynamic batching 10,240 and 11,680), else one sequence a micro-batch "
              "(timing._micro_batches; one sequence a micro-batch for every run before "
              "2026-12-07's micro-batch count), for the update, its recomputation, the old-policy "
-             "log-probs and the reference. Fitted on "
+             "log-probs and the reference. With that count, on the 114 scored runs of 2026-12-07 "
+             "and the others at their values (bench_backtest.py; sum of squared log ratios, 108 "
+             "within 2x at each): 1 ms 17.58, 2 ms 17.13, 3 ms 17.00, 4 ms 17.09, 5 ms 17.32. "
+             "Fitted before it, one sequence a micro-batch, on "
              "the 78 scored published runs of 2026-12-07 (bench_backtest.py; with the others at "
              "their values, sum of squared log ratios and runs within 2x: 0 ms 21.25 (68), 1 ms "
              "20.19 (69), 2 ms 19.82 (69), 2.5 ms 19.77 (69), 3 ms 19.78 (69), 4 ms 19.92 (69), "
