@@ -14,6 +14,7 @@ from helpers_runs import run, stage, time_constant, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, inputs
+from tinkernomics.derived.calculator.estimate import estimate
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,54 @@ def test_a_stated_training_utilisation_holds_the_moe_synchronisation(toy: Catalo
     # a measured utilisation (a pilot run's) already holds the waits: none are added
     stated = toy_estimate(toy, x_params_b="30", x_active_b="3", mt="20")
     assert stated["time.moe_sync_s"] == 0
+
+
+def _passes(e: dict[str, float], budget: float) -> float:
+    """A training GPU's micro-batches in one pass over the step: its tokens over the budget,
+    at least one whole sequence a micro-batch."""
+    seq = e["tokens.sequence_per_episode"]
+    return e["run.prompts"] * e["run.G"] * seq / (e["time.train_gpus"] * max(budget, seq))
+
+
+def test_a_token_budget_packs_sequences_into_fewer_waits(toy: Catalog) -> None:
+    one = toy_estimate(toy, x_params_b="30", x_active_b="3")
+    seq = one["tokens.sequence_per_episode"]
+    packed = toy_estimate(toy, x_params_b="30", x_active_b="3", mbt=str(round(4 * seq)))
+    sync = time_constant("moe_sync_s")
+    assert packed["time.pass_micro_batches"] == pytest.approx(_passes(packed, round(4 * seq)))
+    assert packed["time.moe_sync_s"] == pytest.approx(
+        packed["time.pass_micro_batches"] * _forwards(packed) * packed["model.layers"] * sync)
+    # four sequences a micro-batch: a quarter of the forwards, so a quarter of the waits
+    assert packed["time.moe_sync_s"] == pytest.approx(
+        one["time.moe_sync_s"] * seq / round(4 * seq))
+    # the update's micro-batches are K of the same count
+    assert packed["time.micro_batches"] == pytest.approx(
+        packed["run.K"] * packed["time.pass_micro_batches"])
+    # a budget below a sequence still holds that sequence: one a micro-batch, as without one
+    short = toy_estimate(toy, x_params_b="30", x_active_b="3", mbt=str(round(seq / 2)))
+    assert short["time.moe_sync_s"] == pytest.approx(one["time.moe_sync_s"])
+
+
+def test_a_token_budget_adds_no_wait_where_there_is_none(toy: Catalog) -> None:
+    budget = {"mbt": "100000"}
+    assert toy_estimate(toy, x_params_b="30", **budget)["time.moe_sync_s"] == 0
+    assert toy_estimate(toy, x_params_b="30", x_active_b="3", el="1",
+                        **budget)["time.moe_sync_s"] == 0
+    assert toy_estimate(toy, x_params_b="30", x_active_b="3", mt="20",
+                        **budget)["time.moe_sync_s"] == 0
+
+
+def test_a_runs_token_budget_reaches_the_shared_count(catalog: Catalog) -> None:
+    budget = {"value": 100000, "unit": "tokens", "status": "reported", "source": "fixture",
+              "locator": "fixture"}
+    toy = with_runs(catalog, run("toy-one", 10.0),
+                    run("toy-packed", 10.0, stage(micro_batch_tokens=budget)))
+    runs = toy.of("run")
+    found = {rid: backtest.query(runs[rid], runs[rid].stages[0])
+             for rid in ("toy-one", "toy-packed")}
+    assert found["toy-packed"][inputs.key("set.micro_batch_tokens")] == "100000"
+    assert inputs.key("set.micro_batch_tokens") not in found["toy-one"]
+    one, packed = (estimate(toy, found[rid]) for rid in ("toy-one", "toy-packed"))
+    assert packed["time.pass_micro_batches"] == pytest.approx(_passes(packed, 100000))
+    assert one["time.pass_micro_batches"] == pytest.approx(one["run.prompts"] * one["run.G"] /
+                                                           one["time.train_gpus"])

@@ -84,17 +84,18 @@ multiplied by the steps:
   on an H100, 0.80 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
   realised. A mixture of experts' learner also waits for the host at every MoE layer of every
   forward pass (the update's, its recomputation, the old-policy log-probs' and the reference's),
-  ``MOE_SYNC_S`` each, one micro-batch a sequence: Megatron's dropless all-to-all dispatcher
-  copies each layer's token counts to the CPU and synchronises the stream before the exchange
-  (``token_dispatcher.py``), and the GPU idles while the CPU launches the layer's next kernels;
-  added to the training seconds, none for a dense model, a learner that loops over the experts
-  (``el``: its measured factor holds its own waits) or a stated training utilisation (``mt``: a
-  measured one does). Hugging Face transformers' fused experts (Qwen3-VL-MoE, 4.57;
-  ``roles_time.hf_experts``): a learner whose log-prob passes run in eval mode (``ae``, a run's
-  ``eval_all_experts``) multiplies every token by every expert, so the old-policy and reference
-  passes are a forward over all the parameters at a dense model's utilisation. Training's
-  per-expert indexing of the fused parameters is not charged (EasyR1's measured actor MFU
-  leaves no room for whole-parameter gradient passes per expert).
+  ``MOE_SYNC_S`` each micro-batch (a training GPU's tokens over ``mbt``, a run's
+  ``micro_batch_tokens``, else one sequence a micro-batch; ``_micro_batches``): Megatron's
+  dropless all-to-all dispatcher copies each layer's token counts to the CPU and synchronises the
+  stream before the exchange (``token_dispatcher.py``), and the GPU idles while the CPU launches
+  the layer's next kernels; added to the training seconds, none for a dense model, a learner that
+  loops over the experts (``el``: its measured factor holds its own waits) or a stated training
+  utilisation (``mt``: a measured one does). Hugging Face transformers' fused experts
+  (Qwen3-VL-MoE, 4.57; ``roles_time.hf_experts``): a learner whose log-prob passes run in eval
+  mode (``ae``, a run's ``eval_all_experts``) multiplies every token by every expert, so the
+  old-policy and reference passes are a forward over all the parameters at a dense model's
+  utilisation. Training's per-expert indexing of the fused parameters is not charged (EasyR1's
+  measured actor MFU leaves no room for whole-parameter gradient passes per expert).
 - **CPU offload** (``oo``, ``op``, ``og``; a run's ``cpu_offload``): each training GPU's
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
@@ -260,6 +261,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
         ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
+        *_micro_batches(p, train_tokens),
         _moe_sync(p),
         *roles_time.hf_experts(p, hw, train_tokens, attention),
         ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
@@ -285,16 +287,35 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     ]
 
 
+def _micro_batches(p: str, train_tokens: str) -> list[tuple[str, str]]:
+    """A training GPU's micro-batches in one pass over the step's sequences (the update's, its
+    recomputation's, a log-prob pass's): its tokens over the run's token budget a micro-batch
+    (``mbt``, a run's ``micro_batch_tokens``: verl's dynamic batching
+    ``ppo_max_token_len_per_gpu``, NeMo RL's sequence packing ``train_mb_tokens``, EasyR1's
+    4,096), else one sequence a micro-batch. A micro-batch holds at least one whole sequence
+    (a budget below the mean sequence counts one a micro-batch). The one count of both the MoE
+    host waits (``_moe_sync``) and the update's micro-batches (``roles_time.hf_experts``)."""
+    seq = "tokens.sequence_per_episode"
+    return [
+        ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),
+        ("pass_micro_batches", f"{train_tokens} / ({p}.train_gpus * max({p}.micro_batch_tokens, "
+                               f"{seq}))"),
+    ]
+
+
 def _moe_sync(p: str) -> tuple[str, str]:
     """A mixture of experts' host synchronisations in training (``MOE_SYNC_S``): every MoE
     layer of every forward pass (the update's, its recomputation, the old-policy log-probs' and
-    the reference's), one micro-batch a sequence, waits for the host; none for a dense model or
-    a learner that loops over the experts (``el``: the measured ``EXPERT_LOOP_FACTOR`` holds its
-    own) or a reader who states the training utilisation (``mt``: a measured one holds them)."""
+    the reference's) of every micro-batch (``pass_micro_batches``: a packed micro-batch is one
+    forward) waits for the host; none for a dense model or a learner that loops over the
+    experts (``el``: the measured ``EXPERT_LOOP_FACTOR`` holds its own) or a reader who states
+    the training utilisation (``mt``: a measured one holds them). The log-prob passes are
+    counted at the update's budget: a stack's own log-prob budget (verl's
+    ``log_prob_max_token_len_per_gpu``, NeMo RL's ``logprob_mb_tokens``) is not a run field."""
     forwards = ("(run.K * (2.0 if run.ac == 2 else 1.0) + ((1.0 - run.rollout_logprobs) + "
                 "(1.0 if role.reference else 0.0)) * (1.0 - run.eval_all_experts))")
     return ("moe_sync_s", f"0.0 if p.active >= p.total else missing(set.mfu_train) * (1.0 - "
-                          f"run.expert_loop) * run.prompts * run.G / {p}.train_gpus * {forwards} * "
+                          f"run.expert_loop) * {p}.pass_micro_batches * {forwards} * "
                           "coalesce(model.layers, 0.0) * const.time.moe_sync_s")
 
 
