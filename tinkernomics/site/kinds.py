@@ -3,10 +3,12 @@
 The catalog declares a kind (``catalog.entries.KINDS``: model, folder, title, label); the site
 attaches what it does with it here, in ONE ``SiteKind`` per kind in ``SITE_KINDS``: the page
 that shows an entry (``page``: a ``KindPage``) and how the API publishes it (``api``: an
-``ApiSide`` with the collection path, public model, description, CSV file and converter). Every
-consumer reads these declarations: the pages (``views.kinds``), the API's collections, envelopes
-and converters (``api.documents``, ``api.build``) and the names the site reserves
-(``site.reserved``: each listed page's anchors, each collection's files).
+``ApiSide`` with the collection path, public model, description, CSV file and converter), and
+the fields another page shows in full (``elsewhere``: a ``ShownOn`` by field name, which the
+generic view links to instead of repeating: a published run's notes, on the Back-test page).
+Every consumer reads these declarations: the pages (``views.kinds``, ``views.generic``), the
+API's collections, envelopes and converters (``api.documents``, ``api.build``) and the names the
+site reserves (``site.reserved``: each listed page's anchors, each collection's files).
 
 A kind without a declaration, or a declaration that leaves ``page`` or ``api`` out, gets the
 generic default: its entries are listed on the Data quality page (anchor
@@ -17,9 +19,9 @@ side for a ``with SITE_KINDS.declared(...)`` block.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tinkernomics.catalog import entries as e
@@ -28,12 +30,14 @@ from tinkernomics.site.api import convert as c
 from tinkernomics.site.api import entries as public
 from tinkernomics.site.api.provenance import ApiModel
 from tinkernomics.site.paths import (
+    BACKTEST,
     FORMULAS,
     HARDWARE,
     REFERENCES,
     TINKER,
     WAYS,
     algorithm_path,
+    backtest_anchor,
     slug,
 )
 
@@ -84,12 +88,25 @@ class ApiSide:
 
 
 @dataclass(frozen=True)
+class ShownOn:
+    """Another page that shows one field of every entry of a kind in full: the page's name in
+    words ("the Back-test page"), its path and the element id of an entry's part there."""
+
+    title: str
+    page: str
+    anchor: Callable[[str], str]
+
+
+@dataclass(frozen=True)
 class SiteKind:
-    """The site side of one kind: its page and its API publication (None: the defaults)."""
+    """The site side of one kind: its page and its API publication (None: the defaults), and
+    the fields another page shows in full (``elsewhere``), which the generic view names with a
+    link there instead of repeating them (issue 47: a page's size)."""
 
     kind: Kind[Any]
     page: KindPage | None = None
     api: ApiSide | None = None
+    elsewhere: Mapping[str, ShownOn] = field(default_factory=dict)
 
 
 class SiteKinds:
@@ -169,6 +186,8 @@ SITE_KINDS = SiteKinds(
         single=True)),
     SiteKind(e.WAY, listed_on(WAYS, "way")),
     SiteKind(e.COOKBOOK, listed_on(WAYS, "cookbook")),
+    SiteKind(e.RUN, elsewhere={  # listed on the Data quality page; the Back-test page has every run
+        "notes": ShownOn("the Back-test page", BACKTEST, backtest_anchor)}),
 )
 """Every kind's site side; a kind of ``KINDS`` missing here gets the defaults."""
 

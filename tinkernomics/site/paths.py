@@ -17,12 +17,19 @@ REFERENCES = "references/"
 FURTHER_READING = "further-reading/"
 DATA_QUALITY = "data-quality/"
 WAYS = "ways/"
+BACKTEST = "backtest/"
 """Site-relative page paths (``use_directory_urls: true``); docs/<path>.md renders to each
-(``WAYS``, the Ways to run page, is ``tinkernomics.site.ways``'s docs/ways.md)."""
+(``WAYS``, the Ways to run page, is ``tinkernomics.site.ways``'s docs/ways.md; ``BACKTEST``, the
+Back-test page, the calculator feature's docs/backtest.md)."""
 
 
 def algorithm_path(algo_id: str) -> str:
     return f"{ALGORITHMS}{algo_id}/"
+
+
+def backtest_anchor(run_id: str) -> str:
+    """The element id of a published run's section on the Back-test page."""
+    return f"backtest-{run_id}"
 
 
 def slug(text: str) -> str:

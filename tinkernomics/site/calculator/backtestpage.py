@@ -29,8 +29,9 @@ from tinkernomics.site.calculator.formatting import fmt_number, fmt_value
 from tinkernomics.site.pages.views import Links
 from tinkernomics.site.pages.views.core import prose_inline
 from tinkernomics.site.pages.views.kinds import entry_anchor, entry_page
+from tinkernomics.site.paths import BACKTEST, backtest_anchor
 
-PAGE = "backtest/"
+PAGE = BACKTEST
 CALCULATOR = "calculator/"
 OUTSIDE = 2.0
 """A run whose estimate is more than this factor off its actual is named above the table."""
@@ -59,7 +60,7 @@ def row_view(catalog: Catalog, r: backtest.Row, links: Links) -> dict[str, Any]:
     actual = run.actual_gpu_hours
     ref = catalog.references.get(actual.source)
     return {
-        "name": run.name, "id": r.run,
+        "name": run.name, "id": r.run, "anchor": backtest_anchor(r.run),
         "entry": links.to(entry_page("run", r.run), entry_anchor("run", r.run)),
         "hardware": hw.name, "settings": _settings(catalog, run),
         "estimate": fmt_value("hours", r.estimate_gpu_hours),
@@ -92,7 +93,8 @@ def held_view(found: list[backtest.Row],
     landed within 2× at first sight."""
     held = heldout.held_out(found, records)
     s = heldout.summary(held)
-    return {"held_out": [{"id": h.run, "name": h.name, "first": _ratio(h.first),
+    return {"held_out": [{"id": h.run, "anchor": backtest_anchor(h.run), "name": h.name,
+                          "first": _ratio(h.first),
                           "now": _ratio(h.now), "commit": h.commit, "added": h.added,
                           "first_outside": not heldout.within(h.first)} for h in held],
             "held_within": s.within, "held_count": s.count,

@@ -6,7 +6,9 @@ their provenance (an unverified one gets its element id, so the Data quality pag
 other values as plain text (escaped by the template, never read as markdown or HTML). A list of
 nested models (a published run's stages) shows each item's fields the same way, labelled with
 the item's number; other nested models are left out: a kind that needs them shown declares a
-page of its own (``site.kinds``).
+page of its own (``site.kinds``). A field the kind's declaration says another page shows in full
+(``SiteKind.elsewhere``: a published run's notes, on the Back-test page) is named with a link to
+the entry's part there instead of repeated (issue 47: the notes were ~160 KB of the page).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pydantic import BaseModel
 
 from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Kind
+from tinkernomics.site.kinds import ShownOn, site_kind
 from tinkernomics.site.pages.views.core import Links, Origin, Shown, SiteIndex, slug, yes_no
 from tinkernomics.site.pages.views.kinds import GENERIC_PAGE, entry_anchor, generic_kinds
 from tinkernomics.site.pages.views.references import field_words
@@ -32,6 +35,8 @@ class GenericField:
     label: str
     text: str
     shown: Shown | None = None
+    href: str = ""
+    """Set for a field shown on another page: ``text`` names the page, linked here."""
 
 
 @dataclass(frozen=True)
@@ -91,12 +96,22 @@ def _items(index: SiteIndex, kind: Kind[Any], key: str, name: str, items: list[B
     return found
 
 
+def _elsewhere(name: str, key: str, shown: ShownOn, links: Links) -> GenericField:
+    """Field ``name`` of entry ``key`` as a link to the page that shows it in full."""
+    return GenericField(field_words(name), f"on {shown.title}",
+                        href=links.to(shown.page, shown.anchor(key)))
+
+
 def _entry(index: SiteIndex, kind: Kind[Any], key: str, links: Links) -> GenericEntryView:
     model = index.catalog.entry(kind.name, key).model
+    elsewhere = site_kind(kind.name).elsewhere
     fields = []
     for name in type(model).model_fields:
         value = getattr(model, name)
         if name == "id" or value is None:
+            continue
+        if name in elsewhere:
+            fields.append(_elsewhere(name, key, elsewhere[name], links))
             continue
         if isinstance(value, list) and value and all(isinstance(v, BaseModel) for v in value):
             fields += _items(index, kind, key, name, value, links)
