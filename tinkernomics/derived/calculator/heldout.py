@@ -118,6 +118,16 @@ changed: the veRL-on-AMD post's Qwen2.5-Math-7B DAPO case (first 64 steps, fully
 runs (ROCm/verl amd-integration at 275342c: Qwen2.5-Math-7B DAPO at 8K, Qwen2.5-VL-7B-Instruct
 GRPO on Geometry3k at 2K). The VL run's mean response length is the entry's assumption."""
 
+_NEW42D = "bdea96a"
+"""Main's head when new42d branched (2026-12-07): its time model, unchanged on that branch, priced
+three measured runs of two SkyRL pages the catalog did not use (NovaSky-AI/SkyRL at a9564572), with
+``tinkernomics backtest --json`` run after each was added (catalog files only: one new model,
+nemotron-3-nano-4b, from NVIDIA's Megatron-Bridge recipe at 067f987) and before anything else was
+changed: the ThunderAgent recipe's Qwen3-32B coding agent on R2E-Gym (40 steps on 32 + 8 H100,
+fully asynchronous) without and with the ThunderAgent scheduler, which the model prices alike,
+and the Nemotron 3 example's GRPO step of Nemotron-3-Nano-4B on GSM8K on 8 H100. The agent's turns,
+tokens a turn and environment seconds, and the 4B's mean response length, are assumptions."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -221,6 +231,9 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("verl-amd-qwen2.5-math-7b-mi300x-32-colocate-sync", 0.692, _AMD42, "2026-12-07"),
     FirstSight("verl-amd-qwen2.5-math-7b-mi355x-4-4-async", 0.740, _AMD42, "2026-12-07"),
     FirstSight("verl-amd-qwen2.5-vl-7b-geo3k-mi355x-4-4-async", 0.215, _AMD42, "2026-12-07"),
+    FirstSight("skyrl-thunderagent-qwen3-32b-r2egym-h100-40-no-ta", 1.098, _NEW42D, "2026-12-07"),
+    FirstSight("skyrl-thunderagent-qwen3-32b-r2egym-h100-40-ta", 3.302, _NEW42D, "2026-12-07"),
+    FirstSight("skyrl-nemotron3-nano-4b-gsm8k-h100-8", 0.398, _NEW42D, "2026-12-07"),
 )
 
 WITHIN = 2.0
