@@ -86,7 +86,7 @@ def define_env(env) -> None:
         return
     if not zensical:  # MkDocs: once per build, before the pages (Zensical writes outputs after)
         setattr(env, _CONTEXT_ATTR, ctx)
-        if not JOB.prepare(ctx):  # a one-shot build forks the outputs at on_files instead
+        if not JOB.prepare(ctx):  # a one-shot build forks the outputs at on_env instead
             start_all_outputs(ctx)
     page = env.page if zensical else None
     for name, fn in macros.items():

@@ -113,7 +113,7 @@ class OutputJob:
         return self.enabled
 
     def start(self, site_dir: Path) -> None:
-        """``on_files``: fork the child that writes the outputs needing no page."""
+        """``on_env``: fork the child that writes the outputs needing no page."""
         if not self.enabled or self.ctx is None or self.forked:
             return
         read, write = os.pipe()
