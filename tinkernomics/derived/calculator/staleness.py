@@ -54,11 +54,11 @@ weights g generates the batches the trainer will take at steps g + 1 to g + A
 from __future__ import annotations
 
 
-def version_tail_s(p: str, cap: str) -> str:
+def version_tail_s(p: str) -> str:
     """The tail a staleness-0 version waits for: the longest completion past the mean, as a
-    synchronous step's (``timing``'s ``tail_iterations``), once or once a sequential round."""
-    return (f"({p}.rounds if run.static_batches else 1.0) * ({cap} - run.out) * "
-            f"{p}.tail_iteration_s")
+    synchronous step's (``timing``'s ``longest_iterations``, of which a synchronous step's
+    ``tail_iterations`` are made)."""
+    return f"{p}.longest_iterations * {p}.tail_iteration_s"
 
 
 def async_step(p: str, rollout: str, learn: str, refit: str) -> str:

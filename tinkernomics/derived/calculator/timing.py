@@ -232,8 +232,9 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("tail_iteration_s", _padded_tail(p, _tail_iteration(p, hw, c, held, kv))),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),
+        ("longest_iterations", f"({p}.rounds if run.static_batches else 1.0) * ({cap} - run.out)"),
         ("tail_iterations", f"0.0 if run.asynchronous * (1.0 - run.whole_batch) else "
-                            f"({p}.rounds if run.static_batches else 1.0) * ({cap} - run.out)"),
+                            f"{p}.longest_iterations"),
         ("iterations", f"run.T * {p}.waves if run.asynchronous * (1.0 - run.whole_batch) else "
                        f"run.T * ({p}.rounds * run.out if run.static_batches else "
                        f"max(run.out, {p}.waves)) + {p}.tail_iterations"),
@@ -343,7 +344,7 @@ def _totals(p: str) -> list[tuple[str, str]]:
     return [
         ("rollout_s", rollout),
         ("learn_s", learn),
-        ("version_tail_s", staleness.version_tail_s(p, "coalesce(run.max_out, run.out)")),
+        ("version_tail_s", staleness.version_tail_s(p)),
         ("step_s", f"({staleness.async_step(p, rollout, learn, f'{p}.refit_s')}) if "
                    f"run.asynchronous else {rollout} + {learn} + {p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
