@@ -124,9 +124,6 @@ def test_a_token_budget_packs_sequences_into_fewer_waits(toy: Catalog) -> None:
     # four sequences a micro-batch: a quarter of the forwards, so a quarter of the waits
     assert packed["time.moe_sync_s"] == pytest.approx(
         one["time.moe_sync_s"] * seq / round(4 * seq))
-    # the update's micro-batches are K of the same count
-    assert packed["time.micro_batches"] == pytest.approx(
-        packed["run.K"] * packed["time.pass_micro_batches"])
     # a budget below a sequence still holds that sequence: one a micro-batch, as without one
     short = toy_estimate(toy, x_params_b="30", x_active_b="3", mbt=str(round(seq / 2)))
     assert short["time.moe_sync_s"] == pytest.approx(one["time.moe_sync_s"])

@@ -69,15 +69,13 @@ def hf_experts(p: str, hw: str, train_tokens: str, attention: str) -> list[tuple
     the stack's log-prob pass calls ``model.eval()``) a forward pass repeats every token for
     every expert and multiplies them all in one batched GEMM: a pass of every parameter, at
     the dense utilisation of the model's size (``eval_forward_s``; the experts are not looped).
-    ``micro_batches`` is a training GPU's update micro-batches a step: K of timing's one count of
-    a pass's micro-batches (``pass_micro_batches``). (Training's indexing of the fused
-    parameters per expert is not charged: EasyR1's own actor MFU times its whole update below
-    what four passes over a layer's experts per expert per micro-batch would take.)"""
+    (Training's indexing of the fused parameters per expert is not charged: EasyR1's own actor
+    MFU times its whole update below what four passes over a layer's experts per expert per
+    micro-batch would take.)"""
     return [
         ("mfu_dense", on_gpu(train_mfu("p.total", "p.total"), hw)),
         ("eval_forward_s", f"{train_tokens} * (2.0 * p.total + {attention} / 3.0) / ("
                            f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_dense)"),
-        ("micro_batches", f"run.K * {p}.pass_micro_batches"),
     ]
 
 

@@ -294,8 +294,8 @@ def _micro_batches(p: str, train_tokens: str) -> list[tuple[str, str]]:
     (``mbt``, a run's ``micro_batch_tokens``: verl's dynamic batching
     ``ppo_max_token_len_per_gpu``, NeMo RL's sequence packing ``train_mb_tokens``, EasyR1's
     4,096), else one sequence a micro-batch. A micro-batch holds at least one whole sequence
-    (a budget below the mean sequence counts one a micro-batch). The one count of both the MoE
-    host waits (``_moe_sync``) and the update's micro-batches (``roles_time.hf_experts``)."""
+    (a budget below the mean sequence counts one a micro-batch). The MoE host waits
+    (``_moe_sync``) count these."""
     seq = "tokens.sequence_per_episode"
     return [
         ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),
