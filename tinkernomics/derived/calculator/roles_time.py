@@ -36,6 +36,20 @@ def train_mfu(total: str, active: str) -> str:
             f"{c}.train_half_params) * (1.0 if {active} >= {total} else {moe}))")
 
 
+def duplicated() -> str:
+    """Parameters the learner computes more than once a token (``dup``, a run's
+    ``duplicated_params``, in billions): layers that each of its tensor-parallel GPUs runs whole
+    instead of its slice, their parameters × (TP - 1). Each forward pass (the update's, its
+    recomputation, the old-policy and reference log-probs) pays 2 FLOPs a token for each, the
+    backward 4 more. Miles' Megatron wraps a hybrid model's linear-attention (Gated DeltaNet)
+    mixers in plain ``nn.Linear`` layers after gathering the sequence-parallel activations
+    (radixark/miles 31f1ca9, miles_plugins/models/hf_attention.py lines 195-197: "the linear
+    attention after this gather is NOT TP-sharded (duplicated on all ranks)";
+    miles_plugins/models/qwen3_5.py lines 69-96). Their recurrence's own FLOPs (the chunked
+    delta rule, under 1% of the parameters' at 128-wide heads) are not counted."""
+    return "coalesce(set.duplicated_params, 0.0) * 1e9"
+
+
 def sized_mfu(p: str) -> list[tuple[str, str]]:
     """The training utilisation of a critic and a reward model at their own sizes (the
     policy's rule, ``train_mfu``, over their parameters; the reader's ``mt`` sets all)."""

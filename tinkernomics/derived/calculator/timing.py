@@ -252,7 +252,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     c = "const.time"
     seq = "tokens.sequence_per_episode"
     attention = f"(6.0 * coalesce({roles_time.layers_width('model')}, 0.0) * {seq})"
-    forward = f"(2.0 * p.active + {attention} / 3.0)"
+    forward = f"(2.0 * (p.active + {roles_time.duplicated()}) + {attention} / 3.0)"
     train_tokens = f"run.prompts * run.G * {seq}"
     recompute = "(4.0 / 3.0 if run.ac == 2 else 1.0)"
     peak = f"{hw}.tflops * 1e12 * {p}.mfu_train"
@@ -265,10 +265,11 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         *_micro_batches(p, train_tokens),
         _moe_sync(p),
         *roles_time.hf_experts(p, hw, train_tokens, attention),
-        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
-                    f"{recompute} + {forward} * (1.0 - run.rollout_logprobs) * (1.0 - "
-                    f"run.eval_all_experts)) / ({p}.train_gpus * {peak}) + {p}.moe_sync_s + "
-                    f"run.eval_all_experts * (1.0 - run.rollout_logprobs) * {p}.eval_forward_s"),
+        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention} + 6.0 * "
+                    f"{roles_time.duplicated()}) * {recompute} + {forward} * (1.0 - "
+                    f"run.rollout_logprobs) * (1.0 - run.eval_all_experts)) / ({p}.train_gpus * "
+                    f"{peak}) + {p}.moe_sync_s + run.eval_all_experts * (1.0 - "
+                    f"run.rollout_logprobs) * {p}.eval_forward_s"),
         *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
