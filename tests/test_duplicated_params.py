@@ -64,3 +64,13 @@ def test_a_run_states_them(toy: Catalog) -> None:
         runs["plain"], runs["plain"].stages[0])
     rows = {r.run: r for r in backtest_rows(toy)}
     assert rows["dup"].estimate_gpu_hours > rows["plain"].estimate_gpu_hours  # type: ignore[operator]
+
+
+def test_the_offloaded_shard_holds_the_whole_layers(toy: Catalog) -> None:
+    plain = toy_estimate(toy, oo="1")
+    dup = toy_estimate(toy, oo="1", dup="3")
+    # each GPU's shard: (N + duplicated) / GPUs, the whole layers sharded over data parallelism
+    assert (dup["time.shard"] - plain["time.shard"]) * dup["time.train_gpus"] == (
+        pytest.approx(3e9))
+    assert dup["time.offload_s"] / plain["time.offload_s"] == pytest.approx(
+        dup["time.shard"] / plain["time.shard"])

@@ -41,7 +41,10 @@ def duplicated() -> str:
     ``duplicated_params``, in billions): layers that each of its tensor-parallel GPUs runs whole
     instead of its slice, their parameters × (TP - 1). Each forward pass (the update's, its
     recomputation, the old-policy and reference log-probs) pays 2 FLOPs a token for each, the
-    backward 4 more. Miles' Megatron wraps a hybrid model's linear-attention (Gated DeltaNet)
+    backward 4 more; a training GPU's shard of the weights and optimizer state that CPU offload
+    moves grows by ``dup`` ÷ its GPUs (a layer every GPU of a tensor-parallel group holds whole
+    is sharded over data parallelism only: (N - R) / (TP × DP) + R / DP = (N + R (TP - 1)) /
+    GPUs). Miles' Megatron wraps a hybrid model's linear-attention (Gated DeltaNet)
     mixers in plain ``nn.Linear`` layers after gathering the sequence-parallel activations
     (radixark/miles 31f1ca9, miles_plugins/models/hf_attention.py lines 195-197: "the linear
     attention after this gather is NOT TP-sharded (duplicated on all ranks)";

@@ -330,7 +330,7 @@ def _offload(p: str) -> list[tuple[str, str]]:
     link = ("(4.0 * run.offload_params * (1.0 + role.reference) + 4.0 * run.offload_grads + "
             "4.0 * run.offload_optimizer)")
     return [
-        ("shard", f"p.total / {p}.train_gpus"),
+        ("shard", f"(p.total + {roles_time.duplicated()}) / {p}.train_gpus"),
         ("offload_link_s", f"{p}.shard * {link} / ({c}.host_link_gb_s * 1e9)"),
         ("cpu_optimizer_s", f"run.offload_optimizer * {p}.shard * {c}.cpu_adam_bytes / "
                             f"({c}.host_memory_gb_s * 1e9)"),
