@@ -53,6 +53,18 @@ def duplicated() -> str:
     return "coalesce(set.duplicated_params, 0.0) * 1e9"
 
 
+def fixed_state(sequences: str) -> str:
+    """Bytes a decode iteration moves for a hybrid model's fixed-state layers (of ``sequences``
+    live ones; ``timing._decode`` writes the batch's inline): each one's recurrent state read
+    and written back (``mem.state_per_sequence``, where the
+    model gives ``fixed_state_size``). Gated DeltaNet's step updates the whole state, S_t =
+    S_(t-1) α_t (I - β_t k_t k_tᵀ) + β_t v_t k_tᵀ (the gated delta rule: Yang et al., "Gated
+    Delta Networks", arXiv 2412.06464), so a token costs the state twice whatever its context;
+    SGLang keeps it resident per sequence (radixark/miles 31f1ca9, docs/models/qwen/qwen3-8.md
+    lines 133-135)."""
+    return f"{sequences} * 2.0 * coalesce(mem.state_per_sequence, 0.0)"
+
+
 def sized_mfu(p: str) -> list[tuple[str, str]]:
     """The training utilisation of a critic and a reward model at their own sizes (the
     policy's rule, ``train_mfu``, over their parameters; the reader's ``mt`` sets all)."""
