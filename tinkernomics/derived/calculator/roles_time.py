@@ -3,7 +3,9 @@ trains and frees: a critic's and a reward model's passes at their own sizes (the
 ``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
 optimizer step, the colocated sampler's wake-up), and the utilisation a GPU realises of a
 compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic term at the
-GPU's bandwidth beside the compute term at its peak). Expressions over the graph's names only;
+GPU's bandwidth beside the compute term at its peak); the learner's layers its tensor-parallel
+GPUs each run whole (``duplicated``) and a hybrid model's recurrent state a decode step moves
+(``fixed_state``). Expressions over the graph's names only;
 ``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
 """
 
