@@ -64,6 +64,18 @@ class Offloaded(StrEnum):
     """The gradient buffers leave the GPU between steps and come back."""
 
 
+class Recompute(StrEnum):
+    """What the learner recomputes in the backward pass instead of keeping activations."""
+
+    full = "full"
+    """Every layer's forward runs again (verl FSDP's enable_gradient_checkpointing, its default;
+    Megatron's recompute_granularity full): one more forward a step."""
+    selective = "selective"
+    """Only the memory-hungry, cheap parts (attention's core, activations): no forward's FLOPs."""
+    none = "none"
+    """Nothing (Megatron's recompute_granularity null, verl's Megatron default)."""
+
+
 class RunStage(StrictModel):
     """One stage of a published run: its settings, each stated or assumed."""
 
@@ -224,6 +236,11 @@ class PublishedRun(StrictModel):
     cpu_offload: list[Offloaded] = Field(
         default_factory=list, description="What the learner offloads to host memory: "
                                           "`optimizer`, `params`, `grads`.")
+    recompute: Recompute = Field(
+        default=Recompute.full, description="What the learner recomputes in the backward pass "
+                                            "(`full`: the layers' forward again, `selective`: "
+                                            "attention's core only, `none`); say where in "
+                                            "`notes`.")
     lora: bool = Field(default=False, description="True if only a LoRA adapter is trained.")
     reference: bool = Field(
         default=False, description="True if a frozen reference model scores every trajectory "

@@ -8,7 +8,8 @@ sequence cap and CUDA graphs, the rollouts sampled per rollout trained on (``ove
 run's stated value replaces the algorithm's typical one, e.g. DAPO's dynamic sampling off),
 whether an asynchronous sampler hands over whole batches, whether the trainer takes the
 sampler's log-probs as the old policy's (no log-prob pass of its own), whether the learner loops
-over a mixture of experts' experts and what it offloads to the CPU, where the run states them.
+over a mixture of experts' experts, what it offloads to the CPU and what it recomputes in the
+backward pass (``recompute``, full unless the run says otherwise), where the run states them.
 The estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual.
 ``summary`` gives the geometric mean and the spread the calculator states beside every
@@ -28,7 +29,7 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.models.runs import PublishedRun, Reading, RunMode, RunStage
+from tinkernomics.catalog.models.runs import PublishedRun, Reading, Recompute, RunMode, RunStage
 from tinkernomics.derived.calculator import ids, inputs, semantics, spread
 from tinkernomics.derived.calculator.graph import Quantity
 
@@ -80,13 +81,17 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["run.static_batches"] = "1"
     found.update(_generate_flags(run))
     found.update(_expert_flags(run))
-    for part in run.cpu_offload:
-        found[f"run.offload_{part.value}"] = "1"
+    found.update(_learner_flags(run))
     if run.critic_model is not None:
         found["critic"] = run.critic_model
     if run.reward_model is not None:
         found["reward_model"] = run.reward_model
     return inputs.query(found)
+
+
+RECOMPUTE = {Recompute.full: "2", Recompute.selective: "1", Recompute.none: "0"}
+"""A run's ``recompute`` as the calculator's activation recomputation (``ac``): 2 full (a
+forward again in every backward, the time model's 4/3), 1 selective, 0 none."""
 
 
 def _staleness(stage: RunStage) -> dict[str, str]:
@@ -121,6 +126,16 @@ def _expert_flags(run: PublishedRun) -> dict[str, str]:
     one (``expert_loop``) and every expert runs in the log-prob passes (``eval_all_experts``)."""
     flags = {"run.expert_loop": run.expert_loop, "run.eval_all_experts": run.eval_all_experts}
     return {key: "1" for key, on in flags.items() if on}
+
+
+def _learner_flags(run: PublishedRun) -> dict[str, str]:
+    """What the run states of its learner's memory: what it offloads to the CPU
+    (``cpu_offload``) and what it recomputes in the backward pass (``recompute``: full, the
+    calculator's default, is left out of the link)."""
+    found = {f"run.offload_{part.value}": "1" for part in run.cpu_offload}
+    if run.recompute != Recompute.full:
+        found["run.ac"] = RECOMPUTE[run.recompute]
+    return found
 
 
 def assumed(run: PublishedRun) -> list[str]:

@@ -70,7 +70,8 @@ multiplied by the steps:
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
   sequence (6 × layers × heads × head size × tokens, per token, causal); with full
-  recomputation one more forward. Old-policy log-probs (one forward, in the training line;
+  recomputation (``ac`` 2, the default; a run's ``recompute``: Megatron's default in verl is
+  none) one more forward. Old-policy log-probs (one forward, in the training line;
   none when the trainer takes the sampler's, ``rlp``, a run's ``rollout_log_probs``) and
   every frozen scorer (reference, teacher, reward model) and a critic add their passes.
   Training utilisation grows with model size, ``train_mfu_max`` × N / (N +
