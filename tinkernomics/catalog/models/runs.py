@@ -38,6 +38,8 @@ OVERSAMPLE = FigureRange(ge=1, le=100, hint="rollouts sampled per rollout traine
                                            "(allowed 1 to 100)")
 STALENESS = FigureRange(ge=0, le=1e3, hint="samples a sampler may start beyond a weight sync's, "
                                            "as a share of them, e.g. 0.5 (allowed 0 to 1e3)")
+DUPLICATED = FigureRange(ge=0, le=1e5, hint="parameters in billions a token passes through more "
+                                          "than once, e.g. 16.7 (allowed 0 to 1e5)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
 
 
@@ -117,6 +119,11 @@ class RunStage(StrictModel):
         default=None, description="Tokens one update micro-batch of a training GPU holds at "
                                   "most (dynamic batching's token cap), unit `tokens`; "
                                   "default: one sequence a micro-batch.")
+    duplicated_params: Annotated[Figure, DUPLICATED] | None = Field(
+        default=None, description="Parameters the learner computes more than once a token: "
+                                  "layers each of its tensor-parallel GPUs runs whole (not "
+                                  "sharded), their parameters × (TP - 1), unit "
+                                  "`billion_parameters`; default: none.")
     gpu_memory_utilization: Annotated[Figure, SHARE] | None = Field(
         default=None, description="Share of a sampler GPU's memory the engine takes (vLLM's "
                                   "`gpu_memory_utilization`), unit `fraction`; default: "

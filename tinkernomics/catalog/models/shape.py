@@ -8,7 +8,8 @@ Attention that is not plain multi-head or grouped-query attention is described, 
 the plain formula: multi-head latent attention by ``kv_latent_dim``; sliding-window layers by
 ``sliding_window`` and ``sliding_layers``; hybrid models (linear attention, Mamba) by
 ``kv_layers`` (the layers that keep a per-token KV cache) and ``fixed_state_layers`` (the others,
-whose fixed per-sequence state the estimate does not count and says so).
+whose fixed per-sequence state the estimate does not count and says so, unless
+``fixed_state_size`` gives it).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ class ModelShape(StrictModel):
         default=None, description="Hybrid models only: layers that keep a fixed-size state per "
                                   "sequence instead of a KV cache (linear attention, Mamba); "
                                   "not counted, and the estimate says it is approximate.")
+    fixed_state_size: Annotated[ShapeFigure, SIZE] | None = Field(
+        default=None, description="Hybrid models only: the recurrent state one sequence keeps in "
+                                  "one fixed-state layer, in numbers (linear attention: value "
+                                  "heads × key head size × value head size); the sampler reads "
+                                  "and writes it every decode step.")
     sliding_window: Annotated[ShapeFigure, CONTEXT] | None = Field(
         default=None, description="Sliding-window attention: the tokens a windowed layer "
                                   "attends to and caches (sliding_window), unit `tokens`.")

@@ -70,7 +70,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
     if stage.oversampling is not None:
         found["set.oversample"] = repr(float(stage.oversampling.value))
-    found.update(_staleness(stage))
+    found.update(_staleness(stage) | _duplicated(stage))
     if not run.cuda_graphs:
         found["run.eager"] = "1"
     if run.whole_batch_rollout:
@@ -103,6 +103,14 @@ def _staleness(stage: RunStage) -> dict[str, str]:
     if stage.sync_updates is not None:
         found["set.sync_updates"] = _int(stage.sync_updates.value)
     return found
+
+
+def _duplicated(stage: RunStage) -> dict[str, str]:
+    """The parameters the stage's learner computes more than once a token
+    (``roles_time.duplicated``), where the run states them."""
+    if stage.duplicated_params is None:
+        return {}
+    return {"set.duplicated_params": repr(float(stage.duplicated_params.value))}
 
 
 def _generate_flags(run: PublishedRun) -> dict[str, str]:

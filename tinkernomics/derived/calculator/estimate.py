@@ -161,6 +161,7 @@ def model_inputs(catalog: Catalog, model_id: str) -> dict[str, float | None]:
 SHAPE_INPUTS = {"layers": "layers", "heads": "attention_heads",
                 "kv_heads": "kv_heads", "head_dim": "head_dim", "kv_latent": "kv_latent_dim",
                 "kv_layers": "kv_layers", "state_layers": "fixed_state_layers",
+                "state_size": "fixed_state_size",
                 "window": "sliding_window", "sliding": "sliding_layers", "mlp": "mlp_size",
                 "expert_mlp": "expert_mlp_size", "experts": "experts", "vocab": "vocab_size",
                 "context": "context_limit"}

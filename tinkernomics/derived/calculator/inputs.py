@@ -132,8 +132,7 @@ class Input:
     options: tuple[tuple[str, str], ...] = ()
     """A ``list`` key's allowed ids, each with the graph input it sets: ``<name>.<suffix>`` is
     1 for an id the link lists, else 0, and ``<name>.any`` is 1 when it lists a valid one. Its
-    form boxes show the quantities ``<shows>.<suffix>``; ids not offered are dropped from the
-    link."""
+    form boxes show the quantities ``<shows>.<suffix>``; ids not offered leave the link."""
 
 
 def _number(key: str, name: str, kind: str, lo: float, hi: float, default: float | None,
@@ -185,6 +184,7 @@ INPUTS: tuple[Input, ...] = (
         ("op", "offload_params"), ("og", "offload_grads"), ("el", "expert_loop"),
         ("pb", "padded_batches"), ("hc", "hf_cache"), ("ae", "eval_all_experts"))),
     _number("mbt", "set.micro_batch_tokens", "int", 1, 1e9, None, shows="time.micro_batch_tokens"),
+    _number("dup", "set.duplicated_params", "num", 0, 1e5, None),
     _number("st", "set.staleness", "num", 0, 1e3, None, when="run.asynchronous"),
     _number("su", "set.sync_updates", "int", 1, 1e4, None, when="run.asynchronous"),
     _number("env", "run.env_s", "num", 0, 1e5, 0.0),

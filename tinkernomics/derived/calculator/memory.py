@@ -21,7 +21,9 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
   caches one latent per layer and token (layers × latent width × 2 bytes).
   Only the layers that keep a per-token cache count: a hybrid model's full-attention layers
   (``kv_layers``), not its linear attention or Mamba layers, whose fixed per-sequence state
-  is not counted (``mem.uncounted_layers``, shown as approximate); a sliding-window layer
+  is counted where the model gives its size (``fixed_state_size``: layers × size ×
+  ``STATE_BYTES`` a sequence, ``mem.state_per_sequence``) and else not
+  (``mem.uncounted_layers``, shown as approximate); a sliding-window layer
   holds at most its window of each sequence (``mem.kv_window``);
 - activations of one micro-batch (korthikanti_activations): per layer 34·s·b·h bytes without
   recomputation (the formula's 5·a·s²·b attention-score term is not stored under flash
@@ -46,6 +48,12 @@ OPTIMISER_BYTES = 12.0
 """fp32 master weights and Adam's two moments, per trainable parameter (zero_rajbhandari)."""
 KV_BYTES = 2.0
 """bf16 KV cache."""
+STATE_BYTES = 4.0
+"""fp32 recurrent state of a hybrid model's fixed-state layers: SGLang keeps Gated DeltaNet's
+state in FP32 by default (radixark/miles 31f1ca9, docs/models/qwen/qwen3-8.md line 134: "48
+v-heads × 128 × 128 × FP32 × 48 layers ≈ 151 MB per in-flight sequence"; line 149: the
+``--sglang-mamba-ssm-dtype bfloat16`` option halves it). A layer's small convolution state
+(kernel 4 × its projections' width) is not counted."""
 LOGIT_BYTES = 4.0
 """Logits in fp32, as the log-softmax of the policy loss is computed (an assumption)."""
 LOGIT_CHUNK = 4096.0
@@ -140,7 +148,10 @@ def _kv() -> list[Quantity]:
         _q("mem.kv_per_token", per_token, label="KV cache per token", fmt="count", uses=(KV,)),
         _q("mem.kv_window_per_sequence", window, label="Sliding-window KV cache per sequence",
            fmt="count", uses=(KV,)),
-        _q("mem.uncounted_layers", "coalesce(model.state_layers, 0.0)",
+        _q("mem.state_per_sequence", f"model.state_layers * model.state_size * {STATE_BYTES}",
+           label="Fixed state per sequence (fp32)", fmt="count"),
+        _q("mem.uncounted_layers",
+           "coalesce(model.state_layers, 0.0) * missing(model.state_size)",
            label="Layers whose fixed per-sequence state is not counted", fmt="count"),
         _q("mem.decode_sequences", "min(run.prompts * run.G * rollout.oversample, "
            "const.decode_sequences * mem.pool_gpus)",
@@ -148,8 +159,9 @@ def _kv() -> list[Quantity]:
            when="run.online", fmt="count", uses=("assumption:decode_sequences",)),
         _q("mem.kv_tokens", f"mem.decode_sequences * {SEQ}", label="Tokens held in the KV cache",
            when="run.online", fmt="count"),
-        _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens + mem.kv_window_per_sequence * "
-           "mem.decode_sequences", label="KV cache", when="run.online", uses=(KV,)),
+        _q("mem.kv_cache", "mem.kv_per_token * mem.kv_tokens + (mem.kv_window_per_sequence + "
+           "coalesce(mem.state_per_sequence, 0.0)) * mem.decode_sequences", label="KV cache",
+           when="run.online", uses=(KV,)),
     ]
 
 

@@ -27,8 +27,8 @@ from tinkernomics.derived.calculator.constants import constants, inline
 from tinkernomics.derived.calculator.graph import ARCH_FIGURES, Graph, Line, Quantity
 
 SHAPE_INPUTS = ("layers", "heads", "kv_heads", "head_dim", "kv_latent", "kv_layers",
-                "state_layers", "window", "sliding", "mlp", "expert_mlp", "experts", "vocab",
-                "context")
+                "state_layers", "state_size", "window", "sliding", "mlp", "expert_mlp", "experts",
+                "vocab", "context")
 """A model's architecture inputs (``estimate.SHAPE_INPUTS``, ``model.<name>``)."""
 
 ROW = "(1 - missing(price.prefill)) * missing(set.arch.params_b)"

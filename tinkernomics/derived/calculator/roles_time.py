@@ -3,7 +3,9 @@ trains and frees: a critic's and a reward model's passes at their own sizes (the
 ``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
 optimizer step, the colocated sampler's wake-up), and the utilisation a GPU realises of a
 compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic term at the
-GPU's bandwidth beside the compute term at its peak). Expressions over the graph's names only;
+GPU's bandwidth beside the compute term at its peak); the learner's layers its tensor-parallel
+GPUs each run whole (``duplicated``) and a hybrid model's recurrent state a decode step moves
+(``fixed_state``). Expressions over the graph's names only;
 ``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
 """
 
@@ -34,6 +36,35 @@ def train_mfu(total: str, active: str) -> str:
            f"{c}.expert_loop_factor))")
     return (f"coalesce(set.mfu_train / 100.0, {c}.train_mfu_max * {total} / ({total} + "
             f"{c}.train_half_params) * (1.0 if {active} >= {total} else {moe}))")
+
+
+def duplicated() -> str:
+    """Parameters the learner computes more than once a token (``dup``, a run's
+    ``duplicated_params``, in billions): layers that each of its tensor-parallel GPUs runs whole
+    instead of its slice, their parameters × (TP - 1). Each forward pass (the update's, its
+    recomputation, the old-policy and reference log-probs) pays 2 FLOPs a token for each, the
+    backward 4 more; a training GPU's shard of the weights and optimizer state that CPU offload
+    moves grows by ``dup`` ÷ its GPUs (a layer every GPU of a tensor-parallel group holds whole
+    is sharded over data parallelism only: (N - R) / (TP × DP) + R / DP = (N + R (TP - 1)) /
+    GPUs). Miles' Megatron wraps a hybrid model's linear-attention (Gated DeltaNet)
+    mixers in plain ``nn.Linear`` layers after gathering the sequence-parallel activations
+    (radixark/miles 31f1ca9, miles_plugins/models/hf_attention.py lines 195-197: "the linear
+    attention after this gather is NOT TP-sharded (duplicated on all ranks)";
+    miles_plugins/models/qwen3_5.py lines 69-96). Their recurrence's own FLOPs (the chunked
+    delta rule, under 1% of the parameters' at 128-wide heads) are not counted."""
+    return "coalesce(set.duplicated_params, 0.0) * 1e9"
+
+
+def fixed_state(sequences: str) -> str:
+    """Bytes a decode iteration moves for a hybrid model's fixed-state layers (of ``sequences``
+    live ones; ``timing._decode`` writes the batch's inline): each one's recurrent state read
+    and written back (``mem.state_per_sequence``, where the
+    model gives ``fixed_state_size``). Gated DeltaNet's step updates the whole state, S_t =
+    S_(t-1) α_t (I - β_t k_t k_tᵀ) + β_t v_t k_tᵀ (the gated delta rule: Yang et al., "Gated
+    Delta Networks", arXiv 2412.06464), so a token costs the state twice whatever its context;
+    SGLang keeps it resident per sequence (radixark/miles 31f1ca9, docs/models/qwen/qwen3-8.md
+    lines 133-135)."""
+    return f"{sequences} * 2.0 * coalesce(mem.state_per_sequence, 0.0)"
 
 
 def sized_mfu(p: str) -> list[tuple[str, str]]:

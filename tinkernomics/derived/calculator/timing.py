@@ -18,8 +18,10 @@ multiplied by the steps:
   ``atp``, a run's ``attention_tp``, holds that many copies) at the run's mean sequence
   length, at most the sequences it is given and at most the engine's cap on concurrent
   sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
-  decode iteration reads the weights (the experts a batch touches, for MoE) and every live
-  sequence's KV cache at ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound (at
+  decode iteration reads the weights (the experts a batch touches, for MoE), every live
+  sequence's KV cache and, for a hybrid model whose entry gives ``fixed_state_size``, reads and
+  writes its recurrent state (``roles_time.fixed_state``; it shares the KV room) at
+  ``BANDWIDTH_EFFICIENCY`` of peak bandwidth, or is compute-bound (at
   ``DECODE_MFU`` of the peak, realised as training's utilisation is: over 1 +
   ``TRAIN_BYTES_PER_FLOP`` × peak ÷ bandwidth, ``roles_time.bandwidth_share``), and
   lasts at least the engine's floor (its scheduling, sampling and output processing with CUDA
@@ -152,10 +154,11 @@ def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
 
 
 def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
-    """The tail: the longest completion decoding past the mean, almost alone in its engine."""
+    """The tail: the longest completion decoding past the mean, almost alone in its engine
+    (its cache, and its fixed state read and written, ``roles_time.fixed_state``)."""
     return (f"max({c}.tail_floor + coalesce(model.layers, 0.0) * ({c}.graph_layer_s + "
             f"run.eager * {c}.eager_layer_s), coalesce((2.0 * p.active + {held} * {kv} * "
-            f"{p}.kv_copies) / ({p}.tp * {hw}.bandwidth * 1e12 * "
+            f"{p}.kv_copies + {roles_time.fixed_state('1.0')}) / ({p}.tp * {hw}.bandwidth * 1e12 * "
             f"{c}.bandwidth_efficiency), 0.0), 2.0 * p.active / ({p}.tp * "
             f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
@@ -202,7 +205,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     c, cap = n["c"], n["cap"]
     held = "(run.C0 + run.delta * (run.T - 1) + run.out)"
     ctx = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out / 2.0)"
-    kv = "coalesce(mem.kv_per_token, 0.0)"
+    kv, state = "coalesce(mem.kv_per_token, 0.0)", "coalesce(mem.state_per_sequence, 0.0)"
     # the reader's decode utilisation is the chosen GPU's (another GPU's run clears it)
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
@@ -219,10 +222,10 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("kv_copies", f"coalesce(model.kv_latent * 0.0 + min({p}.tp, coalesce("
                       f"set.attention_tp, {p}.tp)), 1.0)"),
         ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held} * "
-                  f"{p}.kv_copies))) if {kv} * {held} > 0 else max(1.0, min({p}.per_replica, "
-                  "const.decode_sequences))"),
-        ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
-                            f"{p}.batch * {ctx} * {kv} * {p}.kv_copies{_hf_cache_bytes(p)}"),
+                  f"{p}.kv_copies + {state}))) if {kv} * {held} > 0 else max(1.0, min("
+                  f"{p}.per_replica, const.decode_sequences))"),
+        ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + {p}.batch * (2.0 * "
+                            f"{state} + {ctx} * {kv} * {p}.kv_copies){_hf_cache_bytes(p)}"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
         ("floor_s", f"{_engine_floor(p, c)} + coalesce(model.layers, 0.0) * ("
                     f"{c}.graph_layer_s + run.eager * {c}.eager_layer_s)"),
@@ -253,7 +256,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     c = "const.time"
     seq = "tokens.sequence_per_episode"
     attention = f"(6.0 * coalesce({roles_time.layers_width('model')}, 0.0) * {seq})"
-    forward = f"(2.0 * p.active + {attention} / 3.0)"
+    forward = f"(2.0 * (p.active + {roles_time.duplicated()}) + {attention} / 3.0)"
     train_tokens = f"run.prompts * run.G * {seq}"
     recompute = "(4.0 / 3.0 if run.ac == 2 else 1.0)"
     peak = f"{hw}.tflops * 1e12 * {p}.mfu_train"
@@ -266,10 +269,11 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         *_micro_batches(p, train_tokens),
         _moe_sync(p),
         *roles_time.hf_experts(p, hw, train_tokens, attention),
-        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention}) * "
-                    f"{recompute} + {forward} * (1.0 - run.rollout_logprobs) * (1.0 - "
-                    f"run.eval_all_experts)) / ({p}.train_gpus * {peak}) + {p}.moe_sync_s + "
-                    f"run.eval_all_experts * (1.0 - run.rollout_logprobs) * {p}.eval_forward_s"),
+        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention} + 6.0 * "
+                    f"{roles_time.duplicated()}) * {recompute} + {forward} * (1.0 - "
+                    f"run.rollout_logprobs) * (1.0 - run.eval_all_experts)) / ({p}.train_gpus * "
+                    f"{peak}) + {p}.moe_sync_s + run.eval_all_experts * (1.0 - "
+                    f"run.rollout_logprobs) * {p}.eval_forward_s"),
         *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
@@ -330,7 +334,7 @@ def _offload(p: str) -> list[tuple[str, str]]:
     link = ("(4.0 * run.offload_params * (1.0 + role.reference) + 4.0 * run.offload_grads + "
             "4.0 * run.offload_optimizer)")
     return [
-        ("shard", f"p.total / {p}.train_gpus"),
+        ("shard", f"(p.total + {roles_time.duplicated()}) / {p}.train_gpus"),
         ("offload_link_s", f"{p}.shard * {link} / ({c}.host_link_gb_s * 1e9)"),
         ("cpu_optimizer_s", f"run.offload_optimizer * {p}.shard * {c}.cpu_adam_bytes / "
                             f"({c}.host_memory_gb_s * 1e9)"),

@@ -105,6 +105,7 @@ class ModelShape(Twin, of=shape.ModelShape, described={
     "kv_latent_dim": "Multi-head latent attention: width cached per layer and token.",
     "kv_layers": "Hybrid models: layers that keep a per-token KV cache.",
     "fixed_state_layers": "Hybrid models: layers that keep a fixed-size state per sequence.",
+    "fixed_state_size": "Hybrid models: numbers of state one sequence keeps in one such layer.",
     "sliding_window": "Sliding-window attention: tokens a windowed layer attends to and caches.",
     "sliding_layers": "Sliding-window attention: how many layers are windowed.",
     "mlp_size": "Dense MLP width.",

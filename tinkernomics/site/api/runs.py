@@ -40,6 +40,8 @@ STAGE_DESCRIBED = {
                     "parallelism; null: not stated (all of them).",
     "micro_batch_tokens": "Tokens one update micro-batch of a training GPU holds at most "
                           "(dynamic batching's cap); null: one sequence a micro-batch.",
+    "duplicated_params": "Parameters (billions) the learner computes more than once a token: "
+                         "layers its tensor-parallel GPUs each run whole, × (TP - 1); null: none.",
     "gpu_memory_utilization": "Share of a sampler GPU's memory the engine takes (vLLM's "
                               "gpu_memory_utilization); null: not stated.",
     "oversampling": "Rollouts sampled per rollout trained on (1: dynamic sampling off); null: "

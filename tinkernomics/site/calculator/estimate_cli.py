@@ -99,6 +99,10 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--micro-batch-tokens", "set.micro_batch_tokens", "tokens one update micro-batch of a "
                                                        "training GPU holds at most (dynamic "
                                                        "batching's cap; default: one sequence)"),
+    ("--duplicated-params", "set.duplicated_params", "billions of parameters the learner "
+                                                     "computes more than once a token: layers "
+                                                     "each tensor-parallel GPU runs whole, "
+                                                     "× (TP - 1)"),
     ("--offload-optimizer", "run.offload_optimizer", "1 if the optimizer's state and step are "
                                                      "on the CPU, else 0"),
     ("--offload-params", "run.offload_params", "1 if the learner's weights wait in CPU memory "

@@ -153,7 +153,8 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
 
 
 def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
-    """How the learner runs a mixture of experts (``el``, ``ae``, ``mbt``)."""
+    """How the learner runs a mixture of experts (``el``, ``ae``, ``mbt``) and layers it does
+    not shard (``dup``)."""
     return [
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
@@ -165,6 +166,10 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
         field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
               _whole(e["time.micro_batch_tokens"]),
               help="Dynamic batching's cap; default: one sequence a micro-batch."),
+        field("set.duplicated_params", "Parameters computed more than once a token (B)", "num",
+              e["set.duplicated_params"],
+              help="Layers each tensor-parallel GPU of the learner runs whole (Miles' Gated "
+                   "DeltaNet mixers): their parameters × (TP - 1); default: none."),
     ]
 
 

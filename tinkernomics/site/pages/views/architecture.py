@@ -22,6 +22,7 @@ SHAPE_FIELDS: tuple[tuple[str, str], ...] = (
     ("kv_latent_dim", "Latent KV width (MLA)"),
     ("kv_layers", "Layers with a KV cache"),
     ("fixed_state_layers", "Fixed-state layers"),
+    ("fixed_state_size", "Fixed state a layer and sequence"),
     ("sliding_window", "Sliding window"),
     ("sliding_layers", "Sliding-window layers"),
     ("mlp_size", "MLP size"),
