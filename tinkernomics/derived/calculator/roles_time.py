@@ -13,9 +13,13 @@ from __future__ import annotations
 
 
 def layers_width(name: str) -> str:
-    """Layers × attention width of the model ``name`` (heads × head size, else its width):
-    what attention's FLOPs a token scale with, for the policy (``model``) and each role."""
-    return f"{name}.layers * coalesce({name}.heads * {name}.head_dim, {name}.d_model)"
+    """Attention layers × attention width of the model ``name`` (heads × head size, else its
+    width): what attention's FLOPs a token scale with, for the policy (``model``) and each role.
+    A hybrid model's attention layers are its ``kv_layers``: its linear-attention or Mamba
+    layers keep a fixed state instead, and their token mixing grows with the sequence linearly,
+    not with its square (arXiv 2412.06464), so their work is in the parameters' FLOPs."""
+    return (f"coalesce({name}.kv_layers, {name}.layers) * "
+            f"coalesce({name}.heads * {name}.head_dim, {name}.d_model)")
 
 
 def attention(role: str, seq: str) -> str:
