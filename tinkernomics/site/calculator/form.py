@@ -153,7 +153,8 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
 
 
 def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
-    """How the learner runs a mixture of experts (``el``, ``ae``, ``mbt``)."""
+    """How the learner runs a mixture of experts (``el``, ``ae``), its micro-batches (``mbt``)
+    and its optimizer steps a step (``ost``)."""
     return [
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
@@ -165,6 +166,10 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
         field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
               _whole(e["time.micro_batch_tokens"]),
               help="Dynamic batching's cap; default: one sequence a micro-batch."),
+        field("set.optimizer_steps", "Optimizer steps a step", "int",
+              _whole(e["time.optimizer_steps"]),
+              help="Mini-batches times epochs (verl's ppo_mini_batch_size and ppo_epochs); "
+                   "each repeats a CPU optimizer's step and its host-link crossings."),
     ]
 
 
