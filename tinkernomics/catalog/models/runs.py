@@ -143,6 +143,13 @@ class RunStage(StrictModel):
         default=None, description="Asynchronous runs: trainer updates between weight syncs, "
                                   "the step's prompts split evenly (verl's "
                                   "`trigger_parameter_sync_step`), unit `count`; default: 1.")
+    optimizer_steps: Annotated[Figure, COUNT] | None = Field(
+        default=None, description="Optimizer steps the learner takes in one priced step: the "
+                                  "step's prompts over the mini-batch, times the epochs over "
+                                  "them (verl's `ppo_mini_batch_size` and `ppo_epochs`, "
+                                  "OpenRLHF's `train_batch_size` and `max_epochs`), unit "
+                                  "`count`; default: 1. It multiplies a CPU optimizer's "
+                                  "host-memory step and link crossings.")
     gpus: Annotated[Figure, GPUS] = Field(description="GPUs of the stage, unit `gpus`.")
 
 

@@ -95,13 +95,16 @@ forward again in every backward, the time model's 4/3), 1 selective, 0 none."""
 
 
 def _staleness(stage: RunStage) -> dict[str, str]:
-    """How far the stage's asynchronous sampler may run ahead and the updates between weight
-    syncs (``staleness.async_step``), where the run states them."""
+    """How far the stage's asynchronous sampler may run ahead, the updates between weight
+    syncs (``staleness.async_step``) and the optimizer steps a step (``roles_time.offload``),
+    where the run states them."""
     found = {}
     if stage.staleness is not None:
         found["set.staleness"] = repr(float(stage.staleness.value))
     if stage.sync_updates is not None:
         found["set.sync_updates"] = _int(stage.sync_updates.value)
+    if stage.optimizer_steps is not None:
+        found["set.optimizer_steps"] = _int(stage.optimizer_steps.value)
     return found
 
 

@@ -1,12 +1,12 @@
 """Parts of the time model (``timing``, pipeline step 5) that depend on which models a step
 trains and frees: a critic's and a reward model's passes at their own sizes (the link's ``cm``,
 ``rm``; a run's ``critic_model``, ``reward_model``), and a step's work besides its phases (the
-optimizer step, the colocated sampler's wake-up), and the utilisation a GPU realises of a
-compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic term at the
-GPU's bandwidth beside the compute term at its peak); the learner's layers its tensor-parallel
-GPUs each run whole (``duplicated``) and a hybrid model's recurrent state a decode step moves
-(``fixed_state``). Expressions over the graph's names only;
-``timing`` places them under its prefix (``time.``, ``ways.<slot>.time.``).
+optimizer steps, the CPU offload, the colocated sampler's wake-up), and the utilisation a GPU
+realises of a compute-bound phase's ceiling (``on_gpu``, ``bandwidth_share``: a memory-traffic
+term at the GPU's bandwidth beside the compute term at its peak); the learner's layers its
+tensor-parallel GPUs each run whole (``duplicated``) and a hybrid model's recurrent state a decode
+step moves (``fixed_state``). Expressions over the graph's names only; ``timing`` places them
+under its prefix (``time.``, ``ways.<slot>.time.``).
 """
 
 from __future__ import annotations
@@ -79,22 +79,48 @@ def sized_mfu(p: str) -> list[tuple[str, str]]:
 
 
 def step_work(p: str, hw: str) -> list[tuple[str, str]]:
-    """A step's work besides its phases, from physics: the optimizer step streams each
-    training GPU's shard of the trained parameters' Adam state through its memory
-    (``CPU_ADAM_BYTES`` a parameter, at ``BANDWIDTH_EFFICIENCY`` of the GPU's bandwidth; a
-    critic's too); a sampler that shares its GPUs with training (no ``rg``) wakes each step:
-    its weights come back from host memory over the host link, ``HOST_LINK_GB_S`` (vLLM's
-    docs, docs.vllm.ai/en/latest/features/sleep_mode/: "Level 1 sleep will offload the model
-    weights and discard the KV cache"; the KV pool's re-allocation is not timed, and that
-    every colocated stack sleeps its sampler so is an assumption). What remains of a step's
-    fixed work (scheduling, reward calls, logging) is ``STEP_SECONDS``, fitted."""
+    """A step's work besides its phases, from physics: each optimizer step (``optimizer_steps``
+    a step, ``offload``) streams each training GPU's shard of the trained parameters' Adam
+    state through its memory (``CPU_ADAM_BYTES`` a parameter, at ``BANDWIDTH_EFFICIENCY`` of
+    the GPU's bandwidth; a critic's too); a sampler that shares its GPUs with training (no
+    ``rg``) wakes each step: its weights come back from host memory over the host link,
+    ``HOST_LINK_GB_S`` (vLLM's docs, docs.vllm.ai/en/latest/features/sleep_mode/: "Level 1
+    sleep will offload the model weights and discard the KV cache"; the KV pool's
+    re-allocation is not timed, and that every colocated stack sleeps its sampler so is an
+    assumption). What remains of a step's fixed work (scheduling, reward calls, logging) is
+    ``STEP_SECONDS``, fitted."""
     c = "const.time"
     trained = "(mem.trainable + (p.critic_total if role.critic else 0.0))"
     return [
-        ("optimizer_s", f"coalesce({trained} / {p}.train_gpus * {c}.cpu_adam_bytes / ("
-                        f"{hw}.bandwidth * 1e12 * {c}.bandwidth_efficiency), 0.0)"),
+        ("optimizer_s", f"coalesce({p}.optimizer_steps * {trained} / {p}.train_gpus * "
+                        f"{c}.cpu_adam_bytes / ({hw}.bandwidth * 1e12 * "
+                        f"{c}.bandwidth_efficiency), 0.0)"),
         ("wake_s", f"0.0 if coalesce(set.rollout_gpus, 0.0) >= 1 else {p}.weights / {p}.tp / ("
                    f"{c}.host_link_gb_s * 1e9)"),
+    ]
+
+
+def offload(p: str) -> list[tuple[str, str]]:
+    """CPU offload: each training GPU's shard (with the layers its tensor-parallel GPUs each
+    hold whole, ``duplicated``) crosses its host link (bf16 weights down and up
+    for the learner and a reference, gradients down and up, once a phase; for a CPU optimizer
+    gradients down and weights up at each optimizer step) and a CPU optimizer streams the
+    shard's fp32 Adam state through host memory each optimizer step, ``optimizer_steps`` a step
+    (``ost``, a run's ``optimizer_steps``: mini-batches times epochs; default 1). Megatron's
+    HybridDeviceOptimizer.step (NVIDIA/Megatron-LM d98e8a6, megatron/core/optimizer/
+    cpu_offloading/hybrid_optimizer.py lines 150-174, 114, 124) and DeepSpeed ZeRO-Offload
+    (18179807, deepspeed/runtime/zero/stage_1_and_2.py lines 1850-1866) do all three a step."""
+    c = "const.time"
+    steps = f"{p}.optimizer_steps"
+    link = ("(4.0 * run.offload_params * (1.0 + role.reference) + 4.0 * run.offload_grads + "
+            f"4.0 * run.offload_optimizer * {steps})")
+    return [
+        ("optimizer_steps", "coalesce(set.optimizer_steps, 1.0)"),
+        ("shard", f"(p.total + {duplicated()}) / {p}.train_gpus"),
+        ("offload_link_s", f"{p}.shard * {link} / ({c}.host_link_gb_s * 1e9)"),
+        ("cpu_optimizer_s", f"run.offload_optimizer * {steps} * {p}.shard * "
+                            f"{c}.cpu_adam_bytes / ({c}.host_memory_gb_s * 1e9)"),
+        ("offload_s", f"{p}.offload_link_s + {p}.cpu_optimizer_s"),
     ]
 
 

@@ -104,6 +104,9 @@ multiplied by the steps:
   shard of the weights crosses its PCIe link (``HOST_LINK_GB_S``) for what is offloaded, and a
   CPU optimizer streams the shard's Adam state (``CPU_ADAM_BYTES`` a parameter) through host
   memory (``HOST_MEMORY_GB_S`` a GPU); the stacks do it between phases, so it adds to the step.
+  A CPU optimizer's stream and its gradient and weight crossings, and the GPU optimizer's step,
+  recur at every optimizer step: ``ost`` (a run's ``optimizer_steps``) a step
+  (``roles_time.offload``).
 - **Refit**: the new weights reach the sampler at ``REFIT_GB_S``; the optimizer step and a
   colocated sampler's wake-up are timed from physics (``roles_time.step_work``); every step
   also pays ``STEP_SECONDS`` of remaining fixed work, and the run ``RUN_OVERHEAD`` more for
@@ -287,7 +290,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         ("reward_model_s", f"{train_tokens} * (2.0 * p.reward_active + "
                            f"{roles_time.attention('reward', seq)} / 3.0) / ({p}.train_gpus * "
                            f"{hw}.tflops * 1e12 * {p}.mfu_reward) if role.reward_model else 0.0"),
-        *_offload(p),
+        *roles_time.offload(p),
         *roles_time.step_work(p, hw),
         ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {p}.optimizer_s + {p}.wake_s + "
                     f"{c}.step_seconds + {p}.offload_s"),
@@ -324,23 +327,6 @@ def _moe_sync(p: str) -> tuple[str, str]:
     return ("moe_sync_s", f"0.0 if p.active >= p.total else missing(set.mfu_train) * (1.0 - "
                           f"run.expert_loop) * {p}.pass_micro_batches * {forwards} * "
                           "coalesce(model.layers, 0.0) * const.time.moe_sync_s")
-
-
-def _offload(p: str) -> list[tuple[str, str]]:
-    """CPU offload: each training GPU's shard of the weights crosses its host link (bf16
-    weights down and up for the learner and a reference, bf16 gradients down and up, and for a
-    CPU optimizer gradients down and weights up), and a CPU optimizer's Adam step streams the
-    shard's fp32 state through host memory."""
-    c = "const.time"
-    link = ("(4.0 * run.offload_params * (1.0 + role.reference) + 4.0 * run.offload_grads + "
-            "4.0 * run.offload_optimizer)")
-    return [
-        ("shard", f"(p.total + {roles_time.duplicated()}) / {p}.train_gpus"),
-        ("offload_link_s", f"{p}.shard * {link} / ({c}.host_link_gb_s * 1e9)"),
-        ("cpu_optimizer_s", f"run.offload_optimizer * {p}.shard * {c}.cpu_adam_bytes / "
-                            f"({c}.host_memory_gb_s * 1e9)"),
-        ("offload_s", f"{p}.offload_link_s + {p}.cpu_optimizer_s"),
-    ]
 
 
 def _totals(p: str) -> list[tuple[str, str]]:

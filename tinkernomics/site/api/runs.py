@@ -49,6 +49,8 @@ STAGE_DESCRIBED = {
     "staleness": "Asynchronous runs: samples the sampler may start beyond a weight sync's, as a "
                  "share of them (verl's staleness_threshold); null: not stated (unbounded).",
     "sync_updates": "Asynchronous runs: trainer updates between weight syncs; null: not stated.",
+    "optimizer_steps": "Optimizer steps the learner takes in one priced step (mini-batches times "
+                       "epochs); null: not stated (one).",
     "gpus": "GPUs of the stage.",
 }
 """The public wording of each stage setting (the authoring one names YAML units and defaults)."""

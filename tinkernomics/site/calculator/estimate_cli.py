@@ -76,6 +76,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                      "them (verl's staleness_threshold; default: unbounded)"),
     ("--sync-updates", "set.sync_updates", "trainer updates between weight syncs (verl's "
                                            "trigger_parameter_sync_step; default 1)"),
+    ("--optimizer-steps", "set.optimizer_steps", "optimizer steps the learner takes a step: "
+                                                 "mini-batches times epochs (default 1)"),
     ("--rollout-logprobs", "run.rollout_logprobs", "1 if the trainer takes the sampler's "
                                                    "log-probs (no old-policy log-prob pass), "
                                                    "else 0"),

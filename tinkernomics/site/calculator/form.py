@@ -153,8 +153,8 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
 
 
 def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
-    """How the learner runs a mixture of experts (``el``, ``ae``, ``mbt``) and layers it does
-    not shard (``dup``)."""
+    """How the learner runs a mixture of experts (``el``, ``ae``), its micro-batches (``mbt``),
+    layers it does not shard (``dup``) and its optimizer steps a step (``ost``)."""
     return [
         _choice("run.expert_loop", "Learner's mixture-of-experts layers", e["run.expert_loop"],
                 [("0", "one grouped GEMM (Megatron; transformers 5 grouped_mm)"),
@@ -170,6 +170,10 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
               e["set.duplicated_params"],
               help="Layers each tensor-parallel GPU of the learner runs whole (Miles' Gated "
                    "DeltaNet mixers): their parameters × (TP - 1); default: none."),
+        field("set.optimizer_steps", "Optimizer steps a step", "int",
+              _whole(e["time.optimizer_steps"]),
+              help="Mini-batches times epochs (verl's ppo_mini_batch_size and ppo_epochs); "
+                   "each repeats a CPU optimizer's step and its host-link crossings."),
     ]
 
 
