@@ -128,6 +128,16 @@ fully asynchronous) without and with the ThunderAgent scheduler, which the model
 and the Nemotron 3 example's GRPO step of Nemotron-3-Nano-4B on GSM8K on 8 H100. The agent's turns,
 tokens a turn and environment seconds, and the 4B's mean response length, are assumptions."""
 
+_NEW42E = "3e8f8da"
+"""Main's head when new42e branched (2026-12-07): its time model, unchanged on that branch, priced
+four benchmark steps of a source the catalog did not use, a verl Megatron contributor's DAPO
+tables on 32 H20 (ISEEKYAN/verl_megatron_practice at 6f4ac40a: dapo14b.csv, dapo32b.csv and the
+scripts they ran), with ``tinkernomics backtest --json`` run after they were added (catalog files
+only: two new models, qwen3-14b-base and qwen2.5-14b) and before anything else was changed:
+Qwen3-14B-Base under FSDP (SP 4) and Megatron (TP 4 × CP 2), Qwen2.5-32B under Megatron (TP 8 ×
+PP 2) and Qwen2.5-14B under FSDP (SP 4), each colocated with vLLM at a 20K cap. Every mean
+response length is the table's own; the mean prompt is derived from verl's throughput column."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -234,6 +244,14 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("skyrl-thunderagent-qwen3-32b-r2egym-h100-40-no-ta", 1.098, _NEW42D, "2026-12-07"),
     FirstSight("skyrl-thunderagent-qwen3-32b-r2egym-h100-40-ta", 3.302, _NEW42D, "2026-12-07"),
     FirstSight("skyrl-nemotron3-nano-4b-gsm8k-h100-8", 0.398, _NEW42D, "2026-12-07"),
+    FirstSight("verl-megatron-practice-qwen3-14b-base-fsdp-sp4-h20-32", 0.759, _NEW42E,
+               "2026-12-07"),
+    FirstSight("verl-megatron-practice-qwen3-14b-base-megatron-tp4cp2-h20-32", 0.848, _NEW42E,
+               "2026-12-07"),
+    FirstSight("verl-megatron-practice-qwen2.5-32b-megatron-tp8pp2-h20-32", 1.221, _NEW42E,
+               "2026-12-07"),
+    FirstSight("verl-megatron-practice-qwen2.5-14b-fsdp-sp4-h20-32", 1.839, _NEW42E,
+               "2026-12-07"),
 )
 
 WITHIN = 2.0
