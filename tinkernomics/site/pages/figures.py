@@ -253,14 +253,13 @@ def reported_instead(s: Shown, searchable: bool = True) -> Markup:
                   f"{escape(s.reported_instead)}</p>")
 
 
-def dq_item(item: Any, own_page: bool = False, named: bool = True) -> Markup:
+def dq_item(item: Any, own_page: bool = False) -> Markup:
     """One unverified value (``views.QualityItem``) with what the sources report instead, on the
     Data quality page or, ``own_page``, in its entry's own page's list (which names the entry
     already, in its title, and whose "where it appears" links within the page). The value is
     ``brief``: the item prints what its long hover text would repeat; and without its badge
     (issue 47): every value of a list of unverified values is one, which its heading says, and
-    the item says who asserted it ("As given by the original site: ..."). ``named=False``: the
-    list names the entry once above its items (``dq_entry``), not in each. A "where it appears"
+    the item says who asserted it ("As given by the original site: ..."). A "where it appears"
     within the same page (a published run's block) names no page."""
     href = escape(item.where_href)
     if own_page or item.where_href.startswith("#"):
@@ -268,7 +267,7 @@ def dq_item(item: Any, own_page: bool = False, named: bool = True) -> Markup:
     else:
         where = f'<a href="{href}">where it appears ({escape(item.where_label)})</a>'
     what = f"{escape(item.field)} · {where}"
-    if named and not own_page:
+    if not own_page:
         what = f"<strong>{escape(item.entry)}</strong> · {what}"
     value = item.value
     asserted = (value.asserted or "as given").capitalize()
@@ -277,17 +276,6 @@ def dq_item(item: Any, own_page: bool = False, named: bool = True) -> Markup:
     return Markup(f'<div class="tn-dq__item" id="{escape(item.anchor)}">\n'
                   f"<p>{what}</p>\n"
                   f"<p>{escape(asserted)}: {_brief(value, '')}</p>{instead}</div>")
-
-
-def dq_entry(items: Any, i: int) -> Markup:
-    """The name of the entry whose unverified values follow, before the first of them (the
-    items of one entry are consecutive): a list names each entry once, not in every item
-    (``dq_item(named=False)``; issue 47: ~0.4 KB of page and index a published run). "" before
-    another item of the same entry."""
-    entry = items[i].entry
-    if i and items[i - 1].entry == entry:
-        return Markup("")
-    return Markup(f'<p class="tn-dq__entry"><strong>{escape(entry)}</strong></p>\n')
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#!|<>])")
@@ -309,6 +297,5 @@ def heading(level: int, text: str, anchor: str, searchable: bool = True) -> Mark
 PARTIALS = {"fig_shown": shown, "fig_brief": brief, "fig_badge": badge, "fig_cite": cite,
             "fig_cites": cites, "fig_locator": locator, "fig_shown_or_dash": shown_or_dash,
             "fig_reported_instead": reported_instead, "fig_dq_item": dq_item,
-            "fig_dq_entry": dq_entry,
             "md_heading": heading}
 """Jinja globals the partials call."""
