@@ -128,6 +128,6 @@ def write(catalog: Catalog, site_dir: Path) -> Path:
     path = site_dir / PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     data = document(catalog).model_dump(mode="json")
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True,
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
                                allow_nan=False) + "\n", encoding="utf-8")
     return path

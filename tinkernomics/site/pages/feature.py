@@ -168,10 +168,16 @@ def further_reading_page(ctx: SiteContext) -> str:
 
 
 def data_quality_page(ctx: SiteContext) -> str:
+    """The Data quality page. Its run blocks (``views.generic``) carry a badge on most
+    figures: each status meaning is said once, at the page's end (``figures.meanings_once``),
+    not as a title on every badge (~300 B a published run)."""
     index = site_index(ctx)
-    return render("data_quality.md", groups=views.quality_groups(index),
-                  total=len(index.unverified), checks=reference_checks(index),
-                  generic_kinds=views.generic_views(index))
+    with meanings_once() as defined:
+        page = render("data_quality.md", groups=views.quality_groups(index),
+                      total=len(index.unverified), checks=reference_checks(index),
+                      generic_kinds=views.generic_views(index))
+    why = meanings(defined)
+    return f"{page.rstrip()}\n\n{raw_block(why)}\n" if why else page
 
 
 PAGE_MACROS: dict[str, Callable[..., str]] = {

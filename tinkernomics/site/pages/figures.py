@@ -180,23 +180,24 @@ UNBREAKABLE = re.compile(r"[0-9A-Za-z.,%$≈×]+")
 or slash, Unicode line breaking's opportunities in a figure)."""
 
 
-def _value(s: Shown, hover: str) -> str:
+def _value(s: Shown, hover: str, wraps: bool = False) -> str:
     """The value, in its own element where it has hover text (dotted underline) or could break
     across lines (a table keeps it on one: ``.tn-table-wrap .tn-fig__value``); bare otherwise,
-    as most are ("64", "1.3", "Yes"; issue 47: 0.3 MB over 1,000 algorithm pages)."""
+    as most are ("64", "1.3", "Yes"; issue 47: 0.3 MB over 1,000 algorithm pages). ``wraps``:
+    the value is in no table (a field list), where it may break like the text around it."""
     text = escape(s.text)
-    if not hover and UNBREAKABLE.fullmatch(str(s.text)):
+    if not hover and (wraps or UNBREAKABLE.fullmatch(str(s.text))):
         return str(text)
     title = f' title="{escape(hover)}"' if hover else ""
     return f'<span class="tn-fig__value"{title}>{text}</span>'
 
 
-def _figure(s: Shown, hover: str, element_id: str | None) -> Markup:
+def _figure(s: Shown, hover: str, element_id: str | None, wraps: bool = False) -> Markup:
     """(The parts are joined as plain strings, each escaped where it is made, and marked safe
     once: a figure is printed thousands of times a build.)"""
     id_attr = f' id="{escape(element_id)}"' if element_id else ""
     cited = "".join(_cite(c) for c in s.cites)
-    return Markup(f'<span class="tn-fig"{id_attr}>{_value(s, hover)}'
+    return Markup(f'<span class="tn-fig"{id_attr}>{_value(s, hover, wraps)}'
                   f"{_badge(s)}{cited}{_locator(s.locator)}</span>")
 
 
@@ -212,13 +213,15 @@ def value_title(s: Shown, note_beside: bool = False, instead_beside: bool = Fals
 
 
 def shown(s: Shown, with_id: bool = True, note_beside: bool = False,
-          instead_beside: bool = False) -> Markup:
+          instead_beside: bool = False, wraps: bool = False) -> Markup:
     """A value with its provenance and locator; ``with_id=False`` when the value is shown a
     second time on the page (element ids are unique). Its hover text holds only what is not
     visible or linked beside it (``value_title``): the citations name the source, the locator
     is text, the badge gives the status; ``note_beside``/``instead_beside`` when the template
-    prints the note / what the sources report instead next to the value."""
-    return _figure(s, value_title(s, note_beside, instead_beside), s.anchor if with_id else None)
+    prints the note / what the sources report instead next to the value; ``wraps`` where no
+    table holds it (``_value``)."""
+    return _figure(s, value_title(s, note_beside, instead_beside), s.anchor if with_id else None,
+                   wraps)
 
 
 def brief(s: Shown) -> Markup:
@@ -256,13 +259,16 @@ def dq_item(item: Any, own_page: bool = False) -> Markup:
     already, in its title, and whose "where it appears" links within the page). The value is
     ``brief``: the item prints what its long hover text would repeat; and without its badge
     (issue 47): every value of a list of unverified values is one, which its heading says, and
-    the item says who asserted it ("As given by the original site: ...")."""
+    the item says who asserted it ("As given by the original site: ..."). A "where it appears"
+    within the same page (a published run's block) names no page."""
     href = escape(item.where_href)
-    if own_page:
-        what = f'{escape(item.field)} · <a href="{href}">where it appears</a>'
+    if own_page or item.where_href.startswith("#"):
+        where = f'<a href="{href}">where it appears</a>'
     else:
-        what = (f"<strong>{escape(item.entry)}</strong> · {escape(item.field)} · "
-                f'<a href="{href}">where it appears ({escape(item.where_label)})</a>')
+        where = f'<a href="{href}">where it appears ({escape(item.where_label)})</a>'
+    what = f"{escape(item.field)} · {where}"
+    if not own_page:
+        what = f"<strong>{escape(item.entry)}</strong> · {what}"
     value = item.value
     asserted = (value.asserted or "as given").capitalize()
     instead = (f'\n<p class="tn-instead"><strong>Sources report instead:</strong> '
