@@ -67,7 +67,7 @@ def test_a_runs_notes_are_given_once_and_linked_from_the_data_quality_page(
     # every other field stays: the name, plain values, figures with their provenance
     assert f"<li>Name: {NOTED}</li>" in block and "<li>Framework: Toy stack</li>" in block
     assert "Notes:" not in _entry_block(data_quality, "run", "plain")
-    assert re.search(r"<li>Actual gpu hours: <span class=\"tn-fig\"", block)
+    assert re.search(r"<li>Actual GPU hours: <span class=\"tn-fig\"", block)
     assert re.search(r"<li>Stages 1: Steps: <span class=\"tn-fig\"", block)
 
 

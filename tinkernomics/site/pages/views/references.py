@@ -170,7 +170,9 @@ FIELD_WORDS = {"scalerl": "ScaleRL", "C_mid": "C_mid", "R0": "R0", "A": "A", "B"
                "semantics": "Run model", "kl_reference": "KL term to a frozen reference",
                "reward": "Reward from", "rollouts": "Samples rollouts",
                "oversampling": "Over-sampling", "kl": "KL", "mfu": "MFU", "lora": "LoRA",
-               "vram": "GPU memory", "params": "parameters", "h100": "H100", "gb200": "GB200"}
+               "vram": "GPU memory", "params": "parameters", "h100": "H100", "gb200": "GB200",
+               "gpu": "GPU", "gpus": "GPUs", "cpu": "CPU", "cuda": "CUDA", "tp": "TP",
+               "hf": "Hugging Face", "moe": "MoE", "api": "API"}
 """Field-name words shown as written (the rest: first word capitalised, single letters upper)."""
 
 
