@@ -138,6 +138,17 @@ Qwen3-14B-Base under FSDP (SP 4) and Megatron (TP 4 × CP 2), Qwen2.5-32B under 
 PP 2) and Qwen2.5-14B under FSDP (SP 4), each colocated with vLLM at a 20K cap. Every mean
 response length is the table's own; the mean prompt is derived from verl's throughput column."""
 
+_NEW42F = "aa5e0f1"
+"""Main's head when new42f branched (2026-12-07): its time model, unchanged on that branch, priced
+four GRPO step times of a source the catalog did not use, Table 1 of NVIDIA's NeMo-RL v0.3
+release post (nvidia-nemo.github.io/blog, 2025-07-21: the mean of steps 22-29 of each run, with
+the average generated tokens per sample) and the v0.3.0 configs it ran (NVIDIA-NeMo/RL at
+b1c86a8), with ``tinkernomics backtest --json`` run after they were added (catalog files only, no
+new model) and before anything else was changed: Llama-3.1-8B-Instruct on 8 GPUs (Megatron),
+Llama-3.1-70B on 64 GPUs under Megatron (TP 4 × PP 4) and under PyTorch DTensor (TP 8), and
+Qwen3-30B-A3B on 64 GPUs (Megatron, EP 8 × TP 2). Every mean response length is the table's own;
+the GPU (H100) and the mean prompt are the entries' assumptions."""
+
 FIRST_SIGHT: tuple[FirstSight, ...] = (
     FirstSight("nemo-rl-v05-llama3.1-8b-h100", 1.538, _V05, "2026-12-06"),
     FirstSight("nemo-rl-v05-qwen3-235b-gb200", 0.687, _V05, "2026-12-06"),
@@ -252,6 +263,10 @@ FIRST_SIGHT: tuple[FirstSight, ...] = (
                "2026-12-07"),
     FirstSight("verl-megatron-practice-qwen2.5-14b-fsdp-sp4-h20-32", 1.839, _NEW42E,
                "2026-12-07"),
+    FirstSight("nemo-rl-v03-llama3.1-8b-h100-8-megatron", 1.123, _NEW42F, "2026-12-07"),
+    FirstSight("nemo-rl-v03-llama3.1-70b-h100-64-megatron", 0.889, _NEW42F, "2026-12-07"),
+    FirstSight("nemo-rl-v03-llama3.1-70b-h100-64-dtensor", 0.567, _NEW42F, "2026-12-07"),
+    FirstSight("nemo-rl-v03-qwen3-30b-a3b-h100-64-megatron", 0.839, _NEW42F, "2026-12-07"),
 )
 
 WITHIN = 2.0
