@@ -46,6 +46,16 @@ def test_assumed_settings_are_listed_and_the_mode_is_read(toy: Catalog) -> None:
     assert rows["guessed"].stages[0]["async"] == "1"
 
 
+def test_a_gpu_the_source_does_not_name_is_listed_as_assumed(catalog: Catalog) -> None:
+    named = run("named", 50.0, stage())
+    unnamed = run("unnamed", 50.0, stage(), hardware_assumed="The post names no GPU.")
+    rows = {r.run: r for r in backtest_rows(with_runs(catalog, named, unnamed))}
+    assert rows["unnamed"].assumed == ("hardware",)
+    assert rows["named"].assumed == ()
+    # the assumption is a statement, not a price: both estimate alike
+    assert rows["unnamed"].estimate_gpu_hours == rows["named"].estimate_gpu_hours
+
+
 def test_summary_is_the_geometric_mean_and_range(toy: Catalog) -> None:
     rows = backtest_rows(toy)
     s = backtest.summary(rows)

@@ -188,6 +188,11 @@ class PublishedRun(StrictModel):
     model: Id = Field(description="The trained model (catalog/models/).")
     algorithm: Id = Field(description="The RL algorithm (catalog/algorithms/).")
     hardware: Id = Field(description="The GPU (catalog/hardware/).")
+    hardware_assumed: Prose | None = Field(
+        default=None, description="Set only when the source does not name the GPU: what it "
+                                  "says instead and why the entry takes `hardware`, which is "
+                                  "then the entry's assumption (listed with the assumed "
+                                  "settings).")
     framework: ShortText = Field(description="The training stack, e.g. 'verl 0.1 + vLLM'.")
     mode: RunMode = Field(description="`sync` or `async` (sampling overlaps training).")
     colocated: bool = Field(description="True if sampling and training share the same GPUs.")

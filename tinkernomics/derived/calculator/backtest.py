@@ -142,8 +142,9 @@ def _learner_flags(run: PublishedRun) -> dict[str, str]:
 
 
 def assumed(run: PublishedRun) -> list[str]:
-    """The settings the entry assumed (status ``unverified``), as 'stage: field'."""
-    found = []
+    """The settings the entry assumed (status ``unverified``), as 'stage: field', and its GPU
+    when the source does not name it (``hardware_assumed``)."""
+    found = ["hardware"] if run.hardware_assumed else []
     for index, stage in enumerate(run.stages):
         where = stage.label or (f"stage {index + 1}" if len(run.stages) > 1 else "")
         for name in RunStage.model_fields:
