@@ -37,7 +37,7 @@ def test_training_utilisation_shown_is_the_time_models(toy: Catalog) -> None:
     # seconds scale by the ratio, and the shown utilisation is the reader's
     # (above the time model's own, whatever its constants: faster training, fewer hours)
     higher = round(min(0.99, e["time.mfu_train"] * 1.5), 4)
-    given = estimate(toy, {**QUERY, "mt": repr(higher * 100)})
+    given = estimate(toy, {**QUERY, "mt": f"{higher * 100:.2f}"})  # as a reader types it
     assert given["time.mfu_train"] == pytest.approx(higher)
     assert given["time.train_s"] == pytest.approx(
         e["time.train_s"] * e["time.mfu_train"] / higher)
