@@ -56,6 +56,23 @@ def test_a_gpu_the_source_does_not_name_is_listed_as_assumed(catalog: Catalog) -
     assert rows["unnamed"].estimate_gpu_hours == rows["named"].estimate_gpu_hours
 
 
+def test_an_actual_of_steps_alone_is_priced_without_the_run_overhead(catalog: Catalog) -> None:
+    whole = run("whole", 50.0, stage())
+    steps = run("steps-only", 50.0, stage(), actual_covers="steps")
+    rows = {r.run: r for r in backtest_rows(with_runs(catalog, whole, steps))}
+    assert rows["steps-only"].stages[0]["ro"] == "0"
+    assert "ro" not in rows["whole"].stages[0]
+    e = estimate(catalog, rows["whole"].stages[0])
+    overhead = e["time.run_overhead"]
+    assert overhead > 0
+    assert rows["whole"].estimate_gpu_hours == pytest.approx(
+        rows["steps-only"].estimate_gpu_hours * (1 + overhead))
+    # a reader's own share replaces the constant; 0 is the steps alone
+    mine = estimate(catalog, {**rows["whole"].stages[0], "ro": "10"})
+    assert mine["time.run_overhead"] == pytest.approx(0.1)
+    assert mine["time.hours"] == pytest.approx(mine["time.steps_hours"] * 1.1)
+
+
 def test_summary_is_the_geometric_mean_and_range(toy: Catalog) -> None:
     rows = backtest_rows(toy)
     s = backtest.summary(rows)

@@ -76,6 +76,16 @@ class Recompute(StrEnum):
     """Nothing (Megatron's recompute_granularity null, verl's Megatron default)."""
 
 
+class ActualCovers(StrEnum):
+    """What a run's actual GPU-hours time."""
+
+    run = "run"
+    """The run's wall-clock as its source times it, evaluations, checkpoints and restarts in."""
+    steps = "steps"
+    """Training steps only (a benchmark's mean or typical step, a sum of step times): whatever a
+    step's own timer encloses, and nothing of the run around them."""
+
+
 class RunStage(StrictModel):
     """One stage of a published run: its settings, each stated or assumed."""
 
@@ -188,6 +198,11 @@ class PublishedRun(StrictModel):
     model: Id = Field(description="The trained model (catalog/models/).")
     algorithm: Id = Field(description="The RL algorithm (catalog/algorithms/).")
     hardware: Id = Field(description="The GPU (catalog/hardware/).")
+    actual_covers: ActualCovers = Field(
+        default=ActualCovers.run, description="What `actual_gpu_hours` times: `run` (the run's "
+                                              "wall-clock) or `steps` (training steps only: "
+                                              "the estimate then adds no evaluation, "
+                                              "checkpoints or restarts).")
     hardware_assumed: Prose | None = Field(
         default=None, description="Set only when the source does not name the GPU: what it "
                                   "says instead and why the entry takes `hardware`, which is "

@@ -9,7 +9,9 @@ run's stated value replaces the algorithm's typical one, e.g. DAPO's dynamic sam
 whether an asynchronous sampler hands over whole batches, whether the trainer takes the
 sampler's log-probs as the old policy's (no log-prob pass of its own), whether the learner loops
 over a mixture of experts' experts, what it offloads to the CPU and what it recomputes in the
-backward pass (``recompute``, full unless the run says otherwise), where the run states them.
+backward pass (``recompute``, full unless the run says otherwise), where the run states them;
+an actual that times training steps alone (``actual_covers: steps``, a benchmark's step times)
+is priced without the run overhead (``ro`` 0).
 The estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
 ``actual_gpu_hours``: ratio = estimate ÷ actual.
 ``summary`` gives the geometric mean and the spread the calculator states beside every
@@ -29,7 +31,14 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status
-from tinkernomics.catalog.models.runs import PublishedRun, Reading, Recompute, RunMode, RunStage
+from tinkernomics.catalog.models.runs import (
+    ActualCovers,
+    PublishedRun,
+    Reading,
+    Recompute,
+    RunMode,
+    RunStage,
+)
 from tinkernomics.derived.calculator import ids, inputs, semantics, spread
 from tinkernomics.derived.calculator.graph import Quantity
 
@@ -71,17 +80,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     if stage.oversampling is not None:
         found["set.oversample"] = repr(float(stage.oversampling.value))
     found.update(_staleness(stage) | _duplicated(stage))
-    if not run.cuda_graphs:
-        found["run.eager"] = "1"
-    if run.whole_batch_rollout:
-        found["run.whole_batch"] = "1"
-    if run.rollout_log_probs:
-        found["run.rollout_logprobs"] = "1"
-    if run.sequential_batches:
-        found["run.static_batches"] = "1"
-    found.update(_generate_flags(run))
-    found.update(_expert_flags(run))
-    found.update(_learner_flags(run))
+    found.update(_run_flags(run) | _generate_flags(run) | _expert_flags(run) | _learner_flags(run))
     if run.critic_model is not None:
         found["critic"] = run.critic_model
     if run.reward_model is not None:
@@ -129,6 +128,19 @@ def _expert_flags(run: PublishedRun) -> dict[str, str]:
     one (``expert_loop``) and every expert runs in the log-prob passes (``eval_all_experts``)."""
     flags = {"run.expert_loop": run.expert_loop, "run.eval_all_experts": run.eval_all_experts}
     return {key: "1" for key, on in flags.items() if on}
+
+
+def _run_flags(run: PublishedRun) -> dict[str, str]:
+    """What the run states of its sampler and its stack (CUDA graphs, whole batches, the
+    sampler's log-probs, sequential batches), and an actual of training steps alone
+    (``actual_covers: steps``): no run overhead for evaluation, checkpoints or restarts."""
+    flags = {"run.eager": not run.cuda_graphs, "run.whole_batch": run.whole_batch_rollout,
+             "run.rollout_logprobs": run.rollout_log_probs,
+             "run.static_batches": run.sequential_batches}
+    found = {key: "1" for key, on in flags.items() if on}
+    if run.actual_covers == ActualCovers.steps:
+        found["set.run_overhead"] = "0"
+    return found
 
 
 def _learner_flags(run: PublishedRun) -> dict[str, str]:

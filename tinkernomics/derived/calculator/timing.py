@@ -110,7 +110,7 @@ multiplied by the steps:
 - **Refit**: the new weights reach the sampler at ``REFIT_GB_S``; the optimizer step and a
   colocated sampler's wake-up are timed from physics (``roles_time.step_work``); every step
   also pays ``STEP_SECONDS`` of remaining fixed work, and the run ``RUN_OVERHEAD`` more for
-  evaluation and restarts.
+  evaluation, checkpoints and restarts (``ro``, a reader's share; 0 prices the steps alone).
 - A measured throughput (``tps``, tokens per second per sampling GPU from a pilot run) replaces
   the decode physics.
 
@@ -340,9 +340,10 @@ def _totals(p: str) -> list[tuple[str, str]]:
         ("step_s", f"({staleness.async_step(p, rollout, learn, f'{p}.refit_s')}) if "
                    f"run.asynchronous else {rollout} + {learn} + {p}.refit_s"),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
-        ("run_overhead_s", f"const.time.run_overhead * {p}.busy_s"),
+        ("run_overhead", "coalesce(set.run_overhead / 100.0, const.time.run_overhead)"),
+        ("run_overhead_s", f"{p}.run_overhead * {p}.busy_s"),
         ("steps_hours", f"run.steps * {p}.step_s / 3600.0"),
-        ("hours", f"{p}.steps_hours * (1.0 + const.time.run_overhead)"),
+        ("hours", f"{p}.steps_hours * (1.0 + {p}.run_overhead)"),
         ("gpu_hours", f"{p}.hours * {p}.gpus"),
     ]
 

@@ -114,6 +114,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--mfu-train", "set.mfu_train", "training and scoring utilisation, % of peak (default: "
                                      "the time model's, which grows with model size)"),
     ("--throughput", "set.tps", "measured decode tokens/s per sampling GPU (a pilot run's figure)"),
+    ("--run-overhead", "set.run_overhead", "evaluation, checkpoints and restarts, % of the "
+                                           "steps' time (0: the training steps alone)"),
     ("--price-list", "price_list", "Tinker price list id"),
     ("--oversample", "set.oversample", "rollouts sampled per rollout trained on"),
 )

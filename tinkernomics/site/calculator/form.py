@@ -102,9 +102,6 @@ def shape_group(e: Estimate) -> dict[str, Any]:
 
 
 def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
-    def pct(value: float) -> str:
-        return fmt_number(value * derive.PERCENT)
-
     return {"title": "Rented GPUs", "open": True, "fields": [
         field("hardware", "GPU", "select", e.choice.hardware, options=_options(catalog.hardware)),
         field("set.gpu_price", "Price per GPU-hour (USD)", "num", e["gpu_price"]),
@@ -146,10 +143,24 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
                               ("params", "weights while sampling"), ("grads", "gradients"))),
         field("set.tps", "Measured decode tokens/s per sampling GPU", "num", e["set.tps"],
               help="From a pilot run: replaces the decode physics."),
+        *_shares(e),
+    ]}
+
+
+def _shares(e: Estimate) -> list[dict[str, Any]]:
+    """Percentages a reader may give: the phases' utilisation (``mt``, ``mp``, ``md``) and the
+    run's time beyond its steps (``ro``)."""
+    def pct(value: float) -> str:
+        return fmt_number(value * derive.PERCENT)
+
+    return [
         field("set.mfu_train", "Training and scoring MFU (%)", "num", pct(e["time.mfu_train"])),
         field("set.mfu_prefill", "Prefill MFU (%)", "num", pct(e["mfu.prefill"])),
         field("set.mfu_decode", "Decode MFU (%)", "num", pct(e["self.decode.mfu"] or 0.0)),
-    ]}
+        field("set.run_overhead", "Evaluation, checkpoints and restarts (% of the steps' time)",
+              "num", pct(e["time.run_overhead"]),
+              help="0 prices the training steps alone, as a benchmark's step times do."),
+    ]
 
 
 def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
