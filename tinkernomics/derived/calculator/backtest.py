@@ -67,19 +67,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
     }
     if stage.rollout_gpus is not None and not run.colocated:
         found["set.rollout_gpus"] = _int(stage.rollout_gpus.value)
-    if stage.rollout_tp is not None:
-        found["set.rollout_tp"] = _int(stage.rollout_tp.value)
-    if stage.max_num_seqs is not None:
-        found["set.max_seqs"] = _int(stage.max_num_seqs.value)
-    if stage.attention_tp is not None:
-        found["set.attention_tp"] = _int(stage.attention_tp.value)
-    if stage.micro_batch_tokens is not None:
-        found["set.micro_batch_tokens"] = _int(stage.micro_batch_tokens.value)
-    if stage.gpu_memory_utilization is not None:
-        found["set.mem_util"] = repr(float(stage.gpu_memory_utilization.value))
-    if stage.oversampling is not None:
-        found["set.oversample"] = repr(float(stage.oversampling.value))
-    found.update(_staleness(stage) | _duplicated(stage))
+    found.update(_stated(stage))
     found.update(_run_flags(run) | _generate_flags(run) | _expert_flags(run) | _learner_flags(run))
     if run.critic_model is not None:
         found["critic"] = run.critic_model
@@ -93,26 +81,27 @@ RECOMPUTE = {Recompute.full: "2", Recompute.selective: "1", Recompute.none: "0"}
 forward again in every backward, the time model's 4/3), 1 selective, 0 none."""
 
 
-def _staleness(stage: RunStage) -> dict[str, str]:
-    """How far the stage's asynchronous sampler may run ahead, the updates between weight
-    syncs (``staleness.async_step``) and the optimizer steps a step (``roles_time.offload``),
-    where the run states them."""
+STATED: dict[str, tuple[str, bool]] = {
+    "rollout_tp": ("set.rollout_tp", True), "max_num_seqs": ("set.max_seqs", True),
+    "attention_tp": ("set.attention_tp", True),
+    "micro_batch_tokens": ("set.micro_batch_tokens", True),
+    "gpu_memory_utilization": ("set.mem_util", False), "oversampling": ("set.oversample", False),
+    "staleness": ("set.staleness", False), "sync_updates": ("set.sync_updates", True),
+    "optimizer_steps": ("set.optimizer_steps", True),
+    "duplicated_params": ("set.duplicated_params", False),
+}
+"""A stage's optional settings -> the calculator input each sets, and whether it is a whole
+number (else a float, written as ``repr``)."""
+
+
+def _stated(stage: RunStage) -> dict[str, str]:
+    """The stage's optional settings (``STATED``), where the run states them."""
     found = {}
-    if stage.staleness is not None:
-        found["set.staleness"] = repr(float(stage.staleness.value))
-    if stage.sync_updates is not None:
-        found["set.sync_updates"] = _int(stage.sync_updates.value)
-    if stage.optimizer_steps is not None:
-        found["set.optimizer_steps"] = _int(stage.optimizer_steps.value)
+    for field, (name, whole) in STATED.items():
+        figure = getattr(stage, field)
+        if figure is not None:
+            found[name] = _int(figure.value) if whole else repr(float(figure.value))
     return found
-
-
-def _duplicated(stage: RunStage) -> dict[str, str]:
-    """The parameters the stage's learner computes more than once a token
-    (``roles_time.duplicated``), where the run states them."""
-    if stage.duplicated_params is None:
-        return {}
-    return {"set.duplicated_params": repr(float(stage.duplicated_params.value))}
 
 
 def _generate_flags(run: PublishedRun) -> dict[str, str]:
