@@ -61,7 +61,7 @@ def duplicated() -> str:
 
 def fixed_state(sequences: str) -> str:
     """Bytes a decode iteration moves for a hybrid model's fixed-state layers (of ``sequences``
-    live ones; ``timing._decode`` writes the batch's inline): each one's recurrent state read
+    live ones: the batch's, and the tail's one): each one's recurrent state read
     and written back (``mem.state_per_sequence``, where the
     model gives ``fixed_state_size``). Gated DeltaNet's step updates the whole state, S_t =
     S_(t-1) α_t (I - β_t k_t k_tᵀ) + β_t v_t k_tᵀ (the gated delta rule: Yang et al., "Gated

@@ -204,6 +204,12 @@ def _host_synced(p: str, gpu_terms: str) -> str:
             f"max({p}.floor_s, {gpu_terms})")
 
 
+def _cache_bytes(p: str, ctx: str, kv: str) -> str:
+    """What a decode iteration reads of its batch's caches: every live sequence's KV cache at
+    the mean context ``ctx``, and its fixed state read and written (``roles_time.fixed_state``)."""
+    return f"{roles_time.fixed_state(f'{p}.batch')} + {p}.batch * {ctx} * {kv} * {p}.kv_copies"
+
+
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     c, cap = n["c"], n["cap"]
@@ -228,8 +234,8 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("batch", f"max(1.0, min({p}.per_replica, {p}.seq_cap, {p}.kv_room / ({kv} * {held} * "
                   f"{p}.kv_copies + {state}))) if {kv} * {held} > 0 else max(1.0, min("
                   f"{p}.per_replica, const.decode_sequences))"),
-        ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + {p}.batch * (2.0 * "
-                            f"{state} + {ctx} * {kv} * {p}.kv_copies){_hf_cache_bytes(p)}"),
+        ("iteration_bytes", f"2.0 * min(p.total, {p}.batch * p.active) + "
+                            f"{_cache_bytes(p, ctx, kv)}{_hf_cache_bytes(p)}"),
         # a GPU without a bandwidth figure is timed by its floor and compute alone
         ("floor_s", f"{_engine_floor(p, c)} + coalesce(model.layers, 0.0) * ("
                     f"{c}.graph_layer_s + run.eager * {c}.eager_layer_s)"),
