@@ -24,7 +24,9 @@ import pytest
 import yaml
 from conftest_site import MKDOCS
 from helpers_browser import NO_SEARCH_INDEX
+from helpers_leaks import catalog_text, fold, leaks
 from helpers_security import html_pages, served_site_context, sweep
+from helpers_site import parse
 
 from tinkernomics.site.algorithmfiles import COLUMN
 from tinkernomics.site.build import CATALOG_ENV
@@ -68,6 +70,10 @@ LATEX = f"\\href{{javascript:{MARK}}}{{x}} + \\text{{<img src=x onerror={MARK}>}
 NAME = f"GRPO</title/x><svg/onload={MARK}// x>"
 CURVE_LABEL = "x<svg/onload=__tn_pwned=9>"
 """A chart curve label is at most 40 characters: a short payload that sets the same flag."""
+
+TEMPLATE_TEXT = ("Its config reads {{ 7*7 }} and {% if true %}kept{% endif %}, "
+                 "and ${mul:${a}, ${b}} for the batch.")
+"""A run's notes quoting template-like config: data, to be shown as written."""
 
 SITECUSTOMIZE = """\
 # Test-only: the sanitiser's verdict is empty, so validation lets every payload through.
@@ -116,7 +122,13 @@ def _hostile_project(dest: Path) -> Path:
           name=NAME)
     _edit(root, "tinker/losses/cispo.yaml", latex=LATEX, description=PAYLOAD_TEXT)
     _edit(root, "models/qwen3-8b.yaml", name=NAME)
+    _edit(root, f"runs/{_first_run(root)}.yaml", notes=TEMPLATE_TEXT)
     return project
+
+
+def _first_run(root: Path) -> str:
+    """The id of the first published run the cut catalog keeps."""
+    return sorted(root.glob("runs/*.yaml"))[0].stem
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +156,20 @@ def test_payloads_reach_the_pages_as_text(hostile_site: Path) -> None:
     assert "<svg" not in title and "&lt;svg" in title
     chart = (hostile_site / "algorithms" / "index.html").read_text(encoding="utf-8")
     assert "— x&lt;svg/onload=__tn_pwned=9&gt;" in chart  # CISPO's curve label, as text
+
+
+def test_template_like_catalog_text_is_shown_as_written(hostile_site: Path) -> None:
+    """A run's notes that look like Jinja reach the Back-test page as the same text, never
+    evaluated; the site-wide leak check (``helpers_leaks``) takes it for the catalog's text
+    and still finds a real leak beside it."""
+    page = parse((hostile_site / "backtest" / "index.html").read_text(encoding="utf-8"))
+    text = page.text(visible_only=True)
+    assert fold(TEMPLATE_TEXT) in fold(text)
+    catalog = catalog_text(hostile_site.parent / "project" / "catalog")
+    template = ("{{", "}}", "{%", "%}")
+    assert not leaks(text, catalog, template)
+    beside = leaks(text + " {{ page.title }}", catalog, template)
+    assert len(beside) == 2 and all("page" in leak or "title" in leak for leak in beside), beside
 
 
 KINDS = ("algorithms/grpo/", "algorithms/cispo/", "algorithms/", "backtest/", "calculator/",

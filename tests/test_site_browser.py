@@ -15,6 +15,7 @@ import pytest
 from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_a11y import open_served, served_site
 from helpers_browser import NO_SEARCH_INDEX, wait_scripts_ready
+from helpers_leaks import catalog_text, nearby, unexplained
 from helpers_site import PAGES
 
 from tinkernomics.catalog.loader import load_valid_catalog
@@ -39,7 +40,14 @@ STATE_JS = """async (raw) => {
     return {
         scheme: document.body.getAttribute('data-md-color-scheme'),
         overflow,
-        leaks: raw.filter(marker => text.includes(marker)),
+        leaks: raw.flatMap(marker => {
+            const found = [];
+            for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + 1)) {
+                found.push([marker, text.slice(Math.max(0, i - 40), i),
+                            text.slice(i + marker.length, i + marker.length + 40)]);
+            }
+            return found;
+        }),
         wide: overflow <= 0 ? [] : [...document.querySelectorAll('article *')]
             .filter(e => e.getBoundingClientRect().right > width + 1 && !e.closest(scrolls))
             .slice(0, 3).map(e => e.tagName + '.' + e.className),
@@ -49,7 +57,9 @@ STATE_JS = """async (raw) => {
 }"""
 """Page state, once transitions have ended: palette, horizontal overflow (and, when there is
 some, the first elements sticking out), which of the ``raw`` markers the visible text holds,
-and the heights of the formula boxes' MathML. One round trip: the text stays in the page."""
+and the heights of the formula boxes' MathML. One round trip: the text stays in the page.
+A marker comes with the text either side, which ``helpers_leaks`` checks against the
+catalog's (a locator may quote a config's ``{{``)."""
 RAW = ("{{", "{%", "$$", "\\(", "\\[", "\\frac", "\\text{", "\\mathrm")
 
 
@@ -114,8 +124,9 @@ def page_problems(path: str, scheme: str, state: dict) -> list[tuple]:
         problems.append((path, "scheme", state["scheme"]))
     if state["overflow"] > 0:
         problems.append((path, "overflow px", state["overflow"], state["wide"]))
-    if state["leaks"]:
-        problems.append((path, "raw markup", state["leaks"]))
+    leaked = unexplained(nearby(state["leaks"]), catalog_text(REPO_ROOT / "catalog"))
+    if leaked:
+        problems.append((path, "raw markup", leaked))
     return problems
 
 

@@ -38,7 +38,8 @@ from conftest_site import REPO_ROOT, SUB_PATH_URL, BuiltSite
 from helpers_browser import SHUTDOWN_POLL_S
 from helpers_calc import real_catalog
 from helpers_contrib import run_cli_in_process
-from helpers_site import load_theme
+from helpers_leaks import catalog_text, leaks
+from helpers_site import load_theme, parse
 
 from tinkernomics.derived.calculator.estimate import estimate
 from tinkernomics.site import build as sitebuild
@@ -241,7 +242,9 @@ def test_zensical_pages_use_the_overrides_and_site_scripts(zensical_site: BuiltS
         assert f'"../{asset}"' in page, asset
         assert (zensical_site.root / asset).is_file(), asset
     assert page.count('class="tn-chart') >= 1
-    assert "{{" not in page and "_Macro Rendering Error_" not in page
+    shown = parse(page).text(visible_only=True)
+    assert not leaks(shown, catalog_text(REPO_ROOT / "catalog"), ("{{", "{%"))
+    assert "_Macro Rendering Error_" not in page
 
 
 @pytest.mark.build
