@@ -81,6 +81,16 @@ CASES = [
     c("missing-required-nested", sub(H100, "  unit: tflops\n", ""),
       Expect("catalog/hardware/h100.yaml:4:3: bf16_dense_tflops.unit",
              "required field is missing", "Unit of `value`")),
+    c("missing-source-reported", sub(H100, "  source: glennklockwood_h100\n  locator: 'Fixture: \"Spec",
+                                     "  locator: 'Fixture: \"Spec"),
+      Expect("catalog/hardware/h100.yaml:10:3: memory_gb.source",
+             "a reported value names its source", "write status: unverified")),
+    c("missing-source-unverified", sub(
+        H100, "  status: reported\n  source: glennklockwood_h100\n  locator: 'Fixture: \"Spec",
+        "  status: unverified\n  asserted_by: contributor\n  reported_instead: A vendor slide."
+        "\n  note: 'Fixture: \"Spec"),
+      Expect("catalog/hardware/h100.yaml:10:3: memory_gb.source",
+             "an unverified value still names the source", "reported_instead says")),
     c("unknown-field-top", sub(PPO, "async_support: false\n",
                                "async_support: false\nasync_suport: true\n"),
       Expect("catalog/algorithms/ppo.yaml:17:1: async_suport", "unknown field 'async_suport'",

@@ -81,10 +81,18 @@ def _unknown_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
 SOURCE_HINT = ("add source: <reference id> (the work that states it; `make find Q=...` looks "
                "one up, `make new KIND=reference` adds one); if no source confirms the value, "
                "write status: unverified and asserted_by: instead")
+UNVERIFIED_SOURCE_HINT = ("add source: <reference id>, the work the value was taken from or "
+                          "looked for in (`make find Q=...` looks one up, `make new "
+                          "KIND=reference` adds one); reported_instead says what it reports")
 
 
-def _missing_field(model: type[BaseModel], loc: Loc) -> tuple[str, str | None]:
+def _missing_field(model: type[BaseModel], loc: Loc,
+                   given: object = None) -> tuple[str, str | None]:
+    """The message for a required field left out; ``given`` is the object that lacks it."""
     if loc and loc[-1] == "source":
+        if isinstance(given, dict) and given.get("status") == "unverified":
+            return ("required field is missing: an unverified value still names the source it "
+                    "was taken from or looked for in"), UNVERIFIED_SOURCE_HINT
         return "required field is missing: a reported value names its source", SOURCE_HINT
     owner = model_at(model, loc)
     info = owner.model_fields.get(str(loc[-1])) if owner else None
@@ -213,7 +221,7 @@ def problems_from_validation(
             message, hint = _unknown_field(model, loc)
             line, col = doc.where(full, key=True)
         elif error["type"] == "missing":
-            message, hint = _missing_field(model, loc)
+            message, hint = _missing_field(model, loc, error.get("input"))
             line, col = doc.where(full[:-1])
         elif error["type"] in (RANGE_ERROR, TEXT_ERROR):
             message, hint = error["msg"], error["ctx"]["hint"] or None
