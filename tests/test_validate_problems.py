@@ -81,8 +81,9 @@ CASES = [
     c("missing-required-nested", sub(H100, "  unit: tflops\n", ""),
       Expect("catalog/hardware/h100.yaml:4:3: bf16_dense_tflops.unit",
              "required field is missing", "Unit of `value`")),
-    c("missing-source-reported", sub(H100, "  source: glennklockwood_h100\n  locator: 'Fixture: \"Spec",
-                                     "  locator: 'Fixture: \"Spec"),
+    c("missing-source-reported", sub(
+        H100, "  source: glennklockwood_h100\n  locator: 'Fixture: \"Spec",
+        "  locator: 'Fixture: \"Spec"),
       Expect("catalog/hardware/h100.yaml:10:3: memory_gb.source",
              "a reported value names its source", "write status: unverified")),
     c("missing-source-unverified", sub(
