@@ -24,6 +24,24 @@ PRICES = "tinker/prices/2026-07-17.yaml"
 REFERENCE = "references/transformer_math.yaml"
 
 Mutation = Callable[[Path], None]
+POWER = """power_w:
+  value: {watts}
+  unit: watts
+  status: reported
+  source: glennklockwood_h100
+  locator: 'Fixture: "board power"'
+"""
+PRICE_ROW = """  - provider: {provider}
+    date: "2026-03"
+    price:
+      value: {value}
+      unit: usd_per_gpu_hour
+      status: reported
+      source: glennklockwood_h100
+      locator: 'Fixture: "rental price"'
+"""
+PRICES_ROWS = ("rental_prices:\n" + PRICE_ROW.format(provider="First", value="{first}")
+               + PRICE_ROW.format(provider="Second", value="{second}"))
 
 
 def sub(rel: str, old: str, new: str) -> Mutation:
@@ -92,6 +110,19 @@ CASES = [
         "\n  note: 'Fixture: \"Spec"),
       Expect("catalog/hardware/h100.yaml:10:3: memory_gb.source",
              "an unverified value still names the source", "reported_instead says")),
+    c("power-a-digit-short", append(H100, POWER.format(watts="7")),
+      Expect("catalog/hardware/h100.yaml:16:10: power_w.value", "outside 40–2,000 W",
+             "kilowatts")),
+    c("power-too-low-for-its-compute", append(H100, POWER.format(watts="70")),
+      Expect("catalog/hardware/h100.yaml:16:10: power_w.value", "14.13 TFLOP/s per watt",
+             "datasheet")),
+    c("price-per-month", append(H100, POWER.format(watts="700") + PRICES_ROWS.format(
+        first="2.35", second="1700")),
+      Expect("catalog/hardware/h100.yaml:33:14: rental_prices[1].price.value",
+             "$1,700 per GPU-hour is $1,718.21 per dense BF16 petaFLOP-hour", "a month's")),
+    c("price-in-cents", append(H100, PRICES_ROWS.format(first="235", second="2.69")),
+      Expect("catalog/hardware/h100.yaml:19:14: rental_prices[0].price.value",
+             "outside $0.5–$50", "cents")),
     c("unknown-field-top", sub(PPO, "async_support: false\n",
                                "async_support: false\nasync_suport: true\n"),
       Expect("catalog/algorithms/ppo.yaml:17:1: async_suport", "unknown field 'async_suport'",

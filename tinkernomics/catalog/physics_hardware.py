@@ -1,7 +1,9 @@
 """GPU rules from the datasheets (pipeline step 3, cross-entry rules): a GPU's memory, memory
 bandwidth and dense BF16 TFLOP/s lie within the ranges of its generation, and a sparse figure is
 twice the dense one. Memory typed 1410 for 141 GB, or a sparse figure entered as dense, is
-reported at its field with the generation's range.
+reported at its field with the generation's range. Board power lies within the range of every
+listed part and gives a plausible compute per watt; a rental price, per dense BF16 petaFLOP-hour,
+lies within a band that a price per node, per month or in cents falls outside.
 
 The generation is read from the entry's id or name (``GENERATIONS``, first match); a GPU of no
 known generation is held to ``ANY_GPU``, the union of all of them, so a new kind of GPU validates
@@ -116,3 +118,68 @@ def rule_sparse_is_twice_dense(catalog: Catalog) -> Iterator[Problem]:
             f"bf16_sparse_tflops {sparse:g} is not twice bf16_dense_tflops {dense:g} "
             f"(expected {SPARSE_FACTOR * dense:g})",
             "datasheets often print the sparse figure first: bf16_dense_tflops is half of it")
+
+
+POWER_W: Range = (40, 2_000)
+"""Board power of one accelerator, watts: NVIDIA L4 72 W (https://www.nvidia.com/en-us/
+data-center/l4/) to AMD Instinct MI355X 1,400 W (https://www.amd.com/en/products/accelerators/
+instinct/mi350/mi355x.html) and a GB200 Blackwell GPU's 1,200 W (glennklockwood.com/garden/
+processors/B200), rounded outwards."""
+TFLOPS_PER_W: Range = (0.1, 4.0)
+"""Dense BF16 TFLOP/s per watt of board power: a GeForce RTX 3090 gives 71 at 350 W (0.20), an H20
+148 at 400 W (0.37), a B200 2,250 at 1,000 W (2.25); the band halves and doubles those ends."""
+PRICE_PER_PF_HOUR: Range = (0.5, 50.0)
+"""US dollars per dense BF16 petaFLOP-hour of a rented GPU: the listed H100, H200, B200 and GB200
+rental prices run from about 1.7 to 7 (the Hardware page's sources); the band is three to seven
+times wider either side. A node's price (8 GPUs) can hide inside it, a month's price (730 hours)
+or a price in cents (100×) cannot."""
+
+
+def _problem(catalog: Catalog, key: str, loc: tuple[str | int, ...], message: str,
+             hint: str) -> Problem:
+    return catalog.problem("hardware", key, loc, message, hint)
+
+
+def rule_power_plausible(catalog: Catalog) -> Iterator[Problem]:
+    """Board power lies in ``POWER_W`` and, with dense BF16 given, makes ``TFLOPS_PER_W``."""
+    for key, hardware in catalog.hardware.items():
+        power, dense = (_value(hardware, n) for n in ("power_w", "bf16_dense_tflops"))
+        if power is None:
+            continue
+        low, high = POWER_W
+        if not low <= power <= high:
+            yield _problem(catalog, key, ("power_w", "value"),
+                           f"power_w {power:,g} W is outside {low:,g}–{high:,g} W, the range of "
+                           "accelerators' board power",
+                           "give one GPU's board power in watts (kilowatts, or a node's, is a "
+                           "slip); the range's sources are in tinkernomics/catalog/"
+                           "physics_hardware.py (POWER_W)")
+        elif dense is not None and power > 0:
+            rate, (slow, fast) = dense / power, TFLOPS_PER_W
+            if not slow <= rate <= fast:
+                yield _problem(catalog, key, ("power_w", "value"),
+                               f"power_w {power:g} W with bf16_dense_tflops {dense:g} gives "
+                               f"{rate:.2f} TFLOP/s per watt, outside {slow:g}–{fast:g}",
+                               "check both against the datasheet (a digit typed twice or "
+                               "dropped?); the band's sources: physics_hardware.TFLOPS_PER_W")
+
+
+def rule_rental_price_plausible(catalog: Catalog) -> Iterator[Problem]:
+    """A rental price per GPU-hour, over the GPU's dense BF16 petaFLOP/s, lies in
+    ``PRICE_PER_PF_HOUR``."""
+    for key, hardware in catalog.hardware.items():
+        dense = _value(hardware, "bf16_dense_tflops")
+        if not dense:
+            continue
+        for index, row in enumerate(field_or_none(hardware, "rental_prices") or ()):
+            price = _value(row, "price")
+            if price is None:
+                continue
+            rate, (low, high) = price / (dense / 1000.0), PRICE_PER_PF_HOUR
+            if not low <= rate <= high:
+                yield _problem(catalog, key, ("rental_prices", index, "price", "value"),
+                               f"${price:,g} per GPU-hour is ${rate:,.2f} per dense BF16 "
+                               f"petaFLOP-hour ({dense:g} TFLOP/s), outside ${low:g}–${high:g}",
+                               "give one GPU's price for one hour in US dollars (a month's "
+                               "price, a node's, or cents is a slip); the band's sources: "
+                               "physics_hardware.PRICE_PER_PF_HOUR")
