@@ -23,9 +23,12 @@ from tinkernomics.catalog.mirrors import rule_no_arxiv_mirror
 from tinkernomics.catalog.partial import HoleTouched
 from tinkernomics.catalog.physics_hardware import (
     rule_gpu_specs_in_range,
+    rule_power_plausible,
+    rule_rental_price_plausible,
     rule_sparse_is_twice_dense,
 )
 from tinkernomics.catalog.physics_models import rule_model_shape_consistent, rule_param_count
+from tinkernomics.catalog.physics_runs import rule_actual_above_compute_floor
 from tinkernomics.catalog.pricelist_rules import (
     rule_price_list_changes_something,
     rule_price_list_not_backdated,
@@ -290,6 +293,9 @@ RULES: tuple[Rule, ...] = (
     rule_model_shape_consistent,
     rule_gpu_specs_in_range,
     rule_sparse_is_twice_dense,
+    rule_power_plausible,
+    rule_rental_price_plausible,
+    rule_actual_above_compute_floor,
     *SAFE_RULES,  # everything that validates builds (saferules)
 )
 
