@@ -67,3 +67,24 @@ def test_a_second_stage_adds_its_tokens(tmp_path: Path) -> None:
     stage = text[text.index("  - steps:"):text.index("actual_gpu_hours")]
     replace_in(root, RUN, "actual_gpu_hours", stage + "actual_gpu_hours")
     assert fixture_floor(root) == pytest.approx(2 * one)
+
+
+WINDOW = ("shape:\n  context_limit: {{value: {window}, unit: tokens, status: reported, "
+          "source: tinker_pricing_2026_07, locator: 'Fixture: \"context window\"'}}\n")
+
+
+@pytest.mark.parametrize(("window", "reported"), [(1100, False), (1099, True)])
+def test_a_stage_fits_its_models_context_window(tmp_path: Path, window: int,
+                                                reported: bool) -> None:
+    """The fixture run's 100-token prompt and 1,000-token cap fit a window of 1,100 tokens,
+    not one of 1,099; a model without a window is not checked (the valid fixture)."""
+    root = copy_valid(tmp_path)
+    path = root / "models" / "qwen3-8b.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + WINDOW.format(window=window),
+                    encoding="utf-8")
+    done = run_validate(tmp_path, "catalog")
+    if not reported:
+        assert done.code == 0, done.out
+        return
+    assert done.wheres == ["catalog/runs/fx-run.yaml:16:28: stages[0].max_completion_tokens"]
+    assert "context window (1,099 tokens)" in done.problems[0].message

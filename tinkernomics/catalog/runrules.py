@@ -1,7 +1,7 @@
 """Cross-entry rules of published runs (pipeline step 2): ``catalog/runs/`` entries name a
 model, an algorithm and a GPU the catalog holds, and each stage's figures agree with each other
-(a cap at least the mean completion length, GPUs left to train on when some only sample,
-a sampler engine no wider than the GPUs that sample), and
+(a cap at least the mean completion length and within the model's window, GPUs left to train
+on when some only sample, a sampler engine no wider than the GPUs that sample), and
 each other reading of a setting names a stage and setting the run has, in its unit, with a value
 of its own, so the back-test never meets a run it cannot price."""
 
@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.models.runs import PublishedRun
+from tinkernomics.catalog.partial import field_or_none
 from tinkernomics.catalog.problems import Problem
 
 UnknownId = Callable[[Catalog, Entry, tuple[str | int, ...], str, str, str], Problem]
@@ -29,6 +30,7 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
                 yield unknown(catalog, entry, (field,), wanted, kind, kind)
         yield from _reading_problems(catalog, key, run)
         for i, stage in enumerate(run.stages):
+            yield from _window_problems(catalog, key, run, i)
             if stage.max_completion_tokens.value < stage.mean_completion_tokens.value:
                 yield catalog.problem("run", key, ("stages", i, "max_completion_tokens"),
                                       "the cap is below the mean completion length",
@@ -44,6 +46,23 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
                                       "every GPU samples: none is left to train on",
                                       "rollout_gpus counts the GPUs that only sample, part "
                                       "of gpus")
+
+
+def _window_problems(catalog: Catalog, key: str, run: PublishedRun,
+                     index: int) -> Iterator[Problem]:
+    """A stage's prompt and longest completion fit the model's context window, where the
+    model gives one (``shape.context_limit``)."""
+    model = catalog.models.get(run.model)
+    shape = field_or_none(model, "shape") if model is not None else None
+    window = field_or_none(field_or_none(shape, "context_limit"), "value")
+    stage = run.stages[index]
+    longest = stage.prompt_tokens.value + stage.max_completion_tokens.value
+    if isinstance(window, int | float) and longest > window:
+        yield catalog.problem("run", key, ("stages", index, "max_completion_tokens"),
+                              f"prompt_tokens + max_completion_tokens ({longest:,g}) exceed "
+                              f"{run.model}'s context window ({window:,g} tokens)",
+                              "a sequence cannot outgrow the model's window: check the cap "
+                              "for a digit typed twice (or a cap in characters, not tokens)")
 
 
 def _reading_problems(catalog: Catalog, key: str, run: PublishedRun) -> Iterator[Problem]:
