@@ -15,9 +15,14 @@ multiplied by the steps:
   weights; a latent (MLA) cache is held whole by every tensor-parallel GPU of the engine, one
   per layer rather than per head: the TPLA paper, Tang et al. 2025, arXiv 2508.15881, abstract,
   "each device must load the full cache"; an engine that splits attention over fewer GPUs,
-  ``atp``, a run's ``attention_tp``, holds that many copies) at the run's mean sequence
-  length, at most the sequences it is given and at most the engine's cap on concurrent
-  sequences (``seqs``, a run's ``max_num_seqs``, else vLLM's default ``MAX_NUM_SEQS``). Each
+  ``atp``, a run's ``attention_tp``, holds that many copies) at the context a live sequence
+  holds: the prompt and a whole reply, and in a multi-turn episode the history averaged over
+  its turns (C0 + Δ(T−1)/2 + the reply: each turn is a request of its own, whose blocks the
+  engine allocates as it decodes and frees when the turn ends, vLLM's PagedAttention, Kwon et
+  al., arXiv 2309.06180, §4; an agent scheduler that keeps a program's cache through its tool
+  calls holds the same average over the program's life), at most the sequences it is given
+  and at most the engine's cap on concurrent sequences (``seqs``, a run's ``max_num_seqs``,
+  else vLLM's default ``MAX_NUM_SEQS``). Each
   decode iteration reads the weights (the experts a batch touches, for MoE), every live
   sequence's KV cache and, for a hybrid model whose entry gives ``fixed_state_size``, reads and
   writes its recurrent state (``roles_time.fixed_state``; it shares the KV room) at
@@ -213,7 +218,7 @@ def _cache_bytes(p: str, ctx: str, kv: str) -> str:
 def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     c, cap = n["c"], n["cap"]
-    held = "(run.C0 + run.delta * (run.T - 1) + run.out)"
+    held = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out)"
     ctx = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out / 2.0)"
     kv, state = "coalesce(mem.kv_per_token, 0.0)", "coalesce(mem.state_per_sequence, 0.0)"
     # the reader's decode utilisation is the chosen GPU's (another GPU's run clears it)
