@@ -236,6 +236,11 @@ class PublishedRun(StrictModel):
                                    "batch's last iterations cost a full batch's (Hugging "
                                    "Face `generate`, also DeepSpeed-Chat's Hybrid Engine); "
                                    "with `sequential_batches`; say where in `notes`.")
+    prefix_cache: bool = Field(
+        default=True, description="False if the sampler does not keep an episode's history "
+                                  "between its turns (evicted while the agent waits on its "
+                                  "tool: KV cache thrashing), so every turn prefills its whole "
+                                  "history again; multi-turn runs; say where in `notes`.")
     hf_dynamic_cache: bool = Field(
         default=False, description="True if the sampler is Hugging Face `generate` over its "
                                    "DynamicCache with flash-attention-2 on a padded batch "

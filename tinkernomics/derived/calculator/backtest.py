@@ -61,7 +61,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         "run.out": _int(stage.mean_completion_tokens.value),
         "run.max_out": _int(stage.max_completion_tokens.value), "run.T": _int(turns),
         "run.delta": _int(delta) if turns > 1 else "0", "set.gpus": _int(stage.gpus.value),
-        "cache": "1", "run.asynchronous": "1" if run.mode == RunMode.async_ else "0",
+        "cache": "1" if run.prefix_cache else "0",
+        "run.asynchronous": "1" if run.mode == RunMode.async_ else "0",
         "run.env_s": repr(float(stage.env_seconds_per_turn.value))
         if stage.env_seconds_per_turn else "0",
     }
