@@ -111,7 +111,7 @@ CASES = [
       Expect("catalog/hardware/h100.yaml:10:3: memory_gb.source",
              "an unverified value still names the source", "reported_instead says")),
     c("power-a-digit-short", append(H100, POWER.format(watts="7")),
-      Expect("catalog/hardware/h100.yaml:16:10: power_w.value", "outside 40–2,000 W",
+      Expect("catalog/hardware/h100.yaml:16:10: power_w.value", "outside 40–4,000 W",
              "kilowatts")),
     c("power-too-low-for-its-compute", append(H100, POWER.format(watts="70")),
       Expect("catalog/hardware/h100.yaml:16:10: power_w.value", "14.13 TFLOP/s per watt",

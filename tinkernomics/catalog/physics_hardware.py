@@ -120,14 +120,16 @@ def rule_sparse_is_twice_dense(catalog: Catalog) -> Iterator[Problem]:
             "datasheets often print the sparse figure first: bf16_dense_tflops is half of it")
 
 
-POWER_W: Range = (40, 2_000)
+POWER_W: Range = (40, 4_000)
 """Board power of one accelerator, watts: NVIDIA L4 72 W (https://www.nvidia.com/en-us/
 data-center/l4/) to AMD Instinct MI355X 1,400 W (https://www.amd.com/en/products/accelerators/
 instinct/mi350/mi355x.html) and a GB200 Blackwell GPU's 1,200 W (glennklockwood.com/garden/
-processors/B200), rounded outwards."""
-TFLOPS_PER_W: Range = (0.1, 4.0)
+processors/B200); the top end is left near three times the largest for the next generation's
+packages. A 10x slip of a 700 W part, or kilowatts typed as watts, falls outside."""
+TFLOPS_PER_W: Range = (0.1, 6.0)
 """Dense BF16 TFLOP/s per watt of board power: a GeForce RTX 3090 gives 71 at 350 W (0.20), an H20
-148 at 400 W (0.37), a B200 2,250 at 1,000 W (2.25); the band halves and doubles those ends."""
+148 at 400 W (0.37), a B200 2,250 at 1,000 W (2.25); the band runs from half the lowest to
+nearly three times the highest. An H100's 700 W typed as 70 gives 14."""
 PRICE_PER_PF_HOUR: Range = (0.5, 50.0)
 """US dollars per dense BF16 petaFLOP-hour of a rented GPU: the listed H100, H200, B200 and GB200
 rental prices run from about 1.7 to 7 (the Hardware page's sources); the band is three to seven
