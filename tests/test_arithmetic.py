@@ -61,6 +61,15 @@ def test_value_not_matching_its_working(tmp_path: Path) -> None:
          "set value: to the working's result (216), or correct the working")]
 
 
+def test_hostile_locator_in_the_catalog_validates(tmp_path: Path) -> None:
+    """As long a locator as the catalog takes (4,000 characters): nesting past the parser's
+    depth, an exponent it does not read; no exception, nothing reported, bounded time."""
+    nested = "(" * 1_900 + "1" + ")" * 1_900 + " × 2 = 3; 1e999 × 2 = 3; 9^9^9 = 1"
+    started = time.perf_counter()
+    assert _validate(tmp_path, "10", nested) == []
+    assert time.perf_counter() - started < 10.0
+
+
 @pytest.mark.parametrize(("text", "holds"), [
     ("27 × 8 = 216", True),
     ("27 × 8 = 261", False),
