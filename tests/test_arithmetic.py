@@ -70,6 +70,18 @@ def test_hostile_locator_in_the_catalog_validates(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 10.0
 
 
+@pytest.mark.parametrize(("text", "concludes"), [
+    ("27 × 8 = 216", True),
+    ("27 × 8 = 216 GPU-hours.", True),
+    ("27 × 8 = 216 (the paper rounds it to 200)", True),
+    ("27 × 8 = 216 tokens a step, ÷ 2", False),
+    ("27 × 8 = 216, the notebook's 452 steps", False),
+])
+def test_working_that_ends_the_locator(text: str, concludes: bool) -> None:
+    [found] = statements(text)
+    assert found.concludes is concludes
+
+
 @pytest.mark.parametrize(("text", "holds"), [
     ("27 × 8 = 216", True),
     ("27 × 8 = 261", False),

@@ -64,7 +64,7 @@ _TOKEN = re.compile(
     r"|(?P<eq>(?<=\s)[=≈](?=\s))"
     r"|(?P<space>\s+)"
     r"|(?P<other>[^\s\d(]+|.)")
-_CONCLUDING = re.compile(r"\s*(?:[A-Za-z%][\w/%-]*)?\s*[.)]?\s*")
+_CONCLUDING = re.compile(r"\s*(?:[A-Za-z%][\w/%-]*)?\s*(?:\([^()]*\))?\s*[.)]?\s*")
 _EQUALS = re.compile(r"\s[=≈]\s")
 _QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^“”]*”')
 _OPS = {"×": "*", "x": "*", "*": "*", "÷": "/", "/": "/", "+": "+", "−": "-", "-": "-"}
@@ -95,8 +95,8 @@ class Statement:
     decimals: int
     scale: str
     concludes: bool
-    """Nothing follows the result but a unit word and closing punctuation: the working ends
-    the locator, so its result is the figure's value."""
+    """Nothing follows the result but a unit word, an aside in parentheses and closing
+    punctuation: the working ends the locator, so its result is the figure's value."""
 
     @property
     def holds(self) -> bool:
