@@ -57,7 +57,7 @@ def test_value_not_matching_its_working(tmp_path: Path) -> None:
     problems = _validate(tmp_path, "216000", "27 × 8 = 216")
     assert problems == [
         (f"{WHERE}27: actual_gpu_hours.value",
-         "value 216000 is not what its working gives: the locator ends with 27 × 8 = 216",
+         "value 216,000 is not what its working gives: the locator ends with 27 × 8 = 216",
          "set value: to the working's result (216), or correct the working")]
 
 
@@ -138,6 +138,8 @@ def test_text_that_is_not_clearly_arithmetic_is_not_checked(text: str) -> None:
     "1 " * 50_000 + "= 2",
     "(1 + " * 5_000 + "1" + ")" * 5_000 + " = 2",
     "“" * 50_000 + "1 × 2 = 3",
+    "1 × 2 = 2" + " " * 50_000 + "x(",
+    "1 × 2 = 2 (" + " " * 50_000 + "x",
     '"' + "“x" * 40_000 + "`" + "1 × 2 = 3",
 ])
 def test_hostile_locator_in_bounded_time(text: str) -> None:

@@ -64,7 +64,7 @@ _TOKEN = re.compile(
     r"|(?P<eq>(?<=\s)[=≈](?=\s))"
     r"|(?P<space>\s+)"
     r"|(?P<other>[^\s\d(]+|.)")
-_CONCLUDING = re.compile(r"\s*(?:[A-Za-z%][\w/%-]*)?\s*(?:\([^()]*\))?\s*[.)]?\s*")
+_CONCLUDING = re.compile(r"\s*(?:[A-Za-z%][\w/%-]*\s*)?(?:\([^()]*\)\s*)?(?:[.)]\s*)?")
 _EQUALS = re.compile(r"\s[=≈]\s")
 _QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^“”]*”')
 _OPS = {"×": "*", "x": "*", "*": "*", "÷": "/", "/": "/", "+": "+", "−": "-", "-": "-"}
@@ -305,7 +305,7 @@ def _value_problem(catalog: Catalog, entry: Entry, loc: Loc, value: object,
     if not value_matches(float(value), last):
         yield catalog.problem(
             entry.kind.name, entry.key, (*loc, "value"),
-            f"value {value:g} is not what its working gives: the locator ends with {last.text}",
+            f"value {value:,.12g} is not what its working gives: the locator ends with {last.text}",
             f"set value: to the working's result ({last.shown()}), or correct the working")
 
 
