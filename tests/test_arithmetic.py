@@ -140,6 +140,7 @@ def test_text_that_is_not_clearly_arithmetic_is_not_checked(text: str) -> None:
     "“" * 50_000 + "1 × 2 = 3",
     "1 × 2 = 2" + " " * 50_000 + "x(",
     "1 × 2 = 2 (" + " " * 50_000 + "x",
+    "9" * 5_000 + " h 22 min × 2 = 1; " + "9" * 5_000 + ":00:00 × 2 = 1; 1 × 2 = " + "9" * 5_000,
     '"' + "“x" * 40_000 + "`" + "1 × 2 = 3",
 ])
 def test_hostile_locator_in_bounded_time(text: str) -> None:

@@ -55,7 +55,7 @@ start of the locator open it too."""
 
 _UNIT_WORDS = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u != "%")
 _TOKEN = re.compile(
-    r"(?P<dur>(?<![\w.,:/'’-])(?:\d+ h \d{1,2} min|\d+:\d{2}:\d{2})(?![\w.,:/]?\w))"
+    r"(?P<dur>(?<![\w.,:/'’-])(?:\d{1,6} h \d{1,2} min|\d{1,6}:\d{2}:\d{2})(?![\w.,:/]?\w))"
     r"|(?P<num>(?<![\w.,:/'’-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?P<scale>[kKMB])|%)?"
     r"(?![\w.,:/%]?\w))"
     rf"|(?P<unit>(?<![\w'’-])(?:{_UNIT_WORDS})(?![\w/-]))"
