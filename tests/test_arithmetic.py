@@ -44,8 +44,9 @@ def test_wrong_product_is_reported_at_the_locator(tmp_path: Path) -> None:
 def test_wrong_quotient_with_rounding(tmp_path: Path) -> None:
     """= 10.5 allows 10.45-10.55; 4,600 × 8 ÷ 3,600 is 10.222."""
     problems = _validate(tmp_path, "10.5", "4,600 s × 8 ÷ 3,600 = 10.5")
-    assert [message for _, message, _ in problems] == [
-        "4,600 s × 8 ÷ 3,600 = 10.5 does not hold: 4,600 s × 8 ÷ 3,600 is 10.222"]
+    assert [(where, message) for where, message, _ in problems] == [
+        (f"{WHERE}97: actual_gpu_hours.locator",
+         "4,600 s × 8 ÷ 3,600 = 10.5 does not hold: 4,600 s × 8 ÷ 3,600 is 10.222")]
 
 
 def test_percent_result_shown_as_percent() -> None:
