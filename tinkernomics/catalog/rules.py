@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tinkernomics.catalog import models as m
+from tinkernomics.catalog.arithmetic import rule_derivations_add_up
 from tinkernomics.catalog.dates import rule_dates_plausible
 from tinkernomics.catalog.duplicates import rule_algorithm_names_unique, rule_references_unique
 from tinkernomics.catalog.entries import KINDS_BY_NAME, Catalog, Entry
@@ -278,6 +279,7 @@ RULES: tuple[Rule, ...] = (
     rule_locator_required,
     rule_quotes_at_their_lines,
     rule_pages_quoted,
+    rule_derivations_add_up,
     rule_scalerl_sourced,
     rule_formula_variables,
     rule_algorithm_consistent,
