@@ -25,7 +25,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.site.charts import spec as charts
 
 _FIGURE = ("    unit: {unit}\n    status: reported\n    source: scalerl_khatri\n"
-           "    locator: 'Table 1 (appendix A.13), a test fixture''s row, cell \"2542\"'\n")
+           "    locator: 'Table 1 (appendix A.13), \"a test fixture''s row\"'\n")
 FIXTURE_FIT = ("scalerl:\n  model: 8B dense model (test fixture)\n"
                "  dataset: Polaris-53K maths (test fixture)\n"
                + "".join(f"  {name}:\n    value: {value}\n" + _FIGURE.format(unit=unit)

@@ -50,11 +50,11 @@ def _variant(grpo: str, algo_id: str, name: str, a: str, b: str, c_mid: str, *,
         text = text.replace("status: derived\n    source: scalerl_khatri",
                             "status: reported\n    source: scalerl_khatri", 3)
         text = text.replace("locator: Figure 2 (read off the plot)",
-                            "locator: 'Figure 2 (read off the plot), legend \"B: 1.17\"'", 3)
+                            "locator: 'Figure 2 (read off the plot), legend \"the fit\"'", 3)
     if r0 is not None:
         text = text.replace("notes: >-", "  R0:\n    value: " + r0 + "\n    unit: percent\n"
                             "    status: reported\n    source: scalerl_khatri\n"
-                            "    locator: 'Figure 2, the curve at \"1.5k\"'\nnotes: >-", 1)
+                            "    locator: 'Figure 2, \"where the curve starts\"'\nnotes: >-", 1)
     return text
 
 

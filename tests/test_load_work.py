@@ -181,15 +181,15 @@ def test_each_kept_source_file_is_read_once(tmp_path: Path,
                "id: example_repo\ntitle: Example repository\nauthors: Example\n"
                f"url: https://github.com/example/repo/tree/{commit}\nchecked: 2026-12-01\n")
     write_file(root, f"sources/github/example/repo/{commit}/config.py",
-               "hidden = 4096\nparams = 8\n")
-    for rel, old in (("hardware/h100.yaml", "glennklockwood_h100\n  locator: 'Fixture: "
-                      "Performance table, \"row BF16\"'"),
-                     ("models/qwen3-8b.yaml", "tinker_pricing_2026_07\n  locator: 'Fixture: "
-                      "price table, \"row Qwen3-8B\"'")):
+               "hidden = 4096\nparams = 8\nbf16 = 989.4\n")
+    for rel, old, line in (("hardware/h100.yaml", "glennklockwood_h100\n  locator: 'Fixture: "
+                            "Performance table, \"row BF16\"'", "3 \"bf16 = 989.4\""),
+                           ("models/qwen3-8b.yaml", "tinker_pricing_2026_07\n  locator: 'Fixture: "
+                            "price table, \"row Qwen3-8B\"'", "2 \"params = 8\"")):
         text = (root / rel).read_text(encoding="utf-8")
         assert text.count(old) == 1, rel
-        write_file(root, rel, text.replace(old, "example_repo\n  locator: "
-                                           "'config.py line 2 \"params = 8\"'"))
+        write_file(root, rel, text.replace(old, f"example_repo\n  locator: 'config.py line "
+                                           f"{line}'"))
     read = _spy(monkeypatch, quotes, "_lines")
     _, problems = load_catalog(root)
     assert problems == []

@@ -51,8 +51,8 @@ def test_a_paper_locator_without_a_quote_fails(tmp_path: Path, locator: str) -> 
 @pytest.mark.parametrize("locator", [
     "'Table 2: \"Qwen3-8B 36 32 / 8\"'",
     "'§2: “with 8.2B parameters”'",
-    "'the config: `num_hidden_layers: 36`'",
-    "'Table 2, row Qwen3-8B, cell \"36\"'",
+    "'the config: `parameters: 8B`'",
+    "'Table 2, row Qwen3-8B, cell \"8\"'",
 ])
 def test_a_paper_locator_quoting_two_words_passes(tmp_path: Path, locator: str) -> None:
     run = run_validate(with_locator(tmp_path, locator).parent)
@@ -68,7 +68,7 @@ def test_an_unverified_value_need_not_quote(tmp_path: Path) -> None:
 
 
 def test_a_repository_locator_names_the_file_line(tmp_path: Path) -> None:
-    found = problems(with_locator(tmp_path, "'config.json, \"num_hidden_layers: 36\"'",
+    found = problems(with_locator(tmp_path, "'config.json, \"parameters: 8B\"'",
                                   source="example_repo"))
     assert len(found) == 1, found
     assert found[0].startswith("catalog/models/qwen3-8b.yaml:10:"), found

@@ -126,7 +126,7 @@ def test_the_record_table_prints_each_locator_once_in_its_column(tmp_path: Path)
     view = record_view(index, cat.algorithms["grpo"], views.Links("algorithms/grpo/"))
     assert view is not None
     [variant] = view.variants
-    assert [str(w) for w in variant.where] == ['Table 1, row "GRPO 16k"']
+    assert [str(w) for w in variant.where] == ['Table 1, "the GRPO row"']
     assert variant.values[0] is not None and variant.values[0].locator == ""
     assert "tn-loc" not in str(figures.shown(variant.values[0]))
 
@@ -148,5 +148,5 @@ def test_the_calculator_ships_each_figures_locator_as_plain_text(tmp_path: Path)
     figs, _ = pagedata.figures_data(cat, list(calcfigures.algorithm_figures(algo)),
                                     views.Links("calculator/"))
     assert figs["algorithm:grpo:g"]["where"] == \
-        'Fixture: §4.2, "For each question, we sample 64 outputs."'
+        'Fixture: §4.2, "For each question, we sample a group of outputs."'
     assert figs["algorithm:grpo:k"]["where"] is None  # unverified in the fixture: no locator

@@ -74,7 +74,7 @@ def test_reported_charted_fit_value_without_locator_is_an_error_naming_file_line
     replace_in(root, GRPO, """    status: reported
     source: scalerl_khatri""", """    status: reported
     source: scalerl_khatri
-    locator: 'Figure 2: "B: 1.17"'""")
+    locator: 'Figure 2: "the fitted curve"'""")
     _, problems = load_catalog(root)
     assert not [p for p in problems if p.field.startswith("scalerl.")]
 
@@ -203,7 +203,7 @@ def test_algorithm_page_view_shows_other_fits_with_locators_and_superseded_value
     assert view is not None and view.superseded is not None
     [variant] = view.variants
     assert variant.name == "GRPO, 16k generation budget"
-    assert [str(w) for w in variant.where] == ['Table 1, row "GRPO 16k"']
+    assert [str(w) for w in variant.where] == ['Table 1, "the GRPO row"']
     assert variant.values[0] is not None and variant.values[0].text == "52%"
     assert variant.values[1] is None and variant.values[2] is None  # not given: a dash
     old = dict(view.superseded.values)

@@ -15,7 +15,7 @@ from helpers_catalog import copy_valid, run_validate, write_file
 from tinkernomics.catalog import paramcount
 
 SRC = ('status: reported, source: tinker_pricing_2026_07, '
-       'locator: \'fixture config line 1 "36 layers"\'')
+       'locator: \'fixture config line 1 "the model config"\'')
 
 
 def _fig(value: object, extra: str = "") -> str:
@@ -41,7 +41,7 @@ def _model(key: str, *, arch: str, total: float, d_model: int, shape: dict[str, 
         lines += ["active_params:", figure(active).rstrip("\n")]
     lines += ["d_model:", f"  value: {d_model}", "  unit: count", "  status: reported",
               "  source: tinker_pricing_2026_07",
-              '  locator: \'fixture config line 2 "36 layers"\'', "shape:"]
+              '  locator: \'fixture config line 2 "the model width"\'', "shape:"]
     for name, value in shape.items():
         note = (notes or {}).get(name)
         lines.append(f"  {name}: " + _fig(value, f', note: "{note}"' if note else ""))

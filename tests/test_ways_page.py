@@ -37,7 +37,7 @@ def way(wid: str, *, series: str, effective: str, body: str,
 
 
 H100 = ("gpu_prices:\n  - gpu: h100\n    price: {value: %s, unit: usd_per_gpu_hour, "
-        "status: reported, source: tinker_docs, locator: 'price table row H100, \"3 USD\"'}\n")
+        "status: reported, source: tinker_docs, locator: 'price table row H100, \"USD hourly\"'}\n")
 SHAPE = """shape:
   layers: {value: 36, status: reported, source: tinker_docs, locator: config.json line 19 "36"}
   head_dim:
