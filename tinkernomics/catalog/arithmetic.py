@@ -119,13 +119,19 @@ def _duration(found: re.Match[str]) -> Token:
     return Token("num", found.group(), found.start(), found.end(), hours, 0)
 
 
-def _number(found: re.Match[str]) -> Token:
-    text, scale = found.group("num"), found.group("scale") or ""
+def read_number(text: str, scale: str = "") -> tuple[float, int]:
+    """A number as written ("1,234", "10.22", "19.00M" with ``scale`` "M", "25%") and its
+    printed decimals (a percent's two more: "25%" is 0.25 to two decimals)."""
     percent = text.endswith("%")
     digits = text[:len(text) - len(scale) - percent].replace(",", "")
     decimals = len(digits.partition(".")[2]) + 2 * percent
-    return Token("num", text, found.start(), found.end(),
-                 float(digits) * SCALES[scale] / (100 if percent else 1), decimals)
+    return float(digits) * SCALES[scale] / (100 if percent else 1), decimals
+
+
+def _number(found: re.Match[str]) -> Token:
+    text = found.group("num")
+    number, decimals = read_number(text, found.group("scale") or "")
+    return Token("num", text, found.start(), found.end(), number, decimals)
 
 
 def tokens(text: str) -> list[Token]:

@@ -48,6 +48,7 @@ from tinkernomics.catalog.provenancerules import (
     rule_scalerl_sane,
     rule_unverified_says_what_sources_report,
 )
+from tinkernomics.catalog.quotedvalues import rule_quoted_value_stated
 from tinkernomics.catalog.quotes import rule_pages_quoted, rule_quotes_at_their_lines
 from tinkernomics.catalog.runrules import run_problems
 from tinkernomics.catalog.saferules import SAFE_RULES
@@ -280,6 +281,7 @@ RULES: tuple[Rule, ...] = (
     rule_quotes_at_their_lines,
     rule_pages_quoted,
     rule_derivations_add_up,
+    rule_quoted_value_stated,
     rule_scalerl_sourced,
     rule_formula_variables,
     rule_algorithm_consistent,
