@@ -97,6 +97,10 @@ def _algorithm(template: dict[str, Any], i: int, refs: list[str],
         fit["C_mid"]["value"] = 1000 + (i * 37) % 9000
         if isinstance(fit.get("R0"), dict):  # a start below the varied asymptote, as the rule asks
             fit["R0"]["value"] = min(fit["R0"]["value"], fit["A"]["value"] / 2)
+        for name in ("A", "B", "C_mid", "R0"):  # each quote states its own varied value
+            figure = fit.get(name)
+            if isinstance(figure, dict) and figure.get("status") == "reported":
+                figure["locator"] = f'Synthetic table, row {i}, cell "{figure["value"]:g}"'
     return algo
 
 
