@@ -68,9 +68,11 @@ GENERATIONS: tuple[Generation, ...] = (
 ANY_GPU = Generation("any GPU", r"", (8, 300), (0.2, 10.0), (20, 5_000),
                      "the union of the generations above, rounded outwards")
 SPARSE_FACTOR = 2.0
-"""2:4 structured sparsity doubles peak throughput, exactly, on every part that has it."""
-SPARSE_SLACK = 0.01
-"""Datasheets round the two figures separately (989.4 and 1,978.9)."""
+"""2:4 structured sparsity doubles peak throughput on every part that has it."""
+SPARSE_SLACK = 0.02
+"""Datasheets round the two figures separately (H100: 989.4 and 1,978.9), and some print a
+sparse figure a little off twice the dense one: NVIDIA's L40S datasheet gives BF16 "362.05 |
+733*" (733 is 1.2% above 724.1). A sparse figure entered as dense is 100% off."""
 SPECS = (("memory_gb", "GB"), ("bandwidth_tb_s", "TB/s"), ("bf16_dense_tflops", "TFLOP/s"))
 
 
