@@ -43,6 +43,7 @@ _prose.problems = lambda *a, **k: []
 _prose.latex_problems = lambda *a, **k: []
 """
 LOCATED = re.compile(r"^(catalog/\S+?):(\d+):\d+: ", re.M)
+FIELD = re.compile(r"^catalog/(\S+?):\d+:\d+: (\S+?): ", re.M)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,24 @@ def located(output: str) -> set[tuple[str, int]]:
             for m in LOCATED.finditer(output)}
 
 
+def _dotted(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def figures_refused(output: str) -> set[tuple[str, str]]:
+    """(file, figure) for each problem of an output: the field's parent, so a figure's value
+    refused for what its planted locator says (the quote or its working) counts for it."""
+    return {(m.group(1), m.group(2).rsplit(".", 1)[0]) for m in FIELD.finditer(output)}
+
+
+def refused(planted: Planted, output: str) -> bool:
+    """The output refuses this planted value: at its line, or at another field of its figure."""
+    leaf = planted.leaf
+    figure = _dotted(leaf.path[:-1])
+    return ((leaf.file, planted.line) in located(output)
+            or (bool(figure) and (leaf.file, figure) in figures_refused(output)))
+
+
 def run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None,
         ) -> tuple[int | None, str, float]:
     """Exit code (None: over the time or memory budget), output, seconds."""
@@ -212,20 +231,19 @@ def catalog_stage(base: Path, work: Path) -> CatalogRun:
     project = fresh_copy(base, work / "project")
     write(base, project, list(result.planted.values()))
     _, out, _ = validate(project)
-    where = located(out)
     for pid, p in result.planted.items():
-        if (p.leaf.file, p.line) in where:
+        if refused(p, out):
             result.rejected[pid] = f"catalog/{p.leaf.file}:{p.line}"
     custom = work / "custom"
     custom.mkdir(exist_ok=True)
     (custom / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
     for _ in range(5):  # values other rules refuse go back; a refusal may hide the next one
         code, out, _ = validate(project, custom)
-        refused = {pid: f"catalog/{p.leaf.file}:{p.line}" for pid, p in result.planted.items()
-                   if (p.leaf.file, p.line) in located(out) and pid not in result.refused_by_build}
-        if code == 0 or not refused:
+        put_back = {pid: f"catalog/{p.leaf.file}:{p.line}" for pid, p in result.planted.items()
+                    if refused(p, out) and pid not in result.refused_by_build}
+        if code == 0 or not put_back:
             break
-        result.refused_by_build.update(refused)
+        result.refused_by_build.update(put_back)
         project = fresh_copy(base, work / "project")
         write(base, project, [p for pid, p in result.planted.items()
                               if pid not in result.refused_by_build])
