@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.partial import field_or_none, figure_value
 
 BILLION = 1e9
 LATENT_ATTENTION = (1.0, 4.0)
@@ -57,18 +57,11 @@ class Recount:
     active: tuple[float, float]
 
 
-def figure(shape: Any, name: str) -> float | None:
-    """The value of ``shape.name`` as a float, or None when absent (or failed validation)."""
-    item = field_or_none(shape, name)
-    value = field_or_none(item, "value") if item is not None else None
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _attention(d: float, shape: Any, bound: int) -> float | None:
     """Attention weights of one layer."""
-    if figure(shape, "kv_latent_dim") is not None:
+    if figure_value(shape, "kv_latent_dim") is not None:
         return LATENT_ATTENTION[bound] * d * d
-    heads, kv, head = (figure(shape, n) for n in ("attention_heads", "kv_heads", "head_dim"))
+    heads, kv, head = (figure_value(shape, n) for n in ("attention_heads", "kv_heads", "head_dim"))
     if heads is None or head is None:
         return None
     kv = heads if kv is None else kv
@@ -77,7 +70,7 @@ def _attention(d: float, shape: Any, bound: int) -> float | None:
 
 def _mixers(shape: Any, layers: float, attention: float, bound: int) -> tuple[float, float]:
     """(weights of the attention-like layers, how many layers also hold an MLP)."""
-    kv, fixed = figure(shape, "kv_layers"), figure(shape, "fixed_state_layers")
+    kv, fixed = figure_value(shape, "kv_layers"), figure_value(shape, "fixed_state_layers")
     if kv is None or fixed is None:
         return layers * attention, layers
     mixers = min(layers, kv + fixed)
@@ -89,9 +82,9 @@ def _mlp(d: float, shape: Any, moe: bool, layers: float, matrices: float,
          bound: int) -> tuple[float, float] | None:
     """(all, active) MLP and expert weights over ``layers``."""
     if not moe:
-        width = figure(shape, "mlp_size")
+        width = figure_value(shape, "mlp_size")
         return None if width is None else (layers * matrices * d * width,) * 2
-    experts, active, width = (figure(shape, n)
+    experts, active, width = (figure_value(shape, n)
                               for n in ("experts", "experts_active", "expert_mlp_size"))
     if experts is None or active is None or width is None:
         return None
@@ -112,7 +105,7 @@ def _bound(model: Any, shape: Any, d: float, layers: float, vocab: float,
     mlp = _mlp(d, shape, moe, mlp_layers, matrices, bound)
     if mlp is None:
         return None
-    tied = figure(shape, "tied_embeddings") == 1
+    tied = figure_value(shape, "tied_embeddings") == 1
     common = mixer_weights + 2 * d * layers + d
     return (common + mlp[0] + vocab * d * (1 if tied else 2)) / BILLION, \
         (common + mlp[1] + vocab * d) / BILLION
@@ -121,10 +114,9 @@ def _bound(model: Any, shape: Any, d: float, layers: float, vocab: float,
 def recount(model: Any) -> Recount | None:
     """The model's total and active parameters from its shape, or None when figures are missing."""
     shape = field_or_none(model, "shape")
-    d_figure = field_or_none(model, "d_model")
-    d = field_or_none(d_figure, "value") if d_figure is not None else None
-    layers, vocab = figure(shape, "layers"), figure(shape, "vocab_size")
-    if shape is None or not isinstance(d, int | float) or layers is None or vocab is None:
+    d = figure_value(model, "d_model")
+    layers, vocab = figure_value(shape, "layers"), figure_value(shape, "vocab_size")
+    if shape is None or d is None or layers is None or vocab is None:
         return None
     low = _bound(model, shape, float(d), layers, vocab, 0)
     high = _bound(model, shape, float(d), layers, vocab, 1)

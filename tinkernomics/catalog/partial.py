@@ -58,6 +58,14 @@ def field_or_none(model: object, name: str) -> Any:
         return None
 
 
+def figure_value(model: object, name: str) -> float | None:
+    """The number of the figure ``model.name`` (its ``value``), or None when the figure is absent
+    or failed validation: the physics rules' one reading of a figure (``field_or_none``)."""
+    item = field_or_none(model, name)
+    value = field_or_none(item, "value") if item is not None else None
+    return float(value) if isinstance(value, int | float) else None
+
+
 @lru_cache(maxsize=256)
 def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)

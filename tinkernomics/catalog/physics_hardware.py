@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.partial import field_or_none, figure_value
 from tinkernomics.catalog.problems import Problem
 
 Range = tuple[float, float]
@@ -82,18 +82,12 @@ def generation_of(hardware: Any) -> Generation:
     return next((g for g in GENERATIONS if re.search(g.pattern, text)), ANY_GPU)
 
 
-def _value(hardware: Any, name: str) -> float | None:
-    item = field_or_none(hardware, name)
-    value = field_or_none(item, "value") if item is not None else None
-    return float(value) if isinstance(value, int | float) else None
-
-
 def rule_gpu_specs_in_range(catalog: Catalog) -> Iterator[Problem]:
     """Memory, bandwidth and dense BF16 lie within the ranges of the GPU's generation."""
     for key, hardware in catalog.hardware.items():
         generation = generation_of(hardware)
         for name, unit in SPECS:
-            value = _value(hardware, name)
+            value = figure_value(hardware, name)
             low, high = getattr(generation, name)
             if value is None or low <= value <= high:
                 continue
@@ -110,7 +104,8 @@ def rule_gpu_specs_in_range(catalog: Catalog) -> Iterator[Problem]:
 def rule_sparse_is_twice_dense(catalog: Catalog) -> Iterator[Problem]:
     """Where both are given, sparse BF16 TFLOP/s is twice the dense figure."""
     for key, hardware in catalog.hardware.items():
-        dense, sparse = (_value(hardware, n) for n in ("bf16_dense_tflops", "bf16_sparse_tflops"))
+        dense, sparse = (figure_value(hardware, n)
+                         for n in ("bf16_dense_tflops", "bf16_sparse_tflops"))
         if dense is None or sparse is None:
             continue
         if abs(sparse - SPARSE_FACTOR * dense) <= SPARSE_SLACK * sparse:
@@ -147,7 +142,7 @@ def _problem(catalog: Catalog, key: str, loc: tuple[str | int, ...], message: st
 def rule_power_plausible(catalog: Catalog) -> Iterator[Problem]:
     """Board power lies in ``POWER_W`` and, with dense BF16 given, makes ``TFLOPS_PER_W``."""
     for key, hardware in catalog.hardware.items():
-        power, dense = (_value(hardware, n) for n in ("power_w", "bf16_dense_tflops"))
+        power, dense = (figure_value(hardware, n) for n in ("power_w", "bf16_dense_tflops"))
         if power is None:
             continue
         low, high = POWER_W
@@ -172,11 +167,11 @@ def rule_rental_price_plausible(catalog: Catalog) -> Iterator[Problem]:
     """A rental price per GPU-hour, over the GPU's dense BF16 petaFLOP/s, lies in
     ``PRICE_PER_PF_HOUR``."""
     for key, hardware in catalog.hardware.items():
-        dense = _value(hardware, "bf16_dense_tflops")
+        dense = figure_value(hardware, "bf16_dense_tflops")
         if not dense:
             continue
         for index, row in enumerate(field_or_none(hardware, "rental_prices") or ()):
-            price = _value(row, "price")
+            price = figure_value(row, "price")
             if price is None:
                 continue
             rate, (low, high) = price / (dense / 1000.0), PRICE_PER_PF_HOUR

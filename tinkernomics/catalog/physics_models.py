@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.paramcount import figure, recount
-from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.paramcount import recount
+from tinkernomics.catalog.partial import field_or_none, figure_value
 from tinkernomics.catalog.problems import Problem
 
 TOLERANCE = 0.10
@@ -39,12 +39,6 @@ def _fmt(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
-def _value(model: Any, name: str) -> float | None:
-    item = field_or_none(model, name)
-    value = field_or_none(item, "value") if item is not None else None
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _outside(stated: float, low: float, high: float) -> bool:
     slack = max(TOLERANCE * stated, ROUNDING)
     return stated < low - slack or stated > high + slack
@@ -57,7 +51,7 @@ def rule_param_count(catalog: Catalog) -> Iterator[Problem]:
         if found is None:
             continue
         for name, (low, high) in (("total_params", found.total), ("active_params", found.active)):
-            stated = _value(model, name)
+            stated = figure_value(model, name)
             if stated is None or not _outside(stated, low, high):
                 continue
             counted = _fmt(low) if abs(high - low) < 0.005 else f"{_fmt(low)}–{_fmt(high)}"
@@ -70,14 +64,14 @@ def rule_param_count(catalog: Catalog) -> Iterator[Problem]:
 
 
 def _heads_problems(catalog: Catalog, key: str, model: Any, shape: Any) -> Iterator[Problem]:
-    heads, kv, head = (figure(shape, n) for n in ("attention_heads", "kv_heads", "head_dim"))
+    heads, kv, head = (figure_value(shape, n) for n in ("attention_heads", "kv_heads", "head_dim"))
     if heads is not None and kv is not None and (kv > heads or heads % kv):
         yield catalog.problem(
             "model", key, ("shape", "kv_heads", "value"),
             f"kv_heads {kv:g} does not divide attention_heads {heads:g}",
             "grouped-query attention shares each key-value head among a whole number of query "
             "heads: kv_heads is attention_heads or a divisor of it (num_key_value_heads)")
-    d = _value(model, "d_model")
+    d = figure_value(model, "d_model")
     if heads is None or head is None or d is None or heads * head == d:
         return
     if field_or_none(field_or_none(shape, "head_dim"), "note"):
@@ -92,12 +86,12 @@ def _heads_problems(catalog: Catalog, key: str, model: Any, shape: Any) -> Itera
 
 
 def _at_most(shape: Any, small: str, big: str) -> bool:
-    low, high = figure(shape, small), figure(shape, big)
+    low, high = figure_value(shape, small), figure_value(shape, big)
     return low is None or high is None or low <= high
 
 
 def _order_problems(catalog: Catalog, key: str, model: Any, shape: Any) -> Iterator[Problem]:
-    active, total = _value(model, "active_params"), _value(model, "total_params")
+    active, total = figure_value(model, "active_params"), figure_value(model, "total_params")
     if active is not None and total is not None and active > total:
         yield catalog.problem("model", key, ("active_params", "value"),
                               f"active_params {_fmt(active)}B exceeds total_params "
@@ -107,9 +101,9 @@ def _order_problems(catalog: Catalog, key: str, model: Any, shape: Any) -> Itera
     for small, big in pairs:
         if shape is not None and not _at_most(shape, small, big):
             yield catalog.problem("model", key, ("shape", small, "value"),
-                                  f"{small} {figure(shape, small):g} exceeds {big} "
-                                  f"{figure(shape, big):g}", CONFIG_HINT)
-    if str(field_or_none(model, "architecture")) == "dense" and figure(shape, "experts"):
+                                  f"{small} {figure_value(shape, small):g} exceeds {big} "
+                                  f"{figure_value(shape, big):g}", CONFIG_HINT)
+    if str(field_or_none(model, "architecture")) == "dense" and figure_value(shape, "experts"):
         yield catalog.problem("model", key, ("architecture",),
                               "a dense model lists experts (shape.experts)",
                               "write architecture: moe, or remove the expert figures")
@@ -118,7 +112,7 @@ def _order_problems(catalog: Catalog, key: str, model: Any, shape: Any) -> Itera
 def _bounds_problems(catalog: Catalog, key: str, shape: Any) -> Iterator[Problem]:
     for name, (low, high), what in (("context_limit", CONTEXT_BOUNDS, "tokens of context"),
                                     ("vocab_size", VOCAB_BOUNDS, "tokens in a vocabulary")):
-        value = figure(shape, name)
+        value = figure_value(shape, name)
         if value is not None and not low <= value <= high:
             yield catalog.problem("model", key, ("shape", name, "value"),
                                   f"{name} {value:,.0f} is outside {low:,}–{high:,} {what}",

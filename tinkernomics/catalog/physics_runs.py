@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.partial import field_or_none, figure_value
 from tinkernomics.catalog.problems import Problem
 
 FULL_FLOPS = 6.0
@@ -27,17 +27,11 @@ LORA_FLOPS = 4.0
 STAGE_FIGURES = ("steps", "prompts", "group", "prompt_tokens", "mean_completion_tokens")
 
 
-def _figure(obj: Any, name: str) -> float | None:
-    item = field_or_none(obj, name)
-    value = field_or_none(item, "value") if item is not None else None
-    return float(value) if isinstance(value, int | float) else None
-
-
 def trained_tokens(run: Any) -> float | None:
     """Tokens the run's steps train, over every stage (None when a stage lacks a figure)."""
     total = 0.0
     for stage in field_or_none(run, "stages") or ():
-        found = [_figure(stage, name) for name in STAGE_FIGURES]
+        found = [figure_value(stage, name) for name in STAGE_FIGURES]
         figures = [f for f in found if f is not None]
         if len(figures) < len(found):
             return None
@@ -49,8 +43,8 @@ def trained_tokens(run: Any) -> float | None:
 def floor_gpu_hours(run: Any, model: Any, hardware: Any) -> float | None:
     """The run's training FLOPs at its GPU's dense BF16 peak, in GPU-hours."""
     tokens = trained_tokens(run)
-    active = _figure(model, "active_params") or _figure(model, "total_params")
-    peak = _figure(hardware, "bf16_dense_tflops")
+    active = figure_value(model, "active_params") or figure_value(model, "total_params")
+    peak = figure_value(hardware, "bf16_dense_tflops")
     if tokens is None or not active or not peak:
         return None
     per_token = (LORA_FLOPS if field_or_none(run, "lora") else FULL_FLOPS) * active * 1e9
@@ -67,7 +61,7 @@ def rule_actual_above_compute_floor(catalog: Catalog) -> Iterator[Problem]:
     for key, run in catalog.of("run").items():
         model = catalog.models.get(str(field_or_none(run, "model")))
         hardware = catalog.hardware.get(str(field_or_none(run, "hardware")))
-        actual = _figure(run, "actual_gpu_hours")
+        actual = figure_value(run, "actual_gpu_hours")
         if model is None or hardware is None or actual is None:
             continue
         floor = floor_gpu_hours(run, model, hardware)
