@@ -66,7 +66,9 @@ _TOKEN = re.compile(
     r"|(?P<other>[^\s\d(]+|.)")
 _CONCLUDING = re.compile(r"\s*(?:[A-Za-z%][\w/%-]*\s*)?(?:\([^()]*\)\s*)?(?:[.)]\s*)?")
 _EQUALS = re.compile(r"\s[=≈]\s")
-_QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^“”]*”')
+QUOTED = re.compile(r'"([^"]*)"|“([^“”]*)”|`([^`]*)`')
+"""A locator's quoted spans (the source's words, not the working); ``quotedvalues`` reads the
+numbers in the same spans."""
 _OPS = {"×": "*", "x": "*", "*": "*", "÷": "/", "/": "/", "+": "+", "−": "-", "-": "-"}
 
 
@@ -138,7 +140,7 @@ def tokens(text: str) -> list[Token]:
     """``text`` as tokens; quoted or backticked spans become one ``other`` token each."""
     found: list[Token] = []
     at = 0
-    for quoted in [*_QUOTED.finditer(text), None]:
+    for quoted in [*QUOTED.finditer(text), None]:
         stop = quoted.start() if quoted else len(text)
         for hit in _TOKEN.finditer(text, at, stop):
             kind = hit.lastgroup or "other"
@@ -289,8 +291,9 @@ def statements(text: str) -> list[Statement]:
     return [s for s in found if s is not None]
 
 
-def _half_unit(value: float) -> float:
-    """Half a unit of ``value``'s last written digit (216 → 0.5, 10.22 → 0.005)."""
+def half_unit(value: float) -> float:
+    """Half a unit of ``value``'s last written digit (216 → 0.5, 10.22 → 0.005): how far a
+    catalog value may sit from a number it was rounded from (here and in ``quotedvalues``)."""
     written = repr(value)
     decimals = 0 if written.endswith(".0") or "e" in written else len(written.partition(".")[2])
     return 0.5 * 10.0 ** -decimals
@@ -300,7 +303,7 @@ def value_matches(value: float, found: Statement) -> bool:
     """``value`` is the statement's result, within the rounding of either (in the result's
     scale or not: 0.822 for "= 0.822B", 25 for "= 25%")."""
     printed = 100.0 if found.scale == "%" else 1 / SCALES[found.scale]
-    return any(abs(value - target * factor) <= found.tolerance * factor + _half_unit(value)
+    return any(abs(value - target * factor) <= found.tolerance * factor + half_unit(value)
                for target in (found.stated, found.computed) for factor in (1.0, printed))
 
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tinkernomics.catalog.arithmetic import read_number
+from tinkernomics.catalog.arithmetic import QUOTED, half_unit, read_number
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Status, Unit
 from tinkernomics.catalog.problems import Problem
@@ -33,9 +33,6 @@ MAX_QUOTED = 4000
 """Characters of quoted text in one locator; a longer one is not checked (nor read)."""
 MAX_EXPONENT = 300
 """A written exponent beyond this ("1e999") is no figure's: the number is skipped."""
-QUOTED = re.compile(r'"([^"]*)"|“([^“”]*)”|`([^`]*)`')
-"""The quoted spans of a locator, as ``quotes.QUOTED`` finds them (a backticked line of a file
-may hold "..." of its own)."""
 PREFIXES = {"k": (1e3, 1024.0), "K": (1e3, 1024.0), "M": (1e6, 1024.0 ** 2),
             "G": (1e9, 1024.0 ** 3), "B": (1e9,), "T": (1e12, 1024.0 ** 4), "P": (1e15,)}
 """A scale letter glued to a number ("32K", "8B", "80G") or before a unit word ("1.4 kW",
@@ -154,18 +151,11 @@ def _pair(out: Stated, first: Quoted, second: Quoted, times: bool) -> None:
             out.ranges.append((min(a * scale, b) - a_tol * scale, max(a * scale, b) + b_tol))
 
 
-def _half_unit(value: float) -> float:
-    """Half a unit of ``value``'s last written digit (14255 → 0.5, 0.936 → 0.0005)."""
-    written = repr(value)
-    decimals = 0 if written.endswith(".0") or "e" in written else len(written.partition(".")[2])
-    return 0.5 * 10.0 ** -decimals
-
-
 def stated(value: float, found: Stated) -> bool:
     """True if ``value`` is a quoted number (in a reading, within its rounding or the value's)
     or inside a quoted range."""
     size = abs(value)
-    slack = _half_unit(size) + 1e-9 * size
+    slack = half_unit(size) + 1e-9 * size
     return (any(abs(size - target) <= tol + slack
                 for q in found.numbers for target, tol in q.targets)
             or any(lo - slack <= size <= hi + slack for lo, hi in found.ranges))
@@ -184,8 +174,9 @@ def _values(obj: object) -> Iterator[tuple[tuple[str | int, ...], float]]:
                 yield ("values", i), float(number)
 
 
-def mismatches(catalog: Catalog) -> Iterator[Problem]:
-    """Every reported value its quote does not state (each locator read once per unit)."""
+def rule_quoted_value_stated(catalog: Catalog) -> Iterator[Problem]:
+    """A reported figure whose locator quotes numbers has one of them as its value (each
+    locator read once per unit)."""
     read: dict[tuple[str, Unit], Stated] = {}
     for entry, loc, obj, _, _ in nested_models(catalog):
         if attribute(obj, "status") != Status.reported or (loc and loc[-1] in FLAGS):
@@ -207,8 +198,3 @@ def mismatches(catalog: Catalog) -> Iterator[Problem]:
                     "check the digits against the quote (and the source); if the value is "
                     "computed from the quoted numbers, mark it derived and show the working in "
                     "the locator (\"... 27 × 8 = 216\")")
-
-
-def rule_quoted_value_stated(catalog: Catalog) -> Iterator[Problem]:
-    """A reported figure whose locator quotes numbers has one of them as its value."""
-    yield from mismatches(catalog)
