@@ -134,11 +134,6 @@ times wider either side. A node's price (8 GPUs) can hide inside it, a month's p
 or a price in cents (100×) cannot."""
 
 
-def _problem(catalog: Catalog, key: str, loc: tuple[str | int, ...], message: str,
-             hint: str) -> Problem:
-    return catalog.problem("hardware", key, loc, message, hint)
-
-
 def rule_power_plausible(catalog: Catalog) -> Iterator[Problem]:
     """Board power lies in ``POWER_W`` and, with dense BF16 given, makes ``TFLOPS_PER_W``."""
     for key, hardware in catalog.hardware.items():
@@ -147,7 +142,7 @@ def rule_power_plausible(catalog: Catalog) -> Iterator[Problem]:
             continue
         low, high = POWER_W
         if not low <= power <= high:
-            yield _problem(catalog, key, ("power_w", "value"),
+            yield catalog.problem("hardware", key, ("power_w", "value"),
                            f"power_w {power:,g} W is outside {low:,g}–{high:,g} W, the range of "
                            "accelerators' board power",
                            "give one GPU's board power in watts (kilowatts, or a node's, is a "
@@ -156,7 +151,7 @@ def rule_power_plausible(catalog: Catalog) -> Iterator[Problem]:
         elif dense is not None and power > 0:
             rate, (slow, fast) = dense / power, TFLOPS_PER_W
             if not slow <= rate <= fast:
-                yield _problem(catalog, key, ("power_w", "value"),
+                yield catalog.problem("hardware", key, ("power_w", "value"),
                                f"power_w {power:g} W with bf16_dense_tflops {dense:g} gives "
                                f"{rate:.2f} TFLOP/s per watt, outside {slow:g}–{fast:g}",
                                "check both against the datasheet (a digit typed twice or "
@@ -176,7 +171,7 @@ def rule_rental_price_plausible(catalog: Catalog) -> Iterator[Problem]:
                 continue
             rate, (low, high) = price / (dense / 1000.0), PRICE_PER_PF_HOUR
             if not low <= rate <= high:
-                yield _problem(catalog, key, ("rental_prices", index, "price", "value"),
+                yield catalog.problem("hardware", key, ("rental_prices", index, "price", "value"),
                                f"${price:,g} per GPU-hour is ${rate:,.2f} per dense BF16 "
                                f"petaFLOP-hour ({dense:g} TFLOP/s), outside ${low:g}–${high:g}",
                                "give one GPU's price for one hour in US dollars (a month's "

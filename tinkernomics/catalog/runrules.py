@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.models.runs import PublishedRun
-from tinkernomics.catalog.partial import field_or_none
+from tinkernomics.catalog.partial import field_or_none, figure_value
 from tinkernomics.catalog.problems import Problem
 
 UnknownId = Callable[[Catalog, Entry, tuple[str | int, ...], str, str, str], Problem]
@@ -53,11 +53,10 @@ def _window_problems(catalog: Catalog, key: str, run: PublishedRun,
     """A stage's prompt and longest completion fit the model's context window, where the
     model gives one (``shape.context_limit``)."""
     model = catalog.models.get(run.model)
-    shape = field_or_none(model, "shape") if model is not None else None
-    window = field_or_none(field_or_none(shape, "context_limit"), "value")
+    window = figure_value(field_or_none(model, "shape"), "context_limit")
     stage = run.stages[index]
     longest = stage.prompt_tokens.value + stage.max_completion_tokens.value
-    if isinstance(window, int | float) and longest > window:
+    if window is not None and longest > window:
         yield catalog.problem("run", key, ("stages", index, "max_completion_tokens"),
                               f"prompt_tokens + max_completion_tokens ({longest:,g}) exceed "
                               f"{run.model}'s context window ({window:,g} tokens)",
