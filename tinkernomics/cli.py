@@ -180,7 +180,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()  # inside the try: a closed pipe raises here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _reader_left() -> int:
+    """The reader's pipe closed early (``tinkernomics estimate | head``): what they read is what
+    they asked for, so no traceback. Standard output is pointed at the null device so that
+    Python's flush at exit does not raise again (the Python docs' advice for SIGPIPE), and the
+    exit status is the shell's for a process a pipe ended, 128 + SIGPIPE."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 if __name__ == "__main__":  # pragma: no cover
