@@ -5,12 +5,13 @@ Quantities of the graph ``model.build`` assembles, written once per GPU: ``quant
 catalog GPU (``ways.<slot>.time``, over ``gpus.<slot>``). One optimiser step is timed, then
 multiplied by the steps:
 
-- **GPUs.** The reader's ``gpus``, else the fewest that hold the run's peak memory (unknown,
-  and every time with it, for a model without architecture figures: never guessed); sampling
-  uses all of them (colocated) unless ``rg`` gives it GPUs of its own.
+- **GPUs.** The reader's ``gpus``, else the fewest that hold the run's peak memory and a
+  sampler's weights (``sampler_fit``; unknown, and every time with it, for a model without
+  architecture figures); sampling uses all of them (colocated) unless ``rg`` gives it its own.
 - **Decode** is bound by memory traffic. A sampler replica (engine) spans ``tp`` GPUs: the
   reader's ``rtp`` (a run's ``rollout_tp``), else the fewest whose memory holds the weights in
-  ``WEIGHT_SHARE`` of it. Its batch is what its memory leaves for the KV cache
+  ``WEIGHT_SHARE`` of it, at most the sampling GPUs (an engine with no room left after the
+  weights is not priced: ``sampler_fit``). Its batch is what its memory leaves for the KV cache
   (``MEMORY_UTILISATION`` of it, or the run's ``gpu_memory_utilization``, ``mu``, less the
   weights; a latent (MLA) cache is held whole by every tensor-parallel GPU of the engine, one
   per layer rather than per head: the TPLA paper, Tang et al. 2025, arXiv 2508.15881, abstract,
@@ -126,7 +127,7 @@ Back-test page lists them with their basis.
 
 from __future__ import annotations
 
-from tinkernomics.derived.calculator import ids, roles_time, staleness
+from tinkernomics.derived.calculator import ids, roles_time, sampler_fit, staleness
 from tinkernomics.derived.calculator.graph import Quantity
 from tinkernomics.derived.calculator.time_constants import (  # noqa: F401 (re-exported)
     CONSTANTS,
@@ -154,7 +155,8 @@ def _names(p: str, hw: str) -> dict[str, str]:
 def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     return [
-        ("gpus", f"coalesce(set.gpus, ceil(mem.peak / ({n['mem']})))"),
+        ("gpus", f"coalesce(set.gpus, max(ceil(mem.peak / ({n['mem']})), run.online * "
+                 f"{sampler_fit.engine_gpus(n['mem'])}))"),
         ("cap", n["cap"]),
         ("rollout_gpus", f"min(coalesce(set.rollout_gpus, {p}.gpus), {p}.gpus)"),
         ("train_gpus", f"{p}.gpus - coalesce(set.rollout_gpus, 0.0) if "
@@ -225,13 +227,12 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
         ("weights", "p.total * 2.0"),
-        ("tp", f"coalesce(set.rollout_tp, max(1.0, ceil({p}.weights / ({c}.weight_share * "
-               f"{n['mem']}))))"),
+        ("mem_util", f"coalesce(set.mem_util, {c}.memory_utilisation)"),
+        ("tp", sampler_fit.tp(p, c, n["mem"])),
         ("seq_cap", f"coalesce(set.max_seqs, {c}.max_num_seqs)"),
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
         ("sequences", "run.prompts * run.G * rollout.oversample"),
         ("per_replica", f"{p}.sequences / {p}.replicas"),
-        ("mem_util", f"coalesce(set.mem_util, {c}.memory_utilisation)"),
         ("kv_room", f"max(0.0, {p}.mem_util * {p}.tp * {n['mem']} - {p}.weights)"),
         # a latent (MLA) cache is one per layer, not per head: every tensor-parallel GPU holds it
         ("kv_copies", f"coalesce(model.kv_latent * 0.0 + min({p}.tp, coalesce("
@@ -344,12 +345,14 @@ def _totals(p: str) -> list[tuple[str, str]]:
     rollout = f"({p}.decode_s + {p}.prefill_s + {p}.env_s)"
     learn = (f"({p}.train_s + {p}.critic_s + {p}.reference_s + {p}.teacher_s + "
              f"{p}.reward_model_s)")
+    refit = f"{p}.refit_s"
     return [
+        ("short", sampler_fit.short(p)),
         ("rollout_s", rollout),
         ("learn_s", learn),
         ("version_tail_s", staleness.version_tail_s(p)),
-        ("step_s", f"({staleness.async_step(p, rollout, learn, f'{p}.refit_s')}) if "
-                   f"run.asynchronous else {rollout} + {learn} + {p}.refit_s"),
+        ("step_s", sampler_fit.gated(p, f"({staleness.async_step(p, rollout, learn, refit)}) "
+                                        f"if run.asynchronous else {rollout} + {learn} + {refit}")),
         ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
         ("run_overhead", "coalesce(set.run_overhead / 100.0, const.time.run_overhead)"),
         ("run_overhead_s", f"{p}.run_overhead * {p}.busy_s"),
@@ -390,6 +393,7 @@ def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quan
         fmt = "percent" if name == "mfu_train" else fmt
         found.append(Quantity(f"{p}.{name}", expression, format=fmt, label=labels.get(name, name),
                               uses=USES.get(name, ()), shown=shown and name in labels))
+    found += sampler_fit.quantities(p, _names(p, hw)["mem"])
     if p == "time":
         found.append(Quantity("wall_clock_hours", "time.hours", format="hours",
         label="Wall-clock hours"))

@@ -5,6 +5,8 @@ an unknown id (``inputs.choose``). The command line is not: a typo must not pric
 ``check_query`` refuses, with one line naming the option, an unknown key, a number that is not
 a plain number of its kind or lies outside its range (``--gpus 0``, ``--G -5``), an id the
 catalog does not hold (``--gpu`` lists the choices) and a cap below the mean completion length.
+After the estimate, ``check_sampler_fits`` refuses a run whose sampler engine cannot hold the
+policy's weights in the GPUs given (``sampler_fit``), with the fewest an engine needs.
 """
 
 from __future__ import annotations
@@ -93,3 +95,23 @@ def _check_tp(numbers: Mapping[str, float], options: Mapping[str, str]) -> None:
     if tp is not None and sampling is not None and tp > sampling:
         raise BadInput(f"{_name(inputs.key('set.rollout_tp'), options)} {tp:g}: more GPUs than "
                        f"sample ({sampling:g}); one engine spans at most the sampling GPUs")
+
+
+SAMPLER_OPTIONS = ("set.rollout_tp", "set.rollout_gpus", "set.gpus")
+"""The inputs that size a sampler engine, the most specific first: the one a refusal names."""
+
+
+def check_sampler_fits(values: Mapping[str, float | None], names: Mapping[str, str],
+                       query: Mapping[str, str], options: Mapping[str, str]) -> None:
+    """``BadInput`` if the estimate found an online run's sampler engine with no memory left
+    after the policy's weights (``time.short``: one 80 GB GPU for a 140 GB model)."""
+    if not values.get("time.short"):
+        return
+    given = [inputs.key(k) for k in SAMPLER_OPTIONS if inputs.key(k) in query]
+    which = f"{_name(given[0], options)} {query[given[0]]}" if given else "the GPUs"
+    gb = {k: (values.get(f"time.{k}") or 0.0) / 1e9 for k in ("engine_room", "weights_gb")}
+    raise BadInput(f"{which}: a sampler engine of {values.get('time.tp') or 0:g} × "
+                   f"{names.get('hw_name', '')} may use {gb['engine_room']:,.0f} GB, and "
+                   f"{names.get('model_name', '')}'s bf16 weights alone are "
+                   f"{gb['weights_gb']:,.0f} GB: one engine needs at least "
+                   f"{values.get('time.min_engine_gpus') or 0:g} GPUs")

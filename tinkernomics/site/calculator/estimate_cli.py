@@ -16,13 +16,15 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
+from tinkernomics.catalog.rules import Need
 from tinkernomics.derived import listing, ways
 from tinkernomics.derived.calculator import inputs, limits, offline, spread, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
 from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
-from tinkernomics.site.calculator.checkargs import BadInput, check_query
+from tinkernomics.site.calculator.checkargs import BadInput, check_query, check_sampler_fits
 from tinkernomics.site.calculator.formatting import fmt_value
+from tinkernomics.site.needs import site_needs
 
 UNITS = {"gb": "bytes", "usd": "usd", "count": "count", "flops": "flop", "hours": "hours",
          "percent": "fraction", "ratio": "ratio", "number": "number"}
@@ -161,10 +163,21 @@ def as_json(est: Estimate, graph: Graph) -> dict[str, Any]:
             "quantities": found}
 
 
+def model_needs() -> list[Need]:
+    """The entries the cost model reads by id (its formulas, default GPU and algorithm, the
+    H100-equivalent conversion): a catalog without one is refused at the missing file, as
+    ``validate`` refuses a site's, not with a traceback from inside the model."""
+    return [need for need in site_needs()
+            if need[0] in MODEL_KINDS and not need[2].startswith("the calculator's preset")]
+
+
+MODEL_KINDS = ("formula", "hardware", "algorithm", "conversion")
+
+
 def valid_catalog(folder: str) -> Catalog | None:
     """The catalog in ``folder``; None, after printing every problem on stderr, if it has any
     (the command then exits 1). ``estimate`` and ``backtest`` read an invalid catalog alike."""
-    catalog, problems = load_catalog(Path(folder))
+    catalog, problems = load_catalog(Path(folder), needs=model_needs())
     for problem in problems:
         print(problem.format(), file=sys.stderr)
     return None if problems else catalog
@@ -225,6 +238,11 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if from_usage:
         print(f"# {from_usage}", file=sys.stderr)
     est = estimate(catalog, query)
+    try:
+        check_sampler_fits(est.values, est.resolved.names, query, option_of())
+    except BadInput as bad:
+        print(f"tinkernomics estimate: {bad}", file=sys.stderr)
+        return 2
     graph = graph_for(catalog)
     names = {i.key: i.name for i in inputs.NUMBERS}
     lacks = [LACKS.get(names.get(k, k), k) for k in invalid_keys(catalog, query)]
@@ -258,7 +276,7 @@ def notes(catalog: Catalog, est: Estimate) -> list[str]:
     elif est.values.get("tinker.total") is None and est.env.get("price.prefill") is None:
         found.append(f"Tinker bill: none in the {est.choice.price_list} list: "
                      f"{listing.listing_text(catalog, est.choice.model)}")
-    return found + policy_sized(est) + spread_lines(est) + limits.context_lines(
+    return found + policy_sized(est) + memory_lines(est) + spread_lines(est) + limits.context_lines(
         est.resolved.names["model_name"], run.row, run.context, est.env.get("model.context"),
         run.served_context, est.env.get("price.prefill") is not None)
 
@@ -269,6 +287,17 @@ def policy_sized(est: Estimate) -> list[str]:
             "passes and memory are priced at the policy's size"
             for role, option in (("critic", "--critic-model"), ("reward_model", "--reward-model"))
             if est.env.get(f"role.{role}") and not est.resolved.names[role]]
+
+
+def memory_lines(est: Estimate) -> list[str]:
+    """The reader's GPUs, fewer than the memory model says hold the run's peak: priced as
+    given (the model's peak is an upper bound: some published runs fit in fewer)."""
+    gpus, need, peak = (est.values.get(k) for k in ("time.gpus", "mem.min_gpus", "mem.peak"))
+    if gpus is None or need is None or peak is None or gpus >= need:
+        return []
+    return [f"memory: the run's peak, {peak / 1e9:,.0f} GB, is more than {gpus:g} × "
+            f"{est.resolved.names['hw_name']} hold; the memory model needs {need:g}. The time is "
+            "priced on the GPUs given, as a run that offloads or shrinks its batches would fit"]
 
 
 def spread_lines(est: Estimate) -> list[str]:

@@ -317,6 +317,16 @@ def _convergence() -> dict[str, Any]:
                            ("", NO_FIT))}
 
 
+SAMPLER_SHORT = ('<p class="tn-calc__missing" role="status"><strong>The sampler does not fit.'
+                 "</strong> A sampler engine keeps the whole policy in its GPUs' memory: "
+                 "{model_name:text}'s bf16 weights are {time.weights_gb}, and an engine of "
+                 "{time.tp} × {hw_name:text} may use {time.engine_room}. Give it at least "
+                 "{time.min_engine_gpus} (“GPUs”, or “GPUs per sampler engine”, under “Rented "
+                 "GPUs”) to price this run; its time, GPU-hours and self-hosted cost show as "
+                 "–.</p>")
+"""The message for a run whose sampler engine has no memory left after the weights."""
+
+
 def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
     """The results, top to bottom."""
     missing_g = ('<p class="tn-calc__missing" role="status"><strong>G is missing.</strong> The '
@@ -329,6 +339,8 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w(limits.OVER_MODEL),
          "cases": cases(*((when, f'<p class="tn-calc__missing" role="status">{text}</p>')
                           for when, text in limits.context_notes()))},  # issue 44: context
+        {"type": "text", "id": "", "title": "", "flags": [], "when": _w("coalesce(time.short, 0)"),
+         "cases": cases(("", SAMPLER_SHORT))},  # sampler_fit: the engine cannot hold the weights
         {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
          "phases": [["rollout", "Rollout"],
