@@ -109,3 +109,11 @@ def test_the_reference_url_gives_the_commit_and_the_file() -> None:
     assert repo == quotes.Repo("o", "r", COMMIT, "src/models/x.py")
     assert quotes.repo_of("https://github.com/o/r") == quotes.Repo("o", "r", None, "")
     assert quotes.repo_of("https://example.com/o/r") is None
+
+
+@pytest.mark.parametrize("url", ["https://github.com/o/r/issues/251",
+                                 "https://github.com/o/r/pull/12#issuecomment-1",
+                                 "https://github.com/o/r/discussions/3"])
+def test_an_issue_or_pull_request_is_a_page_not_a_repository(url: str) -> None:
+    assert quotes.repo_of(url) is None
+    assert quotes.repo_of("https://github.com/o/issues") == quotes.Repo("o", "issues", None, "")

@@ -14,7 +14,8 @@ actually is (another line, another kept file of the repository, or nowhere). Onl
 files are kept (``catalog/sources/README.md``); ``rule_quotes_at_their_lines`` runs with
 ``rules.RULES``.
 
-Papers and web pages cannot be checked by the build, so ``rule_pages_quoted`` makes a reported
+Papers and web pages (a GitHub issue, pull request or discussion is a page: its url names no
+file) cannot be checked by the build, so ``rule_pages_quoted`` makes a reported
 value's locator into one carry a short verbatim quote a reviewer finds with the browser's
 search: two words or more, or a number (a table's cell), between "...", “...” or `...` (a
 section title alone, one word, does not show the figure); a reported value citing a GitHub
@@ -42,6 +43,7 @@ from tinkernomics.catalog.yamlread import Loc
 SOURCES_DIR = "sources"
 """Folder of the catalog root that keeps the cited files (skipped by the loader)."""
 GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
+                    r"(?!/(?:issues|pull|discussions)(?:[/?#]|$))"
                     r"(?:/(?:tree|blob)/(?P<commit>[0-9a-f]{40})(?:/(?P<path>[^?#]*))?)?"
                     r"(?:[/?#].*)?$")
 FILE_LINE = re.compile(

@@ -286,11 +286,12 @@ class HeldOut:
 
 
 def held_out(rows: Iterable[Row],
-             records: Iterable[FirstSight] = FIRST_SIGHT) -> list[HeldOut]:
-    """The records whose run is among ``rows``, in record order, with today's ratio."""
+             records: Iterable[FirstSight] | None = None) -> list[HeldOut]:
+    """The records (``FIRST_SIGHT`` as the module ends it, unless given) whose run is among
+    ``rows``, in record order, with today's ratio."""
     by_id = {r.run: r for r in rows}
     return [HeldOut(f.run, by_id[f.run].name, f.ratio, by_id[f.run].ratio, f.commit, f.added)
-            for f in records if f.run in by_id]
+            for f in (FIRST_SIGHT if records is None else records) if f.run in by_id]
 
 
 def within(ratio: float) -> bool:
@@ -312,3 +313,23 @@ def summary(found: list[HeldOut]) -> Summary:
     """Count, count within 2× and geometric mean of the first-sight ratios."""
     ratios = [h.first for h in found if h.first > 0]
     return Summary(len(found), sum(within(x) for x in ratios), geometric_mean(ratios))
+
+
+_THREAD42 = "1b24430"
+"""Main's head when thread42 branched (2026-12-07): its time model, unchanged on that branch,
+priced three measured runs found in users' GitHub issues, each batch with ``tinkernomics
+backtest --json`` run after it was added (catalog files, and a validation fix that lets an issue
+page be cited as a page) and before anything else was changed: first Open R1's simple-RL GRPO
+recipe for Qwen2.5-Math-7B run unmodified on 8 H100 (huggingface/open-r1 issue #251, 2025-02-09:
+the first 9 of 468 steps in 10 min 25 s, with the trainer's logged mean completion length), its
+settings from the repository (db19392) and TRL's main branch (55e680e) of that day; then
+DeepScaleR's 8K-stage script run as published on 8 H200 and on 8 A100 (agentica-project/
+deepscaler issue #29, 2025-02-15: 396 and 394 s a step), its settings from the repository at
+95ef74f and its mean response length assumed from the authors' blog. This block is appended to
+``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("open-r1-issue251-qwen2.5-math-7b-h100-8", 1.166, _THREAD42, "2026-12-07"),
+    FirstSight("deepscaler-issue29-r1-distill-1.5b-8k-h200-8", 0.825, _THREAD42, "2026-12-07"),
+    FirstSight("deepscaler-issue29-r1-distill-1.5b-8k-a100-8", 1.150, _THREAD42, "2026-12-07"),
+)
