@@ -15,10 +15,11 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers_runs import toy_estimate, with_runs
+from helpers_runs import TOY_BIG, TOY_RUN, toy_estimate, with_runs
 
 from tinkernomics import cli
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs
 
 WEIGHTS = 2 * 8e9
@@ -113,3 +114,12 @@ def test_a_catalog_without_the_models_formulas_is_refused(catalog_copy: Path) ->
     status, err = _estimate(str(catalog_copy), "--gpus", "1")
     assert status == 1 and "Traceback" not in err
     assert re.search(r"formulas/\w+\.yaml:1:1: \(file\): missing formula", err), err
+
+
+def test_the_ways_to_run_say_why_a_gpu_has_no_hours(toy: Catalog) -> None:
+    run = ways.run_totals(toy, {**TOY_RUN, "gpus": "1", "mu": "0.1"})
+    assert run.gpu_hours[TOY_BIG] is None
+    assert run.short[TOY_BIG].startswith(f"the sampler does not fit: the weights need "
+                                         f"{_fewest(0.1)} × ")
+    roomy = ways.run_totals(toy, {**TOY_RUN, "gpus": "1"})
+    assert TOY_BIG not in roomy.short and roomy.gpu_hours[TOY_BIG] is not None

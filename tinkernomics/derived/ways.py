@@ -47,6 +47,8 @@ class RunTotals:
     """The context Tinker's priced row serves (its ``:peft:`` variant), None if not stated."""
     row: str = ""
     """Tinker's priced row as the reader names it: the model's name and the variant."""
+    short: dict[str, str] = field(default_factory=dict)
+    """Why a GPU has no GPU-hours: its sampler engine cannot hold the weights (``sampler_fit``)."""
 
 
 @dataclass(frozen=True)
@@ -107,11 +109,18 @@ def _other_gpu(query: Mapping[str, str], hw: str) -> dict[str, str]:
 def run_totals(catalog: Catalog, query: Mapping[str, str]) -> RunTotals:
     """The run totals of a calculator link, for every GPU the catalog has specs for."""
     est = estimate(catalog, query)
-    gpu_hours = {est.choice.hardware: est.values.get("self.gpu_hours")}
-    for hw in catalog.hardware:
-        if hw not in gpu_hours:
-            gpu_hours[hw] = estimate(catalog, _other_gpu(query, hw)).values.get("self.gpu_hours")
-    return totals_of(catalog, est, gpu_hours)
+    each = {hw: est if hw == est.choice.hardware else estimate(catalog, _other_gpu(query, hw))
+            for hw in catalog.hardware}
+    gpu_hours = {hw: e.values.get("self.gpu_hours") for hw, e in each.items()}
+    short = {hw: engine_short(e) for hw, e in each.items() if e.values.get("time.short")}
+    return replace(totals_of(catalog, est, gpu_hours), short=short)
+
+
+def engine_short(est: Estimate) -> str:
+    """Why the run has no GPU-hours on the estimate's GPU: the sampler engine is too small."""
+    need, tp = (est.values.get(k) or 0.0 for k in ("time.min_engine_gpus", "time.tp"))
+    return (f"the sampler does not fit: the weights need {need:g} × "
+            f"{est.resolved.names['hw_name']} in one engine, {tp:g} given")
 
 
 def totals_of(catalog: Catalog, est: Estimate,
@@ -247,7 +256,8 @@ def _gpu_rows(way: WayToRun, run: RunTotals, base: Row) -> list[Row]:
                             rate_high=gp.price.high, amount=amount,
                             total=_times(amount, gp.price.value),
                             status=gp.price.status.value, source=gp.price.source,
-                            missing="" if amount is not None else "no GPU-hours for this run"))
+                            missing="" if amount is not None else
+                            run.short.get(gp.gpu, "no GPU-hours for this run")))
     return rows
 
 

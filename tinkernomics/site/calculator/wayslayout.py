@@ -111,7 +111,10 @@ def priced(catalog: Catalog, row: WayRow, way: WayToRun) -> list[tuple[str, str]
                  f"{way.free_tier.below_params_b.value:g}B parameters")]
     if row.kind == "gpu_hours":
         gpu = literal(catalog.hardware[row.gpu].name)
-        return [(f"missing({r}.amount)", "no GPU-hours for this run"),
+        t = f"ways.{waysgraph.gpu_slot(row.gpu)}.time"  # sampler_fit: an engine too small
+        return [(f"coalesce({t}.short, 0)", f"the sampler does not fit: the weights need "
+                 f"{{{t}.min_engine_gpus:count}} × {gpu} in one engine, {{{t}.tp:count}} given"),
+                (f"missing({r}.amount)", "no GPU-hours for this run"),
                 ("", f"{{{r}.amount:number}} GPU-hours on {gpu} × {{{r}.rate:rate}}{unit}")]
     if row.kind == "tokens":
         return [(f"missing({r}.rate)", "no per-token price for a {model.total_b:number}B model"),
