@@ -59,7 +59,7 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
                                            "with training)"),
     ("--rollout-tp", "set.rollout_tp", "GPUs one sampler engine spans (tensor parallel; "
                                        "default: the fewest that hold the weights in half "
-                                       "their memory)"),
+                                       "their memory, at most the GPUs that sample)"),
     ("--max-num-seqs", "set.max_seqs", "sequences one sampler engine decodes at once, at most "
                                        "(vLLM's max_num_seqs; default 256)"),
     ("--attention-tp", "set.attention_tp", "GPUs an engine splits attention over, when fewer "

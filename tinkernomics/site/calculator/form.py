@@ -111,7 +111,7 @@ def gpu_group(catalog: Catalog, e: Estimate) -> dict[str, Any]:
               help="Leave empty when sampling shares the GPUs with training."),
         field("set.rollout_tp", "GPUs per sampler engine (tensor parallel)", "int",
               _whole(e["time.tp"]), help="Default: the fewest that hold the weights in half "
-                                           "their memory."),
+                                           "their memory, at most the GPUs that sample."),
         field("set.max_seqs", "Sequences an engine decodes at once, at most", "int",
               _whole(e["time.seq_cap"]), help="The engine's max_num_seqs (vLLM's default: "
                                                "256)."),
