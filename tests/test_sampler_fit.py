@@ -20,7 +20,9 @@ from helpers_runs import TOY_BIG, TOY_RUN, toy_estimate, with_runs
 from tinkernomics import cli
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import ways
-from tinkernomics.derived.calculator import inputs
+from tinkernomics.derived.calculator import inputs, tree
+from tinkernomics.derived.calculator.estimate import graph_for
+from tinkernomics.site.calculator import layout
 
 WEIGHTS = 2 * 8e9
 GPU = 80e9
@@ -123,3 +125,29 @@ def test_the_ways_to_run_say_why_a_gpu_has_no_hours(toy: Catalog) -> None:
                                          f"{_fewest(0.1)} × ")
     roomy = ways.run_totals(toy, {**TOY_RUN, "gpus": "1"})
     assert TOY_BIG not in roomy.short and roomy.gpu_hours[TOY_BIG] is not None
+
+
+def _shown(toy: Catalog, words: str, **query: str) -> bool:
+    """Whether the calculator's message starting ``words`` shows for the toy run + ``query``
+    (its block's condition, evaluated as the page evaluates it)."""
+    e = toy_estimate(toy, **query)
+    found = [b for b in layout.blocks(toy, graph_for(toy))
+             if any(words in template for _, template in b.get("cases", []))]
+    assert len(found) == 1, words
+    test = tree.evaluate(found[0]["when"], {**e.env, **e.values})
+    return bool(test)
+
+
+def test_the_page_says_the_sampler_does_not_fit(toy: Catalog) -> None:
+    words = "The sampler does not fit."
+    assert _shown(toy, words, gpus="1", mu="0.1")
+    assert not _shown(toy, words, gpus=str(_fewest(0.1)), mu="0.1")
+
+
+def test_the_page_notes_fewer_gpus_than_the_memory_model(toy: Catalog) -> None:
+    words = "Fewer GPUs than the memory model needs."
+    e = toy_estimate(toy, gpus="1", n="4096", G="16")  # a big KV pool: the peak outgrows a GPU
+    assert e["mem.min_gpus"] > 1 and e["time.short"] == 0
+    assert _shown(toy, words, gpus="1", n="4096", G="16")
+    assert not _shown(toy, words, gpus=str(int(e["mem.min_gpus"])), n="4096", G="16")
+    assert not _shown(toy, words, gpus="1", mu="0.1")  # the sampler message says it instead

@@ -325,6 +325,12 @@ SAMPLER_SHORT = ('<p class="tn-calc__missing" role="status"><strong>The sampler 
                  "GPUs”) to price this run; its time, GPU-hours and self-hosted cost show as "
                  "–.</p>")
 """The message for a run whose sampler engine has no memory left after the weights."""
+FEWER_GPUS = ('<p class="tn-calc__missing" role="status"><strong>Fewer GPUs than the memory '
+              "model needs.</strong> The run's peak, {mem.peak}, is more than {time.gpus} × "
+              "{hw_name:text} hold; the memory model needs {mem.min_gpus}. The time is priced on "
+              "the GPUs given, as a run that offloads or shrinks its batches would fit (some "
+              "published runs fit in fewer GPUs than this model's peak asks).</p>")
+"""The message for a reader's GPU count below the memory model's (``estimate_cli``'s note)."""
 
 
 def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
@@ -341,6 +347,9 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
                           for when, text in limits.context_notes()))},  # issue 44: context
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w("coalesce(time.short, 0)"),
          "cases": cases(("", SAMPLER_SHORT))},  # sampler_fit: the engine cannot hold the weights
+        {"type": "text", "id": "", "title": "", "flags": [],
+         "when": _w("(1 - coalesce(time.short, 0)) * (time.gpus < mem.min_gpus)"),
+         "cases": cases(("", FEWER_GPUS))},  # as estimate_cli.memory_lines says it
         {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
          "phases": [["rollout", "Rollout"],
