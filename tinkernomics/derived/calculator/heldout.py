@@ -333,3 +333,19 @@ FIRST_SIGHT += (
     FirstSight("deepscaler-issue29-r1-distill-1.5b-8k-h200-8", 0.825, _THREAD42, "2026-12-07"),
     FirstSight("deepscaler-issue29-r1-distill-1.5b-8k-a100-8", 1.150, _THREAD42, "2026-12-07"),
 )
+
+_NEW42G = "9c7448f"
+"""Main's head when new42g branched (2026-12-07): its time model, unchanged on that branch,
+priced two runs of SimpleRL-Zero (PPO from Qwen2.5-Math-7B on 8K MATH problems, the authors'
+OpenRLHF 0.5.0 fork with vLLM 0.4.2, hkust-nlp/simpleRL-reason at 57f24ed) with ``tinkernomics
+backtest --json`` run after their catalog files were added and before anything else changed:
+the authors' 4-node run as the README states it (32 GPUs, H100 by a maintainer in issue #9,
+120 steps in about 1.5 days), and a user's episode of the one-node script on a node of H100
+(issue #20: about 2.5 hours an episode of about 8 rollouts, on the script's 6 GPUs); both at an
+assumed mean of 700 tokens, the user's stated training length from episode 6 on. This block is
+appended to ``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("simplerl-zero-qwen2.5-math-7b-h100-32", 0.334, _NEW42G, "2026-12-07"),
+    FirstSight("simplerl-issue20-qwen2.5-math-7b-h100-6", 1.724, _NEW42G, "2026-12-07"),
+)
