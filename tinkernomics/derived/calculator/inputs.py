@@ -92,7 +92,7 @@ VRAM_AFTER = "set.mfu_decode"
 """A link writes the VRAM overrides (``vram_inputs``) after this input's key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
-    Input("a", "choice", keeps=("G", "K", "ref", "tm", "cm", "rm", "rc"), pin="algorithm",
+    Input("a", "choice", keeps=("G", "K", "ref", "rw", "tm", "cm", "rm", "rc"), pin="algorithm",
           sets="algorithm"),
     Input("m", "choice", dependents=("D", "v"), pin="model", sets="model"),
     Input("tm", "choice", when="role.teacher", sets="teacher"),
@@ -117,6 +117,7 @@ INPUTS: tuple[Input, ...] = (
     number("d", "run.delta", "int", 0, 1e8, 0.0),
     Input("cache", "flag", sets="cache", flag=("run.cache", True)),
     Input("ref", "flag", sets="score_reference"),
+    Input("rw", "flag", sets="score_reward_model"),
     Input("hw", "choice", dependents=("gp", "md"), pin="hardware", sets="hardware"),
     number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
     number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
@@ -285,6 +286,9 @@ class Choice:
     lora: bool
     lora_flops: str
     score_reference: bool | None
+    score_reward_model: bool | None
+    """1: a learned reward model scores every completion; 0: the reward is a rule or verifier
+    (no reward model); None: the algorithm's default (``semantics.default_roles``)."""
     cache: bool
     numbers: dict[str, float | None]
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
@@ -328,6 +332,7 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
         variant=query.get(k["variant"], ""), lora=query.get(k["lora"]) != FULL,
         lora_flops=_choice(query, k["lora_flops"], LORA_FLOPS, LORA_FLOPS[0]),
         score_reference=_flag(query, k["score_reference"]),
+        score_reward_model=_flag(query, k["score_reward_model"]),
         cache=_flag(query, k["cache"]) is True,
         numbers=numbers, ways=pinned,
         critic=_choice(query, k["critic"], catalog.models, ""),

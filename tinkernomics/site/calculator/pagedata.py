@@ -69,9 +69,9 @@ def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[st
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
-        "held": {flag: {**asdict(h), "env": estimate.role_env(h.roles)}
-                 for flag, h in ((f, estimate.held(algo, v))
-                                 for f, v in estimate.HELD_BY_FLAG.items())},
+        "held": {ref: {rw: {**asdict(h), "env": estimate.role_env(h.roles)}
+                       for rw, h in by_rw.items()}
+                 for ref, by_rw in estimate.held_by_flags(algo).items()},
         "env": estimate.algorithm_env(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "typical": {i.name: typical[i.typical] for i in inputs.NUMBERS if i.typical},
