@@ -58,8 +58,9 @@ CASES: dict[str, dict[str, str]] = {
                                          "D": "5120", "K": "2"},
     "no-price-row": {"m": "llama-3.1-8b", "p": "2026-07-17", "a": "dr_grpo"},
     "offline-dpo": {"a": "dpo", "G": "2", "steps": "500", "n": "128", "ft": "full"},
+    "ppo-rule-reward-no-reference": {"a": "ppo", "rw": "0", "ref": "0"},
     "invalid-values": {"steps": "abc", "G": "0", "in": "-5", "K": "9999", "T": "1.5",
-                       "md": "1e3", "hw": "nope", "ref": "0", "lf": "Site"},
+                       "md": "1e3", "hw": "nope", "ref": "0", "lf": "Site", "rw": "yes"},
 }
 
 

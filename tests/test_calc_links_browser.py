@@ -80,7 +80,7 @@ def link_values(catalog: Catalog) -> dict[str, str]:
               "tm": next(x for x in catalog.models if x != row.model), "ft": "full",
               "cm": next(x for x in catalog.models if x != row.model),
               "rm": next(x for x in catalog.models if x != row.model),
-              "lf": inputs.LORA_FLOPS[-1], "cache": "1", "ref": "0",
+              "lf": inputs.LORA_FLOPS[-1], "cache": "1", "ref": "0", "rw": "1",
               "hw": next(h for h in catalog.hardware if h != inputs.DEFAULT_HARDWARE)}
     for i in inputs.link_inputs(catalog):
         if i.kind in inputs.NUMBER_KINDS:

@@ -37,6 +37,12 @@ CASES: dict[str, tuple[list[str], dict[str, str]]] = {
          "--async", "--rollout-gpus", "2", "--gpu", "h200", "--full"],
         {"gpus": "8", "out": "4000", "maxout": "16384", "async": "1", "rg": "2", "hw": "h200",
          "ft": "full"}),
+    # issue 42: PPO whose reward is a rule (no reward model); GRPO scored by a learned one
+    "ppo-rule-reward": (["--algorithm", "ppo", "--full", "--score-reward-model", "0"],
+                        {"a": "ppo", "ft": "full", "rw": "0"}),
+    "grpo-learned-reward-no-reference": (
+        ["--algorithm", "grpo", "--score-reward-model", "1", "--set", "ref=0"],
+        {"a": "grpo", "rw": "1", "ref": "0"}),
     # a model by its architecture figures, a pilot's measured throughput, another GPU
     "arch-throughput": (
         ["--arch", "params_b=8", "--arch", "layers=32", "--arch", "heads=32",

@@ -2,7 +2,9 @@
 run's ``critic_model`` and ``reward_model``, the CLI's ``--critic-model`` and
 ``--reward-model``) price their passes and their memory at the named model's size; absent, the
 policy's size, and the estimate says it assumed so. Fixture catalog: Toy-8B and a toy 1B model
-of the same shape family, a PPO-like fixture algorithm (critic and learned reward model)."""
+of the same shape family, a PPO-like fixture algorithm (critic and learned reward model).
+A reward from a rule or verifier (the link's ``rw``, a run's ``reward_model_scored``, the CLI's
+``--score-reward-model``) keeps no reward model; ``rw=1`` adds one to any method."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from tinkernomics.catalog.models.algorithms import Semantics
 from tinkernomics.catalog.yamlread import YamlDoc
 from tinkernomics.cli import main
 from tinkernomics.derived.calculator import backtest
-from tinkernomics.derived.calculator.estimate import backtest_rows
+from tinkernomics.derived.calculator.estimate import HELD_BY_FLAG, backtest_rows, held_by_flags
 
 TOY_1B = "toy-1b"
 FX_PPO = "fx-ppo"
@@ -93,3 +95,65 @@ def test_validation_names_an_unknown_critic_model(tmp_path: Path) -> None:
     text = RUN_YAML.format(model="llama-3.1-8b", cap=1000, src=SRC,
                            extra="critic_model: no-such-model\n")
     check_run_file(tmp_path, text, "no-such-model")
+
+
+# A reward from a rule or verifier (issue 42): the link's ``rw`` (a run's
+# ``reward_model_scored``, the CLI's ``--score-reward-model``) drops the reward model, or adds one.
+
+def test_reward_flag_drops_the_reward_models_memory_and_time(toy: Catalog) -> None:
+    rule = toy_estimate(toy, a=FX_PPO, rw="0")
+    learned = toy_estimate(toy, a=FX_PPO, rw="1")
+    default = toy_estimate(toy, a=FX_PPO)
+    assert "reward_model" not in rule.resolved.roles and "critic" in rule.resolved.roles
+    assert not rule["mem.reward_model"] and rule["time.reward_model_s"] == 0
+    assert learned["mem.reward_model"] and learned["time.reward_model_s"] > 0
+    assert rule["mem.critic"] == learned["mem.critic"]
+    assert rule["time.step_s"] < learned["time.step_s"]
+    assert {k: default[k] for k in ("mem.reward_model", "time.step_s", "time.gpu_hours")} == {
+        k: learned[k] for k in ("mem.reward_model", "time.step_s", "time.gpu_hours")}
+    assert "reward model" not in rule.resolved.names["not_covered"]
+
+
+def test_reward_flag_adds_a_reward_model_to_a_verifier_method(toy: Catalog) -> None:
+    plain, scored = toy_estimate(toy), toy_estimate(toy, rw="1")
+    assert "reward_model" not in plain.resolved.roles and not plain["mem.reward_model"]
+    assert "reward_model" in scored.resolved.roles and scored["time.reward_model_s"] > 0
+    assert toy_estimate(toy, rw="0")["time.step_s"] == plain["time.step_s"]
+
+
+def test_held_by_flags_covers_both_flags(toy: Catalog) -> None:
+    by = held_by_flags(toy.algorithms[FX_PPO])
+    assert set(by) == set(HELD_BY_FLAG) and all(set(v) == set(HELD_BY_FLAG) for v in by.values())
+    assert by[""][""].reward_model and not by[""]["0"].reward_model
+    assert not by["0"]["0"].reference and "reward_model" not in by["0"]["0"].roles
+    assert by["1"]["1"].roles == by[""][""].roles
+
+
+def test_a_run_with_a_rule_reward_keeps_no_reward_model(catalog: Catalog) -> None:
+    found = with_runs(catalog, run("rule", 1.0, algorithm="grpo", reward_model_scored=False),
+                      run("learned", 1.0, algorithm="grpo", reward_model_scored=True),
+                      run("default", 1.0, algorithm="grpo"))
+    rows = {r.run: r for r in backtest_rows(found)}
+    assert rows["rule"].stages[0]["rw"] == "0" and rows["learned"].stages[0]["rw"] == "1"
+    assert "rw" not in rows["default"].stages[0]
+    assert "reward model: as large as the policy" in rows["learned"].assumed
+    assert not any("reward model" in a for a in rows["rule"].assumed + rows["default"].assumed)
+    hours = {k: r.estimate_gpu_hours for k, r in rows.items()}
+    assert hours["rule"] == hours["default"] and hours["learned"] > hours["rule"]
+
+
+def test_a_ppo_run_with_a_rule_reward_is_priced_without_one(toy: Catalog) -> None:
+    found = with_runs(toy, run("rule", 1.0, algorithm=FX_PPO, reward_model_scored=False),
+                      run("unnamed", 1.0, algorithm=FX_PPO))
+    rows = {r.run: r for r in backtest_rows(found)}
+    assert backtest.sized_as_policy(found, found.of("run")["rule"]) == [
+        "critic: as large as the policy"]
+    assert rows["rule"].estimate_gpu_hours is not None
+    assert rows["unnamed"].estimate_gpu_hours is not None
+    assert rows["rule"].estimate_gpu_hours < rows["unnamed"].estimate_gpu_hours
+
+
+def test_cli_refuses_a_bad_reward_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "--score-reward-model", "yes"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--score-reward-model 'yes': one of 0, 1" in err

@@ -145,7 +145,8 @@
       [K.critic, est.choice.critic], [K.reward_model, est.choice.reward_model],
       [K.price_list, n.price_list], [K.hardware, n.hw], [K.lora, d.spec.tuning[est.choice.lora ? 0 : 1]],
       [K.lora_flops, est.choice.lora_flops], [K.cache, est.choice.cache],
-      [K.score_reference, est.held.reference]].forEach(function (kv) { values[kv[0]] = kv[1]; });
+      [K.score_reference, est.held.reference], [K.score_reward_model, est.held.reward_model]
+    ].forEach(function (kv) { values[kv[0]] = kv[1]; });
     /* A number field shows what the link set when it is invalid or a decimal, else the value
        used (its input, or the quantity it overrides: inputs.Input.shows, per, fmt). */
     d.inputs.filter(isNumber).forEach(function (inp) {

@@ -285,6 +285,11 @@ class PublishedRun(StrictModel):
         default=None, description="The reward (scoring) network's model (catalog/models/) where "
                                   "the source names it (say where in `notes`); absent, the "
                                   "estimate takes it as large as the policy.")
+    reward_model_scored: bool | None = Field(
+        default=None, description="False if the reward is a rule or verifier (no reward model "
+                                  "in memory or time), True if a learned reward model scores "
+                                  "every completion; absent, the algorithm's default. Say "
+                                  "where in `notes`.")
     stages: list[RunStage] = Field(min_length=1, description="The run's stages, in order.")
     actual_gpu_hours: Annotated[Figure, GPU_HOURS] = Field(
         description="GPU-hours the whole run used (GPUs × wall-clock hours), unit `gpu_hours`.")

@@ -74,6 +74,8 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         found["critic"] = run.critic_model
     if run.reward_model is not None:
         found["reward_model"] = run.reward_model
+    if run.reward_model_scored is not None:
+        found["score_reward_model"] = "1" if run.reward_model_scored else "0"
     return inputs.query(found)
 
 
@@ -239,9 +241,13 @@ def row(catalog: Catalog, run: PublishedRun, estimate: Estimator) -> Row:
 
 
 def sized_as_policy(catalog: Catalog, run: PublishedRun) -> list[str]:
-    """The critic and reward model the algorithm keeps and the run does not name: the estimate
-    takes them as large as the policy (an assumption, listed with the run's others)."""
+    """The critic and reward model the run keeps (the algorithm's, or the reward model its
+    ``reward_model_scored`` says) and does not name: the estimate takes them as large as the
+    policy (an assumption, listed with the run's others)."""
     roles = semantics.default_roles(catalog.algorithms[run.algorithm])
+    if run.reward_model_scored is not None:
+        roles = [r for r in roles if r != "reward_model"] + (
+            ["reward_model"] if run.reward_model_scored else [])
     named = {"critic": run.critic_model, "reward_model": run.reward_model}
     return [f"{role.replace('_', ' ')}: as large as the policy" for role, model in named.items()
             if role in roles and model is None]

@@ -77,30 +77,49 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Held:
-    """The roles a run keeps for one setting of "score against the reference" (the link's
-    flag), whether one of them is a teacher, and the roles Tinker does not run, as text."""
+    """The roles a run keeps for one setting of "score against the reference" and "a learned
+    reward model scores" (the link's flags), whether one of them is a teacher, and the roles
+    Tinker does not run, as text."""
 
     roles: tuple[str, ...]
     teacher: bool
     reference: bool
     """The reference model is scored (what the form's box shows)."""
     not_covered: str
+    reward_model: bool = False
+    """A learned reward model scores every completion (what the form's box shows)."""
 
 
-def held(algo: m.Algorithm, score_reference: bool | None) -> Held:
-    """The algorithm's roles in memory; a link's reference flag adds or drops the reference."""
-    in_memory = semantics.default_roles(algo)
-    if score_reference and "reference" not in in_memory:
-        in_memory = [*in_memory, "reference"]
-    score_ref = "reference" in in_memory if score_reference is None else score_reference
-    roles = tuple(r for r in in_memory if score_ref or r != "reference")
+def _switch(roles: list[str], role: str, on: bool | None) -> list[str]:
+    """The roles with ``role`` added (on), dropped (off) or as the algorithm holds it (None)."""
+    if on is None:
+        return roles
+    return [*roles, role] if on and role not in roles else [
+        r for r in roles if on or r != role]
+
+
+def held(algo: m.Algorithm, score_reference: bool | None,
+         score_reward_model: bool | None = None) -> Held:
+    """The algorithm's roles in memory; a link's reference flag adds or drops the reference,
+    its reward flag the learned reward model (off: the reward is a rule or verifier)."""
+    in_memory = _switch(_switch(semantics.default_roles(algo), "reference", score_reference),
+                        "reward_model", score_reward_model)
+    roles = tuple(in_memory)
     return Held(roles, "teacher" in roles, "reference" in roles, " and ".join(
-        x.replace("_", " ") for x in roles if x in ("critic", "reward_model")))
+        x.replace("_", " ") for x in roles if x in ("critic", "reward_model")),
+        "reward_model" in roles)
 
 
 HELD_BY_FLAG: dict[str, bool | None] = {"": None, "1": True, "0": False}
-"""The reference flag's link values (absent, on, off) -> ``held``'s argument; the page ships
-``held`` for each, so calculator.js holds no role rule."""
+"""A role flag's link values (absent, on, off) -> ``held``'s argument; the page ships ``held``
+for each pair of the reference and reward flags (``held_by_flags``), so calculator.js holds no
+role rule."""
+
+
+def held_by_flags(algo: m.Algorithm) -> dict[str, dict[str, Held]]:
+    """``held`` by the reference flag's link value, then the reward flag's."""
+    return {ref: {rw: held(algo, r, w) for rw, w in HELD_BY_FLAG.items()}
+            for ref, r in HELD_BY_FLAG.items()}
 
 
 def formula_names(lora: bool, lora_flops: str) -> dict[str, str]:
@@ -119,7 +138,7 @@ LoRA FLOP accounting."""
 def resolve(catalog: Catalog, c: inputs.Choice) -> Resolved:
     algo, model_entry = catalog.algorithms[c.algorithm], catalog.models[c.model]
     plist, hw = catalog.price_lists[c.price_list], catalog.hardware[c.hardware]
-    kept = held(algo, c.score_reference)
+    kept = held(algo, c.score_reference, c.score_reward_model)
     roles = kept.roles
     teacher = c.teacher if kept.teacher else ""
     row = inputs.price_row(plist, c.model, c.variant)

@@ -24,6 +24,13 @@ from tinkernomics.catalog import models as m
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.fields import Unit
 from tinkernomics.derived.calculator import ids, offline, semantics
+from tinkernomics.derived.calculator.inputspec import INT_PATTERN as INT_PATTERN
+from tinkernomics.derived.calculator.inputspec import NUM_PATTERN as NUM_PATTERN
+from tinkernomics.derived.calculator.inputspec import NUMBER_KINDS as NUMBER_KINDS
+from tinkernomics.derived.calculator.inputspec import Input as Input
+from tinkernomics.derived.calculator.inputspec import number
+from tinkernomics.derived.calculator.inputspec import ranged as ranged
+from tinkernomics.derived.calculator.inputspec import valid as valid
 from tinkernomics.derived.calculator.pricerows import price_row as price_row
 from tinkernomics.derived.calculator.pricerows import row_key as row_key
 
@@ -80,72 +87,12 @@ def comparison_query(catalog: Catalog, algo_id: str) -> dict[str, str]:
                   "price_list": latest_price_list(catalog)})
 
 
-INT_PATTERN = r"[0-9]{1,12}"
-NUM_PATTERN = r"[0-9]{1,12}(\.[0-9]{1,12})?"
-"""Whole and decimal query numbers, matched against the whole value (no signs, no exponents)."""
-_PATTERNS = {"int": re.compile(INT_PATTERN), "num": re.compile(NUM_PATTERN)}
-NUMBER_KINDS = tuple(_PATTERNS)
-
-
-@dataclass(frozen=True)
-class Input:
-    """One query key of a calculator link: the one declaration Python and calculator.js read
-    (``pagedata`` ships ``link_inputs``; nothing about a key is typed in JavaScript)."""
-
-    key: str
-    kind: str
-    """``int`` or ``num`` (a number: ``NUMBER_KINDS``), ``choice`` (an id or listed value),
-    ``flag`` (``1``/``0``) or ``list`` (a comma list of ``options`` ids)."""
-    name: str = ""
-    """The graph input a number sets (``run.steps``)."""
-    lo: float = 0.0
-    hi: float = 0.0
-    """A valid number is clamped into [lo, hi]; an invalid one (not a plain number of its kind:
-    ``-5``, ``1e308``, ``NaN``, ``2.5`` for a whole number) is marked on the page, dropped from
-    the link and replaced by the default."""
-    default: float | None = None
-    typical: str = ""
-    """The algorithm's figure (a key of ``typical(algo)``) that is the default; missing (and
-    marked) when the algorithm has none. The page ships each algorithm's under the input's
-    ``name`` (``pagedata.algorithm_data``)."""
-    dependents: tuple[str, ...] = ()
-    """Keys a change of this one clears (they default again from the new choice)."""
-    keeps: tuple[str, ...] = ()
-    """Keys a change of this one keeps while the new choice can use them: a kept key whose
-    ``when`` held before the change and holds no more after it is dropped from the link, and
-    the page names it (what applies is each key's ``when``, never a list in calculator.js)."""
-    pin: str = ""
-    """``Choice`` field written into every link, even when it is the default."""
-    sets: str = ""
-    """The ``Choice`` field a choice or flag key sets (``model``...): Python and calculator.js
-    find a key by it (``key``), never by its spelling."""
-    flag: tuple[str, Any] = ("", None)
-    """A graph input that is 1 where the ``sets`` field of the choice equals the value, else 0
-    (``("run.lora", True)``); ``estimate.environment`` and calculator.js set it alike."""
-    shows: str = ""
-    """The quantity the form field shows when the link does not set it (else the input)."""
-    per: float = 1.0
-    fmt: str = "plain"
-    """The field shows ``shows / per``, written as ``plain`` (as is) or ``number`` (rounded)."""
-    when: str = ""
-    """An expression over the estimate: where 0, the form hides the field."""
-    options: tuple[tuple[str, str], ...] = ()
-    """A ``list`` key's allowed ids, each with the graph input it sets: ``<name>.<suffix>`` is
-    1 for an id the link lists, else 0, and ``<name>.any`` is 1 when it lists a valid one. Its
-    form boxes show the quantities ``<shows>.<suffix>``; ids not offered leave the link."""
-
-
-def _number(key: str, name: str, kind: str, lo: float, hi: float, default: float | None,
-            **extra: Any) -> Input:
-    return Input(key, kind, name, lo, hi, default, **extra)
-
-
 _MFU = {"per": 0.01, "fmt": "number"}
 VRAM_AFTER = "set.mfu_decode"
 """A link writes the VRAM overrides (``vram_inputs``) after this input's key, then the rest."""
 INPUTS: tuple[Input, ...] = (
     # In link order. Choices and flags first, as a link reads best.
-    Input("a", "choice", keeps=("G", "K", "ref", "tm", "cm", "rm", "rc"), pin="algorithm",
+    Input("a", "choice", keeps=("G", "K", "ref", "rw", "tm", "cm", "rm", "rc"), pin="algorithm",
           sets="algorithm"),
     Input("m", "choice", dependents=("D", "v"), pin="model", sets="model"),
     Input("tm", "choice", when="role.teacher", sets="teacher"),
@@ -155,54 +102,55 @@ INPUTS: tuple[Input, ...] = (
     Input("v", "choice", sets="variant"),
     Input("ft", "choice", sets="lora", flag=("run.lora", True)),
     Input("lf", "choice", when="run.lora", sets="lora_flops", flag=("run.lf_site", "site")),
-    _number("r", "set.rank", "int", 1, 1e5, None, shows="lora.rank",
+    number("r", "set.rank", "int", 1, 1e5, None, shows="lora.rank",
             when="run.lora * run.lf_site"),
-    _number("D", "set.d_model", "int", 1, 1e6, None, shows="lora.d_model",
+    number("D", "set.d_model", "int", 1, 1e6, None, shows="lora.d_model",
             when="run.lora * run.lf_site"),
-    _number("steps", "run.steps", "int", 0, 1e7, 100.0),
-    _number("n", "run.prompts", "int", 0, 1e7, 64.0),
-    _number("G", "run.G", "int", 1, 1e5, None, typical="G"),
-    _number("K", "run.K", "int", 1, 1e3, None, typical="K"),
-    _number("in", "run.C0", "int", 0, 1e8, 512.0),
-    _number("out", "run.out", "int", 0, 1e8, 2048.0),
-    _number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
-    _number("T", "run.T", "int", 1, 1e4, 1.0),
-    _number("d", "run.delta", "int", 0, 1e8, 0.0),
+    number("steps", "run.steps", "int", 0, 1e7, 100.0),
+    number("n", "run.prompts", "int", 0, 1e7, 64.0),
+    number("G", "run.G", "int", 1, 1e5, None, typical="G"),
+    number("K", "run.K", "int", 1, 1e3, None, typical="K"),
+    number("in", "run.C0", "int", 0, 1e8, 512.0),
+    number("out", "run.out", "int", 0, 1e8, 2048.0),
+    number("maxout", "run.max_out", "int", 0, 1e8, None, shows="time.cap"),
+    number("T", "run.T", "int", 1, 1e4, 1.0),
+    number("d", "run.delta", "int", 0, 1e8, 0.0),
     Input("cache", "flag", sets="cache", flag=("run.cache", True)),
     Input("ref", "flag", sets="score_reference"),
+    Input("rw", "flag", sets="score_reward_model"),
     Input("hw", "choice", dependents=("gp", "md"), pin="hardware", sets="hardware"),
-    _number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
-    _number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
-    _number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
-    _number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
-    _number("mu", "set.mem_util", "num", 0.05, 1, None, shows="time.mem_util"),
-    _number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.tp"),
-    _number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
-    *(_number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
+    number("gp", "set.gpu_price", "num", 0, 1e4, None, shows="gpu_price"),
+    number("gpus", "set.gpus", "int", 1, 1e6, None, shows="time.gpus"),
+    number("rg", "set.rollout_gpus", "int", 1, 1e6, None),
+    number("seqs", "set.max_seqs", "int", 1, 1e6, None, shows="time.seq_cap"),
+    number("mu", "set.mem_util", "num", 0.05, 1, None, shows="time.mem_util"),
+    number("atp", "set.attention_tp", "int", 1, 1e3, None, shows="time.tp"),
+    number("rtp", "set.rollout_tp", "int", 1, 1e3, None, shows="time.tp"),
+    *(number(key, f"run.{name}", "int", 0, 1, 0.0) for key, name in (
         ("eager", "eager"), ("async", "asynchronous"), ("wb", "whole_batch"),
         ("rlp", "rollout_logprobs"), ("sb", "static_batches"), ("oo", "offload_optimizer"),
         ("op", "offload_params"), ("og", "offload_grads"), ("el", "expert_loop"),
         ("pb", "padded_batches"), ("hc", "hf_cache"), ("ae", "eval_all_experts"))),
-    _number("mbt", "set.micro_batch_tokens", "int", 1, 1e9, None, shows="time.micro_batch_tokens"),
-    _number("dup", "set.duplicated_params", "num", 0, 1e5, None),
-    _number("st", "set.staleness", "num", 0, 1e3, None, when="run.asynchronous"),
-    _number("su", "set.sync_updates", "int", 1, 1e4, None, when="run.asynchronous"),
-    _number("ost", "set.optimizer_steps", "int", 1, 1e4, None, shows="time.optimizer_steps"),
-    _number("env", "run.env_s", "num", 0, 1e5, 0.0),
-    _number("tps", "set.tps", "num", 0.001, 1e9, None),
-    _number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),
-    _number("mp", "set.mfu_prefill", "num", 0.01, 100, None, shows="mfu.prefill", **_MFU),
-    _number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="self.decode.mfu", **_MFU),
-    _number("ro", "set.run_overhead", "num", 0, 1000, None, shows="time.run_overhead", **_MFU),
-    _number("mb", "run.mb", "int", 1, 1e4, 1.0), _number("ac", "run.ac", "int", 0, 2, 2.0),
-    _number("rc", "run.ref_copy", "int", 0, 1, 0.0, when="run.lora * role.reference"),
-    _number("la", "run.lora_attention", "int", 0, 1, 0.0, when="run.lora"),
-    _number("os", "set.oversample", "num", 1, 100, None, shows="rollout.oversample"),
-    _number("ck", "run.checkpoints", "int", 0, 1e6, 1.0),
-    _number("mo", "run.months", "num", 0, 1e3, 1.0),
-    _number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
+    number("mbt", "set.micro_batch_tokens", "int", 1, 1e9, None, shows="time.micro_batch_tokens"),
+    number("dup", "set.duplicated_params", "num", 0, 1e5, None),
+    number("st", "set.staleness", "num", 0, 1e3, None, when="run.asynchronous"),
+    number("su", "set.sync_updates", "int", 1, 1e4, None, when="run.asynchronous"),
+    number("ost", "set.optimizer_steps", "int", 1, 1e4, None, shows="time.optimizer_steps"),
+    number("env", "run.env_s", "num", 0, 1e5, 0.0),
+    number("tps", "set.tps", "num", 0.001, 1e9, None),
+    number("mt", "set.mfu_train", "num", 0.01, 100, None, shows="time.mfu_train", **_MFU),
+    number("mp", "set.mfu_prefill", "num", 0.01, 100, None, shows="mfu.prefill", **_MFU),
+    number("md", "set.mfu_decode", "num", 0.01, 100, None, shows="self.decode.mfu", **_MFU),
+    number("ro", "set.run_overhead", "num", 0, 1000, None, shows="time.run_overhead", **_MFU),
+    number("mb", "run.mb", "int", 1, 1e4, 1.0), number("ac", "run.ac", "int", 0, 2, 2.0),
+    number("rc", "run.ref_copy", "int", 0, 1, 0.0, when="run.lora * role.reference"),
+    number("la", "run.lora_attention", "int", 0, 1, 0.0, when="run.lora"),
+    number("os", "set.oversample", "num", 1, 100, None, shows="rollout.oversample"),
+    number("ck", "run.checkpoints", "int", 0, 1e6, 1.0),
+    number("mo", "run.months", "num", 0, 1e3, 1.0),
+    number("tf", "run.target_percent", "num", 1, 99, DEFAULT_TARGET_PERCENT),
     Input("w", "list", "pin", shows="ways.listed"),
-    *(_number(f"x_{name}", f"set.arch.{name}", "num", lo, hi, None)
+    *(number(f"x_{name}", f"set.arch.{name}", "num", lo, hi, None)
       for name, (lo, hi) in {"params_b": (0.001, 1e5), "active_b": (0.001, 1e5),
                              "layers": (1, 1e4), "heads": (1, 1e5), "kv_heads": (1, 1e5),
                              "head_dim": (1, 1e5), "d_model": (1, 1e6), "vocab": (1, 1e8),
@@ -231,18 +179,6 @@ FULL = TUNING[1]
 LORA_FLOPS = ("sourced", "site")
 """The "LoRA FLOP accounting" choices (query key ``lf``); the first is the default."""
 ROLES = tuple(role.value for role in m.ModelRole)
-
-
-def valid(raw: str, kind: str) -> bool:
-    """A number the link may carry: a plain number of its kind (``NUMBER_KINDS``)."""
-    return _PATTERNS[kind].fullmatch(raw) is not None
-
-
-def ranged(raw: str | None, spec: Input) -> float | None:
-    """A valid number (``valid``) clamped to [lo, hi]; None if absent or invalid."""
-    if raw is None or not valid(raw, spec.kind):
-        return None
-    return min(max(float(raw), spec.lo), spec.hi)
 
 
 def _choice(query: Mapping[str, str], key: str, allowed: Iterable[str], default: str) -> str:
@@ -350,6 +286,9 @@ class Choice:
     lora: bool
     lora_flops: str
     score_reference: bool | None
+    score_reward_model: bool | None
+    """1: a learned reward model scores every completion; 0: the reward is a rule or verifier
+    (no reward model); None: the algorithm's default (``semantics.default_roles``)."""
     cache: bool
     numbers: dict[str, float | None]
     """Input name -> value, for every number key (``NUMBERS`` and the VRAM overrides)."""
@@ -393,6 +332,7 @@ def choose(catalog: Catalog, query: Mapping[str, str]) -> Choice:
         variant=query.get(k["variant"], ""), lora=query.get(k["lora"]) != FULL,
         lora_flops=_choice(query, k["lora_flops"], LORA_FLOPS, LORA_FLOPS[0]),
         score_reference=_flag(query, k["score_reference"]),
+        score_reward_model=_flag(query, k["score_reward_model"]),
         cache=_flag(query, k["cache"]) is True,
         numbers=numbers, ways=pinned,
         critic=_choice(query, k["critic"], catalog.models, ""),

@@ -22,7 +22,7 @@ CHOICES = {"algorithm": "algorithms", "model": "models", "teacher": "models",
 """Inputs (by declared name, ``inputs.key``) whose value is a catalog id, and the catalog
 collection that holds them."""
 FLAGS = {"lora": inputs.TUNING, "lora_flops": inputs.LORA_FLOPS, "cache": ("0", "1"),
-         "score_reference": ("0", "1")}
+         "score_reference": ("0", "1"), "score_reward_model": ("0", "1")}
 
 
 class BadInput(ValueError):

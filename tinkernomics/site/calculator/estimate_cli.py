@@ -39,6 +39,10 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--critic-model", "critic", "the value network's model id (PPO); default: the policy's "
                                  "size"),
     ("--reward-model", "reward_model", "the reward model's id; default: the policy's size"),
+    ("--score-reward-model", "score_reward_model", "1 if a learned reward model scores every "
+                                                   "completion, 0 if the reward is a rule or "
+                                                   "verifier (no reward model); default: the "
+                                                   "algorithm's"),
     ("--G", "run.G", "completions per prompt"),
     ("--K", "run.K", "optimisation passes per batch"),
     ("--prompts", "run.prompts", "prompts per step"),

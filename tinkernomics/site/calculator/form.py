@@ -98,6 +98,9 @@ def shape_group(e: Estimate) -> dict[str, Any]:
         field("cache", "Prefix cache across turns", "check", bool(e["run.cache"])),
         field("score_reference", "Score with the reference (KL)", "check",
               bool(e["role.reference"])),
+        field("score_reward_model", "Score with a learned reward model", "check",
+              bool(e["role.reward_model"]),
+              help="Off: the reward is a rule or verifier (no reward model in memory or time)."),
     ]}
 
 

@@ -63,15 +63,28 @@ def figures_data(catalog: Catalog, found: list[figures.InputFigure],
     return figs, refs
 
 
+def held_data(algo: m.Algorithm) -> dict[str, Any]:
+    """``estimate.held`` for every pair of the reference and reward flags' link values: each
+    distinct one once (``held``) and its index by the pair (``held_by``, reference first), so
+    an algorithm's file stays small; calculator-eval.js picks by the link's two values."""
+    found: list[dict[str, Any]] = []
+    by: dict[str, dict[str, int]] = {}
+    for ref, by_rw in estimate.held_by_flags(algo).items():
+        for rw, h in by_rw.items():
+            item = {**asdict(h), "env": estimate.role_env(h.roles)}
+            if item not in found:
+                found.append(item)
+            by.setdefault(ref, {})[rw] = found.index(item)
+    return {"held": found, "held_by": by}
+
+
 def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[str, Any]:
     """One algorithm's file: what an estimate reads of it, and its figures' provenance."""
     figs, refs = figures_data(catalog, list(figures.algorithm_figures(algo)), links)
     typical = inputs.typical(algo)
     return {
         "name": algo.name, "roles": semantics.default_roles(algo),
-        "held": {flag: {**asdict(h), "env": estimate.role_env(h.roles)}
-                 for flag, h in ((f, estimate.held(algo, v))
-                                 for f, v in estimate.HELD_BY_FLAG.items())},
+        **held_data(algo),
         "env": estimate.algorithm_env(algo),
         "teacher": semantics.teacher(algo) if semantics.teacher(algo) in catalog.models else "",
         "typical": {i.name: typical[i.typical] for i in inputs.NUMBERS if i.typical},
