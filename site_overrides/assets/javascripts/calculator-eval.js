@@ -193,10 +193,11 @@
   }
 
   /* estimate.resolve: what the choice names (the roles kept, for the link's reference and
-     reward flags, as resolved in Python: estimate.held_by_flags, shipped by pagedata.held_data). */
+     reward flags, as resolved in Python: estimate.held_by_flags, named in the algorithm's file
+     by pagedata.held_data, the entries in the page's pagedata.held_table). */
   function resolve(d, algo, c, q) {
     var pick = function (o, k) { return o[has(o, q[d.keys[k]]) ? q[d.keys[k]] : ""]; };
-    var held = algo.held[pick(pick(algo.held_by, "score_reference"), "score_reward_model")];
+    var held = d.held[algo.held[pick(pick(algo.held_by, "score_reference"), "score_reward_model")]];
     var teacher = held.teacher ? c.teacher : "", plist = d.price_lists[c.price_list];
     return { c: c, algo: algo, held: held, teacher: teacher, m: d.models[c.model], hw: d.hardware[c.hardware],
       plist: plist, row: priceRow(plist, c.model, c.variant), trow: teacher ? priceRow(plist, teacher, "") : null };

@@ -63,19 +63,33 @@ def figures_data(catalog: Catalog, found: list[figures.InputFigure],
     return figs, refs
 
 
+def held_key(h: estimate.Held) -> str:
+    """A ``held`` entry's name in the page's table (``held_table``): its roles, in order."""
+    return ",".join(h.roles)
+
+
 def held_data(algo: m.Algorithm) -> dict[str, Any]:
-    """``estimate.held`` for every pair of the reference and reward flags' link values: each
-    distinct one once (``held``) and its index by the pair (``held_by``, reference first), so
-    an algorithm's file stays small; calculator-eval.js picks by the link's two values."""
-    found: list[dict[str, Any]] = []
+    """``estimate.held`` for every pair of the reference and reward flags' link values, by name:
+    each distinct entry's ``held_key`` once (``held``) and its index by the pair (``held_by``,
+    reference first); the entries themselves are in the page's ``held_table``, once for every
+    algorithm, so an algorithm's file stays small. calculator-eval.js picks by the link's two
+    values."""
+    found: list[str] = []
     by: dict[str, dict[str, int]] = {}
     for ref, by_rw in estimate.held_by_flags(algo).items():
         for rw, h in by_rw.items():
-            item = {**asdict(h), "env": estimate.role_env(h.roles)}
-            if item not in found:
-                found.append(item)
-            by.setdefault(ref, {})[rw] = found.index(item)
+            if held_key(h) not in found:
+                found.append(held_key(h))
+            by.setdefault(ref, {})[rw] = found.index(held_key(h))
     return {"held": found, "held_by": by}
+
+
+def held_table(catalog: Catalog) -> dict[str, dict[str, Any]]:
+    """Every ``held`` entry an algorithm's flags can give, by ``held_key``: the roles, their
+    graph inputs (``role.<role>``), the flags the form shows and the roles Tinker does not run."""
+    return {held_key(h): {**asdict(h), "env": estimate.role_env(h.roles)}
+            for algo in catalog.algorithms.values()
+            for by_rw in estimate.held_by_flags(algo).values() for h in by_rw.values()}
 
 
 def algorithm_data(catalog: Catalog, algo: m.Algorithm, links: Links) -> dict[str, Any]:
@@ -177,7 +191,7 @@ def page_data(catalog: Catalog, links: Links, presets: list[dict[str, Any]],
     return {
         "graph": to_json(graph), "blocks": result_blocks(catalog, graph, day, links),
         "rules": [[t, tree.to_tree(w) if w else None] for t, w in figures.RULES],
-        "inputs": input_data(catalog),
+        "inputs": input_data(catalog), "held": held_table(catalog),
         "number_format": numberformat.CALCULATOR.data(),
         "spec": {"int": inputs.INT_PATTERN, "num": inputs.NUM_PATTERN,
                  "lora_flops": list(inputs.LORA_FLOPS),
