@@ -17,17 +17,22 @@ from tinkernomics.derived.derive import DEFAULT_CONVERSION
 from tinkernomics.site.calculator.presets import RUNS, preset_needs
 
 
-def site_needs() -> list[Need]:
-    """(kind, id, what names it) for every entry the site's code names by id."""
-    needs: list[Need] = [("formula", fid, "the calculator's cost model")
-                         for fid in ids.FORMULA_IDS]
-    needs += [
+def model_needs() -> list[Need]:
+    """(kind, id, what names it) for the entries the cost model itself reads: its formulas,
+    the H100-equivalent conversion, its GPUs and the default run's algorithm (``tinkernomics
+    estimate`` and ``backtest`` need these, not the site's presets or price rows)."""
+    return [
+        *[("formula", fid, "the calculator's cost model") for fid in ids.FORMULA_IDS],
         ("conversion", DEFAULT_CONVERSION, "the H100-equivalent hours shown beside GB200-hours"),
         ("hardware", ids.H800_PEAK_HARDWARE, "the calculator's cost model"),
         ("hardware", inputs.DEFAULT_HARDWARE, "the calculator's default run"),
         ("algorithm", inputs.DEFAULT_ALGORITHM, "the calculator's default run"),
     ]
-    return list(dict.fromkeys(needs + preset_needs() + price_row_needs()))
+
+
+def site_needs() -> list[Need]:
+    """(kind, id, what names it) for every entry the site's code names by id."""
+    return list(dict.fromkeys(model_needs() + preset_needs() + price_row_needs()))
 
 
 def price_row_needs() -> list[Need]:

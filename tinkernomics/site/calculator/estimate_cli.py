@@ -16,7 +16,6 @@ from typing import Any
 
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.catalog.loader import load_catalog
-from tinkernomics.catalog.rules import Need
 from tinkernomics.derived import listing, ways
 from tinkernomics.derived.calculator import inputs, limits, offline, spread, usage
 from tinkernomics.derived.calculator.estimate import Estimate, estimate, graph_for
@@ -24,7 +23,7 @@ from tinkernomics.derived.calculator.graph import Graph
 from tinkernomics.derived.calculator.inputs import ARCH_FIGURES, ARCH_PREFIX, invalid_keys
 from tinkernomics.site.calculator.checkargs import BadInput, check_query, check_sampler_fits
 from tinkernomics.site.calculator.formatting import fmt_value
-from tinkernomics.site.needs import site_needs
+from tinkernomics.site.needs import model_needs
 
 UNITS = {"gb": "bytes", "usd": "usd", "count": "count", "flops": "flop", "hours": "hours",
          "percent": "fraction", "ratio": "ratio", "number": "number"}
@@ -167,20 +166,11 @@ def as_json(est: Estimate, graph: Graph) -> dict[str, Any]:
             "quantities": found}
 
 
-def model_needs() -> list[Need]:
-    """The entries the cost model reads by id (its formulas, default GPU and algorithm, the
-    H100-equivalent conversion): a catalog without one is refused at the missing file, as
-    ``validate`` refuses a site's, not with a traceback from inside the model."""
-    return [need for need in site_needs()
-            if need[0] in MODEL_KINDS and not need[2].startswith("the calculator's preset")]
-
-
-MODEL_KINDS = ("formula", "hardware", "algorithm", "conversion")
-
-
 def valid_catalog(folder: str) -> Catalog | None:
     """The catalog in ``folder``; None, after printing every problem on stderr, if it has any
-    (the command then exits 1). ``estimate`` and ``backtest`` read an invalid catalog alike."""
+    (the command then exits 1). ``estimate`` and ``backtest`` read an invalid catalog alike, and
+    refuse one without an entry the cost model reads (``needs.model_needs``) at the missing file,
+    as ``validate`` refuses a site's, not with a traceback from inside the model."""
     catalog, problems = load_catalog(Path(folder), needs=model_needs())
     for problem in problems:
         print(problem.format(), file=sys.stderr)
