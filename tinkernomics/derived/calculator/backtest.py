@@ -244,10 +244,8 @@ def sized_as_policy(catalog: Catalog, run: PublishedRun) -> list[str]:
     """The critic and reward model the run keeps (the algorithm's, or the reward model its
     ``reward_model_scored`` says) and does not name: the estimate takes them as large as the
     policy (an assumption, listed with the run's others)."""
-    roles = semantics.default_roles(catalog.algorithms[run.algorithm])
-    if run.reward_model_scored is not None:
-        roles = [r for r in roles if r != "reward_model"] + (
-            ["reward_model"] if run.reward_model_scored else [])
+    roles = semantics.switch_role(semantics.default_roles(catalog.algorithms[run.algorithm]),
+                                  "reward_model", run.reward_model_scored)
     named = {"critic": run.critic_model, "reward_model": run.reward_model}
     return [f"{role.replace('_', ' ')}: as large as the policy" for role, model in named.items()
             if role in roles and model is None]

@@ -90,20 +90,13 @@ class Held:
     """A learned reward model scores every completion (what the form's box shows)."""
 
 
-def _switch(roles: list[str], role: str, on: bool | None) -> list[str]:
-    """The roles with ``role`` added (on), dropped (off) or as the algorithm holds it (None)."""
-    if on is None:
-        return roles
-    return [*roles, role] if on and role not in roles else [
-        r for r in roles if on or r != role]
-
-
 def held(algo: m.Algorithm, score_reference: bool | None,
          score_reward_model: bool | None = None) -> Held:
     """The algorithm's roles in memory; a link's reference flag adds or drops the reference,
     its reward flag the learned reward model (off: the reward is a rule or verifier)."""
-    in_memory = _switch(_switch(semantics.default_roles(algo), "reference", score_reference),
-                        "reward_model", score_reward_model)
+    in_memory = semantics.switch_role(
+        semantics.switch_role(semantics.default_roles(algo), "reference", score_reference),
+        "reward_model", score_reward_model)
     roles = tuple(in_memory)
     return Held(roles, "teacher" in roles, "reference" in roles, " and ".join(
         x.replace("_", " ") for x in roles if x in ("critic", "reward_model")),

@@ -29,6 +29,15 @@ def default_roles(algo: m.Algorithm) -> list[str]:
                     if wanted[r] and r not in roles]
 
 
+def switch_role(roles: list[str], role: str, on: bool | None) -> list[str]:
+    """The roles with ``role`` added (on), dropped (off) or as they are (None): a link's or a
+    run's flag over the algorithm's default (``estimate.held``, ``backtest.sized_as_policy``)."""
+    if on is None:
+        return roles
+    return [*roles, role] if on and role not in roles else [
+        r for r in roles if on or r != role]
+
+
 def rollouts(algo: m.Algorithm) -> bool:
     """True if the method samples from the policy (an offline method has no rollout phase)."""
     return algo.semantics.rollouts.value if algo.semantics is not None else algo.online
