@@ -33,12 +33,10 @@ def auto_tp(p: str, c: str, mem: str) -> str:
     return (f"max(1.0, {base} if {p}.mem_util * {base} * {mem} > {p}.weights else {small})")
 
 
-def engine_gpus(mem: str) -> str:
-    """The fewest GPUs whose memory share (``mem_util``, as ``timing`` reads it) holds the
-    policy's bf16 weights with room to spare (one byte: a share the weights fill exactly leaves
-    no cache)."""
-    share = "coalesce(set.mem_util, const.time.memory_utilisation)"
-    return f"ceil((p.total * 2.0 + 1.0) / ({share} * {mem}))"
+def engine_gpus(p: str, mem: str) -> str:
+    """The fewest GPUs whose memory share (``mem_util``) holds the policy's bf16 weights with
+    room to spare (one byte: a share the weights fill exactly leaves no cache)."""
+    return f"ceil(({p}.weights + 1.0) / ({p}.mem_util * {mem}))"
 
 
 def short(p: str) -> str:
@@ -58,7 +56,7 @@ def quantities(p: str, mem: str) -> list[Quantity]:
                  label="Policy weights a sampler engine holds (bf16)"),
         Quantity(f"{p}.engine_room", f"{p}.mem_util * {p}.tp * {mem}", format="gb",
                  shown=False, label="Memory a sampler engine may use"),
-        Quantity(f"{p}.min_engine_gpus", engine_gpus(mem),
+        Quantity(f"{p}.min_engine_gpus", engine_gpus(p, mem),
                  format="count", shown=False,
                  label="Fewest GPUs a sampler engine needs to hold the weights"),
     ]

@@ -155,8 +155,10 @@ def _names(p: str, hw: str) -> dict[str, str]:
 def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
     n = _names(p, hw)
     return [
+        ("weights", "p.total * 2.0"),
+        ("mem_util", f"coalesce(set.mem_util, {n['c']}.memory_utilisation)"),
         ("gpus", f"coalesce(set.gpus, max(ceil(mem.peak / ({n['mem']})), run.online * "
-                 f"{sampler_fit.engine_gpus(n['mem'])}))"),
+                 f"{sampler_fit.engine_gpus(p, n['mem'])}))"),
         ("cap", n["cap"]),
         ("rollout_gpus", f"min(coalesce(set.rollout_gpus, {p}.gpus), {p}.gpus)"),
         ("train_gpus", f"{p}.gpus - coalesce(set.rollout_gpus, 0.0) if "
@@ -226,8 +228,6 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     # the reader's decode utilisation is the chosen GPU's (another GPU's run clears it)
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
-        ("weights", "p.total * 2.0"),
-        ("mem_util", f"coalesce(set.mem_util, {c}.memory_utilisation)"),
         ("tp", sampler_fit.tp(p, c, n["mem"])),
         ("seq_cap", f"coalesce(set.max_seqs, {c}.max_num_seqs)"),
         ("replicas", f"max(1.0, {p}.rollout_gpus / {p}.tp)"),
@@ -353,7 +353,7 @@ def _totals(p: str) -> list[tuple[str, str]]:
         ("version_tail_s", staleness.version_tail_s(p)),
         ("step_s", sampler_fit.gated(p, f"({staleness.async_step(p, rollout, learn, refit)}) "
                                         f"if run.asynchronous else {rollout} + {learn} + {refit}")),
-        ("busy_s", f"{rollout} + {learn} + {p}.refit_s"),
+        ("busy_s", f"{rollout} + {learn} + {refit}"),
         ("run_overhead", "coalesce(set.run_overhead / 100.0, const.time.run_overhead)"),
         ("run_overhead_s", f"{p}.run_overhead * {p}.busy_s"),
         ("steps_hours", f"run.steps * {p}.step_s / 3600.0"),
