@@ -49,9 +49,18 @@ def gated(p: str, seconds: str) -> str:
     return f"({seconds}) if coalesce({p}.short, 0.0) <= 0.0 else 0.0 / 0.0"
 
 
+FEWER_GPUS = ("(1.0 - coalesce(time.short, 0.0)) * "
+              "(1.0 if time.gpus < mem.min_gpus else 0.0)")
+"""1 where the reader's GPUs are fewer than the memory model's peak needs and the engine fits
+(the run is priced as given): the page's note and ``estimate_cli.memory_lines`` read it."""
+
+
 def quantities(p: str, mem: str) -> list[Quantity]:
-    """The figures the page's and the command line's message quote (read after the model)."""
-    return [
+    """The figures the page's and the command line's messages quote (read after the model);
+    for the chosen GPU (``time``) also whether it is given fewer GPUs than the memory model's."""
+    fewer = Quantity("time.fewer_gpus", FEWER_GPUS, format="count", shown=False,
+                     label="Fewer GPUs than the memory model's peak needs")
+    return ([fewer] if p == "time" else []) + [
         Quantity(f"{p}.weights_gb", f"{p}.weights", format="gb", shown=False,
                  label="Policy weights a sampler engine holds (bf16)"),
         Quantity(f"{p}.engine_room", f"{p}.mem_util * {p}.tp * {mem}", format="gb",

@@ -286,9 +286,10 @@ def policy_sized(est: Estimate) -> list[str]:
 def memory_lines(est: Estimate) -> list[str]:
     """The reader's GPUs, fewer than the memory model says hold the run's peak: priced as
     given (the model's peak is an upper bound: some published runs fit in fewer)."""
-    gpus, need, peak = (est.values.get(k) for k in ("time.gpus", "mem.min_gpus", "mem.peak"))
-    if gpus is None or need is None or peak is None or gpus >= need:
+    if not est.values.get("time.fewer_gpus"):  # the page's note reads the same quantity
         return []
+    gpus, need, peak = (est.values.get(k) or 0.0 for k in ("time.gpus", "mem.min_gpus",
+                                                          "mem.peak"))
     return [f"memory: the run's peak, {peak / 1e9:,.0f} GB, is more than {gpus:g} × "
             f"{est.resolved.names['hw_name']} hold; the memory model needs {need:g}. The time is "
             "priced on the GPUs given, as a run that offloads or shrinks its batches would fit"]

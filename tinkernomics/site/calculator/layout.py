@@ -348,7 +348,7 @@ def blocks(catalog: Catalog, graph: Graph) -> list[dict[str, Any]]:
         {"type": "text", "id": "", "title": "", "flags": [], "when": _w("coalesce(time.short, 0)"),
          "cases": cases(("", SAMPLER_SHORT))},  # sampler_fit: the engine cannot hold the weights
         {"type": "text", "id": "", "title": "", "flags": [],
-         "when": _w("(1 - coalesce(time.short, 0)) * (time.gpus < mem.min_gpus)"),
+         "when": _w("time.fewer_gpus"),
          "cases": cases(("", FEWER_GPUS))},  # as estimate_cli.memory_lines says it
         {"type": "cards", "cards": cards(limits.reasons(catalog)), "when": None},
         {"type": "bars", "id": "calc-money", "title": "Where the money goes", "when": None,
