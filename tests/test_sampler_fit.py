@@ -22,6 +22,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs, tree
 from tinkernomics.derived.calculator.estimate import graph_for
+from tinkernomics.derived.calculator.time_constants import CONSTANTS
 from tinkernomics.site.calculator import layout
 
 WEIGHTS = 2 * 8e9
@@ -103,7 +104,8 @@ def test_the_command_line_refuses_an_engine_that_cannot_hold_the_weights(
     assert status == 2 and err.count("\n") == 1, err
     assert err.startswith(f"tinkernomics estimate: {named}: a sampler engine of 1 ×")
     memory = catalog.hardware[inputs.DEFAULT_HARDWARE].memory_gb.value * 1e9
-    fewest = math.ceil((140e9 + 1) / (0.9 * memory))
+    share = next(c.value for c in CONSTANTS if c.key == "memory_utilisation")
+    fewest = math.ceil((140e9 + 1) / (share * memory))
     assert re.search(rf"needs at least {fewest} GPUs$", err.strip()), err
 
 
