@@ -41,11 +41,38 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
                                       f"one engine spans more GPUs than sample "
                                       f"({sampling.value:g})",
                                       "rollout_tp counts the GPUs of one sampler engine")
+            yield from _split_problems(catalog, key, run, i)
             if stage.rollout_gpus is not None and stage.rollout_gpus.value >= stage.gpus.value:
                 yield catalog.problem("run", key, ("stages", i, "rollout_gpus"),
                                       "every GPU samples: none is left to train on",
                                       "rollout_gpus counts the GPUs that only sample, part "
                                       "of gpus")
+
+
+SPLITS = ("pipeline_parallel", "train_tensor_parallel", "context_parallel")
+"""The axes a learner splits one copy of the model over; their product is its GPUs."""
+
+
+def _split_problems(catalog: Catalog, key: str, run: PublishedRun,
+                    index: int) -> Iterator[Problem]:
+    """One training copy of the model (pipeline × tensor × context parallel) spans at most the
+    GPUs that train: all of them when colocated, else those that do not only sample."""
+    stage = run.stages[index]
+    given = [(name, getattr(stage, name)) for name in SPLITS if getattr(stage, name) is not None]
+    if not given:
+        return
+    span = 1.0
+    for _, figure in given:
+        span *= figure.value
+    training = stage.gpus.value - (stage.rollout_gpus.value if stage.rollout_gpus is not None
+                                   and not run.colocated else 0.0)
+    if span > training:
+        names = " × ".join(f"{name} {figure.value:g}" for name, figure in given)
+        yield catalog.problem("run", key, ("stages", index, given[0][0]),
+                              f"one training copy of the model spans {span:g} GPUs ({names}), "
+                              f"more than the {training:g} that train",
+                              "pipeline, tensor and context parallelism split one copy of the "
+                              "model over that many GPUs")
 
 
 def _window_problems(catalog: Catalog, key: str, run: PublishedRun,

@@ -38,6 +38,8 @@ OVERSAMPLE = FigureRange(ge=1, le=100, hint="rollouts sampled per rollout traine
                                            "(allowed 1 to 100)")
 STALENESS = FigureRange(ge=0, le=1e3, hint="samples a sampler may start beyond a weight sync's, "
                                            "as a share of them, e.g. 0.5 (allowed 0 to 1e3)")
+SPLIT = FigureRange(ge=1, le=1e3, hint="GPUs one training copy of the model is split over on "
+                                     "this axis, e.g. 8 (allowed 1 to 1e3)")
 DUPLICATED = FigureRange(ge=0, le=1e5, hint="parameters in billions a token passes through more "
                                           "than once, e.g. 16.7 (allowed 0 to 1e5)")
 GPU_HOURS = FigureRange(gt=0, le=1e9, hint="GPU-hours the run used (allowed above 0 to 1e9)")
@@ -127,8 +129,24 @@ class RunStage(StrictModel):
                                   "`gpus`; each holds a whole latent (MLA) cache.")
     micro_batch_tokens: Annotated[Figure, TOKENS] | None = Field(
         default=None, description="Tokens one update micro-batch of a training GPU holds at "
-                                  "most (dynamic batching's token cap), unit `tokens`; "
-                                  "default: one sequence a micro-batch.")
+                                  "most (dynamic batching's token cap; a micro-batch of the "
+                                  "GPUs that split one copy of the model, when the learner "
+                                  "splits it: NeMo RL's `train_mb_tokens`, verl's "
+                                  "`ppo_max_token_len_per_gpu` × its sequence parallelism), "
+                                  "unit `tokens`; default: one sequence a micro-batch.")
+    pipeline_parallel: Annotated[Figure, SPLIT] | None = Field(
+        default=None, description="Pipeline stages the learner splits the model's layers into "
+                                  "(Megatron's `pipeline_model_parallel_size`), unit `gpus`; "
+                                  "default: 1, no pipeline. Each pass over a step's "
+                                  "micro-batches waits (stages - 1) micro-batches' time to "
+                                  "fill and drain the pipeline.")
+    train_tensor_parallel: Annotated[Figure, SPLIT] | None = Field(
+        default=None, description="GPUs the learner splits each layer over (Megatron's "
+                                  "`tensor_model_parallel_size`), unit `gpus`; default: 1.")
+    context_parallel: Annotated[Figure, SPLIT] | None = Field(
+        default=None, description="GPUs the learner splits each sequence over (Megatron's "
+                                  "`context_parallel_size`, verl's "
+                                  "`ulysses_sequence_parallel_size`), unit `gpus`; default: 1.")
     duplicated_params: Annotated[Figure, DUPLICATED] | None = Field(
         default=None, description="Parameters the learner computes more than once a token: "
                                   "layers each of its tensor-parallel GPUs runs whole (not "

@@ -38,8 +38,13 @@ STAGE_DESCRIBED = {
     "max_num_seqs": "Sequences one sampler engine decodes at once, at most; null: not stated.",
     "attention_tp": "GPUs one sampler engine splits attention over, when fewer than its tensor "
                     "parallelism; null: not stated (all of them).",
-    "micro_batch_tokens": "Tokens one update micro-batch of a training GPU holds at most "
-                          "(dynamic batching's cap); null: one sequence a micro-batch.",
+    "micro_batch_tokens": "Tokens one update micro-batch of a training GPU (of the GPUs that "
+                          "split one copy of the model) holds at most (dynamic batching's cap); "
+                          "null: one sequence a micro-batch.",
+    "pipeline_parallel": "Pipeline stages the learner splits the model's layers into; null: "
+                         "not stated (one, no pipeline).",
+    "train_tensor_parallel": "GPUs the learner splits each layer over; null: not stated (one).",
+    "context_parallel": "GPUs the learner splits each sequence over; null: not stated (one).",
     "duplicated_params": "Parameters (billions) the learner computes more than once a token: "
                          "layers its tensor-parallel GPUs each run whole, × (TP - 1); null: none.",
     "gpu_memory_utilization": "Share of a sampler GPU's memory the engine takes (vLLM's "
