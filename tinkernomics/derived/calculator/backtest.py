@@ -8,8 +8,9 @@ sequence cap and CUDA graphs, the rollouts sampled per rollout trained on (``ove
 run's stated value replaces the algorithm's typical one, e.g. DAPO's dynamic sampling off),
 whether an asynchronous sampler hands over whole batches, whether the trainer takes the
 sampler's log-probs as the old policy's (no log-prob pass of its own), whether the learner loops
-over a mixture of experts' experts, what it offloads to the CPU and what it recomputes in the
-backward pass (``recompute``, full unless the run says otherwise), where the run states them;
+over a mixture of experts' experts, how it splits one copy of the model (pipeline, tensor and
+context parallel), what it offloads to the CPU and what it recomputes in the backward pass
+(``recompute``, full unless the run says otherwise), where the run states them;
 an actual that times training steps alone (``actual_covers: steps``, a benchmark's step times)
 is priced without the run overhead (``ro`` 0).
 The estimate's ``self.gpu_hours`` summed over the stages is set beside the run's
@@ -88,6 +89,9 @@ STATED: dict[str, tuple[str, bool]] = {
     "rollout_tp": ("set.rollout_tp", True), "max_num_seqs": ("set.max_seqs", True),
     "attention_tp": ("set.attention_tp", True),
     "micro_batch_tokens": ("set.micro_batch_tokens", True),
+    "pipeline_parallel": ("set.pipeline_parallel", True),
+    "train_tensor_parallel": ("set.train_tp", True),
+    "context_parallel": ("set.context_parallel", True),
     "gpu_memory_utilization": ("set.mem_util", False), "oversampling": ("set.oversample", False),
     "staleness": ("set.staleness", False), "sync_updates": ("set.sync_updates", True),
     "optimizer_steps": ("set.optimizer_steps", True),

@@ -307,7 +307,7 @@ CONSTANTS: tuple[Constant, ...] = (
              "the run's token budget a micro-batch (micro_batch_tokens: NeMo RL's recipes pack "
              "4,096 tokens for Qwen3-30B-A3B, 8,192 for Qwen3-235B, 1,536 for DeepSeek-V3; "
              "verl's dynamic batching 10,240 and 11,680), else one sequence a micro-batch "
-             "(timing._micro_batches; one sequence a micro-batch for every run before "
+             "(learner_split.quantities; one sequence a micro-batch for every run before "
              "2026-12-07's micro-batch count), for the update, its recomputation, the old-policy "
              "log-probs and the reference. With that count, on the 114 scored runs of 2026-12-07 "
              "and the others at their values (bench_backtest.py; sum of squared log ratios, 108 "

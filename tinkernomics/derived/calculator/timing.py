@@ -94,13 +94,17 @@ multiplied by the steps:
   on an H100, 0.80 on an H20, whose 148 TFLOPS meet 4.0 TB/s). The reader's ``mt`` is taken as
   realised. A mixture of experts' learner also waits for the host at every MoE layer of every
   forward pass (the update's, its recomputation, the old-policy log-probs' and the reference's),
-  ``MOE_SYNC_S`` each micro-batch (a training GPU's tokens over ``mbt``, a run's
-  ``micro_batch_tokens``, else one sequence a micro-batch; ``_micro_batches``): Megatron's
+  ``MOE_SYNC_S`` each micro-batch (a copy of the model's tokens over ``mbt``, a run's
+  ``micro_batch_tokens``, else one sequence a micro-batch, for the layers a GPU's pipeline
+  stage holds; ``learner_split``): Megatron's
   dropless all-to-all dispatcher copies each layer's token counts to the CPU and synchronises the
   stream before the exchange (``token_dispatcher.py``), and the GPU idles while the CPU launches
   the layer's next kernels; added to the training seconds, none for a dense model, a learner that
   loops over the experts (``el``: its measured factor holds its own waits) or a stated training
-  utilisation (``mt``: a measured one does). Hugging Face transformers' fused experts
+  utilisation (``mt``: a measured one does). A learner split into ``pp`` pipeline stages (a
+  run's ``pipeline_parallel``) waits the pipeline's fill and drain in every pass, (pp - 1) ÷ the
+  micro-batches one copy of the model runs, on its training and reference seconds (Narayanan et
+  al. 2021, arXiv 2104.04473, §2.2.1; ``learner_split``). Hugging Face transformers' fused experts
   (Qwen3-VL-MoE, 4.57; ``roles_time.hf_experts``): a learner whose log-prob passes run in eval
   mode (``ae``, a run's ``eval_all_experts``) multiplies every token by every expert, so the
   old-policy and reference passes are a forward over all the parameters at a dense model's
@@ -127,7 +131,13 @@ Back-test page lists them with their basis.
 
 from __future__ import annotations
 
-from tinkernomics.derived.calculator import ids, roles_time, sampler_fit, staleness
+from tinkernomics.derived.calculator import (
+    ids,
+    learner_split,
+    roles_time,
+    sampler_fit,
+    staleness,
+)
 from tinkernomics.derived.calculator.graph import Quantity
 from tinkernomics.derived.calculator.time_constants import (  # noqa: F401 (re-exported)
     CONSTANTS,
@@ -157,8 +167,10 @@ def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
     return [
         ("weights", "p.total * 2.0"),
         ("mem_util", f"coalesce(set.mem_util, {n['c']}.memory_utilisation)"),
+        *learner_split.split(p),
         ("gpus", f"coalesce(set.gpus, max(ceil(mem.peak / ({n['mem']})), run.online * "
-                 f"{sampler_fit.engine_gpus(p, n['mem'])}))"),
+                 f"{sampler_fit.engine_gpus(p, n['mem'])}, {p}.model_split + "
+                 "coalesce(set.rollout_gpus, 0.0)))"),
         ("cap", n["cap"]),
         ("rollout_gpus", f"min(coalesce(set.rollout_gpus, {p}.gpus), {p}.gpus)"),
         ("train_gpus", f"{p}.gpus - coalesce(set.rollout_gpus, 0.0) if "
@@ -282,21 +294,21 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
         ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
-        *_micro_batches(p, train_tokens),
-        _moe_sync(p),
+        *learner_split.quantities(p, train_tokens),
         *roles_time.hf_experts(p, hw, train_tokens, attention),
-        ("train_s", f"{train_tokens} * (run.K * (train.flops_per_token + {attention} + 6.0 * "
+        ("train_s", f"({train_tokens} * (run.K * (train.flops_per_token + {attention} + 6.0 * "
                     f"{roles_time.duplicated()}) * {recompute} + {forward} * (1.0 - "
                     f"run.rollout_logprobs) * (1.0 - run.eval_all_experts)) / ({p}.train_gpus * "
                     f"{peak}) + {p}.moe_sync_s + run.eval_all_experts * (1.0 - "
-                    f"run.rollout_logprobs) * {p}.eval_forward_s"),
+                    f"run.rollout_logprobs) * {p}.eval_forward_s) * {p}.bubble"),
         *((name, roles_time.on_gpu(mfu, hw)) for name, mfu in roles_time.sized_mfu(p)),
         ("critic_s", f"{train_tokens} * run.K * (train.flops_per_token * p.critic_active / "
                      f"p.active + {roles_time.attention('critic', seq)}) * {recompute} / ("
                      f"{p}.train_gpus * {hw}.tflops * 1e12 * {p}.mfu_critic) if role.critic "
                      "else 0.0"),
         ("reference_s", f"({p}.eval_forward_s if run.eval_all_experts else {train_tokens} * "
-                        f"{forward} / ({p}.train_gpus * {peak})) if role.reference else 0.0"),
+                        f"{forward} / ({p}.train_gpus * {peak})) * {p}.bubble if role.reference "
+                        "else 0.0"),
         ("teacher_s", f"{train_tokens} * 2.0 * p.teacher_active / ({p}.train_gpus * {peak}) "
                       "if role.teacher else 0.0"),
         ("reward_model_s", f"{train_tokens} * (2.0 * p.reward_active + "
@@ -307,38 +319,6 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
         ("refit_s", f"{p}.weights / ({c}.refit_gb_s * 1e9) + {p}.optimizer_s + {p}.wake_s + "
                     f"{c}.step_seconds + {p}.offload_s"),
     ]
-
-
-def _micro_batches(p: str, train_tokens: str) -> list[tuple[str, str]]:
-    """A training GPU's micro-batches in one pass over the step's sequences (the update's, its
-    recomputation's, a log-prob pass's): its tokens over the run's token budget a micro-batch
-    (``mbt``, a run's ``micro_batch_tokens``: verl's dynamic batching
-    ``ppo_max_token_len_per_gpu``, NeMo RL's sequence packing ``train_mb_tokens``, EasyR1's
-    4,096), else one sequence a micro-batch. A micro-batch holds at least one whole sequence
-    (a budget below the mean sequence counts one a micro-batch). The MoE host waits
-    (``_moe_sync``) count these."""
-    seq = "tokens.sequence_per_episode"
-    return [
-        ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),
-        ("pass_micro_batches", f"{train_tokens} / ({p}.train_gpus * max({p}.micro_batch_tokens, "
-                               f"{seq}))"),
-    ]
-
-
-def _moe_sync(p: str) -> tuple[str, str]:
-    """A mixture of experts' host synchronisations in training (``MOE_SYNC_S``): every MoE
-    layer of every forward pass (the update's, its recomputation, the old-policy log-probs' and
-    the reference's) of every micro-batch (``pass_micro_batches``: a packed micro-batch is one
-    forward) waits for the host; none for a dense model or a learner that loops over the
-    experts (``el``: the measured ``EXPERT_LOOP_FACTOR`` holds its own) or a reader who states
-    the training utilisation (``mt``: a measured one holds them). The log-prob passes are
-    counted at the update's budget: a stack's own log-prob budget (verl's
-    ``log_prob_max_token_len_per_gpu``, NeMo RL's ``logprob_mb_tokens``) is not a run field."""
-    forwards = ("(run.K * (2.0 if run.ac == 2 else 1.0) + ((1.0 - run.rollout_logprobs) + "
-                "(1.0 if role.reference else 0.0)) * (1.0 - run.eval_all_experts))")
-    return ("moe_sync_s", f"0.0 if p.active >= p.total else missing(set.mfu_train) * (1.0 - "
-                          f"run.expert_loop) * {p}.pass_micro_batches * {forwards} * "
-                          "coalesce(model.layers, 0.0) * const.time.moe_sync_s")
 
 
 def _totals(p: str) -> list[tuple[str, str]]:
@@ -385,7 +365,8 @@ def quantities(p: str = "time", hw: str = "hw", shown: bool = True) -> list[Quan
               "step_s": "Seconds per step", "batch": "Sequences decoded at once per sampler",
               "tp": "GPUs per sampler (tensor parallel)",
               "seq_cap": "Sequences a sampler decodes at once, at most",
-              "floor_s": "Shortest decode iteration, seconds", "mfu_train": "Training utilisation"}
+              "floor_s": "Shortest decode iteration, seconds", "mfu_train": "Training utilisation",
+              "bubble": "Learner's passes with the pipeline bubble, × their work"}
     found = []
     for name, expression in (_gpus(p, hw) + _decode(p, hw) + _other_phases(p, hw)
                              + _totals(p)):

@@ -4,7 +4,9 @@ A link is forgiving: the page clamps a number into its range and falls back to t
 an unknown id (``inputs.choose``). The command line is not: a typo must not price another run.
 ``check_query`` refuses, with one line naming the option, an unknown key, a number that is not
 a plain number of its kind or lies outside its range (``--gpus 0``, ``--G -5``), an id the
-catalog does not hold (``--gpu`` lists the choices) and a cap below the mean completion length.
+catalog does not hold (``--gpu`` lists the choices), a cap below the mean completion length and
+a learner split (``--pipeline-parallel`` × ``--train-tp`` × ``--context-parallel``) wider than
+the GPUs that train.
 After the estimate, ``check_sampler_fits`` refuses a run whose sampler engine cannot hold the
 policy's weights in the GPUs given (``sampler_fit``), with the fewest an engine needs.
 """
@@ -81,6 +83,7 @@ def _check_together(numbers: Mapping[str, float], options: Mapping[str, str]) ->
                        f"completion length ({mean:g}); the cap is the longest a completion "
                        "may be")
     _check_tp(numbers, options)
+    _check_split(numbers, options)
     sampling, gpus = numbers.get("set.rollout_gpus"), numbers.get("set.gpus")
     if sampling is not None and gpus is not None and sampling >= gpus:
         raise BadInput(f"{_name(inputs.key('set.rollout_gpus'), options)} {sampling:g}: must "
@@ -95,6 +98,27 @@ def _check_tp(numbers: Mapping[str, float], options: Mapping[str, str]) -> None:
     if tp is not None and sampling is not None and tp > sampling:
         raise BadInput(f"{_name(inputs.key('set.rollout_tp'), options)} {tp:g}: more GPUs than "
                        f"sample ({sampling:g}); one engine spans at most the sampling GPUs")
+
+
+SPLIT_OPTIONS = ("set.pipeline_parallel", "set.train_tp", "set.context_parallel")
+"""The inputs that split the learner's copy of the model; their product is its GPUs."""
+
+
+def _check_split(numbers: Mapping[str, float], options: Mapping[str, str]) -> None:
+    """One training copy of the model (pipeline × tensor × context parallel) spans at most the
+    GPUs that train (``--gpus`` less ``--rollout-gpus``), where the reader gives them."""
+    given = [(name, numbers[name]) for name in SPLIT_OPTIONS if name in numbers]
+    gpus = numbers.get("set.gpus")
+    if not given or gpus is None:
+        return
+    training = gpus - numbers.get("set.rollout_gpus", 0.0)
+    span = 1.0
+    for _, value in given:
+        span *= value
+    if span > training:
+        named = " × ".join(f"{_name(inputs.key(n), options)} {v:g}" for n, v in given)
+        raise BadInput(f"{named}: one training copy of the model spans {span:g} GPUs, more "
+                       f"than the {training:g} that train")
 
 
 SAMPLER_OPTIONS = ("set.rollout_tp", "set.rollout_gpus", "set.gpus")

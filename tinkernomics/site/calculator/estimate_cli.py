@@ -106,6 +106,14 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--micro-batch-tokens", "set.micro_batch_tokens", "tokens one update micro-batch of a "
                                                        "training GPU holds at most (dynamic "
                                                        "batching's cap; default: one sequence)"),
+    ("--pipeline-parallel", "set.pipeline_parallel", "pipeline stages the learner splits the "
+                                                     "layers into (Megatron's "
+                                                     "pipeline_model_parallel_size; default 1)"),
+    ("--train-tp", "set.train_tp", "GPUs the learner splits each layer over (Megatron's "
+                                   "tensor_model_parallel_size; default 1)"),
+    ("--context-parallel", "set.context_parallel", "GPUs the learner splits each sequence over "
+                                                   "(Megatron's context_parallel_size, verl's "
+                                                   "Ulysses sequence parallel size; default 1)"),
     ("--duplicated-params", "set.duplicated_params", "billions of parameters the learner "
                                                      "computes more than once a token: layers "
                                                      "each tensor-parallel GPU runs whole, "

@@ -180,6 +180,7 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
         field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
               _whole(e["time.micro_batch_tokens"]),
               help="Dynamic batching's cap; default: one sequence a micro-batch."),
+        *_split_fields(e),
         field("set.duplicated_params", "Parameters computed more than once a token (B)", "num",
               e["set.duplicated_params"],
               help="Layers each tensor-parallel GPU of the learner runs whole (Miles' Gated "
@@ -188,6 +189,23 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
               _whole(e["time.optimizer_steps"]),
               help="Mini-batches times epochs (verl's ppo_mini_batch_size and ppo_epochs); "
                    "each repeats a CPU optimizer's step and its host-link crossings."),
+    ]
+
+
+def _split_fields(e: Estimate) -> list[dict[str, Any]]:
+    """How the learner splits one copy of the model (``pp``, ``ttp``, ``cp``): a pipelined
+    learner waits its bubble in every pass (``learner_split``)."""
+    return [
+        field("set.pipeline_parallel", "Learner's pipeline stages", "int",
+              _whole(e["time.pipeline"]),
+              help="Megatron's pipeline_model_parallel_size: each pass also waits "
+                   "(stages - 1) micro-batches to fill and drain the pipeline."),
+        field("set.train_tp", "GPUs the learner splits a layer over", "int",
+              e["set.train_tp"], help="Megatron's tensor_model_parallel_size; default 1."),
+        field("set.context_parallel", "GPUs the learner splits a sequence over", "int",
+              e["set.context_parallel"],
+              help="Megatron's context_parallel_size, verl's Ulysses sequence parallel size; "
+                   "default 1."),
     ]
 
 
