@@ -132,8 +132,10 @@ class RunStage(StrictModel):
                                   "most (dynamic batching's token cap; a micro-batch of the "
                                   "GPUs that split one copy of the model, when the learner "
                                   "splits it: NeMo RL's `train_mb_tokens`, verl's "
-                                  "`ppo_max_token_len_per_gpu` × its sequence parallelism), "
-                                  "unit `tokens`; default: one sequence a micro-batch.")
+                                  "`ppo_max_token_len_per_gpu` × its sequence parallelism; "
+                                  "a stack that fixes a micro-batch's sequences instead: that "
+                                  "many sequences at the mean length), unit `tokens`; "
+                                  "default: one sequence a micro-batch.")
     pipeline_parallel: Annotated[Figure, SPLIT] | None = Field(
         default=None, description="Pipeline stages the learner splits the model's layers into "
                                   "(Megatron's `pipeline_model_parallel_size`), unit `gpus`; "
