@@ -349,3 +349,18 @@ FIRST_SIGHT += (
     FirstSight("simplerl-zero-qwen2.5-math-7b-h100-32", 0.334, _NEW42G, "2026-12-07"),
     FirstSight("simplerl-issue20-qwen2.5-math-7b-h100-6", 1.724, _NEW42G, "2026-12-07"),
 )
+
+_HELD42 = "9af464b"
+"""Main's head when held42 branched (2026-12-07): its time model, unchanged on that branch,
+priced a published run the catalog did not hold, with ``tinkernomics backtest --json`` run after
+its catalog files were added (run, references, copies of the sources) and before anything else
+was changed: Open-Reasoner-Zero-7B, vanilla PPO with a critic from the Qwen2.5-7B base model on
+57K math problems, 128 prompts × 64 responses a step on the authors' fork of OpenRLHF with
+everything colocated (Open-Reasoner-Zero/Open-Reasoner-Zero at ed9e0d7), timed by a maintainer
+in issue #1 (2025-02-24: 8 × 8 H800 for 5.5 days), its steps (about 740) and mean response
+length (about 1,570 tokens) read off the README's Figure 2. This block is appended to
+``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("orz-7b-ppo-h800-64", 0.537, _HELD42, "2026-12-07"),
+)
