@@ -349,3 +349,30 @@ FIRST_SIGHT += (
     FirstSight("simplerl-zero-qwen2.5-math-7b-h100-32", 0.334, _NEW42G, "2026-12-07"),
     FirstSight("simplerl-issue20-qwen2.5-math-7b-h100-6", 1.724, _NEW42G, "2026-12-07"),
 )
+
+_HELD42 = "9af464b"
+"""Main's head when held42 branched (2026-12-07): its time model, unchanged on that branch,
+priced four published runs the catalog did not hold, each batch with ``tinkernomics backtest
+--json`` run after its catalog files were added (runs, references, copies of the sources) and
+before anything else was changed. First Open-Reasoner-Zero-7B, vanilla PPO with a critic from
+the Qwen2.5-7B base model on 57K math problems, 128 prompts × 64 responses a step on the
+authors' fork of OpenRLHF with everything colocated (Open-Reasoner-Zero/Open-Reasoner-Zero at
+ed9e0d7), timed by a maintainer in issue #1 (2025-02-24: 8 × 8 H800 for 5.5 days), its steps
+(about 740) and mean response length (about 1,570 tokens) read off the README's Figure 2. Then
+Ai2's two reproductions of Llama-3.1-Tulu-3.1-8B on open-instruct's GRPO page
+(allenai/open-instruct at 686a521a3): GRPO from Llama-3.1-Tulu-3-8B-DPO for 2M episodes of 16
+samples a prompt, with grpo_fast.py on one node (6 learners, 2 vLLM engines; about 30 hours)
+and with the legacy grpo_vllm_thread_ray_gtrl.py on two (12 learners, 4 engines; about 41
+hours), the hours and the mean response lengths (about 350 and 370 tokens) read off the page's
+figures, the GPUs taken as H100. Last the same page's experimental zero-style run of the next
+commit (d208aa3): GRPO from the Qwen2.5-7B base model on zero-shot math with grpo_fast.py on
+two nodes (4 ZeRO-3 learners, 12 vLLM engines), 5M episodes of 48 prompts × 16 in about 65
+hours at a mean of about 560 tokens, both read off its figures. This block is appended to
+``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("orz-7b-ppo-h800-64", 0.537, _HELD42, "2026-12-07"),
+    FirstSight("tulu3.1-8b-grpo-fast-h100-8", 0.883, _HELD42, "2026-12-07"),
+    FirstSight("tulu3.1-8b-grpo-h100-16", 0.498, _HELD42, "2026-12-07"),
+    FirstSight("qwen2.5-7b-grpo-fast-zero-openinstruct-h100-16", 1.460, _HELD42, "2026-12-07"),
+)
