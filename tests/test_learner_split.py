@@ -8,11 +8,10 @@ fixture Toy-8B on the big toy GPU (helpers_runs): 64 prompts x 8 on 8 GPUs."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
 import pytest
+from helpers_contrib import run_cli_in_process
 from helpers_runs import (
     RUN_YAML,
     SRC,
@@ -24,7 +23,6 @@ from helpers_runs import (
     with_runs,
 )
 
-from tinkernomics import cli
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import backtest, inputs
 from tinkernomics.derived.calculator.estimate import estimate
@@ -129,10 +127,8 @@ def test_validate_checks_a_runs_split(tmp_path: Path, pp: int, tp: int,
 
 
 def _estimate(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = cli.main(["estimate", *args])
-    return status, err.getvalue()
+    done = run_cli_in_process("estimate", *args, cwd=Path(CATALOG).parent)
+    return done.returncode, done.stderr
 
 
 def test_the_command_line_refuses_a_split_wider_than_the_training_gpus() -> None:
