@@ -256,6 +256,12 @@ class PublishedRun(StrictModel):
                                    "batch's last iterations cost a full batch's (Hugging "
                                    "Face `generate`, also DeepSpeed-Chat's Hybrid Engine); "
                                    "with `sequential_batches`; say where in `notes`.")
+    padded_training: bool = Field(
+        default=False, description="True if the learner trains on every completion padded to "
+                                   "the completion cap (its update, old-policy and reference "
+                                   "passes run over prompt + cap tokens a sequence: "
+                                   "open-instruct's grpo_vllm_thread_ray_gtrl.py pads each "
+                                   "response to `response_length`); say where in `notes`.")
     prefix_cache: bool = Field(
         default=True, description="False if the sampler does not keep an episode's history "
                                   "between its turns (evicted while the agent waits on its "

@@ -140,10 +140,13 @@ def _run_flags(run: PublishedRun) -> dict[str, str]:
 
 
 def _learner_flags(run: PublishedRun) -> dict[str, str]:
-    """What the run states of its learner's memory: what it offloads to the CPU
-    (``cpu_offload``) and what it recomputes in the backward pass (``recompute``: full, the
-    calculator's default, is left out of the link)."""
+    """What the run states of its learner: what it offloads to the CPU (``cpu_offload``), what
+    it recomputes in the backward pass (``recompute``: full, the calculator's default, is left
+    out of the link) and whether it trains on completions padded to the cap
+    (``padded_training``)."""
     found = {f"run.offload_{part.value}": "1" for part in run.cpu_offload}
+    if run.padded_training:
+        found["run.padded_train"] = "1"
     if run.recompute != Recompute.full:
         found["run.ac"] = RECOMPUTE[run.recompute]
     return found

@@ -39,7 +39,7 @@ def split(p: str) -> list[tuple[str, str]]:
 def quantities(p: str, train_tokens: str) -> list[tuple[str, str]]:
     """The learner's micro-batches a pass, its bubble and its MoE host waits (keys under ``p``;
     ``split`` comes first, before the GPU count)."""
-    seq = "tokens.sequence_per_episode"
+    seq = f"{p}.train_sequence"
     return [
         ("train_replicas", f"max(1.0, {p}.train_gpus / {p}.model_split)"),
         ("micro_batch_tokens", f"coalesce(set.micro_batch_tokens, {seq})"),

@@ -75,7 +75,8 @@ multiplied by the steps:
   (``st``, a run's ``staleness``, with ``su``, its ``sync_updates``: ``staleness.async_step``).
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
-  sequence (6 × attending layers × heads × head size × tokens, per token, causal; a
+  sequence (the trained sequence, ``train_sequence``: the episode's, or with its completion
+  padded to the cap for a learner that pads, ``pt``, a run's ``padded_training``) (6 × attending layers × heads × head size × tokens, per token, causal; a
   hybrid's linear-attention or Mamba layers are not attending layers); with full
   recomputation (``ac`` 2, the default; a run's ``recompute``: Megatron's default in verl is
   none) one more forward. Old-policy log-probs (one forward, in the training line;
@@ -282,7 +283,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
 
 def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     c = "const.time"
-    seq = "tokens.sequence_per_episode"
+    seq = f"{p}.train_sequence"
     attention = f"(6.0 * coalesce({roles_time.layers_width('model')}, 0.0) * {seq})"
     forward = f"(2.0 * (p.active + {roles_time.duplicated()}) + {attention} / 3.0)"
     train_tokens = f"run.prompts * run.G * {seq}"
@@ -293,6 +294,8 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
+        ("train_sequence", f"tokens.sequence_per_episode + run.padded_train * ("
+                           f"{_names(p, hw)['cap']} - run.out)"),
         ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
         *learner_split.quantities(p, train_tokens),
         *roles_time.hf_experts(p, hw, train_tokens, attention),

@@ -106,6 +106,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--micro-batch-tokens", "set.micro_batch_tokens", "tokens one update micro-batch of a "
                                                        "training GPU holds at most (dynamic "
                                                        "batching's cap; default: one sequence)"),
+    ("--padded-training", "run.padded_train", "1 if the learner trains on every completion "
+                                              "padded to the cap (--max-completion-tokens), "
+                                              "else 0"),
     ("--pipeline-parallel", "set.pipeline_parallel", "pipeline stages the learner splits the "
                                                      "layers into (Megatron's "
                                                      "pipeline_model_parallel_size; default 1)"),

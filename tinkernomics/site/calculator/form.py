@@ -180,7 +180,7 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
         field("set.micro_batch_tokens", "Tokens in an update micro-batch, at most", "int",
               _whole(e["time.micro_batch_tokens"]),
               help="Dynamic batching's cap; default: one sequence a micro-batch."),
-        *_split_fields(e),
+        *_learner_fields(e),
         field("set.duplicated_params", "Parameters computed more than once a token (B)", "num",
               e["set.duplicated_params"],
               help="Layers each tensor-parallel GPU of the learner runs whole (Miles' Gated "
@@ -192,10 +192,14 @@ def _expert_choices(e: Estimate) -> list[dict[str, Any]]:
     ]
 
 
-def _split_fields(e: Estimate) -> list[dict[str, Any]]:
-    """How the learner splits one copy of the model (``pp``, ``ttp``, ``cp``): a pipelined
-    learner waits its bubble in every pass (``learner_split``)."""
+def _learner_fields(e: Estimate) -> list[dict[str, Any]]:
+    """How the learner splits one copy of the model (``pp``, ``ttp``, ``cp``: a pipelined
+    learner waits its bubble in every pass, ``learner_split``) and whether it pads every
+    completion to the cap (``pt``)."""
     return [
+        _choice("run.padded_train", "Completions the learner trains on", e["run.padded_train"],
+                [("0", "as long as each is"),
+                 ("1", "padded to the cap (open-instruct's legacy GRPO trainer)")]),
         field("set.pipeline_parallel", "Learner's pipeline stages", "int",
               _whole(e["time.pipeline"]),
               help="Megatron's pipeline_model_parallel_size: each pass also waits "
