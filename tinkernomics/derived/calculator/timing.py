@@ -75,9 +75,10 @@ multiplied by the steps:
   (``st``, a run's ``staleness``, with ``su``, its ``sync_updates``: ``staleness.async_step``).
 - **Prefill** at the prefill utilisation; **environment** time per turn (``env``) is waited for.
 - **Training** FLOPs are the catalog formula's per token plus attention's, which grow with the
-  sequence (the trained sequence, ``train_sequence``: the episode's, or with its completion
-  padded to the cap for a learner that pads, ``pt``, a run's ``padded_training``) (6 × attending layers × heads × head size × tokens, per token, causal; a
-  hybrid's linear-attention or Mamba layers are not attending layers); with full
+  trained sequence (6 × attending layers × heads × head size × tokens, per token, causal; a
+  hybrid's linear-attention or Mamba layers are not attending layers). The trained sequence
+  (``train_sequence``) is the episode's, its completion padded to the cap for a learner that
+  pads (``pt``, a run's ``padded_training``). With full
   recomputation (``ac`` 2, the default; a run's ``recompute``: Megatron's default in verl is
   none) one more forward. Old-policy log-probs (one forward, in the training line;
   none when the trainer takes the sampler's, ``rlp``, a run's ``rollout_log_probs``) and
