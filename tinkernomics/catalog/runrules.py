@@ -7,6 +7,7 @@ of its own, so the back-test never meets a run it cannot price."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 from tinkernomics.catalog.entries import Catalog, Entry
@@ -61,9 +62,7 @@ def _split_problems(catalog: Catalog, key: str, run: PublishedRun,
     given = [(name, getattr(stage, name)) for name in SPLITS if getattr(stage, name) is not None]
     if not given:
         return
-    span = 1.0
-    for _, figure in given:
-        span *= figure.value
+    span = math.prod(figure.value for _, figure in given)
     training = stage.gpus.value - (stage.rollout_gpus.value if stage.rollout_gpus is not None
                                    and not run.colocated else 0.0)
     if span > training:

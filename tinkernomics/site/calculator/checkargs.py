@@ -13,6 +13,7 @@ policy's weights in the GPUs given (``sampler_fit``), with the fewest an engine 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from tinkernomics.catalog.entries import Catalog
@@ -112,9 +113,7 @@ def _check_split(numbers: Mapping[str, float], options: Mapping[str, str]) -> No
     if not given or gpus is None:
         return
     training = gpus - numbers.get("set.rollout_gpus", 0.0)
-    span = 1.0
-    for _, value in given:
-        span *= value
+    span = math.prod(value for _, value in given)
     if span > training:
         named = " × ".join(f"{_name(inputs.key(n), options)} {v:g}" for n, v in given)
         raise BadInput(f"{named}: one training copy of the model spans {span:g} GPUs, more "
