@@ -8,16 +8,14 @@ cases read the GPU's memory from the catalog they run on."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import re
 from pathlib import Path
 
 import pytest
+from helpers_contrib import run_cli_in_process
 from helpers_runs import TOY_BIG, TOY_RUN, toy_estimate, with_runs
 
-from tinkernomics import cli
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import ways
 from tinkernomics.derived.calculator import inputs, tree
@@ -81,10 +79,8 @@ def test_a_roomy_engine_is_unchanged(toy: Catalog) -> None:
 
 
 def _estimate(*args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = cli.main(["estimate", *args])
-    return status, err.getvalue()
+    done = run_cli_in_process("estimate", *args, cwd=Path(CATALOG).parent)
+    return done.returncode, done.stderr
 
 
 ARCH = ["--arch", "params_b=70", "--arch", "layers=80", "--arch", "heads=64", "--arch",
