@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers_catalog import estimate_reads_the_session_catalog
 from helpers_contrib import run_cli_in_process
 from helpers_runs import (
     RUN_YAML,
@@ -131,7 +132,9 @@ def _estimate(*args: str) -> tuple[int, str]:
     return done.returncode, done.stderr
 
 
-def test_the_command_line_refuses_a_split_wider_than_the_training_gpus() -> None:
+def test_the_command_line_refuses_a_split_wider_than_the_training_gpus(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    estimate_reads_the_session_catalog(monkeypatch, catalog)  # test_validate_checks... loads it
     status, err = _estimate(CATALOG, "--gpus", "16", "--rollout-gpus", "8",
                             "--pipeline-parallel", "4", "--context-parallel", "4")
     assert status == 2 and err.count("\n") == 1, err

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers_catalog import estimate_reads_the_session_catalog
 from helpers_contrib import run_cli_in_process
 from helpers_runs import TOY_BIG, TOY_RUN, toy_estimate, with_runs
 
@@ -95,7 +96,8 @@ ARCH = ["--arch", "params_b=70", "--arch", "layers=80", "--arch", "heads=64", "-
     (["--gpus", "8", "--rollout-gpus", "1"], "--rollout-gpus 1"),
 ])
 def test_the_command_line_refuses_an_engine_that_cannot_hold_the_weights(
-        catalog: Catalog, options: list[str], named: str) -> None:
+        catalog: Catalog, options: list[str], named: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    estimate_reads_the_session_catalog(monkeypatch, catalog)  # the test below loads it
     status, err = _estimate(CATALOG, *ARCH, "--gpu", inputs.DEFAULT_HARDWARE, *options)
     assert status == 2 and err.count("\n") == 1, err
     assert err.startswith(f"tinkernomics estimate: {named}: a sampler engine of 1 ×")

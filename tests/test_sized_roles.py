@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from helpers_calc import _fig
+from helpers_catalog import estimate_reads_the_session_catalog
 from helpers_runs import RUN_YAML, SRC, add, check_run_file, run, toy_estimate, with_runs
 
 from tinkernomics.catalog import models as m
@@ -153,7 +154,9 @@ def test_a_ppo_run_with_a_rule_reward_is_priced_without_one(toy: Catalog) -> Non
     assert rows["rule"].estimate_gpu_hours < rows["unnamed"].estimate_gpu_hours
 
 
-def test_cli_refuses_a_bad_reward_flag(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_a_bad_reward_flag(capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch, catalog: Catalog) -> None:
+    estimate_reads_the_session_catalog(monkeypatch, catalog)  # the CLI test above loads it
     assert main(["estimate", "--score-reward-model", "yes"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--score-reward-model 'yes': one of 0, 1" in err
