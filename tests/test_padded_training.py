@@ -11,7 +11,7 @@ import pytest
 from helpers_runs import run, toy_estimate, with_runs
 
 from tinkernomics.catalog.entries import Catalog
-from tinkernomics.derived.calculator import backtest, inputs
+from tinkernomics.derived.calculator import backtest, inputs, memory
 from tinkernomics.derived.calculator.estimate import estimate
 
 
@@ -46,3 +46,17 @@ def test_a_runs_padded_training_reaches_the_estimate(catalog: Catalog) -> None:
     assert inputs.key("run.padded_train") not in found["toy-plain"]
     plain, padded = (estimate(toy, found[rid]) for rid in ("toy-plain", "toy-padded"))
     assert padded["time.train_s"] > plain["time.train_s"]
+
+
+def test_a_padding_learner_holds_activations_and_logits_for_the_cap(toy: Catalog) -> None:
+    # no recomputation: activations are 34·s·b·h a layer, linear in the sequence s; the fp32
+    # logits span min(s, the loss chunk): under the chunk, linear too (the model before this
+    # sized both on the mean sequence whatever the padding)
+    plain = toy_estimate(toy, maxout="2000", ac="0")
+    padded = toy_estimate(toy, maxout="2000", ac="0", pt="1")
+    assert padded["mem.activations"] == pytest.approx(plain["mem.activations"] * 2500 / 1500)
+    assert padded["mem.logit_tokens"] == pytest.approx(min(2500, memory.LOGIT_CHUNK))
+    assert padded["mem.logits"] == pytest.approx(plain["mem.logits"] * 2500 / 1500)
+    assert padded["mem.training"] > plain["mem.training"]
+    # the sampler's KV cache holds what it samples: the mean, padded or not
+    assert padded["mem.kv_cache"] == pytest.approx(plain["mem.kv_cache"])

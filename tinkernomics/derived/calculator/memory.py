@@ -29,7 +29,9 @@ Quantities of the graph ``model.build`` assembles, in bytes (decimal GB on the p
   recomputation (the formula's 5·a·s²·b attention-score term is not stored under flash
   attention) and with selective recomputation, 2·s·b·h with full recomputation (only each
   layer's input kept); plus the fp32 logits of one chunk of the loss, vocabulary × b ×
-  min(s, ``LOGIT_CHUNK``) × 4;
+  min(s, ``LOGIT_CHUNK``) × 4 (``mem.logit_tokens``). s is the learner's sequence
+  (``tokens.train_sequence_per_episode``): prompt + completion, padded to the cap where the
+  learner pads every completion (``run.padded_train``);
 
 The rollout phase holds the weights, the frozen models and the KV cache; the training phase the
 weights, the frozen models, the trainable state, a critic, activations and logits. The peak is
@@ -65,8 +67,10 @@ KV = f"formula:{ids.MEM_KV}"
 ACT = f"formula:{ids.MEM_ACTIVATIONS}"
 
 SEQ = "tokens.sequence_per_episode"
+TRAIN_SEQ = "tokens.train_sequence_per_episode"
+"""The learner's sequence: ``SEQ``, its completion padded to the cap where the learner pads."""
 HIDDEN = "model.d_model"
-SBH = f"({SEQ} * run.mb * {HIDDEN})"
+SBH = f"({TRAIN_SEQ} * run.mb * {HIDDEN})"
 
 
 def _q(key: str, expression: str, *, label: str, when: str = "", fmt: str = "gb",
@@ -132,7 +136,9 @@ def _training() -> list[Quantity]:
            shown=False),
         _q("mem.activations", "model.layers * mem.activations_per_layer",
            label="Activations (one micro-batch)", uses=(ACT,)),
-        _q("mem.logits", f"model.vocab * run.mb * min({SEQ}, {LOGIT_CHUNK}) * {LOGIT_BYTES}",
+        _q("mem.logit_tokens", f"min({TRAIN_SEQ}, {LOGIT_CHUNK})", fmt="count",
+           label="Tokens a sequence holds logits for at once", uses=(ACT,), shown=False),
+        _q("mem.logits", f"model.vocab * run.mb * mem.logit_tokens * {LOGIT_BYTES}",
            label="Logits (fp32, one chunk of the loss)", uses=(ACT,)),
     ]
 

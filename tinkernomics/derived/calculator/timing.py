@@ -295,8 +295,7 @@ def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
                       f"tokens.cached_per_episode) * 2.0 * p.active / ({p}.rollout_gpus * "
                       f"{hw}.tflops * 1e12 * mfu.prefill)"),
         ("env_s", "run.T * run.env_s"),
-        ("train_sequence", f"tokens.sequence_per_episode + run.padded_train * ({p}.cap - "
-                           "run.out)"),
+        ("train_sequence", "tokens.train_sequence_per_episode"),
         ("mfu_train", roles_time.on_gpu(roles_time.train_mfu("p.total", "p.active"), hw)),
         *learner_split.quantities(p, train_tokens),
         *roles_time.hf_experts(p, hw, train_tokens, attention),

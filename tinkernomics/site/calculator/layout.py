@@ -16,6 +16,7 @@ from typing import Any
 from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived.calculator import ids, limits, spread
 from tinkernomics.derived.calculator.graph import Graph
+from tinkernomics.derived.calculator.memory import LOGIT_CHUNK
 from tinkernomics.derived.calculator.tree import to_tree
 
 ROW = "1 - missing(price.prefill)"
@@ -167,10 +168,11 @@ MEMORY_ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("mem.critic", "Critic", "training", "weights, gradients and Adam state of a value model"),
     ("mem.activations", "Activations", "training", "{model.layers:count} layers × "
      "{mem.activations_per_layer:gb} (micro-batch {run.mb:count} × "
-     "{tokens.sequence_per_episode:count} tokens; recomputation {run.ac:count}: 2 full, "
+     "{tokens.train_sequence_per_episode:count} tokens; recomputation {run.ac:count}: 2 full, "
      "1 selective, 0 none)"),
     ("mem.logits", "Logits", "training", "vocabulary {model.vocab:count} × "
-     "{run.mb:count} × {tokens.sequence_per_episode:count} tokens × 4 bytes (fp32)"),
+     "{run.mb:count} × {mem.logit_tokens:count} tokens (the sequence's, at most a loss chunk "
+     f"of {LOGIT_CHUNK:,.0f}) × 4 bytes (fp32)"),
     ("mem.rollout", "Rollout phase", "total", "weights, frozen models and the KV cache"),
     ("mem.training", "Training phase", "total", "weights, frozen models, trained state, "
      "activations and logits"),
