@@ -387,9 +387,14 @@ at 30d11b4: 640 prompts a step on 40 ZeRO-3 learners holding the policy, referen
 and an 8B reward network, one vLLM engine of tensor parallelism 4, responses padded to 2,048
 tokens, four PPO epochs a rollout, 400,000 episodes), timed by a Tulu 3 author in issue #485
 (2024-12-15: about 60 hours on 48 GPUs), the GPU taken as H100 and the mean response length
-assumed. This block is appended to ``FIRST_SIGHT`` at the end of the module, beside any other
-branch's."""
+assumed. Then one GRPO step of VLM-R1's referring-expression script (om-ai-lab/VLM-R1 at
+9ed36f1: Qwen2.5-VL-3B-Instruct under DeepSpeed ZeRO-3 on 8 processes, one prompt a process and
+two accumulated micro-batches a step, each group decoded with Hugging Face generate), timed by a
+maintainer in issue #30 (2025-02-22: about 25 to 30 s a step with 7 generations on 8 A100 80GB),
+the prompt and answer lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end of
+the module, beside any other branch's."""
 
 FIRST_SIGHT += (
     FirstSight("tulu3-70b-rlvr-ppo-h100-48", 0.368, _HELD43, "2026-12-07"),
+    FirstSight("vlm-r1-qwen2.5-vl-3b-rec-a100-8", 1.153, _HELD43, "2026-12-07"),
 )
