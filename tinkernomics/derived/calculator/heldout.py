@@ -391,10 +391,15 @@ assumed. Then one GRPO step of VLM-R1's referring-expression script (om-ai-lab/V
 9ed36f1: Qwen2.5-VL-3B-Instruct under DeepSpeed ZeRO-3 on 8 processes, one prompt a process and
 two accumulated micro-batches a step, each group decoded with Hugging Face generate), timed by a
 maintainer in issue #30 (2025-02-22: about 25 to 30 s a step with 7 generations on 8 A100 80GB),
-the prompt and answer lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end of
-the module, beside any other branch's."""
+the prompt and answer lengths assumed. Last RLPR's main Qwen2.5-7B run (OpenBMB/RLPR at
+8490fca on its fork of verl: GRPO advantages with the probability-of-reference-answer reward, 768
+prompts × 8 a step, 4 updates, eager vLLM at tensor parallelism 2), 320 steps in 4 days 13 hours
+per an author in issue #16 on the paper's 32 A100, the prompt and mean response lengths assumed;
+its extra reward pass and the regeneration behind its reward-spread filter are not priced. This
+block is appended to ``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
 
 FIRST_SIGHT += (
     FirstSight("tulu3-70b-rlvr-ppo-h100-48", 0.368, _HELD43, "2026-12-07"),
     FirstSight("vlm-r1-qwen2.5-vl-3b-rec-a100-8", 1.153, _HELD43, "2026-12-07"),
+    FirstSight("rlpr-qwen2.5-7b-a100-32", 0.196, _HELD43, "2026-12-07"),
 )
