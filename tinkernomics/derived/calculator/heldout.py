@@ -376,3 +376,30 @@ FIRST_SIGHT += (
     FirstSight("tulu3.1-8b-grpo-h100-16", 0.498, _HELD42, "2026-12-07"),
     FirstSight("qwen2.5-7b-grpo-fast-zero-openinstruct-h100-16", 1.460, _HELD42, "2026-12-07"),
 )
+
+_HELD43 = "a6f5478"
+"""Main's head when held43 branched (2026-12-07): its time model, unchanged on that branch,
+priced published runs the catalog did not hold, each with ``tinkernomics backtest --json`` run
+after its catalog files were added (run, references, copies of the sources) and before anything
+else was changed. First the RLVR stage of Llama-3.1-Tulu-3-70B: PPO from Llama-3.1-Tulu-3-70B-DPO
+with open-instruct's ppo_vllm_thread_ray_gtrl.py as published with Tulu 3 (allenai/open-instruct
+at 30d11b4: 640 prompts a step on 40 ZeRO-3 learners holding the policy, reference, an 8B value
+and an 8B reward network, one vLLM engine of tensor parallelism 4, responses padded to 2,048
+tokens, four PPO epochs a rollout, 400,000 episodes), timed by a Tulu 3 author in issue #485
+(2024-12-15: about 60 hours on 48 GPUs), the GPU taken as H100 and the mean response length
+assumed. Then one GRPO step of VLM-R1's referring-expression script (om-ai-lab/VLM-R1 at
+9ed36f1: Qwen2.5-VL-3B-Instruct under DeepSpeed ZeRO-3 on 8 processes, one prompt a process and
+two accumulated micro-batches a step, each group decoded with Hugging Face generate), timed by a
+maintainer in issue #30 (2025-02-22: about 25 to 30 s a step with 7 generations on 8 A100 80GB),
+the prompt and answer lengths assumed. Last RLPR's main Qwen2.5-7B run (OpenBMB/RLPR at
+8490fca on its fork of verl: GRPO advantages with the probability-of-reference-answer reward, 768
+prompts × 8 a step, 4 updates, eager vLLM at tensor parallelism 2), 320 steps in 4 days 13 hours
+per an author in issue #16 on the paper's 32 A100, the prompt and mean response lengths assumed;
+its extra reward pass and the regeneration behind its reward-spread filter are not priced. This
+block is appended to ``FIRST_SIGHT`` at the end of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("tulu3-70b-rlvr-ppo-h100-48", 0.368, _HELD43, "2026-12-07"),
+    FirstSight("vlm-r1-qwen2.5-vl-3b-rec-a100-8", 1.153, _HELD43, "2026-12-07"),
+    FirstSight("rlpr-qwen2.5-7b-a100-32", 0.196, _HELD43, "2026-12-07"),
+)
