@@ -173,6 +173,12 @@ class RunStage(StrictModel):
         default=None, description="Asynchronous runs: trainer updates between weight syncs, "
                                   "the step's prompts split evenly (verl's "
                                   "`trigger_parameter_sync_step`), unit `count`; default: 1.")
+    epochs: Annotated[Figure, COUNT] | None = Field(
+        default=None, description="Passes the learner makes over each step's rollouts (PPO "
+                                  "epochs: verl's `ppo_epochs`, OpenRLHF's `max_epochs`, "
+                                  "open-instruct's `num_epochs`, TRL's `num_iterations`), unit "
+                                  "`count`; default: 1. The update (and a critic's) runs this "
+                                  "many times; the old-policy and reference log-probs once.")
     optimizer_steps: Annotated[Figure, COUNT] | None = Field(
         default=None, description="Optimizer steps the learner takes in one priced step: the "
                                   "step's prompts over the mini-batch, times the epochs over "

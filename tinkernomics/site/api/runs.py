@@ -54,6 +54,8 @@ STAGE_DESCRIBED = {
     "staleness": "Asynchronous runs: samples the sampler may start beyond a weight sync's, as a "
                  "share of them (verl's staleness_threshold); null: not stated (unbounded).",
     "sync_updates": "Asynchronous runs: trainer updates between weight syncs; null: not stated.",
+    "epochs": "Passes the learner makes over each step's rollouts (PPO epochs); null: not "
+              "stated (one).",
     "optimizer_steps": "Optimizer steps the learner takes in one priced step (mini-batches times "
                        "epochs); null: not stated (one).",
     "gpus": "GPUs of the stage.",

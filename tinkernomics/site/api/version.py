@@ -8,7 +8,7 @@ link of the API to ``/api/v<major>/`` by itself, and the old folder is no longer
 
 from __future__ import annotations
 
-API_VERSION = "2.22.0"
+API_VERSION = "2.23.0"
 """Semantic version of the public API. Bump it (and add a CHANGELOG_API.md entry) whenever the
 generated schema changes: patch for wording, minor for additions, major (new /api/vN/) for
 anything that breaks a reader."""
