@@ -59,7 +59,7 @@ def query(run: PublishedRun, stage: RunStage) -> dict[str, str]:
         "score_reference": "1" if run.reference else "0",
         "run.steps": _int(stage.steps.value), "run.prompts": _int(stage.prompts.value),
         "run.G": _int(stage.group.value), "run.C0": _int(stage.prompt_tokens.value),
-        "run.K": _int(stage.epochs.value) if stage.epochs else "1",
+        "run.K": "1",  # one pass over the rollouts unless the stage states its epochs (STATED)
         "run.out": _int(stage.mean_completion_tokens.value),
         "run.max_out": _int(stage.max_completion_tokens.value), "run.T": _int(turns),
         "run.delta": _int(delta) if turns > 1 else "0", "set.gpus": _int(stage.gpus.value),
@@ -95,7 +95,7 @@ STATED: dict[str, tuple[str, bool]] = {
     "context_parallel": ("set.context_parallel", True),
     "gpu_memory_utilization": ("set.mem_util", False), "oversampling": ("set.oversample", False),
     "staleness": ("set.staleness", False), "sync_updates": ("set.sync_updates", True),
-    "optimizer_steps": ("set.optimizer_steps", True),
+    "optimizer_steps": ("set.optimizer_steps", True), "epochs": ("run.K", True),
     "duplicated_params": ("set.duplicated_params", False),
 }
 """A stage's optional settings -> the calculator input each sets, and whether it is a whole
