@@ -91,7 +91,7 @@ def needed(gaps: list[Gap]) -> str:
     return f"({' + '.join(terms)}) > 0" if terms else "0.0"
 
 
-CONTEXT = "run.C0 + run.delta * (run.T - 1) + coalesce(run.max_out, run.out)"
+CONTEXT = "run.C0 + run.delta * (run.T - 1) + tokens.completion_cap"
 """Tokens of context one sequence needs: the last turn's prompt (the first prompt and every
 earlier turn's growth) and the completion cap (the mean where no cap is given)."""
 

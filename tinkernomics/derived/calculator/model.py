@@ -94,11 +94,12 @@ def token_quantities() -> list[Quantity]:
           label="Sampled per episode", shown=False),
         q("tokens.sequence_per_episode", "run.C0 + run.delta * (run.T - 1) + run.out",
           label="Trajectory length", shown=False),
+        q("tokens.completion_cap", "coalesce(run.max_out, run.out)",
+          label="Completion cap (the mean where none is given)", shown=False),
         # a learner that pads every completion to the cap (a run's padded_training) trains and
         # holds activations for prompt + cap tokens a sequence; sampling is unchanged
         q("tokens.train_sequence_per_episode", "tokens.sequence_per_episode + run.padded_train "
-          "* (coalesce(run.max_out, run.out) - run.out)", label="Trained sequence length",
-          shown=False),
+          "* (tokens.completion_cap - run.out)", label="Trained sequence length", shown=False),
         q("tokens.prefill", "tokens.rollouts * tokens.prefill_per_episode", label="Prefill"),
         q("tokens.prefill_cached", "tokens.rollouts * tokens.cached_per_episode",
           label="of which cached"),

@@ -161,7 +161,7 @@ def constant_quantities() -> list[Quantity]:
 
 def _names(p: str, hw: str) -> dict[str, str]:
     return {"p": p, "hw": hw, "mem": f"{hw}.memory_gb * 1e9",
-            "cap": "coalesce(run.max_out, run.out)", "c": "const.time"}
+            "cap": "tokens.completion_cap", "c": "const.time"}
 
 
 def _gpus(p: str, hw: str) -> list[tuple[str, str]]:
