@@ -296,13 +296,12 @@ MISSING = "0.0 / 0.0"
 """An expression whose value is missing (no published run to measure the spread on)."""
 
 
-def range_quantities(catalog: Catalog, estimate: Estimator) -> list[Quantity]:
-    """How far published runs landed from such estimates, as graph quantities: the lowest,
-    mean and highest ratio (``backtest.*``), and the self-hosted GPU-hours, dollars and
-    break-even they leave room for (an actual of estimate ÷ ratio). Added to the graph after
-    the runs are estimated (``estimate.graph_for``): the ranges read the runs' estimates, which
-    do not read the ranges."""
-    found = rows(catalog, estimate)
+def range_quantities(found: list[Row]) -> list[Quantity]:
+    """How far published runs (``found``, the catalog's ``rows``) landed from such estimates,
+    as graph quantities: the lowest, mean and highest ratio (``backtest.*``), and the
+    self-hosted GPU-hours, dollars and break-even they leave room for (an actual of estimate ÷
+    ratio). Added to the graph after the runs are estimated (``estimate.graph_for``): the
+    ranges read the runs' estimates, which do not read the ranges."""
     s = summary(found)
     scalerl = next((r.ratio for r in found if r.run == ids.SCALERL_RUN), None)
 

@@ -18,6 +18,7 @@ from tinkernomics.catalog.entries import Catalog
 from tinkernomics.derived import derive
 from tinkernomics.derived.calculator import (
     backtest,
+    heldout,
     ids,
     inputs,
     limits,
@@ -50,10 +51,11 @@ def graph_for(catalog: Catalog) -> Graph:
 
 
 def _add_ranges(catalog: Catalog, graph: Graph) -> None:
-    """Add the published runs' spread (``backtest.range_quantities``): the runs are estimated
-    on the graph without it, then their cached estimates are dropped, as they lack it."""
-    ranges = backtest.range_quantities(catalog, estimate)
-    graph.add(*ranges)
+    """Add the published runs' spread (``backtest.range_quantities``) and the held-out runs'
+    at first sight (``heldout.range_quantities``): the runs are estimated on the graph without
+    them, then their cached estimates are dropped, as they lack them."""
+    found = backtest.rows(catalog, estimate)
+    graph.add(*backtest.range_quantities(found), *heldout.range_quantities(found))
     _ESTIMATES.pop(id(catalog), None)
 
 

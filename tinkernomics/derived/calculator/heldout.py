@@ -19,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tinkernomics.derived.calculator.backtest import Row, geometric_mean
+from tinkernomics.derived.calculator import spread
+from tinkernomics.derived.calculator.backtest import MISSING, Row, geometric_mean
+from tinkernomics.derived.calculator.graph import Quantity
 from tinkernomics.derived.calculator.heldout_records import FIRST_SIGHT as EARLIER
 from tinkernomics.derived.calculator.heldout_records import FirstSight
 
@@ -61,17 +63,50 @@ def within(ratio: float) -> bool:
 @dataclass(frozen=True)
 class Summary:
     """How the held-out runs landed at first sight: how many, how many within 2×, their
-    geometric mean (None without runs)."""
+    geometric mean and the middle ``spread.INNER`` of their ratios (None without runs)."""
 
     count: int
     within: int
     geometric_mean: float | None
+    inner_low: float | None = None
+    inner_high: float | None = None
 
 
 def summary(found: list[HeldOut]) -> Summary:
-    """Count, count within 2× and geometric mean of the first-sight ratios."""
+    """Count, count within 2×, geometric mean and middle band of the first-sight ratios."""
     ratios = [h.first for h in found if h.first > 0]
-    return Summary(len(found), sum(within(x) for x in ratios), geometric_mean(ratios))
+    if not ratios:
+        return Summary(len(found), 0, None)
+    return Summary(len(found), sum(within(x) for x in ratios), geometric_mean(ratios),
+                   spread.percentile(ratios, spread.LOW), spread.percentile(ratios, spread.HIGH))
+
+
+def range_quantities(rows: Iterable[Row]) -> list[Quantity]:
+    """How far runs the model had not seen landed at first sight, as graph quantities beside
+    ``backtest.range_quantities``: the middle band of the held-out ratios (``heldout.low``,
+    ``heldout.high``), their count, and the self-hosted GPU-hours that band leaves room for.
+    The in-sample band says how well the model explains the runs it was fitted with; this one
+    how far a run it had not seen landed, under the model of the day it was added."""
+    s = summary(held_out(rows))
+
+    def const(value: float | None) -> str:
+        return MISSING if value is None else repr(float(value))
+
+    q = Quantity
+    return [
+        q("heldout.low", const(s.inner_low), format="ratio",
+          label="10th percentile of the held-out runs' estimate ÷ actual at first sight",
+          shown=False),
+        q("heldout.high", const(s.inner_high), format="ratio",
+          label="90th percentile of the held-out runs' estimate ÷ actual at first sight",
+          shown=False),
+        q("heldout.runs", repr(float(s.count)), format="count",
+          label="Held-out runs", shown=False),
+        q("self.gpu_hours_unseen_low", "self.gpu_hours / heldout.high", format="hours",
+          label="GPU-hours, low end (held-out runs at first sight)"),
+        q("self.gpu_hours_unseen_high", "self.gpu_hours / heldout.low", format="hours",
+          label="GPU-hours, high end (held-out runs at first sight)"),
+    ]
 
 
 _THREAD42 = "1b24430"

@@ -98,7 +98,10 @@ def held_view(found: list[backtest.Row],
                           "now": _ratio(h.now), "commit": h.commit, "added": h.added,
                           "first_outside": not heldout.within(h.first)} for h in held],
             "held_within": s.within, "held_count": s.count,
-            "held_mean": _ratio(s.geometric_mean)}
+            "held_mean": _ratio(s.geometric_mean), "held_low": _ratio(s.inner_low),
+            "held_high": _ratio(s.inner_high),
+            "held_band": (f"middle {spread.INNER:.0%} ({spread.LOW * 100:.0f}th to "
+                          f"{spread.HIGH * 100:.0f}th percentile)")}
 
 
 def view(catalog: Catalog,

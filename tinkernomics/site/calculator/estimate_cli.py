@@ -312,8 +312,19 @@ def spread_lines(est: Estimate) -> list[str]:
                                                    "backtest.runs"))
     if low is None or high is None or not runs:
         return []
-    return [f"self-hosted range (*_low, *_high): {spread.RULE}, over {runs:.0f} runs: "
-            f"{fmt_value('ratio', low)}–{fmt_value('ratio', high)}"]
+    lines = [f"self-hosted range (*_low, *_high): {spread.RULE}, over {runs:.0f} runs: "
+             f"{fmt_value('ratio', low)}–{fmt_value('ratio', high)}"]
+    first = [est.values.get(k) for k in ("heldout.low", "heldout.high", "heldout.runs",
+                                         "self.gpu_hours_unseen_low",
+                                         "self.gpu_hours_unseen_high")]
+    if all(v is not None for v in first) and first[2]:
+        f_low, f_high, f_runs, hours_low, hours_high = first
+        lines.append(f"held-out range (*_unseen_*): the middle {spread.INNER:.0%} of {f_runs:.0f} "
+                     "runs priced before the model had seen them, at first sight: "
+                     f"{fmt_value('ratio', f_low)}–{fmt_value('ratio', f_high)}, so "
+                     f"{fmt_value('hours', hours_low)}–{fmt_value('hours', hours_high)} "
+                     "GPU-hours")
+    return lines
 
 
 def add_estimate_command(sub: argparse._SubParsersAction) -> None:

@@ -46,16 +46,22 @@ def self_hosted_card() -> dict[str, Any]:
            "GPU-hour; ≈ {wall_clock_hours} hours on {time.gpus:count} GPU")
     ranged = ("; over " + spread_rule() + ", such estimates came out at {backtest.low}–"
               "{backtest.high} of what the run used, so {self.gpu_hours_low}–"
-              "{self.gpu_hours_high} GPU-hours ({self.total_low}–{self.total_high}); see the "
-              "back-test")
+              "{self.gpu_hours_high} GPU-hours ({self.total_low}–{self.total_high})")
+    unseen = ("; runs priced before the model had seen them landed at {heldout.low}–"
+              "{heldout.high} (the middle " + f"{spread.INNER:.0%}" + " of {heldout.runs:count} "
+              "held-out runs at first sight): {self.gpu_hours_unseen_low}–"
+              "{self.gpu_hours_unseen_high} GPU-hours")
+    back = "; see the back-test</small>"
     return {"title": "Self-hosted compute", "cases": cases(
         ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
          "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
          "GPU-hour (USD) to price them</small>"),
         ("missing(backtest.low) * (time.gpus == 1)", own + "</small>"),
         ("missing(backtest.low)", own + "s</small>"),
-        ("time.gpus == 1", own + ranged + "</small>"),
-        ("", own + "s" + ranged + "</small>"))}
+        ("missing(heldout.low) * (time.gpus == 1)", own + ranged + back),
+        ("missing(heldout.low)", own + "s" + ranged + back),
+        ("time.gpus == 1", own + ranged + unseen + back),
+        ("", own + "s" + ranged + unseen + back))}
 
 
 def cards(no_tinker: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
