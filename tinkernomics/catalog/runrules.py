@@ -8,7 +8,7 @@ of its own, so the back-test never meets a run it cannot price."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from tinkernomics.catalog.entries import Catalog, Entry
 from tinkernomics.catalog.models.runs import PublishedRun
@@ -54,6 +54,16 @@ SPLITS = ("pipeline_parallel", "train_tensor_parallel", "context_parallel")
 """The axes a learner splits one copy of the model over; their product is its GPUs."""
 
 
+def learner_overspan(splits: Sequence[float], gpus: float,
+                     sampling_only: float) -> tuple[float, float] | None:
+    """``(span, training GPUs)`` when one training copy of the model, split ``splits`` ways
+    (pipeline × tensor × context parallel), spans more GPUs than train: ``gpus`` less the
+    ``sampling_only`` GPUs; None when it fits. The one rule for a catalog run
+    (``_split_problems``) and the reader's options (``site/calculator/checkargs``)."""
+    span, training = math.prod(splits), gpus - sampling_only
+    return (span, training) if splits and span > training else None
+
+
 def _split_problems(catalog: Catalog, key: str, run: PublishedRun,
                     index: int) -> Iterator[Problem]:
     """One training copy of the model (pipeline × tensor × context parallel) spans at most the
@@ -62,10 +72,12 @@ def _split_problems(catalog: Catalog, key: str, run: PublishedRun,
     given = [(name, getattr(stage, name)) for name in SPLITS if getattr(stage, name) is not None]
     if not given:
         return
-    span = math.prod(figure.value for _, figure in given)
-    training = stage.gpus.value - (stage.rollout_gpus.value if stage.rollout_gpus is not None
-                                   and not run.colocated else 0.0)
-    if span > training:
+    sampling_only = (stage.rollout_gpus.value if stage.rollout_gpus is not None
+                     and not run.colocated else 0.0)
+    over = learner_overspan([figure.value for _, figure in given], stage.gpus.value,
+                            sampling_only)
+    if over is not None:
+        span, training = over
         names = " × ".join(f"{name} {figure.value:g}" for name, figure in given)
         yield catalog.problem("run", key, ("stages", index, given[0][0]),
                               f"one training copy of the model spans {span:g} GPUs ({names}), "

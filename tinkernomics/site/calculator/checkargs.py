@@ -13,10 +13,10 @@ policy's weights in the GPUs given (``sampler_fit``), with the fewest an engine 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from tinkernomics.catalog.entries import Catalog
+from tinkernomics.catalog.runrules import learner_overspan
 from tinkernomics.derived.calculator import inputs
 
 CHOICES = {"algorithm": "algorithms", "model": "models", "teacher": "models",
@@ -112,9 +112,10 @@ def _check_split(numbers: Mapping[str, float], options: Mapping[str, str]) -> No
     gpus = numbers.get("set.gpus")
     if not given or gpus is None:
         return
-    training = gpus - numbers.get("set.rollout_gpus", 0.0)
-    span = math.prod(value for _, value in given)
-    if span > training:
+    over = learner_overspan([value for _, value in given], gpus,
+                            numbers.get("set.rollout_gpus", 0.0))
+    if over is not None:
+        span, training = over
         named = " × ".join(f"{_name(inputs.key(n), options)} {v:g}" for n, v in given)
         raise BadInput(f"{named}: one training copy of the model spans {span:g} GPUs, more "
                        f"than the {training:g} that train")
