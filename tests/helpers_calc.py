@@ -1,9 +1,9 @@
 """Test helpers for the calculator: the real catalog plus a toy model, price list and GPU.
 
-The toy entries have round numbers (a 1B dense model, $1/$2/$3 per million tokens, a
-1,000 TFLOP/s GPU at $2 an hour; a 4B dense teacher at $1.50/$4/$6, an MoE of 100B with 1B
-active) so a unit test can show its arithmetic in plain sight, while the
-formulas, algorithms and conversions stay the real catalog's.
+The toy entries have round numbers (a 1B dense model of 10 layers of 10 heads of 100, $1/$2/$3
+per million tokens, a 1,000 TFLOP/s GPU at $2 an hour; a 4B dense teacher at $1.50/$4/$6 with
+no architecture figures, an MoE of 100B with 1B active) so a unit test can show its arithmetic
+in plain sight, while the formulas, algorithms and conversions stay the real catalog's.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ TOY_ENTRIES: dict[str, dict[str, Any]] = {
     "model": {
         "id": TOY_MODEL, "name": "Toy-1B", "family": "Toy", "architecture": "dense",
         "total_params": _fig(1, "billion_parameters"), "d_model": _fig(1000, "count"),
+        # what the time model reads (KV cache and attention): 10 layers of 10 heads of 100
+        "shape": {k: _fig(v, "count", locator="fixture") for k, v in
+                  {"layers": 10, "attention_heads": 10, "kv_heads": 10, "head_dim": 100}.items()},
     },
     "teacher": {
         "id": TOY_TEACHER, "name": "Toy-4B", "family": "Toy", "architecture": "dense",

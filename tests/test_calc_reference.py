@@ -39,7 +39,8 @@ def toy_query(**extra: str) -> dict[str, str]:
     """GRPO on Toy-1B: 90 steps × 100 prompts × G=100, 1,000 + 1,000 tokens, K = 1.
 
     Utilisation fixed at 50% (train, prefill) and 10% (decode) so hours come out round; one
-    GPU (the toy model has no architecture figures to size the run from).
+    GPU (the toy model gives its attention shape, to time the run, but not its vocabulary or
+    MLP width, to size its memory from).
     """
     query = {"m": TOY_MODEL, "p": TOY_PRICES, "hw": TOY_GPU, "a": "grpo", "steps": "90",
              "n": "100", "G": "100", "K": "1", "in": "1000", "out": "1000", "mt": "50",
@@ -52,11 +53,19 @@ def run(catalog: Catalog, **extra: str) -> Estimate:
     return estimate(catalog, toy_query(**extra))
 
 
+ATTENTION = 6 * 10 * (10 * 100) * 2000
+"""Attention's training FLOPs a token (6 · layers · width · sequence, causal; a forward is a
+third): 10 layers of 10 heads of 100 over 1,000 + 1,000 tokens. The reference's forward
+(2·P and a third of attention) over 1.8e9 tokens at 50% of 1,000 TFLOP/s: 2.04 GPU-hours."""
+REFERENCE_HOURS = 1.8e9 * (2e9 + ATTENTION / 3) / 5e14 / 3600
+
+
 def train_hours(flops_per_token: float, critic: bool = False, k: int = 1) -> float:
-    """The time model's policy training at 50%: K passes of the formula × 4/3 (full
-    recomputation, the default) plus one old-policy forward (2·P; the toy has no attention
-    figures), over 1.8e9 trained tokens (per K)."""
-    return 1.8e9 * (k * flops_per_token * 4 / 3 + 2e9) / 5e14 / 3600
+    """The time model's policy training at 50%: K passes of the formula and attention × 4/3
+    (full recomputation, the default) plus one old-policy forward (2·P and a third of
+    attention), over 1.8e9 trained tokens (per K)."""
+    per_token = k * (flops_per_token + ATTENTION) * 4 / 3 + 2e9 + ATTENTION / 3
+    return 1.8e9 * per_token / 5e14 / 3600
 
 
 def overhead_hours(e: Estimate) -> float:
@@ -114,15 +123,17 @@ def test_self_hosted_by_hand(toy: Catalog) -> None:
     assert lines["prefill"].usd == pytest.approx(2.0)
     # decode at 10%: 1.8e18 / 1e14 = 18,000 s = 5 GPU-hours, $10
     assert lines["decode"].gpu_hours == pytest.approx(5.0)
-    # reference log-probs: 1.8e9 tokens × 2e9 = 3.6e18 at 50% -> 2 GPU-hours
-    assert lines["reference"].gpu_hours == pytest.approx(2.0)
+    # reference log-probs: 1.8e9 tokens × (2e9 + 4e7 of attention) = 3.67e18 at 50% -> 2.04
+    assert lines["reference"].gpu_hours == pytest.approx(REFERENCE_HOURS) == 2.04
     # LoRA, sourced accounting (the default): forward 2·P + backward through the frozen base
-    # 2·P = 4e9 FLOP per token; the time model adds full recomputation (× 4/3) and the
-    # old-policy forward (2·P): 1.8e9 × (5.33e9 + 2e9) at 5e14 FLOP/s -> 7.33 GPU-hours
+    # 2·P = 4e9 FLOP per token; the time model adds attention (1.2e8), full recomputation
+    # (× 4/3) and the old-policy forward (2·P + 4e7): 1.8e9 × (5.49e9 + 2.04e9) at 5e14
+    # FLOP/s -> 7.53 GPU-hours
+    assert train_hours(4e9) == pytest.approx(7.5333, rel=1e-4)
     assert lines["train"].formula == "flops_lora_training_sourced"
     assert lines["train"].flops_per_token == pytest.approx(4e9)
     assert lines["train"].gpu_hours == pytest.approx(train_hours(4e9))
-    hours = with_run_overhead(own, 1 + 5 + 2 + train_hours(4e9) + overhead_hours(own))
+    hours = with_run_overhead(own, 6 + REFERENCE_HOURS + train_hours(4e9) + overhead_hours(own))
     assert own["self.gpu_hours"] == pytest.approx(hours)
     assert own["self.total"] == pytest.approx(hours * 2.0)
 
@@ -135,7 +146,8 @@ def test_self_hosted_site_accounting_by_hand(toy: Catalog) -> None:
     assert train.formula == "flops_lora_training"
     assert train.flops_per_token == pytest.approx(2e9 + 6e9 * 32 / 1000)
     assert train.gpu_hours == pytest.approx(train_hours(2.192e9))
-    hours = with_run_overhead(own, 1 + 5 + 2 + train_hours(2.192e9) + overhead_hours(own))
+    hours = with_run_overhead(own, 1 + 5 + REFERENCE_HOURS + train_hours(2.192e9)
+                              + overhead_hours(own))
     assert own["self.gpu_hours"] == pytest.approx(hours)
     assert own["self.total"] == pytest.approx(hours * 2.0)
     # rank and hidden size move only this accounting: R = 64, D = 2,000 -> 2e9 + 6e9 × 0.032
@@ -164,8 +176,9 @@ def test_full_fine_tuning_uses_six_p(toy: Catalog) -> None:
 
 
 @pytest.mark.parametrize(("accounting", "hours"), [
-    ("sourced", 1 + 5 + 2 + train_hours(4e9)),  # LoRA training at 4·P
-    ("site", 1 + 5 + 2 + train_hours(2.192e9)),  # the original site's 2·P + 6·P·R/D
+    ("sourced", 1 + 5 + REFERENCE_HOURS + train_hours(4e9)),  # LoRA training at 4·P
+    # the original site's 2·P + 6·P·R/D
+    ("site", 1 + 5 + REFERENCE_HOURS + train_hours(2.192e9)),
 ])
 def test_break_even_by_hand(toy: Catalog, accounting: str, hours: float) -> None:
     result = run(toy, lf=accounting)

@@ -71,6 +71,7 @@ def test_a_second_stage_adds_its_tokens(tmp_path: Path) -> None:
 
 WINDOW = ("shape:\n  context_limit: {{value: {window}, unit: tokens, status: reported, "
           "source: tinker_pricing_2026_07, locator: 'Fixture: \"context window\"'}}\n")
+"""A context window, added to the fixture model's shape block."""
 
 
 @pytest.mark.parametrize(("window", "reported"), [(1100, False), (1099, True)])
@@ -80,8 +81,8 @@ def test_a_stage_fits_its_models_context_window(tmp_path: Path, window: int,
     not one of 1,099; a model without a window is not checked (the valid fixture)."""
     root = copy_valid(tmp_path)
     path = root / "models" / "qwen3-8b.yaml"
-    path.write_text(path.read_text(encoding="utf-8") + WINDOW.format(window=window),
-                    encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("shape:\n", WINDOW.format(
+        window=window), 1), encoding="utf-8")
     done = run_validate(tmp_path, "catalog")
     if not reported:
         assert done.code == 0, done.out

@@ -82,10 +82,13 @@ def index(catalog: Catalog) -> SiteIndex:
 
 @pytest.fixture(scope="module")
 def fixture_index(tmp_path_factory: pytest.TempPathFactory) -> SiteIndex:
-    """The fixture catalog with a made-up shape for its model."""
+    """The fixture catalog with a made-up shape for its model, in place of its own (without its
+    published run, which a model without KV heads could not time)."""
     root = copy_valid(tmp_path_factory.mktemp("arch"))
     model = root / "models" / "qwen3-8b.yaml"
-    model.write_text(model.read_text(encoding="utf-8") + SHAPE, encoding="utf-8")
+    own = model.read_text(encoding="utf-8").split("shape:\n", 1)[0]
+    model.write_text(own + SHAPE, encoding="utf-8")
+    shutil.rmtree(root / "runs")
     catalog = load_valid_catalog(root)
     return build_index(catalog, conversion_factor(catalog))
 

@@ -30,6 +30,7 @@ def run_problems(catalog: Catalog, unknown: UnknownId) -> Iterator[Problem]:
             if wanted is not None and wanted not in catalog.known_ids(kind):
                 yield unknown(catalog, entry, (field,), wanted, kind, kind)
         yield from _reading_problems(catalog, key, run)
+        yield from _shape_problems(catalog, key, run)
         for i, stage in enumerate(run.stages):
             yield from _window_problems(catalog, key, run, i)
             if stage.max_completion_tokens.value < stage.mean_completion_tokens.value:
@@ -84,6 +85,42 @@ def _split_problems(catalog: Catalog, key: str, run: PublishedRun,
                               f"more than the {training:g} that train",
                               "pipeline, tensor and context parallelism split one copy of the "
                               "model over that many GPUs")
+
+
+TIMED_SHAPE = (("shape.layers", ("layers",)),
+               ("shape.kv_heads and shape.head_dim (or shape.kv_latent_dim)",
+                ("kv_heads head_dim", "kv_latent_dim")),
+               ("shape.attention_heads and shape.head_dim (or d_model)",
+                ("attention_heads head_dim", "d_model")))
+"""What the time model reads of a model's architecture, as (what to add, the groups of figures
+any one of which gives it): its layers, its KV cache a token (KV heads × head size, else a
+latent per layer) and its attention width (heads × head size, else the hidden size)."""
+
+
+def missing_shape(model: object) -> list[str]:
+    """What ``model`` lacks of ``TIMED_SHAPE`` for the time model, in order; empty when it
+    can be timed."""
+    shape = field_or_none(model, "shape")
+
+    def given(group: str) -> bool:
+        return all((figure_value(model, name) if name == "d_model" else
+                    figure_value(shape, name)) is not None for name in group.split())
+
+    return [label for label, groups in TIMED_SHAPE if not any(map(given, groups))]
+
+
+def _shape_problems(catalog: Catalog, key: str, run: PublishedRun) -> Iterator[Problem]:
+    """A published run is timed from its model's architecture (the back-test prices it): a
+    model the catalog gives by its size alone cannot time it."""
+    model = catalog.models.get(run.model)
+    missing = missing_shape(model) if model is not None else []
+    if missing:
+        yield catalog.problem("run", key, ("model",),
+                              f"the model {run.model!r} lacks {'; '.join(missing)}, which the "
+                              "back-test's time model reads (its KV cache and attention)",
+                              f"add them to catalog/models/{run.model}.yaml from the model's "
+                              "config.json (num_hidden_layers, num_key_value_heads, head_dim, "
+                              "num_attention_heads)")
 
 
 def _window_problems(catalog: Catalog, key: str, run: PublishedRun,

@@ -238,7 +238,9 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
     c, cap = n["c"], n["cap"]
     held = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out)"
     ctx = "(run.C0 + run.delta * (run.T - 1) / 2.0 + run.out / 2.0)"
-    kv, state = "coalesce(mem.kv_per_token, 0.0)", "coalesce(mem.state_per_sequence, 0.0)"
+    # a model whose KV cache per token is unknown (no architecture figures) has no decode
+    # batch, bytes or tail: the decode time is missing unless a measured throughput is given
+    kv, state = "mem.kv_per_token", "coalesce(mem.state_per_sequence, 0.0)"
     # the reader's decode utilisation is the chosen GPU's (another GPU's run clears it)
     mfu_decode = "set.mfu_decode" if hw == "hw" else "missing(set.mfu_decode) * 0.0 / 0.0"
     return [
@@ -285,7 +287,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
 def _other_phases(p: str, hw: str) -> list[tuple[str, str]]:
     c = "const.time"
     seq = f"{p}.train_sequence"
-    attention = f"(6.0 * coalesce({roles_time.layers_width('model')}, 0.0) * {seq})"
+    attention = f"(6.0 * {roles_time.layers_width('model')} * {seq})"
     forward = f"(2.0 * (p.active + {roles_time.duplicated()}) + {attention} / 3.0)"
     train_tokens = f"run.prompts * run.G * {seq}"
     recompute = "(4.0 / 3.0 if run.ac == 2 else 1.0)"

@@ -142,6 +142,21 @@ LACKS = {"run.G": "G (--G): the catalog gives no typical G for this algorithm",
          "set.gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
                  "catalog, so its memory, and the GPUs that hold it, are unknown"}
 """What a missing typical input is, for the line that says the run lacks it."""
+def shape_lacks(est: Estimate) -> str:
+    """What a run lacks when its model's architecture figures are unknown (a model the catalog
+    gives by its size alone): its KV cache, attention and memory, so its self-hosted time, are
+    unknown (``timing``: nothing is guessed); '' when the figures are there."""
+    if est.values.get("mem.kv_per_token") is not None:
+        return ""
+    missing = [n for n in ARCH_FIGURES if n not in ("params_b", "active_b")
+               and est.values.get(f"arch.{n}") is None]
+    given = ", ".join(f"--arch {n}" for n in missing) or "--arch"
+    return (f"the model's architecture ({given}): the catalog does not give it for "
+            f"{est.resolved.names.get('model_name', 'this model')}, so its KV cache, attention "
+            "and memory, and with them its self-hosted time and the GPUs that hold it, are "
+            "unknown")
+
+
 def option_of() -> dict[str, str]:
     """Link key -> the option that sets it (error messages name the option)."""
     return {**{inputs.key(name): option for option, name, _ in OPTIONS},
@@ -251,7 +266,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     graph = graph_for(catalog)
     names = {i.key: i.name for i in inputs.NUMBERS}
     lacks = [LACKS.get(names.get(k, k), k) for k in invalid_keys(catalog, query)]
-    if est.values.get("time.gpus") is None and inputs.key("set.gpus") not in query:
+    shape = shape_lacks(est)
+    if shape:
+        lacks.append(shape)
+    elif est.values.get("time.gpus") is None and inputs.key("set.gpus") not in query:
         lacks.append(LACKS["set.gpus"])
     if args.json:
         print(json.dumps({**as_json(est, graph), "lacks": lacks}, indent=1, allow_nan=False))

@@ -53,6 +53,10 @@ def self_hosted_card() -> dict[str, Any]:
               "{self.gpu_hours_unseen_high} GPU-hours")
     back = "; see the back-test</small>"
     return {"title": "Self-hosted compute", "cases": cases(
+        ("missing(mem.kv_per_token) * missing(self.gpu_hours)", "{self.total}<small>unknown: "
+         "the catalog gives only the size of {model_name:text}, not its architecture (layers, "
+         "heads, hidden size), so its KV cache, attention and memory cannot be timed; give its "
+         "figures under \"A model the catalog lacks\" (from its config.json)</small>"),
         ("missing(gpu_price)", "{self.total}<small>{self.gpu_hours} GPU-hours on "
          "{hw_name:text}, which has no rental price in the catalog: enter a Price per "
          "GPU-hour (USD) to price them</small>"),
