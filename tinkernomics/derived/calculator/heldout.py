@@ -162,3 +162,19 @@ FIRST_SIGHT += (
     FirstSight("vlm-r1-qwen2.5-vl-3b-rec-a100-8", 1.153, _HELD43, "2026-12-07"),
     FirstSight("rlpr-qwen2.5-7b-a100-32", 0.196, _HELD43, "2026-12-07"),
 )
+
+_HELD44 = "dc73064"
+"""Main's head when held44 branched (2026-12-07): its time model, unchanged on that branch,
+priced published runs the catalog did not hold, each with ``tinkernomics backtest --json`` run
+after its catalog files were added (run, references, copies of the sources, a missing model) and
+before anything else was changed. First R1-V's GRPO run on CLEVR counting (Deep-Agent/R1-V at
+412ced0: Qwen2-VL-2B-Instruct, plain data parallel on 8 processes, 16 prompts × 8 a step with
+TRL main's defaults, each completion decoded alone with Hugging Face generate), whose README
+gives 30 minutes on 8 A100 and an author 100 steps for them (issue #8, 2025-02-05); the prompt
+length assumed, the mean answer length (about 32 tokens) read off the README's curves, the
+model's shape taken from Qwen2-1.5B's. This block is appended to ``FIRST_SIGHT`` at the end of
+the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("r1v-qwen2-vl-2b-clevr-a100-8", 12.240, _HELD44, "2026-12-07"),
+)
