@@ -172,9 +172,14 @@ before anything else was changed. First R1-V's GRPO run on CLEVR counting (Deep-
 TRL main's defaults, each completion decoded alone with Hugging Face generate), whose README
 gives 30 minutes on 8 A100 and an author 100 steps for them (issue #8, 2025-02-05); the prompt
 length assumed, the mean answer length (about 32 tokens) read off the README's curves, the
-model's shape taken from Qwen2-1.5B's. This block is appended to ``FIRST_SIGHT`` at the end of
-the module, beside any other branch's."""
+model's shape taken from Qwen2-1.5B's. Then the multimodal Open R1 fork R1-V started from
+(EvolvingLMMs-Lab/open-r1-multimodal at 10f45f9: Qwen2-VL-2B-Instruct under ZeRO-3 on 8
+processes, 8 prompts × 8 a step, each group decoded in one Hugging Face generate call), whose
+README gives 10 hours for one epoch of its 8k math samples on 8 H100; the prompt and answer
+lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end of the module, beside any
+other branch's."""
 
 FIRST_SIGHT += (
     FirstSight("r1v-qwen2-vl-2b-clevr-a100-8", 12.240, _HELD44, "2026-12-07"),
+    FirstSight("open-r1-multimodal-qwen2-vl-2b-8k-h100-8", 0.399, _HELD44, "2026-12-07"),
 )
