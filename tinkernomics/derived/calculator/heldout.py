@@ -176,10 +176,15 @@ model's shape taken from Qwen2-1.5B's. Then the multimodal Open R1 fork R1-V sta
 (EvolvingLMMs-Lab/open-r1-multimodal at 10f45f9: Qwen2-VL-2B-Instruct under ZeRO-3 on 8
 processes, 8 prompts × 8 a step, each group decoded in one Hugging Face generate call), whose
 README gives 10 hours for one epoch of its 8k math samples on 8 H100; the prompt and answer
-lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end of the module, beside any
-other branch's."""
+lengths assumed. Last the GRPO baseline of the MaxRL paper (tajwarfahim/maxrl at 13f9d22, a verl
+0.4 fork: Qwen3-4B-Base on POLARIS-53K, 256 prompts × 16 a step, a 4,096-token cap, no KL, vLLM
+colocated at tensor parallelism 1), 1,000 steps in about 3 days on 4 nodes of 8 H200 per the
+first author in issue #2 (2026-03-06), a sentence that covers the GRPO and MaxRL runs both; the
+prompt and mean response lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end
+of the module, beside any other branch's."""
 
 FIRST_SIGHT += (
     FirstSight("r1v-qwen2-vl-2b-clevr-a100-8", 12.240, _HELD44, "2026-12-07"),
     FirstSight("open-r1-multimodal-qwen2-vl-2b-8k-h100-8", 0.399, _HELD44, "2026-12-07"),
+    FirstSight("maxrl-grpo-qwen3-4b-base-polaris-h200-32", 0.363, _HELD44, "2026-12-07"),
 )
