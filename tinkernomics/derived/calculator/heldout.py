@@ -197,3 +197,29 @@ FIRST_SIGHT += (
     FirstSight("vlm-r1-qwen2.5-vl-3b-rec-a100-8", 1.153, _HELD43, "2026-12-07"),
     FirstSight("rlpr-qwen2.5-7b-a100-32", 0.196, _HELD43, "2026-12-07"),
 )
+
+_HELD44 = "dc73064"
+"""Main's head when held44 branched (2026-12-07): its time model, unchanged on that branch,
+priced published runs the catalog did not hold, each with ``tinkernomics backtest --json`` run
+after its catalog files were added (run, references, copies of the sources, a missing model) and
+before anything else was changed. First R1-V's GRPO run on CLEVR counting (Deep-Agent/R1-V at
+412ced0: Qwen2-VL-2B-Instruct, plain data parallel on 8 processes, 16 prompts × 8 a step with
+TRL main's defaults, each completion decoded alone with Hugging Face generate), whose README
+gives 30 minutes on 8 A100 and an author 100 steps for them (issue #8, 2025-02-05); the prompt
+length assumed, the mean answer length (about 32 tokens) read off the README's curves, the
+model's shape taken from Qwen2-1.5B's. Then the multimodal Open R1 fork R1-V started from
+(EvolvingLMMs-Lab/open-r1-multimodal at 10f45f9: Qwen2-VL-2B-Instruct under ZeRO-3 on 8
+processes, 8 prompts × 8 a step, each group decoded in one Hugging Face generate call), whose
+README gives 10 hours for one epoch of its 8k math samples on 8 H100; the prompt and answer
+lengths assumed. Last the GRPO baseline of the MaxRL paper (tajwarfahim/maxrl at 13f9d22, a verl
+0.4 fork: Qwen3-4B-Base on POLARIS-53K, 256 prompts × 16 a step, a 4,096-token cap, no KL, vLLM
+colocated at tensor parallelism 1), 1,000 steps in about 3 days on 4 nodes of 8 H200 per the
+first author in issue #2 (2026-03-06), a sentence that covers the GRPO and MaxRL runs both; the
+prompt and mean response lengths assumed. This block is appended to ``FIRST_SIGHT`` at the end
+of the module, beside any other branch's."""
+
+FIRST_SIGHT += (
+    FirstSight("r1v-qwen2-vl-2b-clevr-a100-8", 12.240, _HELD44, "2026-12-07"),
+    FirstSight("open-r1-multimodal-qwen2-vl-2b-8k-h100-8", 0.399, _HELD44, "2026-12-07"),
+    FirstSight("maxrl-grpo-qwen3-4b-base-polaris-h200-32", 0.363, _HELD44, "2026-12-07"),
+)
