@@ -45,3 +45,17 @@ def test_a_run_states_it(toy: Catalog) -> None:
     assert rows["rounds"].stages[0]["sb"] == "1" and "sb" not in rows["continuous"].stages[0]
     rounds, continuous = (rows[r].estimate_gpu_hours for r in ("rounds", "continuous"))
     assert rounds is not None and continuous is not None and rounds > continuous
+
+
+def test_a_round_of_one_sequence_has_no_tail(toy: Catalog) -> None:
+    # one completion at a time (R1-V's generate): each round ends at its own end, the mean
+    one = toy_estimate(toy, seqs="1", sb="1", maxout="3000")
+    assert one["time.batch"] == 1 and one["time.rounds"] == one["time.per_replica"] > 1
+    assert one["time.tail_iterations"] == 0
+    assert one["time.iterations"] == pytest.approx(one["time.rounds"] * 1000)
+    # two a round: a round waits for its longer completion, taken at the cap
+    two = toy_estimate(toy, seqs="2", sb="1", maxout="3000")
+    assert two["time.tail_iterations"] == pytest.approx(two["time.rounds"] * 2000)
+    # a step of one sequence under continuous batching likewise ends at the mean
+    alone = toy_estimate(toy, n="1", G="1", gpus="1", maxout="3000")
+    assert alone["time.sequences"] == 1 and alone["time.tail_iterations"] == 0

@@ -66,8 +66,13 @@ multiplied by the steps:
   ratios 24.32 at the cap; exponential 25.67; log-normal s = 0.6: 25.59, 1.0: 24.58, 1.5:
   24.32), the four NeMo-Aligner rounds of about 11 sequences falling to 0.5x; ScaleRL's 8B
   truncated 5-7% of its completions (arXiv 2510.13786, A.15), so a step of thousands reaches
-  the cap. verl's one-step-off page (20,480 against 8,192 tokens, 247 against 162 s of
-  generation) suggests its longest completion stopped short of the 20K cap, not yet priced. An
+  the cap. Whatever the law, a round (or step) of one sequence (``alone``: a sampler that
+  decodes one completion at a time, R1-V's ``generate`` with ``num_return_sequences = 1``) is
+  its own longest: it ends at the mean, with no tail (R1-V 12.2x to 1.6x; the exponential law
+  for every static round instead, min(cap, mean × H(batch)), also takes NeMo-Aligner's rounds
+  of 8 to 0.52-0.69x, against 0.89-1.41x at the cap). verl's one-step-off page (20,480
+  against 8,192 tokens, 247 against 162 s of generation) suggests its longest completion
+  stopped short of the 20K cap, not yet priced. An
   asynchronous run (``async``) overlaps the tail (unless its sampler hands over whole
   batches, ``wb``, a run's ``whole_batch_rollout``: then the step waits for it), the
   training and the trainer's refit and fixed work with the next step's sampling: its step
@@ -190,6 +195,15 @@ def _tail_iteration(p: str, hw: str, c: str, held: str, kv: str) -> str:
             f"{hw}.tflops * 1e12 * {c}.decode_mfu) * {roles_time.bandwidth_share(hw)})")
 
 
+def _longest(p: str, cap: str) -> list[tuple[str, str]]:
+    """The iterations a step decodes past the mean: a round (static batches) or a step
+    (continuous) of one sequence ends when that sequence does, at the mean; one of several
+    waits for its longest, taken at the cap (every round, under static batches)."""
+    return [("alone", f"({p}.batch if run.static_batches else {p}.sequences) <= 1.0"),
+            ("longest_iterations", f"0.0 if {p}.alone else ({p}.rounds if run.static_batches "
+                                   f"else 1.0) * ({cap} - run.out)")]
+
+
 def _engine_floor(p: str, c: str) -> str:
     """The engine's own work an iteration besides its layers: a continuous-batching engine
     schedules, samples and processes the output of every live sequence each iteration, so its
@@ -268,7 +282,7 @@ def _decode(p: str, hw: str) -> list[tuple[str, str]]:
         ("tail_iteration_s", _padded_tail(p, _tail_iteration(p, hw, c, held, kv))),
         ("waves", f"{p}.per_replica * run.out / {p}.batch"),
         ("rounds", f"ceil({p}.per_replica / {p}.batch - 1e-9)"),
-        ("longest_iterations", f"({p}.rounds if run.static_batches else 1.0) * ({cap} - run.out)"),
+        *_longest(p, cap),
         ("tail_iterations", f"0.0 if run.asynchronous * (1.0 - run.whole_batch) else "
                             f"{p}.longest_iterations"),
         ("iterations", f"run.T * {p}.waves if run.asynchronous * (1.0 - run.whole_batch) else "
