@@ -106,10 +106,11 @@ def _entry(index: SiteIndex, kind: Kind[Any], key: str, links: Links) -> Generic
     model = index.catalog.entry(kind.name, key).model
     elsewhere = site_kind(kind.name).elsewhere
     fields = []
+    stated = model.model_fields_set
     for name in type(model).model_fields:
         value = getattr(model, name)
-        if name == "id" or value is None:
-            continue
+        if name == "id" or value is None or value == [] or name not in stated:
+            continue  # what the entry states: no unset default, no empty list
         if name in elsewhere:
             fields.append(_elsewhere(name, key, elsewhere[name], links))
             continue
