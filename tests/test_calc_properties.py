@@ -94,7 +94,7 @@ def _unpriced(result: Estimate) -> bool:
     no room after the weights (``time.short``)."""
     if result["self.total"] is not None:
         return False
-    assert result["mem.kv_per_token"] is None or result["time.short"] == 1
+    assert result["mem.shape_known"] is None or result["time.short"] == 1
     return True
 
 
@@ -176,7 +176,7 @@ def test_totals_are_the_sum_of_lines(query: dict[str, str]) -> None:
     if result["tinker.total"] is not None:  # else a run Tinker cannot do
         assert result["tinker.total"] == pytest.approx(sum(x.usd for x in tinker.values()))
     if _unpriced(result):  # no bill; a model without figures keeps the lines needing none
-        assert own == {} or result["mem.kv_per_token"] is None
+        assert own == {} or result["mem.shape_known"] is None
     else:
         assert result["self.total"] == pytest.approx(sum(x.usd for x in own.values()))
     terms = [v for k, v in result.values.items() if k.startswith("vram.") and v is not None

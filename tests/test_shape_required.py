@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers_calc import TOY_GPU, TOY_MODEL, TOY_PRICES, TOY_TEACHER, with_toys
+from helpers_calc import TOY_GPU, TOY_MODEL, TOY_MOE, TOY_PRICES, TOY_TEACHER, with_toys
 from helpers_catalog import estimate_reads_the_session_catalog
 from helpers_contrib import run_cli_in_process
 
@@ -48,6 +48,16 @@ def test_its_figures_given_by_the_reader_time_it(toy: Catalog) -> None:
     assert given["self.gpu_hours"] is not None and given["time.batch"] >= 1
 
 
+def test_a_kv_cache_without_an_attention_width_is_not_timed_either(toy: Catalog) -> None:
+    # Toy-MoE gives neither heads nor a hidden size: its KV cache is known from the figures
+    # given, its attention width is not, and the page and the CLI both say so
+    kv_only = {"x_layers": "10", "x_kv_heads": "10", "x_head_dim": "100"}
+    e = estimate(toy, {**QUERY, "m": TOY_MOE, **kv_only})
+    assert e["mem.kv_per_token"] is not None and e["time.train_s"] is None
+    assert e["mem.shape_known"] is None and e["self.gpu_hours"] is None
+    assert "--arch heads" in estimate_cli.shape_lacks(e)
+
+
 def test_the_cli_says_what_it_lacks(toy: Catalog) -> None:
     bare = estimate(toy, {**QUERY, "m": TOY_TEACHER})
     text = estimate_cli.shape_lacks(bare)
@@ -74,7 +84,7 @@ def test_the_command_line_names_the_figures_it_lacks(
 
 def test_the_page_says_why_the_self_hosted_bill_is_unknown() -> None:
     first_when, first_text = layout.self_hosted_card()["cases"][0]
-    assert "kv_per_token" in json.dumps(first_when) and "gpu_hours" in json.dumps(first_when)
+    assert "shape_known" in json.dumps(first_when) and "gpu_hours" in json.dumps(first_when)
     assert "unknown" in first_text and "A model the catalog lacks" in first_text
 
 

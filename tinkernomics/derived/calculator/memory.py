@@ -41,7 +41,7 @@ unknown head count) leaves every term that needs it missing: nothing is guessed.
 
 from __future__ import annotations
 
-from tinkernomics.derived.calculator import ids
+from tinkernomics.derived.calculator import ids, roles_time
 from tinkernomics.derived.calculator.graph import Quantity
 
 WEIGHT_BYTES = 2.0
@@ -152,6 +152,11 @@ def _kv() -> list[Quantity]:
               f"min(model.window, {SEQ})")
     return [
         _q("mem.kv_per_token", per_token, label="KV cache per token", fmt="count", uses=(KV,)),
+        # the one test of "can this model be timed": its KV cache a token and its attention
+        # width (what timing reads without a default); missing where either is unknown
+        _q("mem.shape_known", f"mem.kv_per_token * 0.0 + {roles_time.layers_width('model')} * "
+           "0.0 + 1.0", label="The architecture the KV cache and attention need is known",
+           fmt="count", shown=False),
         _q("mem.kv_window_per_sequence", window, label="Sliding-window KV cache per sequence",
            fmt="count", uses=(KV,)),
         _q("mem.state_per_sequence", f"model.state_layers * model.state_size * {STATE_BYTES}",

@@ -142,11 +142,14 @@ LACKS = {"run.G": "G (--G): the catalog gives no typical G for this algorithm",
          "set.gpus": "the GPU count (--gpus): the model's architecture figures are not in the "
                  "catalog, so its memory, and the GPUs that hold it, are unknown"}
 """What a missing typical input is, for the line that says the run lacks it."""
+
+
 def shape_lacks(est: Estimate) -> str:
     """What a run lacks when its model's architecture figures are unknown (a model the catalog
     gives by its size alone): its KV cache, attention and memory, so its self-hosted time, are
-    unknown (``timing``: nothing is guessed); '' when the figures are there."""
-    if est.values.get("mem.kv_per_token") is not None:
+    unknown (``timing``: nothing is guessed; ``mem.shape_known``, the page's test too); '' when
+    the figures are there."""
+    if est.values.get("mem.shape_known") is not None:
         return ""
     missing = [n for n in ARCH_FIGURES if n not in ("params_b", "active_b")
                and est.values.get(f"arch.{n}") is None]

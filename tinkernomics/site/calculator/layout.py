@@ -53,7 +53,7 @@ def self_hosted_card() -> dict[str, Any]:
               "{self.gpu_hours_unseen_high} GPU-hours")
     back = "; see the back-test</small>"
     return {"title": "Self-hosted compute", "cases": cases(
-        ("missing(mem.kv_per_token) * missing(self.gpu_hours)", "{self.total}<small>unknown: "
+        ("missing(mem.shape_known) * missing(self.gpu_hours)", "{self.total}<small>unknown: "
          "the catalog gives only the size of {model_name:text}, not its architecture (layers, "
          "heads, hidden size), so its KV cache, attention and memory cannot be timed; give its "
          "figures under \"A model the catalog lacks\" (from its config.json)</small>"),
