@@ -289,11 +289,16 @@ def summary(found: list[Row]) -> Summary:
     if not ratios:
         return Summary(0, None, None, None, None, None)
     return Summary(len(ratios), geometric_mean(ratios), min(ratios), max(ratios),
-                   spread.percentile(ratios, spread.LOW), spread.percentile(ratios, spread.HIGH))
+                   *spread.inner(ratios))
 
 
 MISSING = "0.0 / 0.0"
 """An expression whose value is missing (no published run to measure the spread on)."""
+
+
+def constant(value: float | None) -> str:
+    """``value`` as a graph expression: the number, or ``MISSING`` for None."""
+    return MISSING if value is None else repr(float(value))
 
 
 def range_quantities(found: list[Row]) -> list[Quantity]:
@@ -305,20 +310,17 @@ def range_quantities(found: list[Row]) -> list[Quantity]:
     s = summary(found)
     scalerl = next((r.ratio for r in found if r.run == ids.SCALERL_RUN), None)
 
-    def const(value: float | None) -> str:
-        return MISSING if value is None else repr(float(value))
-
     q = Quantity
     return [
-        q("backtest.low", const(s.inner_low), format="ratio",
+        q("backtest.low", constant(s.inner_low), format="ratio",
           label="10th percentile of estimate ÷ actual", shown=False),
-        q("backtest.mean", const(s.geometric_mean), format="ratio",
+        q("backtest.mean", constant(s.geometric_mean), format="ratio",
           label="Geometric mean of estimate ÷ actual", shown=False),
-        q("backtest.high", const(s.inner_high), format="ratio",
+        q("backtest.high", constant(s.inner_high), format="ratio",
           label="90th percentile of estimate ÷ actual", shown=False),
         q("backtest.runs", repr(float(s.count)), format="count", label="Published runs back-tested",
           shown=False),
-        q("backtest.scalerl", const(scalerl), format="ratio",
+        q("backtest.scalerl", constant(scalerl), format="ratio",
           label="Time model ÷ ScaleRL's measured GB200-hours, on its 8B recipe at its "
                 "default batch", shown=False),
         q("self.gpu_hours_low", "self.gpu_hours / backtest.high", format="hours",

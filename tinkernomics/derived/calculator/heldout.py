@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tinkernomics.derived.calculator import spread
-from tinkernomics.derived.calculator.backtest import MISSING, Row, geometric_mean
+from tinkernomics.derived.calculator.backtest import Row, constant, geometric_mean
 from tinkernomics.derived.calculator.graph import Quantity
 from tinkernomics.derived.calculator.heldout_records import FIRST_SIGHT as EARLIER
 from tinkernomics.derived.calculator.heldout_records import FirstSight
@@ -78,7 +78,7 @@ def summary(found: list[HeldOut]) -> Summary:
     if not ratios:
         return Summary(len(found), 0, None)
     return Summary(len(found), sum(within(x) for x in ratios), geometric_mean(ratios),
-                   spread.percentile(ratios, spread.LOW), spread.percentile(ratios, spread.HIGH))
+                   *spread.inner(ratios))
 
 
 def range_quantities(rows: Iterable[Row]) -> list[Quantity]:
@@ -89,15 +89,12 @@ def range_quantities(rows: Iterable[Row]) -> list[Quantity]:
     how far a run it had not seen landed, under the model of the day it was added."""
     s = summary(held_out(rows))
 
-    def const(value: float | None) -> str:
-        return MISSING if value is None else repr(float(value))
-
     q = Quantity
     return [
-        q("heldout.low", const(s.inner_low), format="ratio",
+        q("heldout.low", constant(s.inner_low), format="ratio",
           label="10th percentile of the held-out runs' estimate ÷ actual at first sight",
           shown=False),
-        q("heldout.high", const(s.inner_high), format="ratio",
+        q("heldout.high", constant(s.inner_high), format="ratio",
           label="90th percentile of the held-out runs' estimate ÷ actual at first sight",
           shown=False),
         q("heldout.runs", repr(float(s.count)), format="count",

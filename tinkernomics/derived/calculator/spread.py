@@ -33,3 +33,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     above = min(below + 1, len(ordered) - 1)
     return ordered[below] + (ordered[above] - ordered[below]) * (rank - below)
 
+
+def inner(values: Sequence[float]) -> tuple[float, float]:
+    """The range of ``values`` the calculator states: their ``LOW`` to ``HIGH`` percentile."""
+    return percentile(values, LOW), percentile(values, HIGH)
