@@ -30,6 +30,7 @@ from tinkernomics.site.build import OutputError, shared_site, start_all_outputs,
 from tinkernomics.site.contributing.devserver import error_page_markdown, terminal_report
 from tinkernomics.site.outputjob import JOB, PAGE_PASSES
 from tinkernomics.site.outputs import read_theme_adapter
+from tinkernomics.site.pagesahead import AHEAD
 from tinkernomics.site.relink import for_source_file
 
 THEME_ADAPTER = Path(__file__).with_name("theme.py")
@@ -88,6 +89,7 @@ def define_env(env) -> None:
         setattr(env, _CONTEXT_ATTR, ctx)
         if not JOB.prepare(ctx):  # a one-shot build forks the outputs at on_env instead
             start_all_outputs(ctx)
+        AHEAD.prepare(macros["algorithm_page"])  # forked at on_nav where JOB forks
     page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)
@@ -99,7 +101,8 @@ def on_pre_page_macros(env) -> None:
         return
     stub = _ALGORITHM_STUB.fullmatch(env.markdown)
     if stub is not None and not _under_zensical(env) and "algorithm_page" in env.macros:
-        env.markdown = env.macros["algorithm_page"](stub.group(1))
+        ahead = AHEAD.take(stub.group(1))  # the page a forked child rendered, if it has
+        env.markdown = env.macros["algorithm_page"](stub.group(1)) if ahead is None else ahead
         env.page.meta["render_macros"] = False  # mkdocs-macros returns it as it is
         env.variables[_STUB_KEY] = env.page  # the flag goes again after (the theme reads meta)
 

@@ -71,6 +71,7 @@ from tinkernomics.site.freshness.feature import new_build, of_build
 from tinkernomics.site.outputjob import JOB
 from tinkernomics.site.pages import rawhtml
 from tinkernomics.site.pages.searchcut import cut, restore_unmarked
+from tinkernomics.site.pagesahead import AHEAD
 from tinkernomics.site.postbuild import finish
 from tinkernomics.site.postbuild.csp import SERVE_ENV
 from tinkernomics.site.postbuild.knownscripts import known_scripts
@@ -127,6 +128,18 @@ _PASS: list[finish.PagePass] = []
 
 def on_build_error(error):
     JOB.stop()
+    AHEAD.finish()
+
+
+@event_priority(theme.AFTER_OTHERS)
+def on_nav(nav, config, files):
+    """Every hook before the pages has run: a forked child starts on the algorithm pages from
+    the last (``tinkernomics.site.pagesahead``), in the order MkDocs fills them."""
+    AHEAD.start([uri[len(ALGORITHM_PAGES):-len(".md")] for uri in
+                 (f.src_uri for f in files.documentation_pages())
+                 if uri.startswith(ALGORITHM_PAGES) and uri.endswith(".md")
+                 and uri != ALGORITHMS_INDEX and uri.count("/") == 1])
+    return nav
 
 
 def on_pre_build(config):
@@ -163,6 +176,7 @@ def on_startup(command, dirty):
 
 
 def on_env(env, config, files):
+    AHEAD.finish()  # its child is done or stopped before the outputs step forks
     JOB.start(Path(config.site_dir))  # the pages' Markdown is done; their templates are not
     env.globals["tn_theme_bundle"] = theme_bundle(env)
     env.globals["tn_theme_search"] = theme.search_shape()  # theme.py rule 5 (search-terms.js)

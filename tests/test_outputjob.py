@@ -132,8 +132,9 @@ def test_a_failed_builds_child_is_stopped(tmp_path: Path, monkeypatch: pytest.Mo
 
 @pytest.mark.sweep  # a second whole build (shared with tests/test_site_build.py)
 def test_outputs_forked_beside_the_pages_write_the_same_site(built_site: BuiltSite) -> None:
-    """Every file of the session's build (outputs forked beside the pages) against the second
-    build's (outputs after the pages, in-process; ``second_build``): same paths, same bytes."""
+    """Every file of the session's build (outputs forked beside the pages, algorithm pages
+    rendered ahead by a child, ``site.pagesahead``) against the second build's (no fork: every
+    page and output in-process; ``second_build``): same paths, same bytes."""
     again = second_build().root
 
     def files(root: Path) -> dict[str, bytes]:

@@ -50,7 +50,7 @@ FORK_ENV = "TINKERNOMICS_OUTPUTS_FORK"
 """``0`` writes every output after the pages, in the build's process."""
 
 
-class _Records(logging.Handler):
+class LogRecords(logging.Handler):
     """The child's log records, kept to be sent to the build (INFO and above)."""
 
     def __init__(self) -> None:
@@ -61,7 +61,7 @@ class _Records(logging.Handler):
         self.records.append((record.name, record.levelno, record.getMessage()))
 
 
-def _only_to(handler: logging.Handler) -> None:
+def log_only_to(handler: logging.Handler) -> None:
     """Every record of the child reaches ``handler`` alone: the build prints it, once."""
     for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
         if isinstance(logger, logging.Logger):
@@ -76,9 +76,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _child(ctx: SiteContext, site_dir: Path, out: int) -> None:
     """Write the outputs that need no page, report, and end without returning to MkDocs."""
-    status, error, handler = 0, "", _Records()
+    status, error, handler = 0, "", LogRecords()
     try:
-        _only_to(handler)
+        log_only_to(handler)
         start_all_outputs(ctx)
         write_all_outputs(ctx, site_dir, skip=PAGE_PASSES)
     except OutputError as err:
