@@ -89,7 +89,7 @@ def define_env(env) -> None:
         setattr(env, _CONTEXT_ATTR, ctx)
         if not JOB.prepare(ctx):  # a one-shot build forks the outputs at on_env instead
             start_all_outputs(ctx)
-        AHEAD.prepare(macros["algorithm_page"])  # forked at on_nav where JOB forks
+        AHEAD.prepare(macros.get("algorithm_page"))  # forked at on_nav where JOB forks
     page = env.page if zensical else None
     for name, fn in macros.items():
         env.macro(fn if page is None else _relinked(fn, page), name)

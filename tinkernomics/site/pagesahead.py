@@ -75,8 +75,9 @@ class PagesAhead:
     folder: Path | None = None
     order: dict[str, int] = field(default_factory=dict)
 
-    def prepare(self, render: Render) -> None:
-        """``define_env``: the macro the child will call (only where the outputs step forks)."""
+    def prepare(self, render: Render | None) -> None:
+        """``define_env``: the macro the child will call (only where the outputs step forks;
+        None: no child)."""
         self.finish()
         self.render = render if JOB.enabled and cores() > 1 else None
 
