@@ -69,6 +69,15 @@ def log_only_to(handler: logging.Handler) -> None:
     logging.getLogger().addHandler(handler)
 
 
+def kill_child(pid: int) -> None:
+    """Stop a forked child and reap it (gone already: nothing to do)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
 def _write_all(fd: int, data: bytes) -> None:
     while data:
         data = data[os.write(fd, data):]
@@ -151,11 +160,7 @@ class OutputJob:
     def stop(self) -> None:
         """``on_build_error``: a failed build's child goes too."""
         if self.forked:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+            kill_child(self.pid)
             os.close(self.pipe)
         self.forked, self.ctx = False, None
 

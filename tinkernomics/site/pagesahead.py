@@ -30,7 +30,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import traceback
@@ -38,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tinkernomics.site.outputjob import JOB, LogRecords, log_only_to
+from tinkernomics.site.outputjob import JOB, LogRecords, kill_child, log_only_to
 
 Render = Callable[[str], str]
 """An algorithm id -> its page's Markdown (the bound ``algorithm_page`` macro)."""
@@ -114,11 +113,7 @@ class PagesAhead:
 
     def _stop_child(self) -> None:
         if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+            kill_child(self.pid)
             self.pid = 0
 
     def finish(self) -> None:
