@@ -67,6 +67,7 @@ def define_env(env) -> None:
     zensical = _under_zensical(env)
     if not zensical:
         setattr(env, _CONTEXT_ATTR, None)
+        AHEAD.prepare(None)  # no child for this build unless its catalog loads
     try:
         # Zensical: env.conf is its config dict, one object per build, shared by every page.
         ctx, macros = shared_site(Path(env.project_dir), site_url=env.conf.get("site_url") or "",

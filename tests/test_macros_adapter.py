@@ -76,3 +76,34 @@ def test_a_failed_load_while_serving_leaves_no_context_of_a_previous_build(
     adapter.define_env(env)  # the next rebuild, with a broken catalog
     adapter.on_post_build(env)
     assert written == []
+
+
+def test_a_failed_load_leaves_no_pages_ahead_of_a_previous_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second one-shot build in the same process whose catalog fails to load starts no child
+    over the first build's pages (``tinkernomics.site.pagesahead``)."""
+    from mkdocs.exceptions import PluginError
+
+    from tinkernomics.site import pagesahead
+    from tinkernomics.site.outputjob import JOB
+
+    adapter = _adapter()
+    ctx = SiteContext(root=tmp_path, catalog=None)  # type: ignore[arg-type]
+    results: list[Any] = [(ctx, {"algorithm_page": lambda i: i}),
+                          CatalogError([Problem("a.yaml", 1, 1, "id", "bad")])]
+
+    def shared_site(*args: Any, **kwargs: Any) -> Any:
+        result = results.pop(0)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    monkeypatch.setattr(JOB, "enabled", True)
+    monkeypatch.setattr(pagesahead, "cores", lambda: 2)
+    monkeypatch.setattr(adapter, "shared_site", shared_site)
+    monkeypatch.setattr(adapter, "_serving", lambda: False)
+    adapter.define_env(_env(tmp_path))
+    assert pagesahead.AHEAD.render is not None
+    with pytest.raises(PluginError):
+        adapter.define_env(_env(tmp_path))
+    assert pagesahead.AHEAD.render is None
