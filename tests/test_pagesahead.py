@@ -88,6 +88,29 @@ def test_a_page_the_child_failed_on_is_the_builds_to_render(ahead: pagesahead.Pa
     assert [ahead.take(i) for i in IDS] == ["alpha", None, "gamma", "delta"]
 
 
+def test_an_interrupt_ends_the_child_at_once(ahead: pagesahead.PagesAhead) -> None:
+    def render(algo_id: str) -> str:
+        if algo_id == "delta":  # its first page: Ctrl-C reaches the child too
+            raise KeyboardInterrupt
+        return algo_id
+
+    folder = _started(ahead, render)
+    _, status = os.waitpid(ahead.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert list(folder.iterdir()) == []
+
+
+def test_an_interrupted_build_stops_the_child_and_removes_its_folder_at_exit(
+        ahead: pagesahead.PagesAhead, monkeypatch: pytest.MonkeyPatch) -> None:
+    at_exit: list[Callable[[], None]] = []
+    monkeypatch.setattr(pagesahead.atexit, "register", at_exit.append)
+    folder = _started(ahead, lambda algo_id: time.sleep(5) or algo_id)
+    pid = ahead.pid
+    assert at_exit == [ahead.finish]
+    at_exit[0]()
+    assert not _alive(pid) and not folder.exists()
+
+
 def test_the_child_stops_where_the_build_meets_it(ahead: pagesahead.PagesAhead) -> None:
     def slow(algo_id: str) -> str:
         time.sleep(0.5)

@@ -26,6 +26,7 @@ Forks only where ``site.outputjob`` forks (a one-shot ``mkdocs build``, ``os.for
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -50,19 +51,24 @@ def cores() -> int:
 
 
 def _child(render: Render, ids: Sequence[str], folder: Path) -> None:
-    """Render ``ids`` last to first, one file each, and end without returning to MkDocs."""
-    handler = LogRecords()
-    log_only_to(handler)
-    for index in reversed(range(len(ids))):
-        handler.records.clear()
-        try:
-            report = {"markdown": render(ids[index]), "records": handler.records}
-        except BaseException:
-            report = {"error": traceback.format_exc()}
-        part = folder / f"{index}.part"
-        part.write_text(json.dumps(report), encoding="utf-8")
-        part.replace(folder / f"{index}.json")
-    os._exit(0)
+    """Render ``ids`` last to first, one file each, and end without returning to MkDocs (an
+    interrupt ends it at once)."""
+    status = 1
+    try:
+        handler = LogRecords()
+        log_only_to(handler)
+        for index in reversed(range(len(ids))):
+            handler.records.clear()
+            try:
+                report = {"markdown": render(ids[index]), "records": handler.records}
+            except Exception:  # the build renders this page itself, and fails with its error
+                report = {"error": traceback.format_exc()}
+            part = folder / f"{index}.part"
+            part.write_text(json.dumps(report), encoding="utf-8")
+            part.replace(folder / f"{index}.json")
+        status = 0
+    finally:
+        os._exit(status)
 
 
 @dataclass
@@ -73,6 +79,7 @@ class PagesAhead:
     pid: int = 0
     folder: Path | None = None
     order: dict[str, int] = field(default_factory=dict)
+    cleanup_registered: bool = False
 
     def prepare(self, render: Render | None) -> None:
         """``define_env``: the macro the child will call (only where the outputs step forks;
@@ -84,6 +91,9 @@ class PagesAhead:
         """``on_nav``: fork the child over the algorithm pages ``ids``, in the build's order."""
         if self.render is None or self.pid or len(ids) < 2:
             return
+        if not self.cleanup_registered:  # an interrupted build leaves no child or folder
+            atexit.register(self.finish)
+            self.cleanup_registered = True
         self.folder = Path(tempfile.mkdtemp(prefix="tinkernomics-pages-"))
         self.order = {algo_id: index for index, algo_id in enumerate(ids)}
         sys.stdout.flush()
