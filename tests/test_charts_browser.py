@@ -129,6 +129,16 @@ class Session:
         self.page.locator(f"{CHART} .tn-chart__frame").hover()
         self.wait_ready()
 
+    def on_chart_page(self) -> None:
+        """The algorithms page with its chart drawn, as the first test leaves the tab; loaded
+        and drawn here when a test runs without it (alone, or in another pytest-xdist worker
+        under ``--dist load``)."""
+        drawn = self.page.locator(f"{CHART}.tn-chart--ready .scatterlayer .trace")
+        if self.page.url.endswith("/algorithms/") and drawn.count() > 0:
+            return
+        self.page.goto(self.base + "algorithms/", wait_until="load")
+        self.upgrade()
+
     def wait_ready(self) -> None:
         self.page.wait_for_selector(f"{CHART}.tn-chart--ready .scatterlayer .trace",
                                     timeout=TIMEOUT_MS)
@@ -181,6 +191,7 @@ def test_comparison_chart_is_static_first_then_draws_its_curves(session: Session
 
 
 def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> None:
+    session.on_chart_page()
     page = session.page
     page.evaluate("window.__sameDocument = true")
     colours = f"[{GD}.layout.paper_bgcolor, {GD}.layout.font.color]"  # public: gd.layout
@@ -198,6 +209,7 @@ def test_palette_toggle_rethemes_the_chart_without_reload(session: Session) -> N
 
 
 def test_chart_resizes_with_the_window(session: Session) -> None:
+    session.on_chart_page()
     page = session.page
     width = f"Number({GD}.querySelector('svg.main-svg').getAttribute('width'))"  # as drawn
     wide = page.evaluate(width)
@@ -211,6 +223,7 @@ def test_chart_resizes_with_the_window(session: Session) -> None:
 
 def test_instant_navigation_away_and_back_redraws_the_chart(session: Session,
                                                             fitted_count: int) -> None:
+    session.on_chart_page()
     page = session.page
     page.evaluate("window.__sameDocument = true")
     page.locator("nav.md-nav--primary a.md-nav__link[href$='formulas/']").first.click()
