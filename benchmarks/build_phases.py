@@ -13,7 +13,9 @@ Usage, in a project folder (``bench_scale.py --keep DIR`` keeps one at 1,000 alg
     .venv/bin/python benchmarks/build_phases.py [--profile OUT] [--macros]
 
 ``--profile OUT`` also writes a cProfile (CPU-time clock) of the build, ``--macros`` times each
-page macro by name.
+page macro by name. A one-shot build renders most algorithm pages' macros in a forked child
+(``tinkernomics/site/pagesahead.py``), which neither the timers nor the profile see: with
+``TINKERNOMICS_OUTPUTS_FORK=0`` every page and output is built, and timed, in this process.
 """
 
 from __future__ import annotations
